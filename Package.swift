@@ -1,0 +1,52 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "TodoServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "todo-server", targets: ["TodoServerApp"]),
+        .library(name: "TodoServer", targets: ["TodoServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibevent",
+            pkgConfig: "libevent",
+            providers: [.apt(["libevent-dev"])]
+        ),
+        .target(
+            name: "EventHTTP",
+            dependencies: ["CLibevent"]
+        ),
+        .target(
+            name: "TodoServer",
+            dependencies: [
+                "EventHTTP",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+        .executableTarget(
+            name: "TodoServerApp",
+            dependencies: [
+                "TodoServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "TodoServerTests",
+            dependencies: [
+                "TodoServer",
+                "EventHTTP",
+                "TodoServerApp",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+    ]
+)

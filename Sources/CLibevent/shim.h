@@ -1,0 +1,21 @@
+#ifndef CLIBEVENT_SHIM_H
+#define CLIBEVENT_SHIM_H
+
+#include <event2/event.h>
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
+#include <event2/thread.h>
+#include <event2/util.h>
+
+/* TAILQ is a macro family; these give Swift a way to walk a header list. */
+static inline struct evkeyval *clibevent_first_header(struct evkeyvalq *headers) {
+    return headers->tqh_first;
+}
+
+static inline struct evkeyval *clibevent_next_header(struct evkeyval *header) {
+    return header->next.tqe_next;
+}
+
+#endif

@@ -1,0 +1,149 @@
+import CLibevent
+import Glibc
+import Synchronization
+
+/// One libevent loop: its own `event_base`, `evhttp` and `SO_REUSEPORT` listener, run on one thread.
+///
+/// Everything but `requestShutdown` runs on the loop's own thread.
+final class EventLoop: @unchecked Sendable {
+    private let base: OpaquePointer
+    private var http: OpaquePointer?
+    private var bound: OpaquePointer?
+    private var wakeEvent: OpaquePointer?
+    private var drainTimer: OpaquePointer?
+    private let handler: any HTTPHandler
+    private var inFlight = 0
+    private var drainDeadline: timeval = timeval()
+    private let gracePeriodMilliseconds = Atomic<Int>(0)
+
+    init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
+        guard let base = event_base_new() else { throw .cannotCreateLoop }
+        guard let http = evhttp_new(base) else {
+            event_base_free(base)
+            throw .cannotCreateLoop
+        }
+        self.base = base
+        self.http = http
+        self.handler = handler
+        let everyMethod: UInt16 = 0x1FF
+        evhttp_set_allowed_methods(http, everyMethod)
+        evhttp_set_max_body_size(http, Int(configuration.hardBodyLimit))
+        evhttp_set_max_headers_size(http, Int(configuration.maxHeaderBytes))
+        var timeout = timeval(seconds: configuration.timeoutSeconds)
+        evhttp_set_timeout_tv(http, &timeout)
+        evhttp_set_flags(http, Int32(EVHTTP_SERVER_LINGERING_CLOSE))
+        evhttp_set_default_content_type(http, nil)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        evhttp_set_gencb(http, requestCallback, context)
+        wakeEvent = event_new(base, -1, 0, wakeCallback, context)
+        drainTimer = event_new(base, -1, Int16(EV_PERSIST), drainCallback, context)
+    }
+
+    /// Opens this loop's listener on `address`; returns the port actually bound.
+    func bind(to address: UnsafePointer<sockaddr>, length: socklen_t, backlog: Int, description: (String, Int))
+        throws(HTTPServerError) -> Int
+    {
+        let flags = LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC
+        guard let listener = evconnlistener_new_bind(base, nil, nil, UInt32(flags), Int32(backlog), address, Int32(length))
+        else {
+            throw .cannotBind(host: description.0, port: description.1, reason: String(cString: strerror(errno)))
+        }
+        bound = evhttp_bind_listener(http, listener)
+        var storage = sockaddr_storage()
+        var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getsockname(evconnlistener_get_fd(listener), $0, &size)
+            }
+        }
+        let family = storage.ss_family
+        return withUnsafePointer(to: &storage) { pointer in
+            if family == sa_family_t(AF_INET6) {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+    }
+
+    /// Runs the loop until shutdown has drained it, then frees it. Called on the loop's thread.
+    func run() {
+        event_base_dispatch(base)
+        if let http { evhttp_free(http) }
+        if let wakeEvent { event_free(wakeEvent) }
+        if let drainTimer { event_free(drainTimer) }
+        event_base_free(base)
+    }
+
+    /// Asks the loop, from any thread, to stop accepting and to exit once its requests are answered
+    /// or `gracePeriodSeconds` has passed.
+    func requestShutdown(gracePeriodSeconds: Double) {
+        gracePeriodMilliseconds.store(Int(gracePeriodSeconds * 1000), ordering: .sequentiallyConsistent)
+        event_active(wakeEvent, 0, 0)
+    }
+
+    fileprivate func handle(_ request: OpaquePointer) {
+        inFlight += 1
+        evhttp_request_set_on_complete_cb(request, completeCallback, Unmanaged.passUnretained(self).toOpaque())
+        let parsed = HTTPRequest(evhttpRequest: request)
+        handler.handle(parsed, responder: HTTPResponder(request: request, isHead: parsed.method == .head))
+    }
+
+    fileprivate func completed() {
+        inFlight -= 1
+    }
+
+    fileprivate func beginShutdown() {
+        if let bound, let http {
+            evhttp_del_accept_socket(http, bound)
+            self.bound = nil
+        }
+        gettimeofday(&drainDeadline, nil)
+        let grace = timeval(seconds: Double(gracePeriodMilliseconds.load(ordering: .sequentiallyConsistent)) / 1000)
+        drainDeadline.tv_sec += grace.tv_sec
+        drainDeadline.tv_usec += grace.tv_usec
+        var tick = timeval(tv_sec: 0, tv_usec: 10_000)
+        event_add(drainTimer, &tick)
+        checkDrained()
+    }
+
+    fileprivate func checkDrained() {
+        var now = timeval()
+        gettimeofday(&now, nil)
+        let pastDeadline = (now.tv_sec, now.tv_usec) >= (drainDeadline.tv_sec, drainDeadline.tv_usec)
+        guard inFlight <= 0 || pastDeadline else { return }
+        event_del(drainTimer)
+        if let http {
+            evhttp_free(http)
+            self.http = nil
+        }
+        event_base_loopexit(base, nil)
+    }
+}
+
+extension timeval {
+    init(seconds: Double) {
+        let whole = seconds.rounded(.down)
+        self.init(tv_sec: Int(whole), tv_usec: Int((seconds - whole) * 1_000_000))
+    }
+}
+
+private func loop(_ context: UnsafeMutableRawPointer?) -> EventLoop {
+    Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue()
+}
+
+private let requestCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { request, context in
+    guard let request else { return }
+    loop(context).handle(request)
+}
+
+private let completeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+    loop(context).completed()
+}
+
+private let wakeCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+    loop(context).beginShutdown()
+}
+
+private let drainCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+    loop(context).checkDrained()
+}

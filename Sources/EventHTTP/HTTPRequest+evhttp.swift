@@ -1,0 +1,42 @@
+import CLibevent
+
+extension HTTPRequest {
+    /// Copies method, target, header fields and body out of an evhttp request.
+    init(evhttpRequest request: OpaquePointer) {
+        var headers = HTTPHeaders()
+        if let list = evhttp_request_get_input_headers(request) {
+            var field = clibevent_first_header(list)
+            while let current = field {
+                headers.add(String(cString: current.pointee.key), String(cString: current.pointee.value))
+                field = clibevent_next_header(current)
+            }
+        }
+        var body: [UInt8] = []
+        if let input = evhttp_request_get_input_buffer(request) {
+            let length = evbuffer_get_length(input)
+            if length > 0 {
+                body = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+                    count = max(0, evbuffer_copyout(input, buffer.baseAddress, length))
+                }
+            }
+        }
+        let uri = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
+        self.init(method: HTTPMethod(evhttpCommand: evhttp_request_get_command(request)), uri: uri, headers: headers, body: body)
+    }
+}
+
+extension HTTPMethod {
+    init(evhttpCommand command: evhttp_cmd_type) {
+        switch command {
+        case EVHTTP_REQ_GET: self = .get
+        case EVHTTP_REQ_HEAD: self = .head
+        case EVHTTP_REQ_POST: self = .post
+        case EVHTTP_REQ_PUT: self = .put
+        case EVHTTP_REQ_PATCH: self = .patch
+        case EVHTTP_REQ_DELETE: self = .delete
+        case EVHTTP_REQ_OPTIONS: self = .options
+        case EVHTTP_REQ_TRACE: self = .trace
+        default: self = .connect
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// One parsed HTTP request, copied out of evhttp so that nothing outside this module touches C memory.
+public struct HTTPRequest: Sendable {
+    public var method: HTTPMethod
+    /// The request target exactly as sent (`/todos?completed=true`).
+    public var uri: String
+    /// The path part of the target, still percent-encoded.
+    public var path: String
+    /// The query part of the target without `?`, if any.
+    public var query: String?
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// The HTTP version as (major, minor).
+    public var version: (major: Int, minor: Int)
+
+    public init(
+        method: HTTPMethod,
+        uri: String,
+        headers: HTTPHeaders = [:],
+        body: [UInt8] = [],
+        version: (major: Int, minor: Int) = (1, 1)
+    ) {
+        self.method = method
+        self.uri = uri
+        if let mark = uri.firstIndex(of: "?") {
+            path = String(uri[..<mark])
+            query = String(uri[uri.index(after: mark)...])
+        } else {
+            path = uri
+            query = nil
+        }
+        self.headers = headers
+        self.body = body
+        self.version = version
+    }
+}

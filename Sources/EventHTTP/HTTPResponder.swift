@@ -1,0 +1,29 @@
+import CLibevent
+
+/// The one-shot answer channel of a request; use it on the request's loop thread only.
+public struct HTTPResponder {
+    let request: OpaquePointer
+    let isHead: Bool
+
+    /// Writes `response`. A HEAD request gets the headers, including the `Content-Length` that the
+    /// GET would have, and no body.
+    public func send(_ response: HTTPResponse) {
+        let output = evhttp_request_get_output_headers(request)
+        for field in response.headers {
+            evhttp_add_header(output, field.name, field.value)
+        }
+        let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
+        if isHead {
+            if hasBody {
+                evhttp_remove_header(output, "Content-Length")
+                evhttp_add_header(output, "Content-Length", String(response.body.count))
+            }
+        } else if hasBody, !response.body.isEmpty {
+            let buffer = evhttp_request_get_output_buffer(request)
+            response.body.withUnsafeBytes { bytes in
+                _ = evbuffer_add(buffer, bytes.baseAddress, bytes.count)
+            }
+        }
+        evhttp_send_reply(request, Int32(response.status), HTTPStatus.reasonPhrase(response.status), nil)
+    }
+}

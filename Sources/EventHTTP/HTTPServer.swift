@@ -1,0 +1,84 @@
+import CLibevent
+import Glibc
+import Synchronization
+
+/// A multi-loop evhttp server: `loopCount` threads, each with its own listener on one port.
+public final class HTTPServer: Sendable {
+    private let configuration: HTTPServerConfiguration
+    private let handler: any HTTPHandler
+    private let state = Mutex<(loops: [EventLoop], threads: [pthread_t], started: Bool)>(([], [], false))
+
+    private static let threading: Void = {
+        evthread_use_pthreads()
+        signal(SIGPIPE, SIG_IGN)
+    }()
+
+    public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    /// Binds every loop's listener, starts the loop threads and returns the bound port.
+    @discardableResult
+    public func start() throws(HTTPServerError) -> Int {
+        _ = Self.threading
+        let configuration = self.configuration
+        let addresses = try resolve(configuration.host, port: configuration.port)
+        defer { freeaddrinfo(addresses) }
+        var port = configuration.port
+        var loops: [EventLoop] = []
+        for index in 0..<max(1, configuration.loopCount) {
+            let loop = try EventLoop(configuration: configuration, handler: handler)
+            let target = index == 0 ? addresses : try resolve(configuration.host, port: port)
+            defer { if index > 0 { freeaddrinfo(target) } }
+            port = try loop.bind(
+                to: target.pointee.ai_addr, length: target.pointee.ai_addrlen,
+                backlog: configuration.backlog, description: (configuration.host, port))
+            loops.append(loop)
+        }
+        try state.withLock { (state) throws(HTTPServerError) in
+            guard !state.started else { throw .alreadyStarted }
+            state.started = true
+            state.loops = loops
+            for loop in loops {
+                var thread = pthread_t()
+                let context = Unmanaged.passRetained(loop).toOpaque()
+                pthread_create(&thread, nil, { context in
+                    Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue().run()
+                    return nil
+                }, context)
+                state.threads.append(thread)
+            }
+        }
+        return port
+    }
+
+    /// Stops accepting on every loop; each exits once its requests are answered or the grace
+    /// period is over. Safe from any thread, and more than once.
+    public func shutdown(gracePeriodSeconds: Double = 10) {
+        let loops = state.withLock { $0.loops }
+        for loop in loops { loop.requestShutdown(gracePeriodSeconds: gracePeriodSeconds) }
+    }
+
+    /// Blocks until every loop thread has exited.
+    public func waitUntilStopped() {
+        let threads = state.withLock { state in
+            defer { state.threads = [] }
+            return state.threads
+        }
+        for thread in threads { pthread_join(thread, nil) }
+    }
+
+    private func resolve(_ host: String, port: Int) throws(HTTPServerError) -> UnsafeMutablePointer<addrinfo> {
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &result)
+        guard status == 0, let result else {
+            throw .cannotResolve(host: host, reason: String(cString: gai_strerror(status)))
+        }
+        return result
+    }
+}

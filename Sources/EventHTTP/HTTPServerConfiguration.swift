@@ -1,0 +1,35 @@
+/// Socket, loop and wire limits for an `HTTPServer`.
+public struct HTTPServerConfiguration: Sendable {
+    /// Address to bind (`0.0.0.0`, `::`, `127.0.0.1`, a host name).
+    public var host: String
+    /// Port to bind; 0 picks a free one, reported by `HTTPServer.start()`.
+    public var port: Int
+    /// Number of event-loop threads, each with its own listener on the port (`SO_REUSEPORT`).
+    public var loopCount: Int
+    /// Largest body evhttp reads at all; larger ones get evhttp's own 413 and the connection closes.
+    public var hardBodyLimit: Int
+    /// Largest request line plus header block evhttp reads.
+    public var maxHeaderBytes: Int
+    /// Read and write time-out of a connection, in seconds: idle or slow clients are closed.
+    public var timeoutSeconds: Double
+    /// Listen backlog of each listener.
+    public var backlog: Int
+
+    public init(
+        host: String = "0.0.0.0",
+        port: Int = 8080,
+        loopCount: Int = 1,
+        hardBodyLimit: Int = 4 << 20,
+        maxHeaderBytes: Int = 32 << 10,
+        timeoutSeconds: Double = 30,
+        backlog: Int = 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.loopCount = loopCount
+        self.hardBodyLimit = hardBodyLimit
+        self.maxHeaderBytes = maxHeaderBytes
+        self.timeoutSeconds = timeoutSeconds
+        self.backlog = backlog
+    }
+}

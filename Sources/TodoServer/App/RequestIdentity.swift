@@ -1,0 +1,38 @@
+import EventHTTP
+
+/// The request id and base URL of a request, from its headers or made up.
+struct RequestIdentity: Sendable {
+    /// Configured scheme, host and port, if any; it wins over `Host`.
+    let publicURL: String?
+
+    /// The client's `X-Request-ID` when it is 1 to 128 visible ASCII characters, else a new one.
+    func requestID(for request: HTTPRequest) -> String {
+        if let given = request.headers["X-Request-ID"], (1...128).contains(given.utf8.count),
+           given.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
+            return given
+        }
+        let value = UInt64.random(in: .min ... .max)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// `publicURL`, else `http://` and the request's `Host` when it is a plain host[:port], else
+    /// `fallback`.
+    func baseURL(for request: HTTPRequest, fallback: @autoclosure () -> String) -> String {
+        if let publicURL { return publicURL }
+        if let host = request.headers["Host"], (1...255).contains(host.utf8.count), host.utf8.allSatisfy(Self.isHostCharacter) {
+            return "http://" + host
+        }
+        return fallback()
+    }
+
+    private static func isHostCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":")
+                || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "_")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Logging
+
+/// Every setting of the server, with the defaults that `Config/todo-server.json` also lists.
+public struct ServerConfiguration: Sendable, Equatable {
+    public var host = "0.0.0.0"
+    public var port = 8080
+    /// Event-loop threads; 0 means one per core.
+    public var threads = 0
+    public var maxBodyBytes = 1 << 20
+    /// Request line plus headers; larger ones are refused by evhttp.
+    public var maxHeaderBytes = 32 << 10
+    public var maxURIBytes = 8 << 10
+    /// Read and write time-out of a connection; idle and slow clients are closed after it.
+    public var timeoutSeconds = 30
+    public var corsOrigin = "*"
+    public var corsMaxAgeSeconds = 86_400
+    /// Scheme, host and port for absolute URLs (`https://todo.example.com`); nil: from `Host`.
+    public var publicURL: String?
+    /// IANA time zone the upcoming view uses when the request names none.
+    public var timeZone = "UTC"
+    public var logLevel = Logger.Level.info
+    /// How long shutdown waits for requests in flight.
+    public var shutdownGraceSeconds = 10
+
+    public init() {}
+
+    /// The thread count to run: `threads`, or the number of cores when it is 0.
+    public var effectiveThreads: Int {
+        threads > 0 ? threads : max(1, System.coreCount)
+    }
+
+    /// The body limit handed to evhttp: four times the configured one (at least 64 KiB more), so
+    /// that bodies just over the limit still get a problem+json 413 from the router.
+    public var hardBodyLimit: Int {
+        let (quadruple, overflow) = maxBodyBytes.multipliedReportingOverflow(by: 4)
+        return overflow ? Int.max : max(quadruple, maxBodyBytes + (64 << 10))
+    }
+}
+
+/// Facts about the machine the server runs on.
+enum System {
+    static var coreCount: Int {
+        Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

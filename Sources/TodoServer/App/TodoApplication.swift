@@ -1,0 +1,84 @@
+import EventHTTP
+import Foundation
+import Logging
+import Synchronization
+
+/// The whole server: configuration, the router with its modules, and the evhttp loops.
+public final class TodoApplication: HTTPHandler {
+    public let configuration: ServerConfiguration
+    private let router: AppRouter
+    private let cors: CORSPolicy
+    private let identity: RequestIdentity
+    private let accessLog: AccessLog
+    private let logger: Logger
+    private let server: Mutex<HTTPServer?> = Mutex(nil)
+    private let boundPort = Atomic<Int>(0)
+
+    /// Wires the modules around `store`; `clock` and `ids` are injectable for tests.
+    public init(
+        configuration: ServerConfiguration, logger: Logger, store: any TodoStore = InMemoryTodoStore(),
+        clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator()
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        cors = CORSPolicy(allowedOrigin: configuration.corsOrigin, maxAgeSeconds: configuration.corsMaxAgeSeconds)
+        identity = RequestIdentity(publicURL: configuration.publicURL)
+        accessLog = AccessLog(logger: logger)
+        router = AppRouter.makeRouter(
+            store: store, clock: clock, ids: ids,
+            defaultTimeZone: TimeZone(identifier: configuration.timeZone) ?? TimeZone(identifier: "UTC")!,
+            screening: RequestScreening(maxBodyBytes: configuration.maxBodyBytes, maxURIBytes: configuration.maxURIBytes),
+            cors: cors)
+    }
+
+    /// Binds the port and starts the loops; returns the bound port (useful with port 0).
+    @discardableResult
+    public func start() throws -> Int {
+        let http = HTTPServer(
+            configuration: HTTPServerConfiguration(
+                host: configuration.host, port: configuration.port, loopCount: configuration.effectiveThreads,
+                hardBodyLimit: configuration.hardBodyLimit, maxHeaderBytes: configuration.maxHeaderBytes,
+                timeoutSeconds: Double(configuration.timeoutSeconds)),
+            handler: self)
+        server.withLock { $0 = http }
+        let port = try http.start()
+        boundPort.store(port, ordering: .relaxed)
+        logger.info(
+            "listening",
+            metadata: [
+                "host": "\(configuration.host)", "port": "\(port)", "threads": "\(configuration.effectiveThreads)",
+            ])
+        return port
+    }
+
+    /// Stops accepting, lets requests in flight finish (up to the grace period) and returns when
+    /// every loop has exited.
+    public func stop() {
+        guard let http = server.withLock({ $0 }) else { return }
+        http.shutdown(gracePeriodSeconds: Double(configuration.shutdownGraceSeconds))
+        http.waitUntilStopped()
+        logger.info("stopped")
+    }
+
+    /// Blocks until the loops have exited (after `stop` from another thread).
+    public func waitUntilStopped() {
+        server.withLock { $0 }?.waitUntilStopped()
+    }
+
+    public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        let started = ContinuousClock.now
+        let requestID = identity.requestID(for: request)
+        let context = RequestContext(
+            baseURL: identity.baseURL(for: request, fallback: "http://localhost:\(self.boundPort.load(ordering: .relaxed))"),
+            requestID: requestID, query: QueryParameters(request.query))
+        router.routeRequest(request, context: context) { [cors, accessLog] response in
+            var response = response
+            cors.apply(to: &response.headers)
+            response.headers.set("X-Request-ID", requestID)
+            responder.send(response)
+            accessLog.record(
+                method: request.method, path: request.path, status: response.status, bytes: response.body.count,
+                duration: ContinuousClock.now - started, requestID: requestID)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// A to-do as the store keeps it. Only interactors handle it; they hand out `TodoData` instead.
+public struct Todo: Sendable, Equatable {
+    public let id: String
+    public var title: String
+    public var completed: Bool
+    public var order: Int?
+    public var dueDate: CalendarDay?
+    public let createdAt: Timestamp
+    public var updatedAt: Timestamp
+
+    public init(
+        id: String, title: String, completed: Bool, order: Int?, dueDate: CalendarDay?,
+        createdAt: Timestamp, updatedAt: Timestamp
+    ) {
+        self.id = id
+        self.title = title
+        self.completed = completed
+        self.order = order
+        self.dueDate = dueDate
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}

@@ -1,0 +1,58 @@
+/// The decoded `name=value` pairs of a query string (`+` is a space, `%XX` is decoded).
+public struct QueryParameters: Sendable, Equatable {
+    public private(set) var pairs: [(name: String, value: String)]
+
+    public init(_ query: String? = nil) {
+        pairs = []
+        guard let query, !query.isEmpty else { return }
+        for item in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = PercentDecoding.decode(parts[0], plusIsSpace: true)
+            let value = parts.count > 1 ? PercentDecoding.decode(parts[1], plusIsSpace: true) : ""
+            pairs.append((name: name, value: value))
+        }
+    }
+
+    /// The first value given for `name`.
+    public subscript(name: String) -> String? {
+        pairs.first { $0.name == name }?.value
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.pairs.count == rhs.pairs.count && zip(lhs.pairs, rhs.pairs).allSatisfy { $0 == $1 }
+    }
+}
+
+/// RFC 3986 percent-decoding; malformed escapes are kept as they are, invalid UTF-8 is repaired.
+enum PercentDecoding {
+    static func decode(_ text: some StringProtocol, plusIsSpace: Bool = false) -> String {
+        let utf8 = Array(text.utf8)
+        guard utf8.contains(UInt8(ascii: "%")) || (plusIsSpace && utf8.contains(UInt8(ascii: "+"))) else {
+            return String(text)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var index = 0
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%"), index + 2 < utf8.count,
+               let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) {
+                bytes.append(high << 4 | low)
+                index += 3
+            } else {
+                bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

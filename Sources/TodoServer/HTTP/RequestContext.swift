@@ -1,0 +1,15 @@
+/// What a module needs to know of a request besides its use-case input.
+public struct RequestContext: Sendable {
+    /// Scheme, host and port that absolute URLs start with (`http://localhost:8080`), no slash at the end.
+    public var baseURL: String
+    /// The request id echoed in `X-Request-ID` and the access log.
+    public var requestID: String
+    /// The decoded query parameters.
+    public var query: QueryParameters
+
+    public init(baseURL: String, requestID: String = "test", query: QueryParameters = QueryParameters()) {
+        self.baseURL = baseURL
+        self.requestID = requestID
+        self.query = query
+    }
+}

@@ -1,0 +1,36 @@
+import EventHTTP
+
+/// What a presenter hands its view: status, headers, media type and the body's fields.
+public struct ResponseViewModel<Body: Encodable & Sendable>: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var contentType: String
+    public var body: Body?
+
+    public init(status: Int, headers: HTTPHeaders = [:], contentType: String = "application/json", body: Body?) {
+        self.status = status
+        self.headers = headers
+        self.contentType = contentType
+        self.body = body
+    }
+}
+
+/// A view model with no body (204).
+public struct NoBody: Encodable, Sendable {}
+
+extension ResponseViewModel where Body == ProblemDetails {
+    /// The view model of an error response.
+    public init(problem: ProblemDetails, headers: HTTPHeaders = [:]) {
+        self.init(status: problem.status, headers: headers, contentType: "application/problem+json", body: problem)
+    }
+}
+
+extension ResponseViewModel where Body == NoBody {
+    /// A view model with a status and headers only.
+    public init(status: Int, headers: HTTPHeaders = [:]) {
+        self.init(status: status, headers: headers, body: nil)
+    }
+}
+
+/// Where a module's view writes the finished response; called once, on the request's loop thread.
+public typealias Respond = (HTTPResponse) -> Void

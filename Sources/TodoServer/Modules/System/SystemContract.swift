@@ -1,0 +1,53 @@
+import EventHTTP
+
+// The system module: the service index (`GET /`) and the health check (`GET /healthz`).
+
+/// The module's entry for the router (the presenter).
+public protocol SystemModuleInput: Sendable {
+    func presentIndex(context: RequestContext, respond: @escaping Respond)
+    func presentHealth(context: RequestContext, respond: @escaping Respond)
+}
+
+/// What the service says of itself (the interactor).
+public protocol SystemUseCases: Sendable {
+    func serviceInfo() -> ServiceInfo
+    func health() -> HealthData
+}
+
+/// The view: serializes the presenter's view models.
+public protocol SystemDisplay: Sendable {
+    func displayIndex(_ model: ResponseViewModel<IndexViewModel>, respond: Respond)
+    func displayHealth(_ model: ResponseViewModel<HealthViewModel>, respond: Respond)
+}
+
+/// The service's name and version, and the routes it serves.
+public struct ServiceInfo: Sendable, Equatable {
+    public var name: String
+    public var version: String
+    /// Link relation and path of each route the index lists.
+    public var routes: [(rel: String, path: String)]
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.name == rhs.name && lhs.version == rhs.version
+            && lhs.routes.map(\.rel) == rhs.routes.map(\.rel) && lhs.routes.map(\.path) == rhs.routes.map(\.path)
+    }
+}
+
+/// Whether the service can serve, and how many to-dos it holds.
+public struct HealthData: Sendable, Equatable {
+    public var healthy: Bool
+    public var todoCount: Int
+}
+
+/// The index body: name, version and absolute links by relation.
+public struct IndexViewModel: Encodable, Sendable, Equatable {
+    public var name: String
+    public var version: String
+    public var links: [String: String]
+}
+
+/// The health body: `{"status":"ok"}` plus the to-do count.
+public struct HealthViewModel: Encodable, Sendable, Equatable {
+    public var status: String
+    public var todos: Int
+}

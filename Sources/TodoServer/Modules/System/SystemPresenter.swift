@@ -1,0 +1,24 @@
+/// Shapes the service index with absolute links, and the health status.
+public struct SystemPresenter: SystemModuleInput {
+    private let interactor: any SystemUseCases
+    private let view: any SystemDisplay
+
+    public init(interactor: any SystemUseCases, view: any SystemDisplay) {
+        self.interactor = interactor
+        self.view = view
+    }
+
+    public func presentIndex(context: RequestContext, respond: @escaping Respond) {
+        let info = interactor.serviceInfo()
+        var links: [String: String] = [:]
+        for route in info.routes { links[route.rel] = context.baseURL + route.path }
+        let model = IndexViewModel(name: info.name, version: info.version, links: links)
+        view.displayIndex(ResponseViewModel(status: 200, body: model), respond: respond)
+    }
+
+    public func presentHealth(context: RequestContext, respond: @escaping Respond) {
+        let health = interactor.health()
+        let model = HealthViewModel(status: health.healthy ? "ok" : "unavailable", todos: health.todoCount)
+        view.displayHealth(ResponseViewModel(status: health.healthy ? 200 : 503, body: model), respond: respond)
+    }
+}

@@ -1,0 +1,131 @@
+/// The fields of a create or replace (PUT) body, validated.
+struct TodoDraft: Equatable, Sendable {
+    var title: String
+    var completed: Bool
+    var order: Int?
+    var dueDate: CalendarDay?
+}
+
+/// The fields of a merge patch, validated: nil leaves a field alone, `.some(nil)` clears it.
+struct TodoPatch: Equatable, Sendable {
+    var title: String?
+    var completed: Bool?
+    var order: Int??
+    var dueDate: CalendarDay??
+}
+
+/// Turns a request body into a `TodoDraft` or `TodoPatch`, or says precisely what is wrong.
+struct TodoInputDecoder: Sendable {
+    static let maxTitleLength = 500
+    /// Integers a JavaScript client can hold exactly.
+    static let orderRange = -9_007_199_254_740_991...9_007_199_254_740_991
+    private static let readOnlyFields: Set<String> = ["id", "url", "createdAt", "updatedAt"]
+    private static let writableFields: Set<String> = ["title", "completed", "order", "dueDate"]
+
+    private let reader = JSONObjectReader()
+
+    func draft(from body: [UInt8]) -> Result<TodoDraft, TodosError> {
+        fields(of: body).flatMap { fields in
+            var errors: [FieldError] = []
+            var title: String?
+            if let value = fields["title"] {
+                title = validTitle(value, &errors)
+            } else {
+                errors.append(FieldError(field: "title", message: "is required"))
+            }
+            let completed = fields["completed"].flatMap { validBool("completed", $0, &errors) } ?? false
+            let order = fields["order"].flatMap { validOrder($0, &errors) } ?? nil
+            let dueDate = fields["dueDate"].flatMap { validDueDate($0, &errors) } ?? nil
+            guard errors.isEmpty, let title else { return .failure(.invalidFields(errors.sorted { $0.field < $1.field })) }
+            return .success(TodoDraft(title: title, completed: completed, order: order, dueDate: dueDate))
+        }
+    }
+
+    func patch(from body: [UInt8]) -> Result<TodoPatch, TodosError> {
+        fields(of: body).flatMap { fields in
+            var errors: [FieldError] = []
+            let patch = TodoPatch(
+                title: fields["title"].flatMap { validTitle($0, &errors) },
+                completed: fields["completed"].flatMap { validBool("completed", $0, &errors) },
+                order: fields["order"].flatMap { validOrder($0, &errors) },
+                dueDate: fields["dueDate"].flatMap { validDueDate($0, &errors) })
+            guard errors.isEmpty else { return .failure(.invalidFields(errors.sorted { $0.field < $1.field })) }
+            return .success(patch)
+        }
+    }
+
+    /// The writable members of the body; unknown members are errors, read-only ones are dropped.
+    private func fields(of body: [UInt8]) -> Result<[String: JSONValue], TodosError> {
+        switch reader.readObject(body) {
+        case .failure(let problem):
+            return .failure(.malformedBody(problem))
+        case .success(let members):
+            let unknown = members.keys.filter {
+                !Self.writableFields.contains($0) && !Self.readOnlyFields.contains($0)
+            }
+            guard unknown.isEmpty else {
+                return .failure(.invalidFields(unknown.sorted().map { FieldError(field: $0, message: "is not a known field") }))
+            }
+            return .success(members.filter { Self.writableFields.contains($0.key) })
+        }
+    }
+
+    private func validTitle(_ value: JSONValue, _ errors: inout [FieldError]) -> String? {
+        guard case .string(let raw) = value else {
+            errors.append(FieldError(field: "title", message: "must be a string, not \(value.typeName)"))
+            return nil
+        }
+        let title = raw.trimmingWhitespace()
+        if title.isEmpty {
+            errors.append(FieldError(field: "title", message: "must not be empty"))
+            return nil
+        }
+        if title.count > Self.maxTitleLength {
+            errors.append(FieldError(field: "title", message: "must be at most \(Self.maxTitleLength) characters"))
+            return nil
+        }
+        return title
+    }
+
+    private func validBool(_ field: String, _ value: JSONValue, _ errors: inout [FieldError]) -> Bool? {
+        guard case .bool(let flag) = value else {
+            errors.append(FieldError(field: field, message: "must be true or false, not \(value.typeName)"))
+            return nil
+        }
+        return flag
+    }
+
+    /// `.some(nil)` for an explicit null.
+    private func validOrder(_ value: JSONValue, _ errors: inout [FieldError]) -> Int?? {
+        switch value {
+        case .null:
+            return .some(nil)
+        case .integer(let order) where Self.orderRange.contains(order):
+            return .some(order)
+        case .integer, .number:
+            errors.append(FieldError(
+                field: "order",
+                message: "must be an integer from \(Self.orderRange.lowerBound) to \(Self.orderRange.upperBound)"))
+            return nil
+        default:
+            errors.append(FieldError(field: "order", message: "must be an integer or null, not \(value.typeName)"))
+            return nil
+        }
+    }
+
+    private func validDueDate(_ value: JSONValue, _ errors: inout [FieldError]) -> CalendarDay?? {
+        switch value {
+        case .null:
+            return .some(nil)
+        case .string(let text):
+            guard let day = CalendarDay(text) else {
+                errors.append(FieldError(field: "dueDate", message: "must be a calendar day as YYYY-MM-DD"))
+                return nil
+            }
+            return .some(day)
+        default:
+            errors.append(FieldError(field: "dueDate", message: "must be a YYYY-MM-DD string or null, not \(value.typeName)"))
+            return nil
+        }
+    }
+}

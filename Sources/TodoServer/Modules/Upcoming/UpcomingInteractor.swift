@@ -1,0 +1,60 @@
+import Foundation
+
+/// The upcoming use case: finds today in the asked time zone and groups the open to-dos due soon.
+public struct UpcomingInteractor: UpcomingUseCases {
+    private let store: any TodoStore
+    private let clock: any TodoClock
+    private let defaultTimeZone: TimeZone
+
+    public init(store: any TodoStore, clock: any TodoClock, defaultTimeZone: TimeZone) {
+        self.store = store
+        self.clock = clock
+        self.defaultTimeZone = defaultTimeZone
+    }
+
+    public func upcoming(
+        timeZone: String?, weekStart: String?, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void
+    ) {
+        var zone = defaultTimeZone
+        if let timeZone {
+            guard let named = TimeZone(identifier: timeZone) else { return completion(.failure(.unknownTimeZone(timeZone))) }
+            zone = named
+        }
+        var start = WeekStart.monday
+        if let weekStart {
+            guard let parsed = WeekStart(rawValue: weekStart) else { return completion(.failure(.unknownWeekStart(weekStart))) }
+            start = parsed
+        }
+        let window = UpcomingWindow(today: Self.today(at: clock.now(), in: zone), weekStart: start)
+        store.allTodos { result in
+            completion(result.mapError(UpcomingError.store).map { Self.group($0, in: window) })
+        }
+    }
+
+    /// The calendar day that `instant` falls on in `zone`.
+    static func today(at instant: Timestamp, in zone: TimeZone) -> CalendarDay {
+        let date = Date(timeIntervalSince1970: Double(instant.millisecondsSinceEpoch) / 1000)
+        let localMilliseconds = instant.millisecondsSinceEpoch + Int64(zone.secondsFromGMT(for: date)) * 1000
+        let days = localMilliseconds >= 0 ? localMilliseconds / 86_400_000 : (localMilliseconds - 86_399_999) / 86_400_000
+        return CalendarDay(daysSinceEpoch: Int(days))
+    }
+
+    static func group(_ todos: [Todo], in window: UpcomingWindow) -> UpcomingData {
+        var groups: [RelativeDate: [Todo]] = [:]
+        for todo in todos where !todo.completed {
+            guard let day = todo.dueDate, let relative = window.relativeDate(of: day) else { continue }
+            groups[relative, default: []].append(todo)
+        }
+        let sections = RelativeDate.allCases.compactMap { relative -> UpcomingData.Section? in
+            guard let items = groups[relative] else { return nil }
+            return UpcomingData.Section(relativeDate: relative, items: items.sorted(by: itemOrder).map(TodoData.init))
+        }
+        return UpcomingData(sections: sections)
+    }
+
+    /// Due day, then `order` (unset last), then `createdAt`, then `id`.
+    static func itemOrder(_ a: Todo, _ b: Todo) -> Bool {
+        if a.dueDate != b.dueDate, let x = a.dueDate, let y = b.dueDate { return x < y }
+        return TodosInteractor.listOrder(a, b)
+    }
+}

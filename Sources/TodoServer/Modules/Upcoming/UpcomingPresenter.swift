@@ -1,0 +1,63 @@
+/// Shapes upcoming groups into sections with titles, or the seeds' "nothing due" message.
+public struct UpcomingPresenter: UpcomingModuleInput {
+    static let nothingDueMessage = "Nothing is due before the end of next week."
+
+    private let interactor: any UpcomingUseCases
+    private let view: any UpcomingDisplay
+
+    public init(interactor: any UpcomingUseCases, view: any UpcomingDisplay) {
+        self.interactor = interactor
+        self.view = view
+    }
+
+    public func presentUpcoming(context: RequestContext, respond: @escaping Respond) {
+        interactor.upcoming(timeZone: context.query["tz"], weekStart: context.query["weekStart"]) { result in
+            switch result {
+            case .success(let data):
+                view.displayUpcoming(ResponseViewModel(status: 200, body: viewModel(data, baseURL: context.baseURL)), respond: respond)
+            case .failure(let error):
+                view.displayProblem(ResponseViewModel(problem: error.problem), respond: respond)
+            }
+        }
+    }
+
+    func viewModel(_ data: UpcomingData, baseURL: String) -> UpcomingViewModel {
+        let sections = data.sections.map { section in
+            UpcomingViewModel.Section(
+                relativeDate: section.relativeDate.rawValue,
+                title: Self.title(of: section.relativeDate),
+                items: section.items.map { TodoViewModel($0, baseURL: baseURL) })
+        }
+        return UpcomingViewModel(sections: sections, message: sections.isEmpty ? Self.nothingDueMessage : nil)
+    }
+
+    static func title(of relativeDate: RelativeDate) -> String {
+        switch relativeDate {
+        case .today: "Today"
+        case .tomorrow: "Tomorrow"
+        case .laterThisWeek: "Later this week"
+        case .nextWeek: "Next week"
+        }
+    }
+}
+
+/// The upcoming body: titled sections and a message (null unless nothing is upcoming).
+public struct UpcomingViewModel: Encodable, Sendable, Equatable {
+    public var sections: [Section]
+    public var message: String?
+
+    /// One titled group of to-dos.
+    public struct Section: Encodable, Sendable, Equatable {
+        public var relativeDate: String
+        public var title: String
+        public var items: [TodoViewModel]
+    }
+
+    private enum CodingKeys: String, CodingKey { case sections, message }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sections, forKey: .sections)
+        try container.encode(message, forKey: .message)
+    }
+}

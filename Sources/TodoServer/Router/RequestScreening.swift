@@ -1,0 +1,41 @@
+import EventHTTP
+
+/// Wire-level checks made before routing: framing that could smuggle a request, and size limits.
+public struct RequestScreening: Sendable {
+    /// Largest accepted body, in bytes.
+    public var maxBodyBytes: Int
+    /// Longest accepted request target, in bytes.
+    public var maxURIBytes: Int
+
+    public init(maxBodyBytes: Int, maxURIBytes: Int) {
+        self.maxBodyBytes = maxBodyBytes
+        self.maxURIBytes = maxURIBytes
+    }
+
+    /// The problem with `request`, if any, and whether the connection must close after the answer.
+    public func problem(with request: HTTPRequest) -> (problem: ProblemDetails, closeConnection: Bool)? {
+        let lengths = request.headers.values(for: "Content-Length")
+        if lengths.count > 1 {
+            return (.badRequest("The request has \(lengths.count) Content-Length headers; send exactly one."), true)
+        }
+        if !lengths.isEmpty, request.headers["Transfer-Encoding"] != nil {
+            return (.badRequest("The request has both Content-Length and Transfer-Encoding; send one."), true)
+        }
+        if request.uri.utf8.count > maxURIBytes {
+            return (.uriTooLong(limit: maxURIBytes), false)
+        }
+        if request.body.count > maxBodyBytes {
+            return (.contentTooLarge(limit: maxBodyBytes), true)
+        }
+        return nil
+    }
+
+    /// Whether a declared body type is one the API reads: JSON (`application/json`,
+    /// `application/*+json`) or curl's default form type, which curl users send JSON under.
+    public static func acceptsBody(ofType contentType: String) -> Bool {
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { String($0).trimmingWhitespace().lowercased() } ?? ""
+        return mediaType == "application/json"
+            || mediaType == "application/x-www-form-urlencoded"
+            || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
+    }
+}

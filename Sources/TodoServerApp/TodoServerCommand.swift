@@ -1,0 +1,91 @@
+import ArgumentParser
+import Configuration
+import Dispatch
+import Foundation
+import Logging
+import TodoServer
+
+/// The `todo-server` command: reads the layered configuration, serves until SIGTERM or SIGINT.
+@main
+struct TodoServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "todo-server",
+        abstract: "A to-do HTTP JSON API server on libevent.",
+        discussion: """
+            Every setting comes from, in order of strength: a flag, a TODO_* environment variable \
+            (TODO_PORT, TODO_MAX_BODY_BYTES, ...), the JSON config file (\(ServerConfiguration.defaultFilePath) \
+            unless --config or TODO_CONFIG names another), then the built-in default.
+            """)
+
+    @Option(help: "JSON config file.") var config: String?
+    @Option(help: "Address to bind (default 0.0.0.0).") var host: String?
+    @Option(help: "Port to bind; 0 picks a free one (default 8080).") var port: Int?
+    @Option(help: "Event-loop threads; 0 is one per core (default 0).") var threads: Int?
+    @Option(help: "Largest request body in bytes (default 1048576).") var maxBodyBytes: Int?
+    @Option(help: "Largest request line plus headers in bytes (default 32768).") var maxHeaderBytes: Int?
+    @Option(name: .customLong("max-uri-bytes"), help: "Longest request target in bytes (default 8192).") var maxURIBytes: Int?
+    @Option(help: "Connection read/write time-out in seconds (default 30).") var timeoutSeconds: Int?
+    @Option(help: "Access-Control-Allow-Origin value (default *).") var corsOrigin: String?
+    @Option(help: "Access-Control-Max-Age of preflights in seconds (default 86400).") var corsMaxAgeSeconds: Int?
+    @Option(name: .customLong("public-url"), help: "Base of absolute URLs, such as https://todo.example.com (default: from Host).")
+    var publicURL: String?
+    @Option(help: "Default IANA time zone of /todos/upcoming (default UTC).") var timeZone: String?
+    @Option(help: "trace, debug, info, notice, warning, error or critical (default info).") var logLevel: String?
+    @Option(help: "Seconds shutdown waits for requests in flight (default 10).") var shutdownGraceSeconds: Int?
+
+    func run() async throws {
+        let configuration: ServerConfiguration
+        do {
+            configuration = try await ServerConfiguration.load(
+                flags: flagValues(), environment: ProcessInfo.processInfo.environment, filePath: config)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = configuration.logLevel
+            return handler
+        }
+        let logger = Logger(label: "todo-server")
+        let application = TodoApplication(configuration: configuration, logger: logger)
+        try application.start()
+        let signals = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                logger.info("signal received, draining", metadata: ["signal": "\(number)"])
+                application.stop()
+            }
+            source.resume()
+            return source
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                application.waitUntilStopped()
+                continuation.resume()
+            }
+        }
+        signals.forEach { $0.cancel() }
+    }
+
+    private func flagValues() -> [String: ConfigValue] {
+        var values: [String: ConfigValue] = [:]
+        func put(_ key: String, _ content: ConfigContent?) {
+            if let content { values[key] = ConfigValue(content, isSecret: false) }
+        }
+        put("host", host.map { .string($0) })
+        put("port", port.map { .int($0) })
+        put("threads", threads.map { .int($0) })
+        put("maxBodyBytes", maxBodyBytes.map { .int($0) })
+        put("maxHeaderBytes", maxHeaderBytes.map { .int($0) })
+        put("maxURIBytes", maxURIBytes.map { .int($0) })
+        put("timeoutSeconds", timeoutSeconds.map { .int($0) })
+        put("corsOrigin", corsOrigin.map { .string($0) })
+        put("corsMaxAgeSeconds", corsMaxAgeSeconds.map { .int($0) })
+        put("publicURL", publicURL.map { .string($0) })
+        put("timeZone", timeZone.map { .string($0) })
+        put("logLevel", logLevel.map { .string($0) })
+        put("shutdownGraceSeconds", shutdownGraceSeconds.map { .int($0) })
+        return values
+    }
+}
