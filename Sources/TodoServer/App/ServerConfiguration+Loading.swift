@@ -42,18 +42,18 @@ extension ServerConfiguration {
         threads = try settings.int("threads", default: threads, in: 0...1024)
         maxBodyBytes = try settings.int("maxBodyBytes", default: maxBodyBytes, in: 1...(1 << 30))
         maxHeaderBytes = try settings.int("maxHeaderBytes", default: maxHeaderBytes, in: 1024...(1 << 24))
-        maxURIBytes = try settings.int("maxURIBytes", default: maxURIBytes, in: 64...(1 << 24))
+        maxURIBytes = try settings.int("maxUriBytes", default: maxURIBytes, in: 64...(1 << 24))
         timeoutSeconds = try settings.int("timeoutSeconds", default: timeoutSeconds, in: 1...86_400)
         corsOrigin = try settings.string("corsOrigin", default: corsOrigin) { !$0.isEmpty && !$0.contains("\r") && !$0.contains("\n") }
         corsMaxAgeSeconds = try settings.int("corsMaxAgeSeconds", default: corsMaxAgeSeconds, in: 0...86_400 * 7)
-        let url = try settings.string("publicURL", default: "") { $0.isEmpty || $0.hasPrefix("http://") || $0.hasPrefix("https://") }
+        let url = try settings.string("publicUrl", default: "") { $0.isEmpty || $0.hasPrefix("http://") || $0.hasPrefix("https://") }
         publicURL = url.isEmpty ? nil : String(url.trimmingSuffix("/"))
         timeZone = try settings.string("timeZone", default: timeZone) { TimeZone(identifier: $0) != nil }
         let level = try settings.string("logLevel", default: logLevel.rawValue) { Logger.Level(rawValue: $0) != nil }
         logLevel = Logger.Level(rawValue: level) ?? .info
         shutdownGraceSeconds = try settings.int("shutdownGraceSeconds", default: shutdownGraceSeconds, in: 0...3600)
         guard maxURIBytes < maxHeaderBytes else {
-            throw ConfigurationError(key: "maxURIBytes", value: String(maxURIBytes), expected: "less than maxHeaderBytes (\(maxHeaderBytes))")
+            throw ConfigurationError(key: "maxUriBytes", value: String(maxURIBytes), expected: "less than maxHeaderBytes (\(maxHeaderBytes))")
         }
     }
 
@@ -62,7 +62,7 @@ extension ServerConfiguration {
         key.reduce(into: "") { name, character in
             if character.isUppercase, !name.isEmpty { name += "-" }
             name += character.lowercased()
-        }.replacingOccurrences(of: "u-r-i", with: "uri").replacingOccurrences(of: "u-r-l", with: "url")
+        }
     }
 
     /// `maxBodyBytes` → `TODO_MAX_BODY_BYTES`.
@@ -96,7 +96,7 @@ private struct Settings {
     private static let expectation = [
         "host": "a host name or address",
         "corsOrigin": "an origin such as https://app.example.com, * or null",
-        "publicURL": "an http:// or https:// URL",
+        "publicUrl": "an http:// or https:// URL",
         "timeZone": "an IANA time zone such as Europe/Berlin",
         "logLevel": "one of trace, debug, info, notice, warning, error, critical",
     ]

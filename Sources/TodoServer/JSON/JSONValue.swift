@@ -22,8 +22,12 @@ enum JSONValue: Decodable, Equatable, Sendable {
             self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            // The strict check let only valid JSON through: what fits no type is a number too
+            // large for a Double (1e400).
+            self = .number(.infinity)
         }
     }
 

@@ -1,0 +1,95 @@
+import Configuration
+import Foundation
+import Logging
+import Testing
+@testable import TodoServer
+
+@Suite("ServerConfiguration")
+struct ServerConfigurationTests {
+    private func writeFile(_ json: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("todo-\(UUID().uuidString).json").path
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("defaults when nothing is set")
+    func defaults() async throws {
+        let configuration = try await ServerConfiguration.load(flags: [:], environment: [:], filePath: nil)
+        #expect(configuration == ServerConfiguration())
+        #expect(configuration.port == 8080)
+        #expect(configuration.maxBodyBytes == 1_048_576)
+        #expect(configuration.corsOrigin == "*")
+    }
+
+    @Test("the shipped Config file holds exactly the built-in defaults")
+    func shippedFile() async throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Config/todo-server.json").path
+        let configuration = try await ServerConfiguration.load(flags: [:], environment: [:], filePath: path)
+        #expect(configuration == ServerConfiguration())
+    }
+
+    @Test("flag beats environment beats file beats default")
+    func layering() async throws {
+        let file = try writeFile(#"{"port": 7000, "host": "127.0.0.1", "threads": 3, "timeZone": "Europe/Berlin"}"#)
+        let environment = ["TODO_PORT": "7100", "TODO_THREADS": "5", "TODO_MAX_BODY_BYTES": "2048", "TODO_PUBLIC_URL": "https://todo.example.com/"]
+        let configuration = try await ServerConfiguration.load(
+            flags: ["port": ConfigValue(.int(7200), isSecret: false)], environment: environment, filePath: file)
+        #expect(configuration.port == 7200)
+        #expect(configuration.threads == 5)
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.timeZone == "Europe/Berlin")
+        #expect(configuration.maxBodyBytes == 2048)
+        #expect(configuration.publicURL == "https://todo.example.com")
+        #expect(configuration.logLevel == .info)
+    }
+
+    @Test("TODO_CONFIG names the file")
+    func configFromEnvironment() async throws {
+        let file = try writeFile(#"{"corsOrigin": "null", "logLevel": "warning"}"#)
+        let configuration = try await ServerConfiguration.load(flags: [:], environment: ["TODO_CONFIG": file], filePath: nil)
+        #expect(configuration.corsOrigin == "null")
+        #expect(configuration.logLevel == .warning)
+    }
+
+    @Test("a bad value names its key and value", arguments: [
+        (["TODO_PORT": "eighty"], "'port' is 'eighty' but must be an integer from 0 to 65535"),
+        (["TODO_PORT": "70000"], "'port' is '70000' but must be an integer from 0 to 65535"),
+        (["TODO_THREADS": "-1"], "'threads' is '-1' but must be an integer from 0 to 1024"),
+        (["TODO_TIME_ZONE": "Mars/Base"], "'timeZone' is 'Mars/Base' but must be an IANA time zone such as Europe/Berlin"),
+        (["TODO_LOG_LEVEL": "loud"], "'logLevel' is 'loud'"),
+        (["TODO_PUBLIC_URL": "ftp://x"], "'publicUrl' is 'ftp://x'"),
+        (["TODO_MAX_URI_BYTES": "40000"], "'maxUriBytes' is '40000' but must be less than maxHeaderBytes (32768)"),
+    ])
+    func badValues(environment: [String: String], message: String) async throws {
+        do {
+            _ = try await ServerConfiguration.load(flags: [:], environment: environment, filePath: nil)
+            Issue.record("expected an error for \(environment)")
+        } catch let error as ConfigurationError {
+            #expect(error.description.contains(message), "\(error.description)")
+            #expect(error.description.contains(ServerConfiguration.environmentName(error.key)))
+        }
+    }
+
+    @Test("names: flag and environment variable of a key")
+    func names() {
+        #expect(ServerConfiguration.flagName("maxBodyBytes") == "max-body-bytes")
+        #expect(ServerConfiguration.environmentName("maxUriBytes") == "TODO_MAX_URI_BYTES")
+        #expect(ServerConfiguration.environmentName("publicUrl") == "TODO_PUBLIC_URL")
+        #expect(ServerConfiguration.environmentName("corsMaxAgeSeconds") == "TODO_CORS_MAX_AGE_SECONDS")
+    }
+
+    @Test("a missing explicit file is an error")
+    func missingFile() async {
+        await #expect(throws: (any Error).self) {
+            try await ServerConfiguration.load(flags: [:], environment: [:], filePath: "/nonexistent/todo.json")
+        }
+    }
+
+    @Test("evhttp's hard body limit leaves room for the problem+json 413")
+    func hardLimit() {
+        var configuration = ServerConfiguration()
+        #expect(configuration.hardBodyLimit == 4 << 20)
+        configuration.maxBodyBytes = 1000
+        #expect(configuration.hardBodyLimit == 1000 + 65_536)
+    }
+}

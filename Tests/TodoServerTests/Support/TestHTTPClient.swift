@@ -1,0 +1,113 @@
+import Foundation
+import Glibc
+
+/// A blocking HTTP/1.1 client over a plain socket, so that tests control every byte on the wire.
+final class TestHTTPClient {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private let socket: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int, receiveTimeoutSeconds: Int = 10) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw Failure(description: "socket() failed") }
+        var timeout = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            Glibc.close(socket)
+            throw Failure(description: "connect() to port \(port) failed: errno \(errno)")
+        }
+    }
+
+    deinit { Glibc.close(socket) }
+
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { throw Failure(description: "send() failed: errno \(errno)") }
+            offset += sent
+        }
+    }
+
+    func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    /// Sends one request; adds `Host` and, with a body, `Content-Length`.
+    func request(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil
+    ) throws -> HTTPResponseSnapshot {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if let body { head += "Content-Length: \(body.utf8.count)\r\n" }
+        try send(head + "\r\n" + (body ?? ""))
+        return try readResponse(method: method)
+    }
+
+    /// Reads one response; a HEAD, 204 or 304 has no body whatever its headers say.
+    func readResponse(method: String = "GET") throws -> HTTPResponseSnapshot {
+        let headEnd = try readUntilHeaderEnd()
+        let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
+        buffer.removeFirst(headEnd + 4)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw Failure(description: "bad status line: \(head)") }
+        let headers = lines.compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let response = HTTPResponseSnapshot(status: status, headers: headers, body: [])
+        if method == "HEAD" || status == 204 || status == 304 { return response }
+        if let length = response.header("Content-Length").flatMap(Int.init) {
+            while buffer.count < length { try fill() }
+            let body = Array(buffer[..<length])
+            buffer.removeFirst(length)
+            return HTTPResponseSnapshot(status: status, headers: headers, body: body)
+        }
+        return HTTPResponseSnapshot(status: status, headers: headers, body: readToEnd())
+    }
+
+    /// Everything until the server closes (or the receive time-out).
+    func readToEnd() -> [UInt8] {
+        while (try? fill()) != nil {}
+        defer { buffer = [] }
+        return buffer
+    }
+
+    /// True when the server closed the connection (a read returns end of file).
+    func serverClosed() -> Bool {
+        var byte: UInt8 = 0
+        return recv(socket, &byte, 1, 0) == 0
+    }
+
+    private func readUntilHeaderEnd() throws -> Int {
+        let marker: [UInt8] = [13, 10, 13, 10]
+        var searchFrom = 0
+        while true {
+            if buffer.count >= 4 {
+                for index in searchFrom...(buffer.count - 4) where buffer[index..<index + 4].elementsEqual(marker) {
+                    return index
+                }
+                searchFrom = buffer.count - 3
+            }
+            try fill()
+        }
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let received = recv(socket, &chunk, chunk.count, 0)
+        guard received > 0 else { throw Failure(description: received == 0 ? "connection closed" : "recv() failed: errno \(errno)") }
+        buffer.append(contentsOf: chunk[..<received])
+    }
+}

@@ -1,0 +1,119 @@
+import Testing
+@testable import TodoServer
+
+@Suite("TodosInteractor")
+struct TodosInteractorTests {
+    let clock = FakeClock("2026-11-22T10:00:00.000Z")
+
+    private func interactor(_ store: FakeTodoStore) -> TodosInteractor {
+        TodosInteractor(store: store, clock: clock, ids: SequentialIDs())
+    }
+
+    /// Runs a use case whose store answers at once.
+    private func run<T>(_ call: (@escaping (Result<T, TodosError>) -> Void) -> Void) -> Result<T, TodosError>? {
+        var answer: Result<T, TodosError>?
+        call { answer = $0 }
+        return answer
+    }
+
+    @Test("create assigns the next id and the clock's time, and stores the entity")
+    func create() throws {
+        let store = FakeTodoStore()
+        let todos = interactor(store)
+        let created = try #require(run { todos.create(from: Array(#"{"title":" Buy milk ","order":3}"#.utf8), completion: $0) }).get()
+        #expect(created.id == "id-1")
+        #expect(created.title == "Buy milk")
+        #expect(created.order == 3)
+        #expect(created.createdAt.description == "2026-11-22T10:00:00.000Z")
+        #expect(created.updatedAt == created.createdAt)
+        #expect(store.stored["id-1"]?.title == "Buy milk")
+        let second = try #require(run { todos.create(from: Array(#"{"title":"x"}"#.utf8), completion: $0) }).get()
+        #expect(second.id == "id-2")
+    }
+
+    @Test("invalid input changes nothing in the store")
+    func invalidCreate() {
+        let store = FakeTodoStore()
+        let result = run { interactor(store).create(from: Array(#"{"title":""}"#.utf8), completion: $0) }
+        #expect(result == .failure(.invalidFields([FieldError(field: "title", message: "must not be empty")])))
+        #expect(store.calls.withLock { $0 } == [])
+        #expect(store.count == 0)
+    }
+
+    @Test("lists by order (unset last), then createdAt, then id")
+    func listOrder() throws {
+        let store = FakeTodoStore([
+            makeTodo("n2", order: nil, created: "2026-11-22T10:00:02.000Z"),
+            makeTodo("o5", order: 5, created: "2026-11-22T10:00:00.000Z"),
+            makeTodo("n1", order: nil, created: "2026-11-22T10:00:01.000Z"),
+            makeTodo("o1b", order: 1, created: "2026-11-22T10:00:03.000Z"),
+            makeTodo("o1a", order: 1, created: "2026-11-22T10:00:03.000Z"),
+            makeTodo("neg", order: -2, created: "2026-11-22T10:00:09.000Z"),
+        ])
+        let list = try #require(run { interactor(store).list(completion: $0) }).get()
+        #expect(list.map(\.id) == ["neg", "o1a", "o1b", "o5", "n1", "n2"])
+    }
+
+    @Test("patch changes only the given fields, clears with null and moves updatedAt")
+    func patch() throws {
+        let store = FakeTodoStore([makeTodo("a", title: "Old", order: 523, due: "2026-11-24")])
+        let todos = interactor(store)
+        clock.set("2026-11-22T11:00:00.500Z")
+        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"order":95,"dueDate":null}"#.utf8), completion: $0) }).get()
+        #expect(patched.title == "Old")
+        #expect(patched.order == 95)
+        #expect(patched.dueDate == nil)
+        #expect(patched.createdAt.description == "2026-11-22T10:00:00.000Z")
+        #expect(patched.updatedAt.description == "2026-11-22T11:00:00.500Z")
+        #expect(store.stored["a"]?.order == 95)
+    }
+
+    @Test("replace sets every writable field, absent ones to their defaults")
+    func replace() throws {
+        let store = FakeTodoStore([makeTodo("a", title: "Old", completed: true, order: 4, due: "2026-11-24")])
+        let replaced = try #require(run { interactor(store).replace(id: "a", with: Array(#"{"title":"New"}"#.utf8), completion: $0) }).get()
+        #expect(replaced.title == "New")
+        #expect(replaced.completed == false)
+        #expect(replaced.order == nil)
+        #expect(replaced.dueDate == nil)
+    }
+
+    @Test("unknown ids are not found, for every use case")
+    func notFound() {
+        let todos = interactor(FakeTodoStore())
+        #expect(run { todos.get(id: "nope", completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.replace(id: "nope", with: Array(#"{"title":"x"}"#.utf8), completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.delete(id: "nope", completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
+        #expect(TodosError.notFound(id: "nope").problem.status == 404)
+    }
+
+    @Test("delete one and delete all")
+    func delete() {
+        let store = FakeTodoStore([makeTodo("a"), makeTodo("b")])
+        let todos = interactor(store)
+        #expect(run { todos.delete(id: "a", completion: $0) }.map { $0.map { 0 } } == .success(0))
+        #expect(store.stored.keys.sorted() == ["b"])
+        #expect(run { todos.deleteAll(completion: $0) }.map { $0.map { 0 } } == .success(0))
+        #expect(store.count == 0)
+    }
+
+    @Test("a store outage is a 503 problem")
+    func storeFailure() {
+        let todos = interactor(FakeTodoStore(failure: StoreError(reason: "down")))
+        let result = run { todos.list(completion: $0) }
+        #expect(result.map { $0.map(\.count) } == .failure(.store(StoreError(reason: "down"))))
+        #expect(TodosError.store(StoreError(reason: "down")).problem.status == 503)
+    }
+
+    @Test("answers only when a store that completes later does")
+    func deferredStore() throws {
+        let store = FakeTodoStore([makeTodo("a", title: "A")], deferred: true)
+        let todos = interactor(store)
+        var answer: Result<TodoData, TodosError>?
+        todos.get(id: "a") { answer = $0 }
+        #expect(answer == nil)
+        #expect(store.release() == 1)
+        #expect(try #require(answer).get().title == "A")
+    }
+}

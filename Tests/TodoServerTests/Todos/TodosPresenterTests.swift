@@ -1,0 +1,102 @@
+import EventHTTP
+import Synchronization
+import Testing
+@testable import TodoServer
+
+/// A view that keeps the view models it is given.
+final class CapturingTodosView: TodosDisplay {
+    let todos = Mutex<[ResponseViewModel<TodoViewModel>]>([])
+    let lists = Mutex<[ResponseViewModel<[TodoViewModel]>]>([])
+    let empties = Mutex<[ResponseViewModel<NoBody>]>([])
+    let problems = Mutex<[ResponseViewModel<ProblemDetails>]>([])
+
+    func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond) { todos.withLock { $0.append(model) } }
+    func displayTodoList(_ model: ResponseViewModel<[TodoViewModel]>, respond: Respond) { lists.withLock { $0.append(model) } }
+    func displayNoContent(_ model: ResponseViewModel<NoBody>, respond: Respond) { empties.withLock { $0.append(model) } }
+    func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond) { problems.withLock { $0.append(model) } }
+}
+
+/// Use cases that answer with canned data.
+struct StubTodosUseCases: TodosUseCases {
+    var todo: Result<TodoData, TodosError>
+    var all: [TodoData] = []
+
+    func list(completion: @escaping (Result<[TodoData], TodosError>) -> Void) { completion(.success(all)) }
+    func create(from body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
+    func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
+    func patch(id: String, with body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
+    func replace(id: String, with body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
+    func delete(id: String, completion: @escaping (Result<Void, TodosError>) -> Void) { completion(todo.map { _ in () }) }
+    func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void) { completion(.success(())) }
+}
+
+@Suite("TodosPresenter")
+struct TodosPresenterTests {
+    let data = TodoData(makeTodo("abc", title: "Buy milk", order: 3, due: "2026-11-24"))
+    let context = RequestContext(baseURL: "http://localhost:8080")
+
+    @Test("a created to-do is 201 with Location and an absolute url")
+    func created() throws {
+        let view = CapturingTodosView()
+        TodosPresenter(interactor: StubTodosUseCases(todo: .success(data)), view: view)
+            .presentCreation(body: [], context: context) { _ in }
+        let model = try #require(view.todos.withLock { $0.first })
+        #expect(model.status == 201)
+        #expect(model.headers["Location"] == "http://localhost:8080/todos/abc")
+        #expect(model.body?.url == "http://localhost:8080/todos/abc")
+        #expect(model.body?.dueDate == "2026-11-24")
+        #expect(model.body?.createdAt == "2026-11-22T10:00:00.000Z")
+        #expect(model.contentType == "application/json")
+    }
+
+    @Test("read, patch and replace are 200 without Location")
+    func ok() throws {
+        let view = CapturingTodosView()
+        let presenter = TodosPresenter(interactor: StubTodosUseCases(todo: .success(data)), view: view)
+        presenter.presentTodo(id: "abc", context: context) { _ in }
+        presenter.presentPatch(id: "abc", body: [], context: context) { _ in }
+        presenter.presentReplacement(id: "abc", body: [], context: context) { _ in }
+        let models = view.todos.withLock { $0 }
+        #expect(models.map(\.status) == [200, 200, 200])
+        #expect(models.allSatisfy { $0.headers["Location"] == nil })
+    }
+
+    @Test("the list maps every to-do with the request's base URL")
+    func list() throws {
+        let view = CapturingTodosView()
+        let stub = StubTodosUseCases(todo: .success(data), all: [data, TodoData(makeTodo("def"))])
+        TodosPresenter(interactor: stub, view: view)
+            .presentList(context: RequestContext(baseURL: "https://todo.example.com")) { _ in }
+        let model = try #require(view.lists.withLock { $0.first })
+        #expect(model.status == 200)
+        #expect(model.body?.map(\.url) == ["https://todo.example.com/todos/abc", "https://todo.example.com/todos/def"])
+    }
+
+    @Test("deletions are 204 with no body")
+    func deletions() {
+        let view = CapturingTodosView()
+        let presenter = TodosPresenter(interactor: StubTodosUseCases(todo: .success(data)), view: view)
+        presenter.presentDeletion(id: "abc", context: context) { _ in }
+        presenter.presentDeletionOfAll(context: context) { _ in }
+        #expect(view.empties.withLock { $0.map(\.status) } == [204, 204])
+        #expect(view.empties.withLock { $0.allSatisfy { $0.body == nil } })
+    }
+
+    @Test("errors become problem view models with their status")
+    func problems() {
+        let view = CapturingTodosView()
+        let errors: [TodosError] = [
+            .notFound(id: "x"), .invalidFields([FieldError(field: "title", message: "is required")]),
+            .malformedBody(.badRequest("bad")), .store(StoreError(reason: "down")),
+        ]
+        for error in errors {
+            TodosPresenter(interactor: StubTodosUseCases(todo: .failure(error)), view: view)
+                .presentTodo(id: "x", context: context) { _ in }
+        }
+        let models = view.problems.withLock { $0 }
+        #expect(models.map(\.status) == [404, 422, 400, 503])
+        #expect(models.allSatisfy { $0.contentType == "application/problem+json" })
+        #expect(models[1].body?.errors == [FieldError(field: "title", message: "is required")])
+        #expect(models[0].body?.detail == "No to-do has the id 'x'.")
+    }
+}

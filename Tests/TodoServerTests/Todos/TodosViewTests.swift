@@ -1,0 +1,42 @@
+import EventHTTP
+import Testing
+@testable import TodoServer
+
+@Suite("TodosView")
+struct TodosViewTests {
+    let view = TodosView(serializer: JSONSerializer())
+    let model = TodoViewModel(TodoData(makeTodo("abc", title: "Buy \"milk\"/é", order: nil)), baseURL: "http://h:1")
+
+    @Test("writes a to-do as exact JSON bytes, nulls included")
+    func todo() throws {
+        let capture = ResponseCapture()
+        view.displayTodo(ResponseViewModel(status: 201, headers: ["Location": model.url], body: model), respond: capture.respond)
+        let response = try #require(capture.only)
+        #expect(response.status == 201)
+        #expect(response.header("Location") == "http://h:1/todos/abc")
+        #expect(response.header("Content-Type") == "application/json")
+        #expect(response.text == #"{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":null,"id":"abc","order":null,"title":"Buy \"milk\"/é","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/abc"}"#)
+    }
+
+    @Test("writes an empty list as [] and 204 with no body or type")
+    func listAndEmpty() throws {
+        let capture = ResponseCapture()
+        view.displayTodoList(ResponseViewModel(status: 200, body: []), respond: capture.respond)
+        view.displayNoContent(ResponseViewModel(status: 204), respond: capture.respond)
+        #expect(capture.responses[0].text == "[]")
+        #expect(capture.responses[1].status == 204)
+        #expect(capture.responses[1].body.isEmpty)
+        #expect(capture.responses[1].header("Content-Type") == nil)
+    }
+
+    @Test("writes a problem as application/problem+json")
+    func problem() throws {
+        let capture = ResponseCapture()
+        let problem = ProblemDetails.unprocessable([FieldError(field: "title", message: "is required")])
+        view.displayProblem(ResponseViewModel(problem: problem), respond: capture.respond)
+        let response = try #require(capture.only)
+        #expect(response.status == 422)
+        #expect(response.header("Content-Type") == "application/problem+json")
+        #expect(response.text == #"{"detail":"The body has invalid fields: title.","errors":[{"field":"title","message":"is required"}],"status":422,"title":"Unprocessable Content","type":"about:blank"}"#)
+    }
+}

@@ -1,0 +1,77 @@
+import EventHTTP
+import Testing
+@testable import TodoServer
+
+/// Use cases that answer with canned data and remember the parameters.
+final class StubUpcomingUseCases: UpcomingUseCases, @unchecked Sendable {
+    let answer: Result<UpcomingData, UpcomingError>
+    var asked: [(String?, String?)] = []
+
+    init(_ answer: Result<UpcomingData, UpcomingError>) { self.answer = answer }
+
+    func upcoming(timeZone: String?, weekStart: String?, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void) {
+        asked.append((timeZone, weekStart))
+        completion(answer)
+    }
+}
+
+@Suite("UpcomingPresenter and UpcomingView")
+struct UpcomingPresenterTests {
+    let view = UpcomingView(serializer: JSONSerializer())
+
+    @Test("sections get their titles; the message is null")
+    func titled() throws {
+        let data = UpcomingData(sections: [
+            .init(relativeDate: .today, items: [TodoData(makeTodo("a", due: "2026-11-22"))]),
+            .init(relativeDate: .laterThisWeek, items: [TodoData(makeTodo("b", due: "2026-11-26"))]),
+            .init(relativeDate: .nextWeek, items: [TodoData(makeTodo("c", due: "2026-12-01"))]),
+            .init(relativeDate: .tomorrow, items: [TodoData(makeTodo("d", due: "2026-11-23"))]),
+        ])
+        let stub = StubUpcomingUseCases(.success(data))
+        let presenter = UpcomingPresenter(interactor: stub, view: view)
+        let model = presenter.viewModel(data, baseURL: "http://h")
+        #expect(model.sections.map(\.title) == ["Today", "Later this week", "Next week", "Tomorrow"])
+        #expect(model.sections.map(\.relativeDate) == ["today", "laterThisWeek", "nextWeek", "tomorrow"])
+        #expect(model.sections[0].items[0].url == "http://h/todos/a")
+        #expect(model.message == nil)
+
+        let capture = ResponseCapture()
+        presenter.presentUpcoming(
+            context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Europe%2FBerlin&weekStart=sunday")),
+            respond: capture.respond)
+        #expect(stub.asked.map(\.0) == ["Europe/Berlin"])
+        #expect(stub.asked.map(\.1) == ["sunday"])
+        #expect(capture.only?.status == 200)
+    }
+
+    @Test("nothing upcoming: empty sections and the seeds' message, as exact JSON")
+    func empty() throws {
+        let capture = ResponseCapture()
+        UpcomingPresenter(interactor: StubUpcomingUseCases(.success(UpcomingData(sections: []))), view: view)
+            .presentUpcoming(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        let response = try #require(capture.only)
+        #expect(response.status == 200)
+        #expect(response.text == #"{"message":"Nothing is due before the end of next week.","sections":[]}"#)
+    }
+
+    @Test("a section as exact JSON, with message null")
+    func sectionBytes() throws {
+        let data = UpcomingData(sections: [.init(relativeDate: .tomorrow, items: [TodoData(makeTodo("a", due: "2026-11-23"))])])
+        let capture = ResponseCapture()
+        UpcomingPresenter(interactor: StubUpcomingUseCases(.success(data)), view: view)
+            .presentUpcoming(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        #expect(capture.only?.text == #"{"message":null,"sections":[{"items":[{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-23","id":"a","order":null,"title":"Task","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h/todos/a"}],"relativeDate":"tomorrow","title":"Tomorrow"}]}"#)
+    }
+
+    @Test("a bad parameter is a 400 problem")
+    func problem() throws {
+        let capture = ResponseCapture()
+        UpcomingPresenter(interactor: StubUpcomingUseCases(.failure(.unknownTimeZone("Nowhere"))), view: view)
+            .presentUpcoming(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        let response = try #require(capture.only)
+        #expect(response.status == 400)
+        #expect(response.header("Content-Type") == "application/problem+json")
+        #expect(response.object["detail"] as? String
+            == "Query parameter 'tz' is 'Nowhere', which is not a known IANA time zone (such as Europe/Berlin).")
+    }
+}
