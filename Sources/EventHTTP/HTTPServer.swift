@@ -60,7 +60,7 @@ public final class HTTPServer: Sendable {
         for loop in loops { loop.requestShutdown(gracePeriodSeconds: gracePeriodSeconds) }
     }
 
-    /// Blocks until every loop thread has exited.
+    /// Blocks until every loop thread has exited. Call it from one thread: later calls return at once.
     public func waitUntilStopped() {
         let threads = state.withLock { state in
             defer { state.threads = [] }

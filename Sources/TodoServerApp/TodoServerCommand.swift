@@ -48,17 +48,17 @@ struct TodoServerCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "todo-server")
         let application = TodoApplication(configuration: configuration, logger: logger)
-        try application.start()
         let signals = [SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 logger.info("signal received, draining", metadata: ["signal": "\(number)"])
-                application.stop()
+                application.requestStop()
             }
             source.resume()
             return source
         }
+        try application.start()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
                 application.waitUntilStopped()

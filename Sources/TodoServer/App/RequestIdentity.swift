@@ -16,23 +16,11 @@ struct RequestIdentity: Sendable {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    /// `publicURL`, else `http://` and the request's `Host` when it is a plain host[:port], else
-    /// `fallback`.
+    /// `publicURL`, else `http://` and the request's `Host` (checked by `RequestScreening`), else
+    /// `fallback` (HTTP/1.0 without `Host`).
     func baseURL(for request: HTTPRequest, fallback: @autoclosure () -> String) -> String {
         if let publicURL { return publicURL }
-        if let host = request.headers["Host"], (1...255).contains(host.utf8.count), host.utf8.allSatisfy(Self.isHostCharacter) {
-            return "http://" + host
-        }
+        if let host = request.headers["Host"], RequestScreening.isValidHost(host) { return "http://" + host }
         return fallback()
-    }
-
-    private static func isHostCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":")
-                || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "_")
-        }
     }
 }

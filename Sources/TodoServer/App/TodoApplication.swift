@@ -11,7 +11,7 @@ public final class TodoApplication: HTTPHandler {
     private let identity: RequestIdentity
     private let accessLog: AccessLog
     private let logger: Logger
-    private let server: Mutex<HTTPServer?> = Mutex(nil)
+    private let state = Mutex<(server: HTTPServer?, stopRequested: Bool)>((nil, false))
     private let boundPort = Atomic<Int>(0)
 
     /// Wires the modules around `store`; `clock` and `ids` are injectable for tests.
@@ -40,7 +40,10 @@ public final class TodoApplication: HTTPHandler {
                 hardBodyLimit: configuration.hardBodyLimit, maxHeaderBytes: configuration.maxHeaderBytes,
                 timeoutSeconds: Double(configuration.timeoutSeconds)),
             handler: self)
-        server.withLock { $0 = http }
+        let stopRequested = state.withLock { state in
+            state.server = http
+            return state.stopRequested
+        }
         let port = try http.start()
         boundPort.store(port, ordering: .relaxed)
         logger.info(
@@ -48,21 +51,30 @@ public final class TodoApplication: HTTPHandler {
             metadata: [
                 "host": "\(configuration.host)", "port": "\(port)", "threads": "\(configuration.effectiveThreads)",
             ])
+        if stopRequested { requestStop() }
         return port
     }
 
-    /// Stops accepting, lets requests in flight finish (up to the grace period) and returns when
-    /// every loop has exited.
-    public func stop() {
-        guard let http = server.withLock({ $0 }) else { return }
-        http.shutdown(gracePeriodSeconds: Double(configuration.shutdownGraceSeconds))
-        http.waitUntilStopped()
+    /// Stops accepting; each loop exits once its requests in flight are answered or the grace
+    /// period is over. Returns at once; safe from any thread (a signal handler's), even before `start`.
+    public func requestStop() {
+        let http = state.withLock { state in
+            state.stopRequested = true
+            return state.server
+        }
+        http?.shutdown(gracePeriodSeconds: Double(configuration.shutdownGraceSeconds))
+    }
+
+    /// Blocks until every loop has exited; call from one thread.
+    public func waitUntilStopped() {
+        state.withLock { $0.server }?.waitUntilStopped()
         logger.info("stopped")
     }
 
-    /// Blocks until the loops have exited (after `stop` from another thread).
-    public func waitUntilStopped() {
-        server.withLock { $0 }?.waitUntilStopped()
+    /// `requestStop`, then `waitUntilStopped`.
+    public func stop() {
+        requestStop()
+        waitUntilStopped()
     }
 
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {

@@ -21,6 +21,13 @@ public struct RequestScreening: Sendable {
         if !lengths.isEmpty, request.headers["Transfer-Encoding"] != nil {
             return (.badRequest("The request has both Content-Length and Transfer-Encoding; send one."), true)
         }
+        let hosts = request.headers.values(for: "Host")
+        if hosts.count > 1 {
+            return (.badRequest("The request has \(hosts.count) Host headers; send exactly one."), true)
+        }
+        if let host = hosts.first, !Self.isValidHost(host) {
+            return (.badRequest("The Host header is not a host name or address with an optional port."), true)
+        }
         if request.uri.utf8.count > maxURIBytes {
             return (.uriTooLong(limit: maxURIBytes), false)
         }
@@ -37,5 +44,17 @@ public struct RequestScreening: Sendable {
         return mediaType == "application/json"
             || mediaType == "application/x-www-form-urlencoded"
             || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
+    }
+
+    /// A host name, IPv4 or bracketed IPv6 address, with an optional port (RFC 9110 `Host`).
+    static func isValidHost(_ host: String) -> Bool {
+        (1...255).contains(host.utf8.count) && host.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                ".-:[]_".utf8.contains(byte)
+            }
+        }
     }
 }

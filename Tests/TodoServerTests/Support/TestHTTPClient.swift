@@ -10,9 +10,13 @@ final class TestHTTPClient {
     private let socket: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, receiveTimeoutSeconds: Int = 10) throws {
+    /// Connects to 127.0.0.1:`port`; a small `receiveBufferBytes` makes a slow reader.
+    init(port: Int, receiveTimeoutSeconds: Int = 10, receiveBufferBytes: Int32? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "socket() failed") }
+        if var size = receiveBufferBytes {
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var timeout = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()

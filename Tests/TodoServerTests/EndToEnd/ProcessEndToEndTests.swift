@@ -1,0 +1,68 @@
+import Foundation
+import Glibc
+import Testing
+
+@Suite("End to end: the todo-server process")
+struct ProcessEndToEndTests {
+    @Test("SIGTERM: stops accepting, finishes the response in flight, exits 0")
+    func sigterm() throws {
+        let server = try ServerProcess(arguments: ["--port", "0", "--threads", "2", "--host", "127.0.0.1", "--shutdown-grace-seconds", "15"])
+        let port = try server.waitForPort()
+        let writer = try TestHTTPClient(port: port)
+        let title = String(repeating: "t", count: 480)
+        for index in 0..<8000 {
+            let response = try writer.request("POST", "/todos", body: #"{"title":"\#(index)\#(title)"}"#)
+            try #require(response.status == 201)
+        }
+        // A reader with a tiny receive buffer keeps a ~6 MB list in flight.
+        let reader = try TestHTTPClient(port: port, receiveBufferBytes: 4096)
+        try reader.send("GET /todos HTTP/1.1\r\nHost: h\r\n\r\n")
+        usleep(300_000)
+        server.signal(SIGTERM)
+        usleep(700_000)
+        #expect(server.process.isRunning, "the server must wait for the response in flight")
+        #expect(throws: (any Error).self) { try TestHTTPClient(port: port) }
+        let list = try reader.readResponse()
+        #expect(list.status == 200)
+        #expect(list.array.count == 8000)
+        #expect(server.waitForExit() == 0)
+        #expect(server.remainingOutput.contains("stopped"))
+    }
+
+    @Test("SIGINT on an idle server exits 0 at once")
+    func sigint() throws {
+        let server = try ServerProcess(arguments: ["--port", "0", "--host", "127.0.0.1"])
+        _ = try server.waitForPort()
+        let started = ContinuousClock.now
+        server.signal(SIGINT)
+        #expect(server.waitForExit() == 0)
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
+    @Test("environment configures the process; a bad value stops start-up naming key and value")
+    func configuration() throws {
+        let bad = try ServerProcess(arguments: [], environment: ["TODO_PORT": "eighty"])
+        #expect(bad.waitForExit() != 0)
+        #expect(bad.standardError.contains("'port' is 'eighty' but must be an integer from 0 to 65535"))
+
+        let badFlag = try ServerProcess(arguments: ["--time-zone", "Mars/Base"])
+        #expect(badFlag.waitForExit() != 0)
+        #expect(badFlag.standardError.contains("'timeZone' is 'Mars/Base'"))
+
+        let server = try ServerProcess(arguments: ["--host", "127.0.0.1"], environment: ["TODO_PORT": "0", "TODO_THREADS": "3"])
+        let line = try server.waitForLine(containing: "listening")
+        #expect(line.contains("threads=3"))
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+    }
+
+    @Test("--help lists the flags and the environment variables")
+    func help() throws {
+        let help = try ServerProcess(arguments: ["--help"])
+        #expect(help.waitForExit() == 0)
+        let text = help.remainingOutput
+        for flag in ["--port", "--max-body-bytes", "--max-uri-bytes", "--public-url", "--cors-origin", "--time-zone", "TODO_PORT"] {
+            #expect(text.contains(flag), "\(flag)")
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import TodoServer
+
+@Suite("End to end: the wire")
+struct WireEndToEndTests {
+    @Test("HEAD has GET's headers and Content-Length but no body; the connection stays usable")
+    func head() throws {
+        let server = try LiveServer()
+        _ = try server.request("POST", "/todos", body: #"{"title":"x"}"#)
+        let client = try server.client()
+        for path in ["/todos", "/", "/healthz", "/todos/upcoming"] {
+            try client.send("GET \(path) HTTP/1.1\r\nHost: h\r\n\r\n")
+            let get = try client.readResponse()
+            try client.send("HEAD \(path) HTTP/1.1\r\nHost: h\r\n\r\n")
+            let head = try client.readResponse(method: "HEAD")
+            #expect(head.status == get.status)
+            #expect(head.header("Content-Length") == String(get.body.count))
+            #expect(head.header("Content-Type") == get.header("Content-Type"))
+        }
+        try client.send("GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try client.readResponse().text == #"{"status":"ok","todos":1}"#)
+    }
+
+    @Test("CORS headers on every response; preflights for every route, Origin null included")
+    func cors() throws {
+        let server = try LiveServer()
+        for path in ["/", "/healthz", "/todos", "/todos/upcoming", "/todos/some-id"] {
+            let preflight = try server.request("OPTIONS", path, headers: [
+                ("Origin", "null"), ("Access-Control-Request-Method", "DELETE"),
+                ("Access-Control-Request-Headers", "content-type,if-match"),
+            ])
+            #expect(preflight.status == 204)
+            #expect(preflight.header("Access-Control-Allow-Origin") == "*")
+            #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+            #expect(preflight.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match")
+            #expect(preflight.header("Access-Control-Max-Age") == "86400")
+        }
+        for response in [try server.request("GET", "/todos"), try server.request("GET", "/missing"), try server.request("POST", "/todos", body: "{")] {
+            #expect(response.header("Access-Control-Allow-Origin") == "*")
+            #expect(response.header("Access-Control-Expose-Headers") == "Location, ETag, Link, X-Total-Count, X-Request-ID")
+        }
+        let configured = try LiveServer(configure: { $0.corsOrigin = "https://app.example.com"; $0.corsMaxAgeSeconds = 600 })
+        let response = try configured.request("OPTIONS", "/todos", headers: [("Origin", "https://app.example.com")])
+        #expect(response.header("Access-Control-Allow-Origin") == "https://app.example.com")
+        #expect(response.header("Access-Control-Max-Age") == "600")
+        #expect(response.header("Vary") == "Origin")
+    }
+
+    @Test("16 pipelined requests are answered, in order")
+    func pipelining() throws {
+        let server = try LiveServer()
+        let client = try server.client()
+        var batch = ""
+        for index in 0..<16 { batch += "GET /healthz HTTP/1.1\r\nHost: h\r\nX-Request-ID: req-\(index)\r\n\r\n" }
+        try client.send(batch)
+        for index in 0..<16 {
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.header("X-Request-ID") == "req-\(index)")
+        }
+    }
+
+    @Test("16 parallel clients creating 250 to-dos each get 4000 distinct ids")
+    func concurrentCreates() async throws {
+        let server = try LiveServer()
+        let port = server.port
+        let ids = try await withThrowingTaskGroup(of: [String].self) { group in
+            for worker in 0..<16 {
+                group.addTask {
+                    let client = try TestHTTPClient(port: port)
+                    var ids: [String] = []
+                    for index in 0..<250 {
+                        let response = try client.request("POST", "/todos", body: #"{"title":"w\#(worker)-\#(index)"}"#)
+                        guard response.status == 201, let id = response.object["id"] as? String else {
+                            throw TestHTTPClient.Failure(description: "create failed: \(response.status)")
+                        }
+                        ids.append(id)
+                    }
+                    return ids
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(ids.count == 4000)
+        #expect(Set(ids).count == 4000)
+        #expect(server.store.count == 4000)
+        #expect(try server.request("GET", "/todos").array.count == 4000)
+    }
+
+    @Test("an idle or half-sent request is closed after the time-out, without delaying others")
+    func timeouts() throws {
+        let server = try LiveServer(configure: { $0.timeoutSeconds = 1 })
+        let slow = try server.client()
+        try slow.send("GET /todos HTTP/1.1\r\nHost: h\r\n")
+        let tls = try server.client()
+        try tls.send([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03])
+        let started = ContinuousClock.now
+        #expect(try server.request("GET", "/healthz").status == 200)
+        #expect(ContinuousClock.now - started < .milliseconds(500))
+        #expect(slow.serverClosed())
+        #expect(tls.serverClosed())
+        let waited = ContinuousClock.now - started
+        #expect(waited >= .milliseconds(800) && waited < .seconds(5))
+    }
+
+    @Test("request lines and headers over the limits are refused; the server keeps serving")
+    func headerLimits() throws {
+        let server = try LiveServer(configure: { $0.maxHeaderBytes = 4096; $0.maxURIBytes = 1024 })
+        let longURI = try server.request("GET", "/todos?q=" + String(repeating: "a", count: 2000))
+        #expect(longURI.status == 414)
+        let client = try server.client()
+        try client.send("GET /todos HTTP/1.1\r\nHost: h\r\nX-Big: \(String(repeating: "b", count: 8000))\r\n\r\n")
+        let refused = client.readToEnd()
+        #expect(!String(decoding: refused, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        #expect(try server.request("GET", "/healthz").status == 200)
+    }
+
+    @Test("methods outside the route's set are 405 with Allow, TRACE and CONNECT included")
+    func methods() throws {
+        let server = try LiveServer()
+        for method in ["TRACE", "PATCH", "PUT"] {
+            let response = try server.request(method, "/todos")
+            #expect(response.status == 405)
+            #expect(response.header("Allow") == "GET, HEAD, POST, DELETE, OPTIONS")
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Logging
+import Synchronization
+
+/// A log handler that keeps each line's message and metadata, to check the access log.
+struct CapturingLogHandler: LogHandler {
+    /// One logged line.
+    struct Line: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: [String: String]
+    }
+
+    final class Storage: Sendable {
+        let lines = Mutex<[Line]>([])
+    }
+
+    let storage: Storage
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let line = Line(
+            level: event.level, message: "\(event.message)",
+            metadata: (event.metadata ?? [:]).mapValues { "\($0)" })
+        storage.lines.withLock { $0.append(line) }
+    }
+}

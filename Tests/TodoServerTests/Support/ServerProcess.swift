@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import Glibc
+
+/// The built `todo-server` executable run as a child process, as an operator would run it.
+final class ServerProcess {
+    let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private let captured = Captured()
+
+    /// Standard output read so far; a handler drains the pipe so that the server never blocks on it.
+    final class Captured: @unchecked Sendable {
+        private let lock = NSLock()
+        private var text = ""
+
+        func append(_ data: Data) { lock.withLock { text += String(decoding: data, as: UTF8.self) } }
+        var value: String { lock.withLock { text } }
+    }
+
+    /// The executable next to the test bundle in the build folder.
+    static var executableURL: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("todo-server")
+    }
+
+    init(arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = Self.executableURL
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TODO_") }
+            .merging(environment) { $1 }
+        process.standardOutput = output
+        process.standardError = errors
+        let captured = self.captured
+        output.fileHandleForReading.readabilityHandler = { handle in captured.append(handle.availableData) }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Reads standard output until a line contains `marker`; returns that line.
+    func waitForLine(containing marker: String, timeout: Duration = .seconds(20)) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = captured.value.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+            usleep(10_000)
+        }
+        throw CocoaError(.fileReadUnknown)
+    }
+
+    /// The port from the `listening` log line.
+    func waitForPort() throws -> Int {
+        let line = try waitForLine(containing: "listening")
+        let field = try #require(line.split(separator: " ").first { $0.hasPrefix("port=") })
+        return try #require(Int(field.dropFirst(5)))
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for exit; returns the status, or nil when it is still running after `timeout`.
+    func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline { return nil }
+            usleep(20_000)
+        }
+        return process.terminationStatus
+    }
+
+    var standardError: String { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+
+    /// Standard output so far (all of it once the process has exited).
+    var remainingOutput: String {
+        if !process.isRunning { usleep(50_000) }
+        return captured.value
+    }
+}
