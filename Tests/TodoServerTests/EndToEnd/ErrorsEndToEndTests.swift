@@ -35,7 +35,11 @@ struct ErrorsEndToEndTests {
         expectProblem(try server.request("POST", "/todos", headers: [("Content-Type", "text/plain")], body: #"{"title":"x"}"#), 415)
         let invalid = try server.request("PATCH", "/todos/\(id)", body: #"{"title":"","order":"high","extra":1}"#)
         expectProblem(invalid, 422)
-        #expect((invalid.object["errors"] as? [[String: String]]) == [["field": "extra", "message": "is not a known field"]])
+        #expect((invalid.object["errors"] as? [[String: String]]) == [
+            ["field": "extra", "message": "is not a known field"],
+            ["field": "order", "message": "must be an integer or null, not a string"],
+            ["field": "title", "message": "must not be empty"],
+        ])
         let invalidTypes = try server.request("PUT", "/todos/\(id)", body: #"{"title":"","order":"high"}"#)
         expectProblem(invalidTypes, 422)
         #expect((invalidTypes.object["errors"] as? [[String: String]])?.map { $0["field"] } == ["order", "title"])

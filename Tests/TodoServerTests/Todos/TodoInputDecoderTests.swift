@@ -37,6 +37,10 @@ struct TodoInputDecoderTests {
         #expect(fieldErrors(draft(body)) == [
             FieldError(field: "Title", message: "is not a known field"),
             FieldError(field: "colour", message: "is not a known field"),
+            FieldError(field: "completed", message: "must be true or false, not a string"),
+            FieldError(field: "dueDate", message: "must be a calendar day as YYYY-MM-DD"),
+            FieldError(field: "order", message: "must be an integer from -9007199254740991 to 9007199254740991"),
+            FieldError(field: "title", message: "must not be empty"),
         ])
         let typed = #"{"title":3,"completed":"yes","order":1.5,"dueDate":"2026-02-30"}"#
         #expect(fieldErrors(draft(typed)) == [

@@ -25,8 +25,8 @@ struct TodoInputDecoder: Sendable {
     private let reader = JSONObjectReader()
 
     func draft(from body: [UInt8]) -> Result<TodoDraft, TodosError> {
-        fields(of: body).flatMap { fields in
-            var errors: [FieldError] = []
+        fields(of: body).flatMap { (fields, unknown) in
+            var errors = unknown
             var title: String?
             if let value = fields["title"] {
                 title = validTitle(value, &errors)
@@ -42,8 +42,8 @@ struct TodoInputDecoder: Sendable {
     }
 
     func patch(from body: [UInt8]) -> Result<TodoPatch, TodosError> {
-        fields(of: body).flatMap { fields in
-            var errors: [FieldError] = []
+        fields(of: body).flatMap { (fields, unknown) in
+            var errors = unknown
             let patch = TodoPatch(
                 title: fields["title"].flatMap { validTitle($0, &errors) },
                 completed: fields["completed"].flatMap { validBool("completed", $0, &errors) },
@@ -54,19 +54,14 @@ struct TodoInputDecoder: Sendable {
         }
     }
 
-    /// The writable members of the body; unknown members are errors, read-only ones are dropped.
-    private func fields(of body: [UInt8]) -> Result<[String: JSONValue], TodosError> {
-        switch reader.readObject(body) {
-        case .failure(let problem):
-            return .failure(.malformedBody(problem))
-        case .success(let members):
-            let unknown = members.keys.filter {
-                !Self.writableFields.contains($0) && !Self.readOnlyFields.contains($0)
-            }
-            guard unknown.isEmpty else {
-                return .failure(.invalidFields(unknown.sorted().map { FieldError(field: $0, message: "is not a known field") }))
-            }
-            return .success(members.filter { Self.writableFields.contains($0.key) })
+    /// The writable members of the body, and an error for each unknown one; read-only ones are dropped.
+    private func fields(of body: [UInt8]) -> Result<([String: JSONValue], [FieldError]), TodosError> {
+        reader.readObject(body).mapError(TodosError.malformedBody).map { members in
+            let unknown = members.keys.filter { !Self.writableFields.contains($0) && !Self.readOnlyFields.contains($0) }
+            return (
+                members.filter { Self.writableFields.contains($0.key) },
+                unknown.map { FieldError(field: $0, message: "is not a known field") }
+            )
         }
     }
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what building and running TodoServer needs beyond the Swift toolchain: libevent's
+# development package (Debian/Ubuntu). Does nothing when it is already there.
+set -euo pipefail
+
+missing=()
+for package in libevent-dev; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v swift >/dev/null 2>&1; then
+  echo "error: no Swift toolchain on PATH; install Swift 6.2 or later (https://www.swift.org/install/linux/)" >&2
+  exit 1
+fi
