@@ -82,7 +82,9 @@ public final class TodoApplication: HTTPHandler {
         let requestID = identity.requestID(for: request)
         let context = RequestContext(
             baseURL: identity.baseURL(for: request, fallback: "http://localhost:\(self.boundPort.load(ordering: .relaxed))"),
-            requestID: requestID, query: QueryParameters(request.query))
+            requestID: requestID, query: QueryParameters(request.query), path: request.path,
+            ifMatch: request.headers["If-Match"].map(EntityTagCondition.init),
+            ifNoneMatch: request.headers["If-None-Match"].map(EntityTagCondition.init))
         router.routeRequest(request, context: context) { [cors, accessLog] response in
             var response = response
             cors.apply(to: &response.headers)

@@ -7,10 +7,12 @@ public struct Todo: Sendable, Equatable {
     public var dueDate: CalendarDay?
     public let createdAt: Timestamp
     public var updatedAt: Timestamp
+    /// Stamped by the store on every change, from a store-wide sequence: the to-do's `ETag`.
+    public var revision: UInt64
 
     public init(
         id: String, title: String, completed: Bool, order: Int?, dueDate: CalendarDay?,
-        createdAt: Timestamp, updatedAt: Timestamp
+        createdAt: Timestamp, updatedAt: Timestamp, revision: UInt64 = 0
     ) {
         self.id = id
         self.title = title
@@ -19,5 +21,6 @@ public struct Todo: Sendable, Equatable {
         self.dueDate = dueDate
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.revision = revision
     }
 }

@@ -18,6 +18,36 @@ public struct QueryParameters: Sendable, Equatable {
         pairs.first { $0.name == name }?.value
     }
 
+    /// Every value given for `name`, in order.
+    public func values(for name: String) -> [String] {
+        pairs.compactMap { $0.name == name ? $0.value : nil }
+    }
+
+    /// The same parameters with `updates` set: each replaces the first pair of its name (and drops
+    /// the others) or is appended.
+    public func setting(_ updates: KeyValuePairs<String, String>) -> QueryParameters {
+        var result = self
+        for (name, value) in updates {
+            if let index = result.pairs.firstIndex(where: { $0.name == name }) {
+                result.pairs[index].value = value
+                var seen = false
+                result.pairs.removeAll { pair in
+                    guard pair.name == name else { return false }
+                    defer { seen = true }
+                    return seen
+                }
+            } else {
+                result.pairs.append((name: name, value: value))
+            }
+        }
+        return result
+    }
+
+    /// The query string, `name=value` pairs percent-encoded and joined by `&`.
+    public var encoded: String {
+        pairs.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }.joined(separator: "&")
+    }
+
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.pairs.count == rhs.pairs.count && zip(lhs.pairs, rhs.pairs).allSatisfy { $0 == $1 }
     }
@@ -54,5 +84,23 @@ enum PercentDecoding {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+}
+
+/// RFC 3986 percent-encoding of everything but the unreserved characters.
+enum PercentEncoding {
+    static func encode(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                result += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
+            }
+        }
+        return result
     }
 }

@@ -87,7 +87,9 @@ struct WireEndToEndTests {
         #expect(ids.count == 4000)
         #expect(Set(ids).count == 4000)
         #expect(server.store.count == 4000)
-        #expect(try server.request("GET", "/todos").array.count == 4000)
+        let list = try server.request("GET", "/todos?limit=1000")
+        #expect(list.header("X-Total-Count") == "4000")
+        #expect(list.array.count == 1000)
     }
 
     @Test("an idle or half-sent request is closed after the time-out, without delaying others")

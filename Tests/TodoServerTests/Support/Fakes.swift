@@ -38,16 +38,19 @@ final class SequentialIDs: IDGenerator {
 /// releases them (as a networked store completing later on the loop would).
 final class FakeTodoStore: TodoStore, @unchecked Sendable {
     private let todos = Mutex<[String: Todo]>([:])
+    private let revision = Atomic<UInt64>(0)
     /// Answers held back; the tests that defer use the store from one thread.
     private var pending: [() -> Void] = []
     private let failure: StoreError?
     private let deferred: Bool
     let calls = Mutex<[String]>([])
 
+    /// Initial to-dos keep the revisions they were made with.
     init(_ initial: [Todo] = [], failure: StoreError? = nil, deferred: Bool = false) {
         self.failure = failure
         self.deferred = deferred
         todos.withLock { for todo in initial { $0[todo.id] = todo } }
+        revision.store(initial.map(\.revision).max() ?? 0, ordering: .relaxed)
     }
 
     var count: Int { todos.withLock { $0.count } }
@@ -71,8 +74,24 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         if deferred { pending.append(run) } else { run() }
     }
 
-    func insert(_ todo: Todo, completion: @escaping (Result<Void, StoreError>) -> Void) {
-        answer("insert", completion) { self.todos.withLock { $0[todo.id] = todo } }
+    private func nextRevision() -> UInt64 { revision.add(1, ordering: .relaxed).newValue }
+
+    func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
+        answer("insert", completion) {
+            var todo = todo
+            todo.revision = self.nextRevision()
+            self.todos.withLock { [todo] in $0[todo.id] = todo }
+            return todo
+        }
+    }
+
+    func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
+        answer("list(\(query.offset),\(query.limit))", completion) {
+            let matching = self.todos.withLock { $0.values.filter(query.includes) }.sorted(by: query.sort.areInIncreasingOrder)
+            return TodoPage(
+                items: Array(matching.dropFirst(query.offset).prefix(query.limit)), total: matching.count,
+                revision: self.revision.load(ordering: .relaxed))
+        }
     }
 
     func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
@@ -90,15 +109,26 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         answer("update", completion) {
             self.todos.withLock { todos -> StoreUpdate in
                 guard var todo = todos[id] else { return .notFound }
-                guard change(&todo) else { return .unchanged(todo) }
+                guard change(&todo) else { return .unchanged(todos[id]!) }
+                todo.revision = self.nextRevision()
                 todos[id] = todo
                 return .updated(todo)
             }
         }
     }
 
-    func remove(id: String, completion: @escaping (Result<Bool, StoreError>) -> Void) {
-        answer("remove", completion) { self.todos.withLock { $0.removeValue(forKey: id) != nil } }
+    func remove(
+        id: String, precondition: (@Sendable (Todo) -> Bool)?,
+        completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
+    ) {
+        answer("remove", completion) {
+            self.todos.withLock { todos -> StoreRemoval in
+                guard let todo = todos[id] else { return .notFound }
+                if let precondition, !precondition(todo) { return .preconditionFailed(todo) }
+                todos[id] = nil
+                return .removed
+            }
+        }
     }
 
     func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
@@ -109,12 +139,12 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
 /// A to-do for tests; times are `2026-11-22T10:00:00.000Z` unless given.
 func makeTodo(
     _ id: String, title: String = "Task", completed: Bool = false, order: Int? = nil, due: String? = nil,
-    created: String = "2026-11-22T10:00:00.000Z"
+    created: String = "2026-11-22T10:00:00.000Z", revision: UInt64 = 0
 ) -> Todo {
     let time = FakeClock.timestamp(created)
     return Todo(
         id: id, title: title, completed: completed, order: order, dueDate: due.flatMap { CalendarDay($0) },
-        createdAt: time, updatedAt: time)
+        createdAt: time, updatedAt: time, revision: revision)
 }
 
 /// Captures what a module responds, for unit tests that run without a socket.

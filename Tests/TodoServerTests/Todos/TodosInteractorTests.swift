@@ -50,8 +50,11 @@ struct TodosInteractorTests {
             makeTodo("o1a", order: 1, created: "2026-11-22T10:00:03.000Z"),
             makeTodo("neg", order: -2, created: "2026-11-22T10:00:09.000Z"),
         ])
-        let list = try #require(run { interactor(store).list(completion: $0) }).get()
-        #expect(list.map(\.id) == ["neg", "o1a", "o1b", "o5", "n1", "n2"])
+        let list = try #require(run { interactor(store).list(QueryParameters(), completion: $0) }).get()
+        #expect(list.items.map(\.id) == ["neg", "o1a", "o1b", "o5", "n1", "n2"])
+        #expect(list.total == 6)
+        #expect(list.limit == 500)
+        #expect(list.offset == 0)
     }
 
     @Test("patch changes only the given fields, clears with null and moves updatedAt")
@@ -59,7 +62,7 @@ struct TodosInteractorTests {
         let store = FakeTodoStore([makeTodo("a", title: "Old", order: 523, due: "2026-11-24")])
         let todos = interactor(store)
         clock.set("2026-11-22T11:00:00.500Z")
-        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"order":95,"dueDate":null}"#.utf8), completion: $0) }).get()
+        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"order":95,"dueDate":null}"#.utf8), ifMatch: nil, completion: $0) }).get()
         #expect(patched.title == "Old")
         #expect(patched.order == 95)
         #expect(patched.dueDate == nil)
@@ -71,7 +74,7 @@ struct TodosInteractorTests {
     @Test("replace sets every writable field, absent ones to their defaults")
     func replace() throws {
         let store = FakeTodoStore([makeTodo("a", title: "Old", completed: true, order: 4, due: "2026-11-24")])
-        let replaced = try #require(run { interactor(store).replace(id: "a", with: Array(#"{"title":"New"}"#.utf8), completion: $0) }).get()
+        let replaced = try #require(run { interactor(store).replace(id: "a", with: Array(#"{"title":"New"}"#.utf8), ifMatch: nil, completion: $0) }).get()
         #expect(replaced.title == "New")
         #expect(replaced.completed == false)
         #expect(replaced.order == nil)
@@ -82,9 +85,9 @@ struct TodosInteractorTests {
     func notFound() {
         let todos = interactor(FakeTodoStore())
         #expect(run { todos.get(id: "nope", completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.replace(id: "nope", with: Array(#"{"title":"x"}"#.utf8), completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.delete(id: "nope", completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), ifMatch: .any, completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.replace(id: "nope", with: Array(#"{"title":"x"}"#.utf8), ifMatch: nil, completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.delete(id: "nope", ifMatch: .any, completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
         #expect(TodosError.notFound(id: "nope").problem.status == 404)
     }
 
@@ -92,7 +95,7 @@ struct TodosInteractorTests {
     func delete() {
         let store = FakeTodoStore([makeTodo("a"), makeTodo("b")])
         let todos = interactor(store)
-        #expect(run { todos.delete(id: "a", completion: $0) }.map { $0.map { 0 } } == .success(0))
+        #expect(run { todos.delete(id: "a", ifMatch: nil, completion: $0) }.map { $0.map { 0 } } == .success(0))
         #expect(store.stored.keys.sorted() == ["b"])
         #expect(run { todos.deleteAll(completion: $0) }.map { $0.map { 0 } } == .success(0))
         #expect(store.count == 0)
@@ -101,8 +104,8 @@ struct TodosInteractorTests {
     @Test("a store outage is a 503 problem")
     func storeFailure() {
         let todos = interactor(FakeTodoStore(failure: StoreError(reason: "down")))
-        let result = run { todos.list(completion: $0) }
-        #expect(result.map { $0.map(\.count) } == .failure(.store(StoreError(reason: "down"))))
+        let result = run { todos.list(QueryParameters(), completion: $0) }
+        #expect(result.map { $0.map(\.total) } == .failure(.store(StoreError(reason: "down"))))
         #expect(TodosError.store(StoreError(reason: "down")).problem.status == 503)
     }
 
@@ -115,5 +118,70 @@ struct TodosInteractorTests {
         #expect(answer == nil)
         #expect(store.release() == 1)
         #expect(try #require(answer).get().title == "A")
+    }
+
+    @Test("If-Match: a matching tag or * applies the change; a stale one is 412 and changes nothing")
+    func ifMatch() throws {
+        let store = FakeTodoStore([makeTodo("a", title: "Old", revision: 7)])
+        let todos = interactor(store)
+        let stale = run { todos.patch(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), ifMatch: EntityTagCondition(#""6""#), completion: $0) }
+        #expect(stale == .failure(.preconditionFailed(id: "a", current: EntityTag("7"))))
+        #expect(store.stored["a"]?.title == "Old")
+        #expect(TodosError.preconditionFailed(id: "a", current: EntityTag("7")).problem.status == 412)
+        let weak = run { todos.replace(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), ifMatch: EntityTagCondition(#"W/"7""#), completion: $0) }
+        #expect(weak == .failure(.preconditionFailed(id: "a", current: EntityTag("7"))))
+        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), ifMatch: EntityTagCondition(#""5", "7""#), completion: $0) }).get()
+        #expect(patched.title == "Mine")
+        #expect(patched.revision == 8)
+        let any = try #require(run { todos.patch(id: "a", with: Array(#"{"order":1}"#.utf8), ifMatch: .any, completion: $0) }).get()
+        #expect(any.revision == 9)
+        let staleDelete = run { todos.delete(id: "a", ifMatch: EntityTagCondition(#""8""#), completion: $0) }
+        #expect(staleDelete.map { $0.map { 0 } } == .failure(.preconditionFailed(id: "a", current: EntityTag("9"))))
+        #expect(store.count == 1)
+        #expect(run { todos.delete(id: "a", ifMatch: EntityTagCondition(#""9""#), completion: $0) }.map { $0.map { 0 } } == .success(0))
+        #expect(store.count == 0)
+    }
+
+    @Test("list query parameters: filters, sort, page; each bad one is named")
+    func listQueries() throws {
+        let store = FakeTodoStore([
+            makeTodo("a", title: "Buy milk", order: 2, due: "2026-12-01", created: "2026-11-22T10:00:01.000Z"),
+            makeTodo("b", title: "buy bread", completed: true, order: 1, created: "2026-11-22T10:00:02.000Z"),
+            makeTodo("c", title: "Call mum", due: "2026-11-23", created: "2026-11-22T10:00:03.000Z"),
+            makeTodo("d", title: "Buy eggs", order: 3, due: "2026-11-30", created: "2026-11-22T10:00:04.000Z"),
+        ])
+        let todos = interactor(store)
+        func ids(_ query: String) throws -> [String] {
+            try #require(run { todos.list(QueryParameters(query), completion: $0) }).get().items.map(\.id)
+        }
+        #expect(try ids("completed=false") == ["a", "d", "c"])
+        #expect(try ids("completed=true") == ["b"])
+        #expect(try ids("q=BUY") == ["b", "a", "d"])
+        #expect(try ids("q=buy+m") == ["a"])
+        #expect(try ids("sort=-order") == ["d", "a", "b", "c"])
+        #expect(try ids("sort=dueDate") == ["c", "d", "a", "b"])
+        #expect(try ids("sort=-dueDate") == ["a", "d", "c", "b"])
+        #expect(try ids("sort=-createdAt") == ["d", "c", "b", "a"])
+        #expect(try ids("sort=title") == ["b", "d", "a", "c"])
+        #expect(try ids("sort=-title") == ["c", "a", "d", "b"])
+        #expect(try ids("sort=title&limit=2&offset=1") == ["d", "a"])
+        #expect(try ids("offset=10") == [])
+        #expect(try ids("_=1700000000&q=") == ["b", "a", "d", "c"])
+        let page = try #require(run { todos.list(QueryParameters("completed=false&limit=2"), completion: $0) }).get()
+        #expect(page.total == 3)
+        #expect(page.limit == 2)
+        for (query, name) in [
+            ("completed=yes", "completed"), ("sort=priority", "sort"), ("sort=-", "sort"), ("limit=0", "limit"),
+            ("limit=1001", "limit"), ("limit=abc", "limit"), ("offset=-1", "offset"), ("offset=1.5", "offset"),
+            ("limit=1&limit=2", "limit"),
+        ] {
+            guard case .failure(.badQueryParameter(let bad, _, _))? = run({ todos.list(QueryParameters(query), completion: $0) }) else {
+                Issue.record("\(query) should fail")
+                continue
+            }
+            #expect(bad == name)
+        }
+        #expect(TodosError.badQueryParameter(name: "limit", value: "0", expected: "an integer from 1 to 1000").problem.detail
+            == "Query parameter 'limit' is '0' but must be an integer from 1 to 1000.")
     }
 }

@@ -21,18 +21,29 @@ struct StubTodosUseCases: TodosUseCases {
     var todo: Result<TodoData, TodosError>
     var all: [TodoData] = []
 
-    func list(completion: @escaping (Result<[TodoData], TodosError>) -> Void) { completion(.success(all)) }
+    func list(_ parameters: QueryParameters, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
+        let limit = Int(parameters["limit"] ?? "") ?? 500
+        let offset = Int(parameters["offset"] ?? "") ?? 0
+        completion(.success(TodoListData(
+            items: Array(all.dropFirst(offset).prefix(limit)), total: all.count, offset: offset, limit: limit, revision: 42)))
+    }
     func create(from body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
     func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
-    func patch(id: String, with body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
-    func replace(id: String, with body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
-    func delete(id: String, completion: @escaping (Result<Void, TodosError>) -> Void) { completion(todo.map { _ in () }) }
+    func patch(id: String, with body: [UInt8], ifMatch: EntityTagCondition?, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
+        completion(todo)
+    }
+    func replace(id: String, with body: [UInt8], ifMatch: EntityTagCondition?, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
+        completion(todo)
+    }
+    func delete(id: String, ifMatch: EntityTagCondition?, completion: @escaping (Result<Void, TodosError>) -> Void) {
+        completion(todo.map { _ in () })
+    }
     func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void) { completion(.success(())) }
 }
 
 @Suite("TodosPresenter")
 struct TodosPresenterTests {
-    let data = TodoData(makeTodo("abc", title: "Buy milk", order: 3, due: "2026-11-24"))
+    let data = TodoData(makeTodo("abc", title: "Buy milk", order: 3, due: "2026-11-24", revision: 17))
     let context = RequestContext(baseURL: "http://localhost:8080")
 
     @Test("a created to-do is 201 with Location and an absolute url")
@@ -43,6 +54,7 @@ struct TodosPresenterTests {
         let model = try #require(view.todos.withLock { $0.first })
         #expect(model.status == 201)
         #expect(model.headers["Location"] == "http://localhost:8080/todos/abc")
+        #expect(model.headers["ETag"] == #""17""#)
         #expect(model.body?.url == "http://localhost:8080/todos/abc")
         #expect(model.body?.dueDate == "2026-11-24")
         #expect(model.body?.createdAt == "2026-11-22T10:00:00.000Z")
@@ -59,6 +71,7 @@ struct TodosPresenterTests {
         let models = view.todos.withLock { $0 }
         #expect(models.map(\.status) == [200, 200, 200])
         #expect(models.allSatisfy { $0.headers["Location"] == nil })
+        #expect(models.allSatisfy { $0.headers["ETag"] == #""17""# })
     }
 
     @Test("the list maps every to-do with the request's base URL")
@@ -70,6 +83,41 @@ struct TodosPresenterTests {
         let model = try #require(view.lists.withLock { $0.first })
         #expect(model.status == 200)
         #expect(model.body?.map(\.url) == ["https://todo.example.com/todos/abc", "https://todo.example.com/todos/def"])
+        #expect(model.headers["ETag"] == #""list-42""#)
+        #expect(model.headers["X-Total-Count"] == "2")
+        #expect(model.headers["Link"] == nil)
+    }
+
+    @Test("a page of the list links first, prev, next and last, keeping the other parameters")
+    func listLinks() throws {
+        let view = CapturingTodosView()
+        let all = (0..<25).map { TodoData(makeTodo("t\($0)")) }
+        let context = RequestContext(
+            baseURL: "http://h:1", query: QueryParameters("q=buy+milk&limit=10&offset=10&sort=-order"), path: "/todos")
+        TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: all), view: view)
+            .presentList(context: context) { _ in }
+        let model = try #require(view.lists.withLock { $0.first })
+        #expect(model.body?.map(\.id) == (10..<20).map { "t\($0)" })
+        #expect(model.headers["X-Total-Count"] == "25")
+        #expect(model.headers["Link"] == [
+            #"<http://h:1/todos?q=buy%20milk&limit=10&offset=0&sort=-order>; rel="first""#,
+            #"<http://h:1/todos?q=buy%20milk&limit=10&offset=0&sort=-order>; rel="prev""#,
+            #"<http://h:1/todos?q=buy%20milk&limit=10&offset=20&sort=-order>; rel="next""#,
+            #"<http://h:1/todos?q=buy%20milk&limit=10&offset=20&sort=-order>; rel="last""#,
+        ].joined(separator: ", "))
+    }
+
+    @Test("If-None-Match with the current tag is 304 with the ETag, for one to-do and for the list")
+    func notModified() throws {
+        let view = CapturingTodosView()
+        let presenter = TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: [data]), view: view)
+        presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"17""#))) { _ in }
+        presenter.presentList(context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""list-42""#))) { _ in }
+        presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""16""#))) { _ in }
+        let empties = view.empties.withLock { $0 }
+        #expect(empties.map(\.status) == [304, 304])
+        #expect(empties.map { $0.headers["ETag"] } == [#""17""#, #""list-42""#])
+        #expect(view.todos.withLock { $0.map(\.status) } == [200])
     }
 
     @Test("deletions are 204 with no body")
@@ -83,7 +131,7 @@ struct TodosPresenterTests {
     }
 
     @Test("errors become problem view models with their status")
-    func problems() {
+    func problems() throws {
         let view = CapturingTodosView()
         let errors: [TodosError] = [
             .notFound(id: "x"), .invalidFields([FieldError(field: "title", message: "is required")]),
@@ -95,6 +143,11 @@ struct TodosPresenterTests {
         }
         let models = view.problems.withLock { $0 }
         #expect(models.map(\.status) == [404, 422, 400, 503])
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: EntityTag("9")))), view: view)
+            .presentPatch(id: "x", body: [], context: context) { _ in }
+        let precondition = try #require(view.problems.withLock { $0.last })
+        #expect(precondition.status == 412)
+        #expect(precondition.headers["ETag"] == #""9""#)
         #expect(models.allSatisfy { $0.contentType == "application/problem+json" })
         #expect(models[1].body?.errors == [FieldError(field: "title", message: "is required")])
         #expect(models[0].body?.detail == "No to-do has the id 'x'.")

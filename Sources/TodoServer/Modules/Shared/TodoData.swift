@@ -7,6 +7,8 @@ public struct TodoData: Sendable, Equatable {
     public var dueDate: CalendarDay?
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
+    /// The store's revision of the to-do: its entity tag.
+    public var revision: UInt64
 
     init(_ todo: Todo) {
         id = todo.id
@@ -16,5 +18,23 @@ public struct TodoData: Sendable, Equatable {
         dueDate = todo.dueDate
         createdAt = todo.createdAt
         updatedAt = todo.updatedAt
+        revision = todo.revision
     }
+
+    /// The strong entity tag of this version of the to-do.
+    public var entityTag: EntityTag { EntityTag(revision: revision) }
+}
+
+/// One page of the list as interactors hand it out.
+public struct TodoListData: Sendable, Equatable {
+    public var items: [TodoData]
+    /// How many to-dos passed the filters, on all pages.
+    public var total: Int
+    public var offset: Int
+    public var limit: Int
+    /// The store-wide revision: the list's entity tag.
+    public var revision: UInt64
+
+    /// The strong entity tag of the list at this revision.
+    public var entityTag: EntityTag { EntityTag(listRevision: revision) }
 }

@@ -16,14 +16,21 @@ public protocol TodosModuleInput: Sendable {
 
 /// The business rules (the interactor): validates input, manages entities, answers plain data.
 public protocol TodosUseCases: Sendable {
-    /// Every to-do, by `order` (unset last), then `createdAt`, then `id`.
-    func list(completion: @escaping (Result<[TodoData], TodosError>) -> Void)
+    /// One page of to-dos: `completed`, `q`, `sort`, `limit` and `offset` from the query; by
+    /// default `order` (unset last), then `createdAt`, then `id`.
+    func list(_ parameters: QueryParameters, completion: @escaping (Result<TodoListData, TodosError>) -> Void)
     func create(from body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void)
     func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void)
-    /// Applies a JSON merge patch (RFC 7396).
-    func patch(id: String, with body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void)
-    func replace(id: String, with body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void)
-    func delete(id: String, completion: @escaping (Result<Void, TodosError>) -> Void)
+    /// Applies a JSON merge patch (RFC 7396) if `ifMatch` (when given) matches the to-do's tag.
+    func patch(
+        id: String, with body: [UInt8], ifMatch: EntityTagCondition?,
+        completion: @escaping (Result<TodoData, TodosError>) -> Void)
+    /// Replaces the writable fields if `ifMatch` (when given) matches the to-do's tag.
+    func replace(
+        id: String, with body: [UInt8], ifMatch: EntityTagCondition?,
+        completion: @escaping (Result<TodoData, TodosError>) -> Void)
+    /// Deletes the to-do if `ifMatch` (when given) matches its tag.
+    func delete(id: String, ifMatch: EntityTagCondition?, completion: @escaping (Result<Void, TodosError>) -> Void)
     func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void)
 }
 
@@ -31,6 +38,7 @@ public protocol TodosUseCases: Sendable {
 public protocol TodosDisplay: Sendable {
     func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond)
     func displayTodoList(_ model: ResponseViewModel<[TodoViewModel]>, respond: Respond)
+    /// 204 and 304: status and headers only.
     func displayNoContent(_ model: ResponseViewModel<NoBody>, respond: Respond)
     func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond)
 }
@@ -40,11 +48,19 @@ public enum TodosError: HTTPProblemConvertible, Equatable {
     case notFound(id: String)
     case malformedBody(ProblemDetails)
     case invalidFields([FieldError])
+    case badQueryParameter(name: String, value: String, expected: String)
+    case preconditionFailed(id: String, current: EntityTag)
     case store(StoreError)
 
     public var problem: ProblemDetails {
         switch self {
         case .notFound(let id): .notFound("No to-do has the id '\(id)'.")
+        case .badQueryParameter(let name, let value, let expected):
+            .badRequest("Query parameter '\(name)' is '\(value)' but must be \(expected).")
+        case .preconditionFailed(let id, let current):
+            ProblemDetails(
+                status: 412, title: "Precondition Failed",
+                detail: "If-Match does not match the current version of to-do '\(id)' (ETag \(current)); read it again and retry.")
         case .malformedBody(let problem): problem
         case .invalidFields(let errors): .unprocessable(errors)
         case .store(let error): error.problem

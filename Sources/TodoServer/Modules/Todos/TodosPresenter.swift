@@ -1,6 +1,7 @@
 import EventHTTP
 
-/// Turns the to-dos use cases' answers into view models: status, `Location`, absolute urls, problems.
+/// Turns the to-dos use cases' answers into view models: status, `Location`, `ETag`, 304,
+/// `X-Total-Count` and `Link`, absolute urls, problems.
 public struct TodosPresenter: TodosModuleInput {
     private let interactor: any TodosUseCases
     private let view: any TodosDisplay
@@ -11,11 +12,19 @@ public struct TodosPresenter: TodosModuleInput {
     }
 
     public func presentList(context: RequestContext, respond: @escaping Respond) {
-        interactor.list { result in
+        interactor.list(context.query) { result in
             switch result {
-            case .success(let todos):
-                let models = todos.map { TodoViewModel($0, baseURL: context.baseURL) }
-                view.displayTodoList(ResponseViewModel(status: 200, body: models), respond: respond)
+            case .success(let list):
+                var headers: HTTPHeaders = ["ETag": list.entityTag.description, "X-Total-Count": String(list.total)]
+                if context.ifNoneMatch?.matchesWeakly(list.entityTag) == true {
+                    return view.displayNoContent(ResponseViewModel(status: 304, headers: headers), respond: respond)
+                }
+                let links = PageLinks(
+                    baseURL: context.baseURL, path: context.path, query: context.query, offset: list.offset,
+                    limit: list.limit, total: list.total)
+                if let link = links.headerValue { headers.set("Link", link) }
+                let models = list.items.map { TodoViewModel($0, baseURL: context.baseURL) }
+                view.displayTodoList(ResponseViewModel(status: 200, headers: headers, body: models), respond: respond)
             case .failure(let error):
                 presentProblem(error, respond: respond)
             }
@@ -33,27 +42,38 @@ public struct TodosPresenter: TodosModuleInput {
     }
 
     public func presentTodo(id: String, context: RequestContext, respond: @escaping Respond) {
-        interactor.get(id: id) { presentTodo($0, status: 200, context: context, respond: respond) }
+        interactor.get(id: id) { result in
+            if case .success(let todo) = result, context.ifNoneMatch?.matchesWeakly(todo.entityTag) == true {
+                let headers: HTTPHeaders = ["ETag": todo.entityTag.description]
+                return view.displayNoContent(ResponseViewModel(status: 304, headers: headers), respond: respond)
+            }
+            presentTodo(result, status: 200, context: context, respond: respond)
+        }
     }
 
     public func presentPatch(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        interactor.patch(id: id, with: body) { presentTodo($0, status: 200, context: context, respond: respond) }
+        interactor.patch(id: id, with: body, ifMatch: context.ifMatch) {
+            presentTodo($0, status: 200, context: context, respond: respond)
+        }
     }
 
     public func presentReplacement(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        interactor.replace(id: id, with: body) { presentTodo($0, status: 200, context: context, respond: respond) }
+        interactor.replace(id: id, with: body, ifMatch: context.ifMatch) {
+            presentTodo($0, status: 200, context: context, respond: respond)
+        }
     }
 
     public func presentDeletion(id: String, context: RequestContext, respond: @escaping Respond) {
-        interactor.delete(id: id) { presentNoContent($0, respond: respond) }
+        interactor.delete(id: id, ifMatch: context.ifMatch) { presentNoContent($0, respond: respond) }
     }
 
-    /// A single to-do; a 201 also carries `Location`.
+    /// A single to-do with its `ETag`; a 201 also carries `Location`.
     private func presentTodo(_ result: Result<TodoData, TodosError>, status: Int, context: RequestContext, respond: Respond) {
         switch result {
         case .success(let todo):
             let model = TodoViewModel(todo, baseURL: context.baseURL)
-            let headers: HTTPHeaders = status == 201 ? ["Location": model.url] : [:]
+            var headers: HTTPHeaders = ["ETag": todo.entityTag.description]
+            if status == 201 { headers.set("Location", model.url) }
             view.displayTodo(ResponseViewModel(status: status, headers: headers, body: model), respond: respond)
         case .failure(let error):
             presentProblem(error, respond: respond)
@@ -68,6 +88,8 @@ public struct TodosPresenter: TodosModuleInput {
     }
 
     private func presentProblem(_ error: TodosError, respond: Respond) {
-        view.displayProblem(ResponseViewModel(problem: error.problem), respond: respond)
+        var headers: HTTPHeaders = [:]
+        if case .preconditionFailed(_, let current) = error { headers.set("ETag", current.description) }
+        view.displayProblem(ResponseViewModel(problem: error.problem, headers: headers), respond: respond)
     }
 }

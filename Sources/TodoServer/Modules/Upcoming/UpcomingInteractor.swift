@@ -55,6 +55,6 @@ public struct UpcomingInteractor: UpcomingUseCases {
     /// Due day, then `order` (unset last), then `createdAt`, then `id`.
     static func itemOrder(_ a: Todo, _ b: Todo) -> Bool {
         if a.dueDate != b.dueDate, let x = a.dueDate, let y = b.dueDate { return x < y }
-        return TodosInteractor.listOrder(a, b)
+        return TodoSort().areInIncreasingOrder(a, b)
     }
 }

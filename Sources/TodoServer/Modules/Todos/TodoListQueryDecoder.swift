@@ -1,0 +1,40 @@
+/// Turns `GET /todos` query parameters into a `TodoQuery`, or names the bad parameter.
+/// Parameters it does not know (a front end's cache buster, say) are left alone.
+struct TodoListQueryDecoder: Sendable {
+    func query(from parameters: QueryParameters) -> Result<TodoQuery, TodosError> {
+        var query = TodoQuery()
+        for name in ["completed", "q", "sort", "limit", "offset"] {
+            let values = parameters.values(for: name)
+            guard values.count <= 1 else {
+                return .failure(.badQueryParameter(name: name, value: values.joined(separator: ","), expected: "given once"))
+            }
+            guard let value = values.first else { continue }
+            switch name {
+            case "completed":
+                guard value == "true" || value == "false" else {
+                    return .failure(.badQueryParameter(name: name, value: value, expected: "true or false"))
+                }
+                query.completed = value == "true"
+            case "q":
+                query.titleContains = value
+            case "sort":
+                guard let sort = TodoSort(parameter: value) else {
+                    let fields = TodoSort.Field.allCases.map(\.rawValue).joined(separator: ", ")
+                    return .failure(.badQueryParameter(name: name, value: value, expected: "one of \(fields), with - for descending"))
+                }
+                query.sort = sort
+            case "limit":
+                guard let limit = Int(value), (1...TodoQuery.maxLimit).contains(limit) else {
+                    return .failure(.badQueryParameter(name: name, value: value, expected: "an integer from 1 to \(TodoQuery.maxLimit)"))
+                }
+                query.limit = limit
+            default:
+                guard let offset = Int(value), offset >= 0 else {
+                    return .failure(.badQueryParameter(name: name, value: value, expected: "an integer of 0 or more"))
+                }
+                query.offset = offset
+            }
+        }
+        return .success(query)
+    }
+}

@@ -1,0 +1,97 @@
+/// Which to-dos a list asks for, in which order, and which page of them.
+public struct TodoQuery: Sendable, Equatable {
+    /// Only to-dos with this `completed` value.
+    public var completed: Bool?
+    /// Only to-dos whose title contains this, ignoring case.
+    public var titleContains: String?
+    public var sort: TodoSort
+    public var limit: Int
+    public var offset: Int
+
+    public static let defaultLimit = 500
+    public static let maxLimit = 1000
+
+    public init(
+        completed: Bool? = nil, titleContains: String? = nil, sort: TodoSort = TodoSort(),
+        limit: Int = TodoQuery.defaultLimit, offset: Int = 0
+    ) {
+        self.completed = completed
+        self.titleContains = titleContains
+        self.sort = sort
+        self.limit = limit
+        self.offset = offset
+    }
+
+    /// Whether `todo` passes the filters.
+    public func includes(_ todo: Todo) -> Bool {
+        if let completed, todo.completed != completed { return false }
+        if let needle = titleContains?.lowercased(), !needle.isEmpty, !todo.title.lowercased().contains(needle) { return false }
+        return true
+    }
+}
+
+/// A list order: a field, ascending or descending. To-dos without the field (no order, no due
+/// date) come last either way; ties go by `createdAt`, then `id`, ascending.
+public struct TodoSort: Sendable, Equatable {
+    /// A field to sort by.
+    public enum Field: String, Sendable, CaseIterable {
+        case order, createdAt, dueDate, title
+    }
+
+    public var field: Field
+    public var descending: Bool
+
+    public init(_ field: Field = .order, descending: Bool = false) {
+        self.field = field
+        self.descending = descending
+    }
+
+    /// Parses `order`, `-order`, `createdAt`, … `-title`.
+    public init?(parameter: String) {
+        let descending = parameter.hasPrefix("-")
+        guard let field = Field(rawValue: String(parameter.dropFirst(descending ? 1 : 0))) else { return nil }
+        self.init(field, descending: descending)
+    }
+
+    /// True when `a` comes before `b`.
+    public func areInIncreasingOrder(_ a: Todo, _ b: Todo) -> Bool {
+        switch field {
+        case .order:
+            if let result = Self.compareOptional(a.order, b.order, descending: descending) { return result }
+        case .dueDate:
+            if let result = Self.compareOptional(a.dueDate, b.dueDate, descending: descending) { return result }
+        case .createdAt:
+            if a.createdAt != b.createdAt { return descending ? a.createdAt > b.createdAt : a.createdAt < b.createdAt }
+        case .title:
+            let x = a.title.lowercased(), y = b.title.lowercased()
+            if x != y { return descending ? x > y : x < y }
+            if a.title != b.title { return descending ? a.title > b.title : a.title < b.title }
+        }
+        return (a.createdAt, a.id) < (b.createdAt, b.id)
+    }
+
+    /// nil when equal; missing values last in either direction.
+    private static func compareOptional<T: Comparable>(_ x: T?, _ y: T?, descending: Bool) -> Bool? {
+        switch (x, y) {
+        case let (x?, y?) where x != y: descending ? x > y : x < y
+        case (.some, nil): true
+        case (nil, .some): false
+        default: nil
+        }
+    }
+}
+
+/// One page of a list: the to-dos, how many passed the filters, and the store's revision.
+public struct TodoPage: Sendable, Equatable {
+    public var items: [Todo]
+    /// How many to-dos passed the filters, on all pages.
+    public var total: Int
+    /// The store-wide revision when the page was read: it changes whenever any to-do changes.
+    public var revision: UInt64
+
+    public init(items: [Todo], total: Int, revision: UInt64) {
+        self.items = items
+        self.total = total
+        self.revision = revision
+    }
+}
