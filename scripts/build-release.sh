@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the release binary (Swift runtime linked in statically) and stages it with its default
-# config in a folder: `todo-server` and `Config/todo-server.json`. The Dockerfile runs this script,
+# config and resources in a folder: `todo-server`, `TodoServer_TodoServer.resources/` (the OpenAPI
+# document) and `Config/todo-server.json`. The Dockerfile runs this script,
 # and so does CI, so that the image's build steps are exercised without a Docker engine.
 # Usage: scripts/build-release.sh [staging-folder]   (default: .build/staging)
 set -euo pipefail
@@ -11,5 +12,7 @@ swift build -c release --product todo-server --static-swift-stdlib
 bin="$(swift build -c release --show-bin-path)"
 mkdir -p "$staging/Config"
 cp "$bin/todo-server" "$staging/todo-server"
+rm -rf "$staging/TodoServer_TodoServer.resources"
+cp -R "$bin/TodoServer_TodoServer.resources" "$staging/"
 cp Config/todo-server.json "$staging/Config/todo-server.json"
 echo "staged $staging/todo-server"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a staged release binary as the container would (from its folder, config from the file and
-# TODO_* variables), checks /healthz and a create, then SIGTERM: exit status must be 0.
+# TODO_* variables), checks /healthz, a create, /openapi.json and /metrics, then SIGTERM: exit
+# status must be 0.
 # Usage: scripts/smoke-test.sh [staging-folder]   (default: .build/staging)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +19,11 @@ done
 test "$(curl -fsS "http://127.0.0.1:$port/healthz")" = '{"status":"ok","todos":0}'
 created="$(curl -fsS -X POST "http://127.0.0.1:$port/todos" -H 'Content-Type: application/json' -d '{"title":"smoke"}')"
 echo "$created" | grep -q '"title":"smoke"'
+curl -fsS "http://127.0.0.1:$port/openapi.json" | grep -q '"openapi": "3.1.0"'
+curl -fsS "http://127.0.0.1:$port/metrics" | grep -q 'http_requests_total{route="/todos",method="POST",status="201"} 1'
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
 grep -q "stopped" "$log"
 test "$status" -eq 0
-echo "smoke test passed: healthz, create, SIGTERM exit 0 (port $port)"
+echo "smoke test passed: healthz, create, openapi.json, metrics, SIGTERM exit 0 (port $port)"

@@ -12,11 +12,17 @@ final class EventLoop: @unchecked Sendable {
     private var wakeEvent: OpaquePointer?
     private var drainTimer: OpaquePointer?
     private let handler: any HTTPHandler
+    /// The loop's position among the server's loops, handed to the handler with each request.
+    let index: Int
     private var inFlight = 0
+    /// Connections that have sent a request and are not closed yet.
+    private var connections = Set<OpaquePointer>()
+    /// `connections.count`, readable from any thread.
+    let openConnections = Atomic<Int>(0)
     private var drainDeadline: timeval = timeval()
     private let gracePeriodMilliseconds = Atomic<Int>(0)
 
-    init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
+    init(index: Int, configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
         guard let base = event_base_new() else { throw .cannotCreateLoop }
         guard let http = evhttp_new(base) else {
             event_base_free(base)
@@ -25,6 +31,7 @@ final class EventLoop: @unchecked Sendable {
         self.base = base
         self.http = http
         self.handler = handler
+        self.index = index
         let everyMethod: UInt16 = 0x1FF
         evhttp_set_allowed_methods(http, everyMethod)
         evhttp_set_max_body_size(http, Int(configuration.hardBodyLimit))
@@ -83,9 +90,18 @@ final class EventLoop: @unchecked Sendable {
 
     fileprivate func handle(_ request: OpaquePointer) {
         inFlight += 1
-        evhttp_request_set_on_complete_cb(request, completeCallback, Unmanaged.passUnretained(self).toOpaque())
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        evhttp_request_set_on_complete_cb(request, completeCallback, context)
+        if let connection = evhttp_request_get_connection(request), connections.insert(connection).inserted {
+            openConnections.add(1, ordering: .relaxed)
+            evhttp_connection_set_closecb(connection, closeCallback, context)
+        }
         let parsed = HTTPRequest(evhttpRequest: request)
-        handler.handle(parsed, responder: HTTPResponder(request: request, isHead: parsed.method == .head))
+        handler.handle(parsed, responder: HTTPResponder(request: request, isHead: parsed.method == .head, loopIndex: index))
+    }
+
+    fileprivate func closed(_ connection: OpaquePointer) {
+        if connections.remove(connection) != nil { openConnections.subtract(1, ordering: .relaxed) }
     }
 
     fileprivate func completed() {
@@ -138,6 +154,11 @@ private let requestCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPoi
 
 private let completeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
     loop(context).completed()
+}
+
+private let closeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { connection, context in
+    guard let connection else { return }
+    loop(context).closed(connection)
 }
 
 private let wakeCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in

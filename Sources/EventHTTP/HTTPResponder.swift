@@ -4,6 +4,8 @@ import CLibevent
 public struct HTTPResponder {
     let request: OpaquePointer
     let isHead: Bool
+    /// Which of the server's loops the request came in on (0-based): for per-loop state that needs no lock.
+    public let loopIndex: Int
 
     /// Writes `response`. A HEAD request gets the headers, including the `Content-Length` that the
     /// GET would have, and no body.

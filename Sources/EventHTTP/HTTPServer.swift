@@ -28,7 +28,7 @@ public final class HTTPServer: Sendable {
         var port = configuration.port
         var loops: [EventLoop] = []
         for index in 0..<max(1, configuration.loopCount) {
-            let loop = try EventLoop(configuration: configuration, handler: handler)
+            let loop = try EventLoop(index: index, configuration: configuration, handler: handler)
             let target = index == 0 ? addresses : try resolve(configuration.host, port: port)
             defer { if index > 0 { freeaddrinfo(target) } }
             port = try loop.bind(
@@ -59,6 +59,14 @@ public final class HTTPServer: Sendable {
         let loops = state.withLock { $0.loops }
         for loop in loops { loop.requestShutdown(gracePeriodSeconds: gracePeriodSeconds) }
     }
+
+    /// Connections open across the loops, counted from their first request until they close.
+    public var openConnections: Int {
+        state.withLock { $0.loops }.reduce(0) { $0 + $1.openConnections.load(ordering: .relaxed) }
+    }
+
+    /// The libevent version the server runs on (`2.1.12-stable`).
+    public static var libeventVersion: String { String(cString: event_get_version()) }
 
     /// Blocks until every loop thread has exited. Call it from one thread: later calls return at once.
     public func waitUntilStopped() {

@@ -47,7 +47,7 @@ struct TodoServerCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "todo-server")
-        let application = TodoApplication(configuration: configuration, logger: logger)
+        let application = try TodoApplication(configuration: configuration, logger: logger)
         let signals = [SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

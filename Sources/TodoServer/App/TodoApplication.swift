@@ -10,23 +10,40 @@ public final class TodoApplication: HTTPHandler {
     private let cors: CORSPolicy
     private let identity: RequestIdentity
     private let accessLog: AccessLog
+    private let metrics: RequestMetrics
     private let logger: Logger
-    private let state = Mutex<(server: HTTPServer?, stopRequested: Bool)>((nil, false))
+    private let state = StateBox()
     private let boundPort = Atomic<Int>(0)
 
-    /// Wires the modules around `store`; `clock` and `ids` are injectable for tests.
+    /// The loops once started, and whether a stop came first; shared with the metrics module.
+    private final class StateBox: Sendable {
+        private let value = Mutex<(server: HTTPServer?, stopRequested: Bool)>((nil, false))
+
+        func withLock<T>(_ body: (inout (server: HTTPServer?, stopRequested: Bool)) -> T) -> T {
+            value.withLock { body(&$0) }
+        }
+    }
+
+    /// Wires the modules around `store`; `clock` and `ids` are injectable for tests. Fails when the
+    /// OpenAPI document is not where the build put it.
     public init(
         configuration: ServerConfiguration, logger: Logger, store: any TodoStore = InMemoryTodoStore(),
         clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator()
-    ) {
+    ) throws {
         self.configuration = configuration
         self.logger = logger
         cors = CORSPolicy(allowedOrigin: configuration.corsOrigin, maxAgeSeconds: configuration.corsMaxAgeSeconds)
         identity = RequestIdentity(publicURL: configuration.publicURL)
         accessLog = AccessLog(logger: logger)
-        router = AppRouter.makeRouter(
+        let state = self.state
+        let dependencies = ModuleDependencies(
             store: store, clock: clock, ids: ids,
             defaultTimeZone: TimeZone(identifier: configuration.timeZone) ?? TimeZone(identifier: "UTC")!,
+            openConnections: { state.withLock { $0.server }?.openConnections ?? 0 },
+            openAPIDocument: try OpenAPIDocument.load())
+        metrics = RequestMetrics(factory: dependencies.metricsFactory, loopCount: configuration.effectiveThreads)
+        router = AppRouter.makeRouter(
+            dependencies: dependencies,
             screening: RequestScreening(maxBodyBytes: configuration.maxBodyBytes, maxURIBytes: configuration.maxURIBytes),
             cors: cors)
     }
@@ -85,14 +102,19 @@ public final class TodoApplication: HTTPHandler {
             requestID: requestID, query: QueryParameters(request.query), path: request.path,
             ifMatch: request.headers["If-Match"].map(EntityTagCondition.init),
             ifNoneMatch: request.headers["If-None-Match"].map(EntityTagCondition.init))
-        router.routeRequest(request, context: context) { [cors, accessLog] response in
+        let route = Route(path: request.path)
+        router.routeRequest(request, route: route, context: context) { [cors, accessLog, metrics] response in
             var response = response
             cors.apply(to: &response.headers)
             response.headers.set("X-Request-ID", requestID)
             responder.send(response)
+            let duration = ContinuousClock.now - started
+            metrics.record(
+                loop: responder.loopIndex, route: route?.template ?? "unmatched", method: request.method,
+                status: response.status, duration: duration)
             accessLog.record(
                 method: request.method, path: request.path, status: response.status, bytes: response.body.count,
-                duration: ContinuousClock.now - started, requestID: requestID)
+                duration: duration, requestID: requestID)
         }
     }
 }

@@ -24,4 +24,12 @@ public struct JSONSerializer: Sendable {
                 status: 500, headers: ["Content-Type": "application/problem+json"], body: Array(problem.utf8))
         }
     }
+
+    /// The response for a body that is already serialized: its bytes as they are.
+    public func response(for model: ResponseViewModel<RawBody>) -> HTTPResponse {
+        var headers = model.headers
+        guard let body = model.body else { return HTTPResponse(status: model.status, headers: headers) }
+        headers.set("Content-Type", model.contentType)
+        return HTTPResponse(status: model.status, headers: headers, body: body.bytes)
+    }
 }

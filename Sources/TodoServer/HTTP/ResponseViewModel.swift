@@ -18,6 +18,15 @@ public struct ResponseViewModel<Body: Encodable & Sendable>: Sendable {
 /// A view model with no body (204).
 public struct NoBody: Encodable, Sendable {}
 
+/// A body that is already serialized (the Prometheus exposition, the OpenAPI document).
+public struct RawBody: Encodable, Sendable, Equatable {
+    public var bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+}
+
 extension ResponseViewModel where Body == ProblemDetails {
     /// The view model of an error response.
     public init(problem: ProblemDetails, headers: HTTPHeaders = [:]) {

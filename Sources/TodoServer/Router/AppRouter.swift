@@ -1,5 +1,41 @@
 import EventHTTP
 import Foundation
+import Prometheus
+
+/// What the modules are built from: the store and the services around it.
+public struct ModuleDependencies: Sendable {
+    public var store: any TodoStore
+    public var clock: any TodoClock
+    public var ids: any IDGenerator
+    public var defaultTimeZone: TimeZone
+    public var metricsRegistry: PrometheusCollectorRegistry
+    public var metricsFactory: PrometheusMetricsFactory
+    /// Open connections, read at scrape time.
+    public var openConnections: @Sendable () -> Int
+    public var openAPIDocument: [UInt8]
+
+    public init(
+        store: any TodoStore, clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(),
+        defaultTimeZone: TimeZone = TimeZone(identifier: "UTC")!,
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        openConnections: @escaping @Sendable () -> Int = { 0 }, openAPIDocument: [UInt8] = Array("{}".utf8)
+    ) {
+        self.store = store
+        self.clock = clock
+        self.ids = ids
+        self.defaultTimeZone = defaultTimeZone
+        self.metricsRegistry = metricsRegistry
+        var factory = PrometheusMetricsFactory(registry: metricsRegistry)
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
+        ]
+        metricsFactory = factory
+        self.openConnections = openConnections
+        self.openAPIDocument = openAPIDocument
+    }
+}
 
 /// The wireframe: maps method and path to a module, and answers what no module owns
 /// (404, 405 with `Allow`, 413, 414, 415, CORS preflight). Built once, at start-up.
@@ -7,44 +43,55 @@ public struct AppRouter: Sendable {
     private let todos: any TodosModuleInput
     private let upcoming: any UpcomingModuleInput
     private let system: any SystemModuleInput
+    private let metrics: any MetricsModuleInput
     private let screening: RequestScreening
     private let cors: CORSPolicy
     private let serializer: JSONSerializer
 
-    public init(
+    /// Builds and wires every module once around the shared dependencies.
+    public static func makeRouter(
+        dependencies: ModuleDependencies, screening: RequestScreening, cors: CORSPolicy
+    ) -> AppRouter {
+        let serializer = JSONSerializer()
+        let store = dependencies.store
+        return AppRouter(
+            todos: TodosPresenter(
+                interactor: TodosInteractor(store: store, clock: dependencies.clock, ids: dependencies.ids),
+                view: TodosView(serializer: serializer)),
+            upcoming: UpcomingPresenter(
+                interactor: UpcomingInteractor(store: store, clock: dependencies.clock, defaultTimeZone: dependencies.defaultTimeZone),
+                view: UpcomingView(serializer: serializer)),
+            system: SystemPresenter(
+                interactor: SystemInteractor(store: store, document: dependencies.openAPIDocument, startedAt: dependencies.clock.now()),
+                view: SystemView(serializer: serializer)),
+            metrics: MetricsPresenter(
+                interactor: MetricsInteractor(
+                    registry: dependencies.metricsRegistry, factory: dependencies.metricsFactory, store: store,
+                    openConnections: dependencies.openConnections),
+                view: MetricsView(serializer: serializer)),
+            screening: screening, cors: cors, serializer: serializer)
+    }
+
+    private init(
         todos: any TodosModuleInput, upcoming: any UpcomingModuleInput, system: any SystemModuleInput,
-        screening: RequestScreening, cors: CORSPolicy, serializer: JSONSerializer
+        metrics: any MetricsModuleInput, screening: RequestScreening, cors: CORSPolicy, serializer: JSONSerializer
     ) {
         self.todos = todos
         self.upcoming = upcoming
         self.system = system
+        self.metrics = metrics
         self.screening = screening
         self.cors = cors
         self.serializer = serializer
     }
 
-    /// Builds and wires every module once around one store, clock and id generator.
-    public static func makeRouter(
-        store: any TodoStore, clock: any TodoClock, ids: any IDGenerator, defaultTimeZone: TimeZone,
-        screening: RequestScreening, cors: CORSPolicy
-    ) -> AppRouter {
-        let serializer = JSONSerializer()
-        return AppRouter(
-            todos: TodosPresenter(
-                interactor: TodosInteractor(store: store, clock: clock, ids: ids), view: TodosView(serializer: serializer)),
-            upcoming: UpcomingPresenter(
-                interactor: UpcomingInteractor(store: store, clock: clock, defaultTimeZone: defaultTimeZone),
-                view: UpcomingView(serializer: serializer)),
-            system: SystemPresenter(interactor: SystemInteractor(store: store), view: SystemView(serializer: serializer)),
-            screening: screening, cors: cors, serializer: serializer)
-    }
-
-    /// Answers `request` through `respond`, exactly once.
-    public func routeRequest(_ request: HTTPRequest, context: RequestContext, respond: @escaping Respond) {
+    /// Answers `request` through `respond`, exactly once; `route` is `Route(path: request.path)`,
+    /// matched by the caller, which also labels its metrics with it.
+    public func routeRequest(_ request: HTTPRequest, route: Route?, context: RequestContext, respond: @escaping Respond) {
         if let (problem, close) = screening.problem(with: request) {
             return routeProblem(problem, headers: close ? ["Connection": "close"] : [:], respond: respond)
         }
-        guard let route = Route(path: request.path) else {
+        guard let route else {
             return routeProblem(.notFound("No route matches '\(request.path)'."), respond: respond)
         }
         let allow = route.allowedMethods.map(\.rawValue).joined(separator: ", ")
@@ -68,6 +115,8 @@ public struct AppRouter: Sendable {
         switch (route, request.method) {
         case (.index, _): system.presentIndex(context: context, respond: respond)
         case (.health, _): system.presentHealth(context: context, respond: respond)
+        case (.openAPI, _): system.presentOpenAPIDocument(context: context, respond: respond)
+        case (.metrics, _): metrics.presentMetrics(context: context, respond: respond)
         case (.upcoming, _): upcoming.presentUpcoming(context: context, respond: respond)
         case (.todos, .post): todos.presentCreation(body: request.body, context: context, respond: respond)
         case (.todos, .delete): todos.presentDeletionOfAll(context: context, respond: respond)

@@ -54,7 +54,7 @@ struct RoutesEndToEndTests {
         let index = try server.request("GET", "/")
         #expect(index.status == 200)
         #expect((index.object["links"] as? [String: String])?["todos"] == "http://127.0.0.1/todos")
-        #expect(index.object["version"] as? String == "0.1.0")
+        #expect(index.object["version"] as? String == "0.2.0")
         #expect(try server.request("GET", "/healthz").text == #"{"status":"ok","todos":0}"#)
 
         for (title, due) in [("today", "2026-11-22"), ("tomorrow", "2026-11-23"), ("next", "2026-11-27"), ("far", "2026-12-25")] {

@@ -12,17 +12,18 @@ struct AppRouterTests {
         limits: RequestScreening = RequestScreening(maxBodyBytes: 100, maxURIBytes: 64)
     ) throws -> HTTPResponseSnapshot {
         let router = AppRouter.makeRouter(
-            store: store, clock: FakeClock("2026-11-22T10:00:00.000Z"), ids: SequentialIDs(),
-            defaultTimeZone: TimeZone(identifier: "UTC")!, screening: limits, cors: CORSPolicy())
+            dependencies: ModuleDependencies(store: store, clock: FakeClock("2026-11-22T10:00:00.000Z"), ids: SequentialIDs()),
+            screening: limits, cors: CORSPolicy())
         let capture = ResponseCapture()
         let request = HTTPRequest(method: method, uri: uri, headers: headers, body: Array(body.utf8))
-        router.routeRequest(request, context: RequestContext(baseURL: "http://h", query: QueryParameters(request.query)), respond: capture.respond)
+        let context = RequestContext(baseURL: "http://h", query: QueryParameters(request.query), path: request.path)
+        router.routeRequest(request, route: Route(path: request.path), context: context, respond: capture.respond)
         return try #require(capture.only)
     }
 
     @Test("matches paths to routes; static paths win over {id}", arguments: [
         ("/", Route.index), ("/healthz", .health), ("/todos", .todos), ("/todos/upcoming", .upcoming),
-        ("/todos/abc", .todo(id: "abc")), ("/todos/a%20b", .todo(id: "a b")),
+        ("/todos/abc", .todo(id: "abc")), ("/todos/a%20b", .todo(id: "a b")), ("/metrics", .metrics), ("/openapi.json", .openAPI),
     ])
     func matches(path: String, route: Route) {
         #expect(Route(path: path) == route)

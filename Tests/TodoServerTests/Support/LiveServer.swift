@@ -20,7 +20,7 @@ final class LiveServer {
         var logger = Logger(label: "test") { _ in logHandler ?? SwiftLogNoOpLogHandler() }
         logger.logLevel = .info
         self.store = store
-        application = TodoApplication(configuration: configuration, logger: logger, store: store, clock: clock)
+        application = try TodoApplication(configuration: configuration, logger: logger, store: store, clock: clock)
         port = try application.start()
     }
 

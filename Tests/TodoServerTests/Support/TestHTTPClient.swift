@@ -9,6 +9,8 @@ final class TestHTTPClient {
 
     private let socket: Int32
     private var buffer: [UInt8] = []
+    /// Requests sent and not answered yet, oldest first: (method, target), for the recorder.
+    private var pending: [(String, String)] = []
 
     /// Connects to 127.0.0.1:`port`; a small `receiveBufferBytes` makes a slow reader.
     init(port: Int, receiveTimeoutSeconds: Int = 10, receiveBufferBytes: Int32? = nil) throws {
@@ -37,6 +39,7 @@ final class TestHTTPClient {
     deinit { Glibc.close(socket) }
 
     func send(_ bytes: [UInt8]) throws {
+        noteRequests(in: bytes)
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -60,6 +63,23 @@ final class TestHTTPClient {
 
     /// Reads one response; a HEAD, 204 or 304 has no body whatever its headers say.
     func readResponse(method: String = "GET") throws -> HTTPResponseSnapshot {
+        let response = try readUnrecorded(method: method)
+        let (sentMethod, target) = pending.isEmpty ? (method, "?") : pending.removeFirst()
+        ResponseRecorder.shared.record(method: sentMethod, target: target, response: response)
+        return response
+    }
+
+    /// Remembers the method and target of each request line in `bytes` (whole requests only).
+    private func noteRequests(in bytes: [UInt8]) {
+        let text = String(decoding: bytes.prefix(65_536), as: UTF8.self)
+        for line in text.components(separatedBy: "\r\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, parts[2].hasPrefix("HTTP/1."), parts[0].allSatisfy(\.isUppercase) else { continue }
+            pending.append((String(parts[0]), String(parts[1])))
+        }
+    }
+
+    private func readUnrecorded(method: String) throws -> HTTPResponseSnapshot {
         let headEnd = try readUntilHeaderEnd()
         let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
         buffer.removeFirst(headEnd + 4)

@@ -6,18 +6,23 @@ import EventHTTP
 public protocol SystemModuleInput: Sendable {
     func presentIndex(context: RequestContext, respond: @escaping Respond)
     func presentHealth(context: RequestContext, respond: @escaping Respond)
+    func presentOpenAPIDocument(context: RequestContext, respond: @escaping Respond)
 }
 
 /// What the service says of itself (the interactor).
 public protocol SystemUseCases: Sendable {
     func serviceInfo() -> ServiceInfo
     func health() -> HealthData
+    /// The OpenAPI 3.1 document that describes the API, as shipped.
+    func openAPIDocument() -> [UInt8]
 }
 
 /// The view: serializes the presenter's view models.
 public protocol SystemDisplay: Sendable {
     func displayIndex(_ model: ResponseViewModel<IndexViewModel>, respond: Respond)
     func displayHealth(_ model: ResponseViewModel<HealthViewModel>, respond: Respond)
+    /// Writes a document that is already JSON, as it is.
+    func displayDocument(_ model: ResponseViewModel<RawBody>, respond: Respond)
 }
 
 /// The service's name and version, and the routes it serves.
@@ -26,9 +31,11 @@ public struct ServiceInfo: Sendable, Equatable {
     public var version: String
     /// Link relation and path of each route the index lists.
     public var routes: [(rel: String, path: String)]
+    /// What the binary was built with and runs on.
+    public var build: [String: String]
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.name == rhs.name && lhs.version == rhs.version
+        lhs.name == rhs.name && lhs.version == rhs.version && lhs.build == rhs.build
             && lhs.routes.map(\.rel) == rhs.routes.map(\.rel) && lhs.routes.map(\.path) == rhs.routes.map(\.path)
     }
 }
@@ -39,10 +46,11 @@ public struct HealthData: Sendable, Equatable {
     public var todoCount: Int
 }
 
-/// The index body: name, version and absolute links by relation.
+/// The index body: name, version, build info and absolute links by relation.
 public struct IndexViewModel: Encodable, Sendable, Equatable {
     public var name: String
     public var version: String
+    public var build: [String: String]
     public var links: [String: String]
 }
 

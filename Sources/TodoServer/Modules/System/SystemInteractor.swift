@@ -1,21 +1,71 @@
-/// Reports the service's identity and health from the store it serves.
+import EventHTTP
+
+/// Reports the service's identity, build and health, and hands out its OpenAPI document.
 public struct SystemInteractor: SystemUseCases {
     /// The version this build reports.
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 
     private let store: any TodoStore
+    private let document: [UInt8]
+    private let build: [String: String]
 
-    public init(store: any TodoStore) {
+    /// `startedAt` is when the server started; `document` is the OpenAPI document's bytes.
+    public init(store: any TodoStore, document: [UInt8], startedAt: Timestamp) {
         self.store = store
+        self.document = document
+        build = [
+            "swift": Self.swiftVersion,
+            "libevent": HTTPServer.libeventVersion,
+            "platform": Self.platform,
+            "startedAt": startedAt.description,
+        ]
     }
 
     public func serviceInfo() -> ServiceInfo {
         ServiceInfo(
             name: "TodoServer", version: Self.version,
-            routes: [("self", "/"), ("todos", "/todos"), ("upcoming", "/todos/upcoming"), ("health", "/healthz")])
+            routes: [
+                ("self", "/"), ("todos", "/todos"), ("upcoming", "/todos/upcoming"), ("health", "/healthz"),
+                ("metrics", "/metrics"), ("openapi", "/openapi.json"),
+            ],
+            build: build)
     }
 
     public func health() -> HealthData {
         HealthData(healthy: true, todoCount: store.count)
+    }
+
+    public func openAPIDocument() -> [UInt8] {
+        document
+    }
+
+    /// The language version the binary was compiled with.
+    static var swiftVersion: String {
+        #if swift(>=6.4)
+            "6.4+"
+        #elseif swift(>=6.3)
+            "6.3"
+        #elseif swift(>=6.2)
+            "6.2"
+        #else
+            "6.1 or earlier"
+        #endif
+    }
+
+    static var platform: String {
+        #if os(Linux)
+            let os = "linux"
+        #elseif os(macOS)
+            let os = "macos"
+        #else
+            let os = "other"
+        #endif
+        #if arch(x86_64)
+            return os + "-x86_64"
+        #elseif arch(arm64)
+            return os + "-arm64"
+        #else
+            return os
+        #endif
     }
 }

@@ -12,7 +12,7 @@ public struct SystemPresenter: SystemModuleInput {
         let info = interactor.serviceInfo()
         var links: [String: String] = [:]
         for route in info.routes { links[route.rel] = context.baseURL + route.path }
-        let model = IndexViewModel(name: info.name, version: info.version, links: links)
+        let model = IndexViewModel(name: info.name, version: info.version, build: info.build, links: links)
         view.displayIndex(ResponseViewModel(status: 200, body: model), respond: respond)
     }
 
@@ -20,5 +20,9 @@ public struct SystemPresenter: SystemModuleInput {
         let health = interactor.health()
         let model = HealthViewModel(status: health.healthy ? "ok" : "unavailable", todos: health.todoCount)
         view.displayHealth(ResponseViewModel(status: health.healthy ? 200 : 503, body: model), respond: respond)
+    }
+
+    public func presentOpenAPIDocument(context: RequestContext, respond: @escaping Respond) {
+        view.displayDocument(ResponseViewModel(status: 200, body: RawBody(interactor.openAPIDocument())), respond: respond)
     }
 }

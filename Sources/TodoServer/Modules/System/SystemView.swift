@@ -15,4 +15,8 @@ public struct SystemView: SystemDisplay {
     public func displayHealth(_ model: ResponseViewModel<HealthViewModel>, respond: Respond) {
         respond(serializer.response(for: model))
     }
+
+    public func displayDocument(_ model: ResponseViewModel<RawBody>, respond: Respond) {
+        respond(serializer.response(for: model))
+    }
 }

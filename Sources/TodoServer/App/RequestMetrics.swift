@@ -1,0 +1,54 @@
+import CoreMetrics
+import EventHTTP
+
+/// Counts requests by route template, method and status, and times them, through swift-metrics.
+///
+/// Each loop records into its own cache of metric handles and its own duration histogram (label
+/// `loop`), so the request path never takes a lock that another loop holds: counters are atomics,
+/// and a loop's histogram lock is only ever taken by that loop (and a scrape).
+public final class RequestMetrics: Sendable {
+    static let requestsLabel = "http_requests_total"
+    static let durationLabel = "http_request_duration_seconds"
+
+    private let loops: [LoopMetrics]
+
+    public init(factory: any MetricsFactory, loopCount: Int) {
+        loops = (0..<max(1, loopCount)).map { LoopMetrics(index: $0, factory: factory) }
+    }
+
+    /// Records one answered request; call it on the loop thread `loop`.
+    public func record(loop: Int, route: String, method: HTTPMethod, status: Int, duration: Duration) {
+        loops[loop % loops.count].record(route: route, method: method, status: status, duration: duration)
+    }
+}
+
+/// One loop's metric handles. Only its loop thread touches the cache.
+private final class LoopMetrics: @unchecked Sendable {
+    private struct Key: Hashable {
+        let route: String
+        let method: HTTPMethod
+        let status: Int
+    }
+
+    private let factory: any MetricsFactory
+    private let timer: CoreMetrics.Timer
+    private var counters: [Key: Counter] = [:]
+
+    init(index: Int, factory: any MetricsFactory) {
+        self.factory = factory
+        timer = CoreMetrics.Timer(label: RequestMetrics.durationLabel, dimensions: [("loop", String(index))], factory: factory)
+    }
+
+    func record(route: String, method: HTTPMethod, status: Int, duration: Duration) {
+        let key = Key(route: route, method: method, status: status)
+        let counter = counters[key] ?? {
+            let made = Counter(
+                label: RequestMetrics.requestsLabel,
+                dimensions: [("route", route), ("method", method.rawValue), ("status", String(status))], factory: factory)
+            counters[key] = made
+            return made
+        }()
+        counter.increment()
+        timer.recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+@testable import TodoServer
+
+@Suite("End to end: metrics and the OpenAPI document")
+struct OperationsEndToEndTests {
+    /// The value of the sample `name{labels}` in a Prometheus exposition, 0 when absent.
+    private func sample(_ text: String, _ series: String) -> Double {
+        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.dropFirst(series.count + 1)) ?? .nan
+        }
+        return 0
+    }
+
+    private func sum(_ text: String, prefix: String) -> Double {
+        text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
+    }
+
+    @Test("a scrape before and after some requests shows the counters move by exactly that much")
+    func metrics() throws {
+        let server = try LiveServer()
+        _ = try server.request("POST", "/todos", body: #"{"title":"seed"}"#)
+        let before = try server.request("GET", "/metrics")
+        #expect(before.status == 200)
+        #expect(before.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
+        let client = try server.client()
+        for _ in 0..<3 { _ = try client.request("GET", "/todos") }
+        for index in 0..<2 { _ = try client.request("POST", "/todos", body: #"{"title":"m\#(index)"}"#) }
+        _ = try client.request("GET", "/todos/unknown-id")
+        _ = try client.request("POST", "/todos", body: "{")
+        _ = try client.request("GET", "/no/such/path")
+        _ = try client.request("PATCH", "/todos")
+        let after = try client.request("GET", "/metrics")
+        let series = [
+            (#"http_requests_total{route="/todos",method="GET",status="200"}"#, 3.0),
+            (#"http_requests_total{route="/todos",method="POST",status="201"}"#, 2.0),
+            (#"http_requests_total{route="/todos",method="POST",status="400"}"#, 1.0),
+            (#"http_requests_total{route="/todos/{id}",method="GET",status="404"}"#, 1.0),
+            (#"http_requests_total{route="unmatched",method="GET",status="404"}"#, 1.0),
+            (#"http_requests_total{route="/todos",method="PATCH",status="405"}"#, 1.0),
+            (#"http_requests_total{route="/metrics",method="GET",status="200"}"#, 1.0),
+        ]
+        for (name, delta) in series {
+            #expect(sample(after.text, name) - sample(before.text, name) == delta, "\(name)")
+        }
+        let durations = sum(after.text, prefix: "http_request_duration_seconds_count") - sum(before.text, prefix: "http_request_duration_seconds_count")
+        #expect(durations == 10)
+        #expect(sample(after.text, "todos") == 3)
+        #expect(sample(after.text, "http_open_connections") >= 1)
+        #expect(after.text.contains(#"http_request_duration_seconds_bucket{loop="#))
+    }
+
+    @Test("open connections count up while clients are connected and down when they leave")
+    func openConnections() throws {
+        let server = try LiveServer()
+        var clients: [TestHTTPClient] = []
+        for _ in 0..<5 {
+            let client = try server.client()
+            _ = try client.request("GET", "/healthz")
+            clients.append(client)
+        }
+        let scrape = { try server.request("GET", "/metrics", headers: [("Connection", "close")]).text }
+        #expect(sample(try scrape(), "http_open_connections") == 6)
+        clients.removeAll()
+        var open = 6.0
+        for _ in 0..<100 where open != 1 {
+            usleep(20_000)
+            open = sample(try scrape(), "http_open_connections")
+        }
+        #expect(open == 1)
+    }
+
+    @Test("GET /openapi.json serves the document in the repository, byte for byte")
+    func document() throws {
+        let server = try LiveServer()
+        let response = try server.request("GET", "/openapi.json")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "application/json")
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../Sources/TodoServer/Resources/openapi.json")
+        #expect(response.body == Array(try Data(contentsOf: file)))
+        #expect(response.object["openapi"] as? String == "3.1.0")
+        let paths = try #require(response.object["paths"] as? [String: Any])
+        #expect(Set(paths.keys) == ["/", "/healthz", "/todos", "/todos/upcoming", "/todos/{id}", "/metrics", "/openapi.json"])
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Synchronization
+
+/// Appends every response the end-to-end tests receive to a JSON Lines file when
+/// `TODO_RESPONSE_LOG` names one, so that `scripts/check-openapi.py` can check each against the
+/// OpenAPI document.
+final class ResponseRecorder: Sendable {
+    static let shared = ResponseRecorder(path: ProcessInfo.processInfo.environment["TODO_RESPONSE_LOG"])
+
+    private let handle: Mutex<FileHandle?>
+
+    private init(path: String?) {
+        var handle: FileHandle?
+        if let path {
+            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+            handle = FileHandle(forWritingAtPath: path)
+            handle?.seekToEndOfFile()
+        }
+        self.handle = Mutex(handle)
+    }
+
+    func record(method: String, target: String, response: HTTPResponseSnapshot) {
+        handle.withLock { handle in
+            guard let handle else { return }
+            let entry: [String: Any] = [
+                "method": method, "target": target, "status": response.status,
+                "headers": response.headers.map { [$0.name, $0.value] }, "body": response.text,
+            ]
+            guard var line = try? JSONSerialization.data(withJSONObject: entry) else { return }
+            line.append(0x0A)
+            handle.write(line)
+        }
+    }
+}
