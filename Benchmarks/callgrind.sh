@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Instructions and allocations per request, figures that a noisy shared machine barely moves.
+#
+# For each server (TodoServer, raw C, Hummingbird) and workload, runs the release binary with one
+# loop thread under `valgrind --tool=callgrind`, seeds 20 to-dos, warms up, zeroes the counters,
+# drives exactly N requests over one keep-alive connection, and divides the instructions counted by
+# N. Then the same under an LD_PRELOAD malloc counter for allocations per request.
+# valgrind 3.19 cannot read the release binary's DWARF, so it runs a copy without debug info
+# (symbols kept). Environment: N (2000), SERVERS ("todo c hummingbird").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+N=${N:-2000} SERVERS=${SERVERS:-"todo c hummingbird"}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+port=19180
+export TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=1
+
+scripts/build-release.sh .build/staging >/dev/null
+make -s -C Benchmarks/C
+swift build -c release --package-path Benchmarks/Peers/TodoHummingbird >/dev/null
+make -s -C Benchmarks/malloc-count
+preload="$PWD/Benchmarks/malloc-count/libmalloccount.so"
+cp -R .build/staging/. "$work/todo"
+objcopy --strip-debug "$work/todo/todo-server"
+hb="$work/TodoHummingbird"
+objcopy --strip-debug Benchmarks/Peers/TodoHummingbird/.build/release/TodoHummingbird "$hb"
+
+command_for() {
+  case "$1" in
+    todo) echo "$work/todo/todo-server" ;;
+    c) echo "$root/Benchmarks/C/todo_c_server $port 1" ;;
+    hummingbird) echo "$hb $port 1" ;;
+  esac
+}
+
+wait_up() { for _ in $(seq 1 600); do curl -fs "http://127.0.0.1:$port/todos?limit=1" >/dev/null 2>&1 && return; sleep 0.1; done; exit 1; }
+
+workloads=("get-one GET /todos/ID" "list20 GET /todos" "post POST /todos {\"title\":\"a thirty character title here!\"}" "patch PATCH /todos/ID {\"completed\":true}")
+
+printf "| server | workload | instructions/request | allocations/request |\n|---|---|---|---|\n"
+for server in $SERVERS; do
+  for spec in "${workloads[@]}"; do
+    read -r name method target body <<<"$spec"
+    # Instructions.
+    (cd "$work" && exec valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" $(command_for "$server")) >/dev/null 2>&1 &
+    pid=$!
+    wait_up
+    ids=$(python3 Benchmarks/seed.py $port 20 1)
+    path=${target/ID/${ids%%,*}}
+    python3 Benchmarks/drive.py $port "$method" "$path" 200 ${body:+"$body"}
+    callgrind_control -z $pid >/dev/null
+    python3 Benchmarks/drive.py $port "$method" "$path" "$N" ${body:+"$body"}
+    callgrind_control -d $pid >/dev/null
+    kill $pid; wait $pid 2>/dev/null || true
+    instructions=$(grep -h '^summary:' "$work"/cg.out.* | tail -1 | awk '{print $2}')
+    rm -f "$work"/cg.out*
+    # Allocations.
+    counts="$work/malloc.txt"
+    (cd "$work" && MALLOC_COUNT_FILE="$counts" LD_PRELOAD="$preload" exec $(command_for "$server")) >/dev/null 2>&1 &
+    pid=$!
+    wait_up
+    ids=$(python3 Benchmarks/seed.py $port 20 1)
+    path=${target/ID/${ids%%,*}}
+    python3 Benchmarks/drive.py $port "$method" "$path" 200 ${body:+"$body"}
+    kill -USR2 $pid; sleep 0.2; before=$(cat "$counts")
+    python3 Benchmarks/drive.py $port "$method" "$path" "$N" ${body:+"$body"}
+    kill -USR2 $pid; sleep 0.2; after=$(cat "$counts")
+    kill $pid; wait $pid 2>/dev/null || true
+    printf "| %s | %s | %s | %s |\n" "$server" "$name" "$((instructions / N))" \
+      "$(python3 -c "print(f'{($after - $before) / $N:.1f}')")"
+  done
+done

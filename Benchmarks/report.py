@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Turns Benchmarks/run.sh's raw lines into a Markdown table of medians and ratios to TodoServer."""
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+NAMES = {"todo": "TodoServer", "c": "raw C evhttp", "hummingbird": "Hummingbird 2"}
+runs = defaultdict(list)   # (workload, server) → [dict]
+memory = {}
+for line in open(sys.argv[1]):
+    fields = dict(re.findall(r"(\w+)=([\d.]+)", line))
+    parts = line.split()
+    if parts[1] == "memory":
+        memory[parts[0]] = fields
+        continue
+    if "requests" not in fields:
+        continue
+    server, workload = parts[0], parts[2]
+    requests = int(fields["requests"])
+    runs[(workload, server)].append({
+        "rps": requests / float(fields["seconds"]),
+        "p50": int(fields["p50_us"]) / 1000, "p99": int(fields["p99_us"]) / 1000,
+        "cpu_us": int(fields["cpu_ticks"]) / int(fields["hz"]) * 1e6 / max(requests, 1),
+        "errors": int(fields["errors"]),
+    })
+
+servers = [s for s in NAMES if any(k[1] == s for k in runs)]
+workloads = list(dict.fromkeys(k[0] for k in runs))
+median = lambda rs, key: statistics.median(r[key] for r in rs)
+print("| workload | server | req/s (median) | vs TodoServer | p50 ms | p99 ms | CPU µs/req | errors |")
+print("|---|---|---|---|---|---|---|---|")
+for workload in workloads:
+    base = runs.get((workload, "todo"))
+    for server in servers:
+        rs = runs.get((workload, server))
+        if not rs:
+            continue
+        ratio = median(rs, "rps") / median(base, "rps") if base else float("nan")
+        print(f"| {workload} | {NAMES[server]} | {median(rs, 'rps'):,.0f} | {ratio:.2f}× | {median(rs, 'p50'):.2f} | "
+              f"{median(rs, 'p99'):.2f} | {median(rs, 'cpu_us'):.1f} | {sum(r['errors'] for r in rs)} |")
+if memory:
+    print()
+    print("| server | idle RSS MiB | RSS with to-dos MiB | bytes per to-do |")
+    print("|---|---|---|---|")
+    for server in servers:
+        if server in memory:
+            m = memory[server]
+            idle, loaded, count = int(m["idle_kib"]), int(m["loaded_kib"]), int(m["todos"])
+            print(f"| {NAMES[server]} | {idle / 1024:.1f} | {loaded / 1024:.1f} | {(loaded - idle) * 1024 / count:.0f} |")

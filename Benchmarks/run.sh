@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark of TodoServer, the raw C evhttp server and Hummingbird 2, in one run.
+#
+# Builds all three in release mode, then for each round runs the servers in turn (A B C, A B C…),
+# each fresh, with the same loop-thread count and the same 20 seeded to-dos, through the same wrk
+# workloads; then, once per server, loads 1,000,000 to-dos for memory and the deep-page workload.
+# Prints a table of medians (req/s, p50, p99, server CPU per request) with each server's ratio to
+# TodoServer from the same rounds. Raw results go to Benchmarks/results/.
+#
+# Environment: ROUNDS (3), DURATION seconds per workload (10), THREADS per server (2),
+# CONNECTIONS (64), MILLION (1000000; 0 skips that phase), SERVERS ("todo c hummingbird").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} THREADS=${THREADS:-2} CONNECTIONS=${CONNECTIONS:-64}
+MILLION=${MILLION:-1000000} SERVERS=${SERVERS:-"todo c hummingbird"}
+results="Benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$results"
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+
+echo "== building (release)" >&2
+scripts/build-release.sh .build/staging >/dev/null
+make -s -C Benchmarks/C
+swift build -c release --package-path Benchmarks/Peers/TodoHummingbird >/dev/null
+
+port=19080
+start_server() { # NAME → sets pid
+  case "$1" in
+    todo) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS exec ./todo-server) >/dev/null 2>&1 & ;;
+    c) Benchmarks/C/todo_c_server $port "$THREADS" >/dev/null 2>&1 & ;;
+    hummingbird) Benchmarks/Peers/TodoHummingbird/.build/release/TodoHummingbird $port "$THREADS" >/dev/null 2>&1 & ;;
+  esac
+  pid=$!
+  for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/todos?limit=1" >/dev/null 2>&1 && return; sleep 0.05; done
+  echo "server $1 did not start" >&2; exit 1
+}
+stop_server() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$pid/status"; }
+
+# run_wrk SERVER ROUND WORKLOAD [wrk arguments…]: one line of results per run.
+run_wrk() {
+  local server=$1 round=$2 workload=$3; shift 3
+  local before after
+  before=$(cpu_ticks)
+  local line
+  line=$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s Benchmarks/wrk/report.lua "$@" | grep '^RESULT' || true)
+  after=$(cpu_ticks)
+  local ticks_per_second
+  ticks_per_second=$(getconf CLK_TCK)
+  echo "$server $round $workload $line cpu_ticks=$((after - before)) hz=$ticks_per_second" | tee -a "$results/raw.txt" >&2
+}
+
+# wrk loads one script; report.lua is prepended to the workload's own so both run.
+combined() { cat Benchmarks/wrk/report.lua "Benchmarks/wrk/$1"; }
+
+for round in $(seq 1 "$ROUNDS"); do
+  for server in $SERVERS; do
+    echo "== round $round: $server" >&2
+    start_server "$server"
+    ids=$(python3 Benchmarks/seed.py $port 20 1)
+    first=${ids%%,*}
+    url="http://127.0.0.1:$port"
+    run_wrk "$server" "$round" list20 "$url/todos"
+    run_wrk "$server" "$round" get-one "$url/todos/$first"
+    combined patch.lua >"$results/patch.lua"; TODO_ID=$first run_wrk "$server" "$round" patch -s "$results/patch.lua" "$url"
+    combined mixed.lua >"$results/mixed.lua"; TODO_IDS=$ids run_wrk "$server" "$round" mixed -s "$results/mixed.lua" "$url"
+    combined post.lua >"$results/post.lua"; run_wrk "$server" "$round" post -s "$results/post.lua" "$url/todos"
+    stop_server
+  done
+done
+
+if [ "$MILLION" -gt 0 ]; then
+  for server in $SERVERS; do
+    echo "== $MILLION to-dos: $server" >&2
+    start_server "$server"
+    sleep 1
+    idle=$(rss_kib)
+    python3 Benchmarks/seed.py $port 1000 4 >/dev/null
+    run_wrk "$server" 1 page50-1k "http://127.0.0.1:$port/todos?limit=50"
+    python3 Benchmarks/seed.py $port $((MILLION - 1000)) 4 >/dev/null
+    loaded=$(rss_kib)
+    run_wrk "$server" 1 page50-1m "http://127.0.0.1:$port/todos?limit=50"
+    echo "$server memory idle_kib=$idle loaded_kib=$loaded todos=$MILLION" | tee -a "$results/raw.txt" >&2
+    stop_server
+  done
+fi
+
+python3 Benchmarks/report.py "$results/raw.txt" | tee "$results/table.md"

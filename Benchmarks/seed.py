@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Seeds a server with N to-dos (30-character titles) over pipelined connections, fast.
+
+Usage: seed.py PORT COUNT [CONNECTIONS]. Prints the ids of the first 100, comma-separated.
+Fails unless every answer is 201.
+"""
+import socket
+import sys
+import threading
+
+port, count = int(sys.argv[1]), int(sys.argv[2])
+connections = int(sys.argv[3]) if len(sys.argv) > 3 else 4
+body = b'{"title":"a thirty character title here!"}'
+request = b"POST /todos HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+ids, failures, lock = [], [], threading.Lock()
+
+
+def worker(n):
+    sock = socket.create_connection(("127.0.0.1", port))
+    buffer = b""
+    sent = received = 0
+    while received < n:
+        batch = min(100, n - sent)
+        if batch and sent - received < 200:
+            sock.sendall(request * batch)
+            sent += batch
+        chunk = sock.recv(1 << 20)
+        if not chunk:
+            raise SystemExit("connection closed")
+        buffer += chunk
+        while True:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                break
+            head = buffer[:end].decode("latin-1")
+            length = 0
+            for line in head.split("\r\n")[1:]:
+                name, _, value = line.partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            if len(buffer) < end + 4 + length:
+                break
+            payload = buffer[end + 4:end + 4 + length]
+            buffer = buffer[end + 4 + length:]
+            received += 1
+            if not head.startswith("HTTP/1.1 201"):
+                with lock:
+                    failures.append(head.split("\r\n")[0])
+            elif len(ids) < 100:
+                start = payload.find(b'"id":"') + 6
+                with lock:
+                    ids.append(payload[start:payload.find(b'"', start)].decode())
+    sock.close()
+
+
+threads = [threading.Thread(target=worker, args=(count // connections + (1 if i < count % connections else 0),))
+           for i in range(connections)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+if failures:
+    raise SystemExit(f"{len(failures)} answers were not 201, first: {failures[0]}")
+print(",".join(ids[:100]))
