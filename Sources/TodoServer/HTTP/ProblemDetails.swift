@@ -1,5 +1,5 @@
 /// An RFC 9457 problem: the body of every error response (`application/problem+json`).
-public struct ProblemDetails: Error, Sendable, Equatable, Encodable {
+public struct ProblemDetails: Error, Sendable, Equatable, JSONWritable {
     public var type: String
     public var title: String
     public var status: Int
@@ -13,6 +13,23 @@ public struct ProblemDetails: Error, Sendable, Equatable, Encodable {
         self.status = status
         self.detail = detail
         self.errors = errors
+    }
+
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("detail")
+        writer.string(detail)
+        if let errors {
+            writer.key("errors")
+            errors.write(to: &writer)
+        }
+        writer.key("status")
+        writer.int(status)
+        writer.key("title")
+        writer.string(title)
+        writer.key("type")
+        writer.string(type)
+        writer.endObject()
     }
 
     public static func badRequest(_ detail: String) -> Self {
@@ -54,13 +71,22 @@ public struct ProblemDetails: Error, Sendable, Equatable, Encodable {
 }
 
 /// One invalid field of a request body.
-public struct FieldError: Sendable, Equatable, Encodable {
+public struct FieldError: Sendable, Equatable, JSONWritable {
     public var field: String
     public var message: String
 
     public init(field: String, message: String) {
         self.field = field
         self.message = message
+    }
+
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("field")
+        writer.string(field)
+        writer.key("message")
+        writer.string(message)
+        writer.endObject()
     }
 }
 

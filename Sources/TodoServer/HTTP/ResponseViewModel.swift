@@ -1,7 +1,7 @@
 import EventHTTP
 
 /// What a presenter hands its view: status, headers, media type and the body's fields.
-public struct ResponseViewModel<Body: Encodable & Sendable>: Sendable {
+public struct ResponseViewModel<Body: JSONWritable & Sendable>: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var contentType: String
@@ -16,14 +16,20 @@ public struct ResponseViewModel<Body: Encodable & Sendable>: Sendable {
 }
 
 /// A view model with no body (204).
-public struct NoBody: Encodable, Sendable {}
+public struct NoBody: JSONWritable, Sendable {
+    public func write(to writer: inout JSONWriter) {}
+}
 
 /// A body that is already serialized (the Prometheus exposition, the OpenAPI document).
-public struct RawBody: Encodable, Sendable, Equatable {
+public struct RawBody: JSONWritable, Sendable, Equatable {
     public var bytes: [UInt8]
 
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
+    }
+
+    public func write(to writer: inout JSONWriter) {
+        writer.raw(bytes)
     }
 }
 

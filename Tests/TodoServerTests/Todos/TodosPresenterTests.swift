@@ -56,8 +56,8 @@ struct TodosPresenterTests {
         #expect(model.headers["Location"] == "http://localhost:8080/todos/abc")
         #expect(model.headers["ETag"] == #""17""#)
         #expect(model.body?.url == "http://localhost:8080/todos/abc")
-        #expect(model.body?.dueDate == "2026-11-24")
-        #expect(model.body?.createdAt == "2026-11-22T10:00:00.000Z")
+        #expect(model.body?.dueDate == CalendarDay("2026-11-24"))
+        #expect(model.body?.createdAt == FakeClock.timestamp("2026-11-22T10:00:00.000Z"))
         #expect(model.contentType == "application/json")
     }
 

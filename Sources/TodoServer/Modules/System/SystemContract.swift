@@ -47,15 +47,37 @@ public struct HealthData: Sendable, Equatable {
 }
 
 /// The index body: name, version, build info and absolute links by relation.
-public struct IndexViewModel: Encodable, Sendable, Equatable {
+public struct IndexViewModel: JSONWritable, Sendable, Equatable {
     public var name: String
     public var version: String
     public var build: [String: String]
     public var links: [String: String]
+
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("build")
+        build.write(to: &writer)
+        writer.key("links")
+        links.write(to: &writer)
+        writer.key("name")
+        writer.string(name)
+        writer.key("version")
+        writer.string(version)
+        writer.endObject()
+    }
 }
 
 /// The health body: `{"status":"ok"}` plus the to-do count.
-public struct HealthViewModel: Encodable, Sendable, Equatable {
+public struct HealthViewModel: JSONWritable, Sendable, Equatable {
     public var status: String
     public var todos: Int
+
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("status")
+        writer.string(status)
+        writer.key("todos")
+        writer.int(todos)
+        writer.endObject()
+    }
 }

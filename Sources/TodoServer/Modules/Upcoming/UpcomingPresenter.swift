@@ -42,22 +42,34 @@ public struct UpcomingPresenter: UpcomingModuleInput {
 }
 
 /// The upcoming body: titled sections and a message (null unless nothing is upcoming).
-public struct UpcomingViewModel: Encodable, Sendable, Equatable {
+public struct UpcomingViewModel: JSONWritable, Sendable, Equatable {
     public var sections: [Section]
     public var message: String?
 
     /// One titled group of to-dos.
-    public struct Section: Encodable, Sendable, Equatable {
+    public struct Section: JSONWritable, Sendable, Equatable {
         public var relativeDate: String
         public var title: String
         public var items: [TodoViewModel]
+
+        public func write(to writer: inout JSONWriter) {
+            writer.beginObject()
+            writer.key("items")
+            items.write(to: &writer)
+            writer.key("relativeDate")
+            writer.string(relativeDate)
+            writer.key("title")
+            writer.string(title)
+            writer.endObject()
+        }
     }
 
-    private enum CodingKeys: String, CodingKey { case sections, message }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(sections, forKey: .sections)
-        try container.encode(message, forKey: .message)
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("message")
+        if let message { writer.string(message) } else { writer.null() }
+        writer.key("sections")
+        sections.write(to: &writer)
+        writer.endObject()
     }
 }
