@@ -21,9 +21,9 @@ public struct HTTPRequest: Sendable {
     ) {
         self.method = method
         self.uri = uri
-        if let mark = uri.firstIndex(of: "?") {
-            path = String(uri[..<mark])
-            query = String(uri[uri.index(after: mark)...])
+        if let mark = uri.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            path = String(Substring(uri.utf8[..<mark]))
+            query = String(Substring(uri.utf8[uri.utf8.index(after: mark)...]))
         } else {
             path = uri
             query = nil

@@ -41,11 +41,7 @@ struct TodoServerCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardOutput(label: label)
-            handler.logLevel = configuration.logLevel
-            return handler
-        }
+        LoggingSystem.bootstrap { label in StdoutLogHandler(label: label, logLevel: configuration.logLevel) }
         let logger = Logger(label: "todo-server")
         let application = try TodoApplication(configuration: configuration, logger: logger)
         let signals = [SIGTERM, SIGINT].map { number in

@@ -67,11 +67,18 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     public var description: String {
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+        var bytes: [UInt8] = []
+        appendISO8601(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `2026-11-24` as ASCII bytes.
+    public func appendISO8601(to bytes: inout [UInt8]) {
+        bytes.appendPadded(year, width: 4)
+        bytes.append(UInt8(ascii: "-"))
+        bytes.appendPadded(month, width: 2)
+        bytes.append(UInt8(ascii: "-"))
+        bytes.appendPadded(day, width: 2)
     }
 
     public static func < (lhs: CalendarDay, rhs: CalendarDay) -> Bool {

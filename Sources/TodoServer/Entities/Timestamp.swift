@@ -8,18 +8,46 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// `2026-11-22T10:00:00.000Z`.
     public var description: String {
+        var bytes: [UInt8] = []
+        appendRFC3339(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `2026-11-22T10:00:00.000Z` as ASCII bytes.
+    public func appendRFC3339(to bytes: inout [UInt8]) {
         let ms = millisecondsSinceEpoch
-        let days = Int(ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000)
-        let inDay = Int(ms - Int64(days) * 86_400_000)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: width - digits.count) + digits
-        }
-        let time = "\(pad(inDay / 3_600_000, 2)):\(pad(inDay / 60_000 % 60, 2)):\(pad(inDay / 1000 % 60, 2)).\(pad(inDay % 1000, 3))"
-        return "\(CalendarDay(daysSinceEpoch: days))T\(time)Z"
+        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+        let inDay = Int(ms - days * 86_400_000)
+        CalendarDay(daysSinceEpoch: Int(days)).appendISO8601(to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        bytes.appendPadded(inDay / 3_600_000, width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.appendPadded(inDay / 60_000 % 60, width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.appendPadded(inDay / 1000 % 60, width: 2)
+        bytes.append(UInt8(ascii: "."))
+        bytes.appendPadded(inDay % 1000, width: 3)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         lhs.millisecondsSinceEpoch < rhs.millisecondsSinceEpoch
+    }
+}
+
+extension [UInt8] {
+    /// Appends `value` (0 or more) in decimal, left-padded with zeros to `width` digits.
+    mutating func appendPadded(_ value: Int, width: Int) {
+        var digits = 1
+        var scale = 1
+        while value / scale >= 10 {
+            scale *= 10
+            digits += 1
+        }
+        if digits < width { append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits)) }
+        while scale > 0 {
+            append(UInt8(ascii: "0") + UInt8(value / scale % 10))
+            scale /= 10
+        }
     }
 }

@@ -101,20 +101,8 @@ public struct JSONWriter {
     /// `"2026-11-22T10:00:00.000Z"`.
     public mutating func timestamp(_ value: Timestamp) {
         separate()
-        let ms = value.millisecondsSinceEpoch
-        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        let inDay = Int(ms - days * 86_400_000)
         bytes.append(UInt8(ascii: "\""))
-        appendDay(CalendarDay(daysSinceEpoch: Int(days)))
-        bytes.append(UInt8(ascii: "T"))
-        appendPadded(inDay / 3_600_000, width: 2)
-        bytes.append(UInt8(ascii: ":"))
-        appendPadded(inDay / 60_000 % 60, width: 2)
-        bytes.append(UInt8(ascii: ":"))
-        appendPadded(inDay / 1000 % 60, width: 2)
-        bytes.append(UInt8(ascii: "."))
-        appendPadded(inDay % 1000, width: 3)
-        bytes.append(UInt8(ascii: "Z"))
+        value.appendRFC3339(to: &bytes)
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
@@ -123,7 +111,7 @@ public struct JSONWriter {
     public mutating func day(_ value: CalendarDay) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        appendDay(value)
+        value.appendISO8601(to: &bytes)
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
@@ -193,25 +181,6 @@ public struct JSONWriter {
             }
             bytes.append(contentsOf: buffer[(20 - count)...])
         }
-    }
-
-    private mutating func appendPadded(_ value: Int, width: Int) {
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
-            rest %= divisor
-            divisor /= 10
-        }
-    }
-
-    private mutating func appendDay(_ day: CalendarDay) {
-        appendPadded(day.year, width: 4)
-        bytes.append(UInt8(ascii: "-"))
-        appendPadded(day.month, width: 2)
-        bytes.append(UInt8(ascii: "-"))
-        appendPadded(day.day, width: 2)
     }
 }
 

@@ -12,18 +12,20 @@ public enum Route: Sendable, Equatable {
 
     /// Matches a raw (percent-encoded) path; static paths win over `/todos/{id}`.
     public init?(path: String) {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard segments.first == "" else { return nil }
-        switch segments.count {
-        case 2 where segments[1] == "": self = .index
-        case 2 where segments[1] == "healthz": self = .health
-        case 2 where segments[1] == "todos": self = .todos
-        case 2 where segments[1] == "metrics": self = .metrics
-        case 2 where segments[1] == "openapi.json": self = .openAPI
-        case 3 where segments[1] == "todos" && segments[2] == "upcoming": self = .upcoming
-        case 3 where segments[1] == "todos" && !segments[2].isEmpty:
-            self = .todo(id: PercentDecoding.decode(segments[2]))
-        default: return nil
+        switch path {
+        case "/": self = .index
+        case "/healthz": self = .health
+        case "/todos": self = .todos
+        case "/todos/upcoming": self = .upcoming
+        case "/metrics": self = .metrics
+        case "/openapi.json": self = .openAPI
+        default:
+            let utf8 = path.utf8
+            let prefix = "/todos/".utf8
+            guard utf8.count > prefix.count, utf8.starts(with: prefix) else { return nil }
+            let id = utf8.dropFirst(prefix.count)
+            guard !id.contains(UInt8(ascii: "/")) else { return nil }
+            self = .todo(id: PercentDecoding.decode(Substring(id)))
         }
     }
 
