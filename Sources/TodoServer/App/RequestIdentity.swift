@@ -11,9 +11,15 @@ struct RequestIdentity: Sendable {
            given.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
             return given
         }
-        let value = UInt64.random(in: .min ... .max)
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        var value = UInt64.random(in: .min ... .max)
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            for index in (0..<16).reversed() {
+                let nibble = UInt8(value & 0xF)
+                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                value >>= 4
+            }
+            return 16
+        }
     }
 
     /// `publicURL`, else `http://` and the request's `Host` (checked by `RequestScreening`), else

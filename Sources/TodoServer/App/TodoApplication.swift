@@ -106,7 +106,7 @@ public final class TodoApplication: HTTPHandler {
         router.routeRequest(request, route: route, context: context) { [cors, accessLog, metrics] response in
             var response = response
             cors.apply(to: &response.headers)
-            response.headers.set("X-Request-ID", requestID)
+            response.headers.add("X-Request-ID", requestID)
             responder.send(response)
             let duration = ContinuousClock.now - started
             metrics.record(

@@ -8,7 +8,7 @@ public struct JSONSerializer: Sendable {
     public func response<Body>(for model: ResponseViewModel<Body>) -> HTTPResponse {
         var headers = model.headers
         guard let body = model.body else { return HTTPResponse(status: model.status, headers: headers) }
-        headers.set("Content-Type", model.contentType)
+        headers.add("Content-Type", model.contentType)
         var writer = JSONWriter()
         body.write(to: &writer)
         return HTTPResponse(status: model.status, headers: headers, body: writer.bytes)

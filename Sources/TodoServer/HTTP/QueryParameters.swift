@@ -56,10 +56,10 @@ public struct QueryParameters: Sendable, Equatable {
 /// RFC 3986 percent-decoding; malformed escapes are kept as they are, invalid UTF-8 is repaired.
 enum PercentDecoding {
     static func decode(_ text: some StringProtocol, plusIsSpace: Bool = false) -> String {
-        let utf8 = Array(text.utf8)
-        guard utf8.contains(UInt8(ascii: "%")) || (plusIsSpace && utf8.contains(UInt8(ascii: "+"))) else {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(text)
         }
+        let utf8 = Array(text.utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var index = 0

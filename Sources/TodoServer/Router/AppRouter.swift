@@ -94,13 +94,13 @@ public struct AppRouter: Sendable {
         guard let route else {
             return routeProblem(.notFound("No route matches '\(request.path)'."), respond: respond)
         }
-        let allow = route.allowedMethods.map(\.rawValue).joined(separator: ", ")
         if request.method == .options {
             var headers = cors.preflightHeaders(requestedHeaders: request.headers["Access-Control-Request-Headers"])
-            headers.set("Allow", allow)
+            headers.add("Allow", route.allow)
             return respond(HTTPResponse(status: 204, headers: headers))
         }
         guard route.allowedMethods.contains(request.method) else {
+            let allow = route.allow
             let problem = ProblemDetails.methodNotAllowed("\(request.method.rawValue) is not allowed on \(route.template); use \(allow).")
             return routeProblem(problem, headers: ["Allow": allow], respond: respond)
         }

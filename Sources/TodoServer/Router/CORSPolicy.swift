@@ -16,11 +16,11 @@ public struct CORSPolicy: Sendable {
         self.maxAgeSeconds = maxAgeSeconds
     }
 
-    /// Adds the headers that every response carries.
+    /// Adds the headers that every response carries (no module sets them).
     public func apply(to headers: inout HTTPHeaders) {
-        headers.set("Access-Control-Allow-Origin", allowedOrigin)
-        headers.set("Access-Control-Expose-Headers", Self.exposedHeaders)
-        if allowedOrigin != "*" { headers.set("Vary", "Origin") }
+        headers.add("Access-Control-Allow-Origin", allowedOrigin)
+        headers.add("Access-Control-Expose-Headers", Self.exposedHeaders)
+        if allowedOrigin != "*" { headers.add("Vary", "Origin") }
     }
 
     /// The headers of a preflight answer; the allowed headers echo what was asked, plus the base set.

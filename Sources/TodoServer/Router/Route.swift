@@ -38,6 +38,11 @@ public enum Route: Sendable, Equatable {
         }
     }
 
+    /// The `Allow` field value.
+    public var allow: String {
+        allowedMethods.map(\.rawValue).joined(separator: ", ")
+    }
+
     /// The path template, as logs and metrics name the route.
     public var template: String {
         switch self {
