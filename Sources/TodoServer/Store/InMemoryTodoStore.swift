@@ -1,11 +1,12 @@
 import Synchronization
 
 /// The default store: a dictionary behind a `Mutex`, safe under several loop threads.
-/// Get, update and remove by id are O(1); a list filters and sorts; every call completes before
-/// it returns.
+/// Get by id is O(1); a page of the default order is O(limit) through `DefaultOrderIndex` (other
+/// sorts filter and sort); every call completes before it returns.
 public final class InMemoryTodoStore: TodoStore {
     private struct State {
         var todos: [String: Todo] = [:]
+        var index = DefaultOrderIndex()
         var revision: UInt64 = 0
 
         mutating func nextRevision() -> UInt64 {
@@ -21,6 +22,7 @@ public final class InMemoryTodoStore: TodoStore {
             for var todo in initial {
                 todo.revision = state.nextRevision()
                 state.todos[todo.id] = todo
+                state.index.insert(todo)
             }
         }
     }
@@ -31,7 +33,8 @@ public final class InMemoryTodoStore: TodoStore {
         let stored = state.withLock { state in
             var todo = todo
             todo.revision = state.nextRevision()
-            state.todos[todo.id] = todo
+            if let replaced = state.todos.updateValue(todo, forKey: todo.id) { state.index.remove(replaced) }
+            state.index.insert(todo)
             return todo
         }
         completion(.success(stored))
@@ -42,12 +45,37 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
+        if query.sort == TodoSort() {
+            return completion(.success(state.withLock { state in Self.indexedPage(query, state) }))
+        }
         let (matching, revision) = state.withLock { state in
             (state.todos.values.filter(query.includes), state.revision)
         }
         let sorted = matching.sorted(by: query.sort.areInIncreasingOrder)
         let page = sorted.dropFirst(query.offset).prefix(query.limit)
         completion(.success(TodoPage(items: Array(page), total: sorted.count, revision: revision)))
+    }
+
+    /// A page in the default order from the index: O(limit) without filters, one pass with them.
+    private static func indexedPage(_ query: TodoQuery, _ state: State) -> TodoPage {
+        let keys = state.index.keys
+        var items: [Todo] = []
+        items.reserveCapacity(min(query.limit, keys.count))
+        guard query.completed != nil || !(query.titleContains ?? "").isEmpty else {
+            let end = min(keys.count, query.offset.addingReportingOverflow(query.limit).partialValue)
+            if query.offset < end {
+                for key in keys[query.offset..<end] { items.append(state.todos[key.id]!) }
+            }
+            return TodoPage(items: items, total: keys.count, revision: state.revision)
+        }
+        var total = 0
+        for key in keys {
+            let todo = state.todos[key.id]!
+            guard query.includes(todo) else { continue }
+            if total >= query.offset && items.count < query.limit { items.append(todo) }
+            total += 1
+        }
+        return TodoPage(items: items, total: total, revision: state.revision)
     }
 
     public func allTodos(completion: @escaping (Result<[Todo], StoreError>) -> Void) {
@@ -60,9 +88,11 @@ public final class InMemoryTodoStore: TodoStore {
     ) {
         let outcome: StoreUpdate = state.withLock { state in
             guard var todo = state.todos[id] else { return .notFound }
-            guard change(&todo) else { return .unchanged(state.todos[id]!) }
+            let old = todo
+            guard change(&todo) else { return .unchanged(old) }
             todo.revision = state.nextRevision()
             state.todos[id] = todo
+            state.index.replace(old, with: todo)
             return .updated(todo)
         }
         completion(.success(outcome))
@@ -76,6 +106,7 @@ public final class InMemoryTodoStore: TodoStore {
             guard let todo = state.todos[id] else { return .notFound }
             if let precondition, !precondition(todo) { return .preconditionFailed(todo) }
             state.todos[id] = nil
+            state.index.remove(todo)
             _ = state.nextRevision()
             return .removed
         }
@@ -85,6 +116,7 @@ public final class InMemoryTodoStore: TodoStore {
     public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
         state.withLock { state in
             state.todos.removeAll()
+            state.index.removeAll()
             _ = state.nextRevision()
         }
         completion(.success(()))

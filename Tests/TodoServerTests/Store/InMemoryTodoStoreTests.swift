@@ -64,3 +64,46 @@ struct InMemoryTodoStoreTests {
         #expect(store.count == 8000)
     }
 }
+
+@Suite("InMemoryTodoStore default-order index")
+struct DefaultOrderIndexTests {
+    @Test("random inserts, updates and removes: indexed pages equal a filtered sort of everything")
+    func matchesSort() throws {
+        var generator = SystemRandomNumberGenerator()
+        let store = InMemoryTodoStore()
+        var ids: [String] = []
+        for step in 0..<3000 {
+            let roll = Int.random(in: 0..<10, using: &generator)
+            if roll < 6 || ids.isEmpty {
+                let id = "t\(step)"
+                let order: Int? = Bool.random(using: &generator) ? Int.random(in: -5...5, using: &generator) : nil
+                let created = Int64.random(in: 0...50, using: &generator) * 1000
+                let todo = Todo(
+                    id: id, title: ["Buy", "call", "BUY milk"].randomElement(using: &generator)!, completed: Bool.random(using: &generator),
+                    order: order, dueDate: nil, createdAt: Timestamp(millisecondsSinceEpoch: created),
+                    updatedAt: Timestamp(millisecondsSinceEpoch: created))
+                store.insert(todo) { _ in }
+                ids.append(id)
+            } else if roll < 9 {
+                let id = ids.randomElement(using: &generator)!
+                let order: Int? = Bool.random(using: &generator) ? Int.random(in: -5...5, using: &generator) : nil
+                store.update(id: id, change: { $0.order = order; return true }) { _ in }
+            } else {
+                let index = Int.random(in: 0..<ids.count, using: &generator)
+                store.remove(id: ids.remove(at: index), precondition: nil) { _ in }
+            }
+        }
+        var everything: [Todo] = []
+        store.allTodos { everything = (try? $0.get()) ?? [] }
+        for query in [
+            TodoQuery(), TodoQuery(limit: 7, offset: 11), TodoQuery(completed: true, limit: 5, offset: 3),
+            TodoQuery(titleContains: "buy", limit: 1000), TodoQuery(offset: 5000),
+        ] {
+            var page: TodoPage?
+            store.list(query) { page = try? $0.get() }
+            let expected = everything.filter(query.includes).sorted(by: TodoSort().areInIncreasingOrder)
+            #expect(page?.items.map(\.id) == Array(expected.dropFirst(query.offset).prefix(query.limit)).map(\.id))
+            #expect(page?.total == expected.count)
+        }
+    }
+}
