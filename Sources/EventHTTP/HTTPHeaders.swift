@@ -5,8 +5,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public init() { fields = [] }
 
+    /// Empty, with room for `capacity` fields (a response's headers, without regrowing).
+    public init(capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     public init(dictionaryLiteral elements: (String, String)...) {
-        fields = elements.map { (name: $0.0, value: $0.1) }
+        fields = []
+        fields.reserveCapacity(elements.count + 6)
+        for (name, value) in elements { fields.append((name: name, value: value)) }
     }
 
     /// The first value of the field named `name`, if any.

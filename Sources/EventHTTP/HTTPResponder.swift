@@ -12,7 +12,11 @@ public struct HTTPResponder {
     public func send(_ response: HTTPResponse) {
         let output = evhttp_request_get_output_headers(request)
         for field in response.headers {
-            evhttp_add_header(output, field.name, field.value)
+            // Explicit withCString: the implicit String-to-pointer conversion copies small
+            // strings to the heap.
+            field.name.withCString { name in
+                field.value.withCString { value in _ = evhttp_add_header(output, name, value) }
+            }
         }
         let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
         if isHead {

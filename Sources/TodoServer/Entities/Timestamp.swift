@@ -44,7 +44,10 @@ extension [UInt8] {
             scale *= 10
             digits += 1
         }
-        if digits < width { append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits)) }
+        while digits < width {
+            append(UInt8(ascii: "0"))
+            digits += 1
+        }
         while scale > 0 {
             append(UInt8(ascii: "0") + UInt8(value / scale % 10))
             scale /= 10

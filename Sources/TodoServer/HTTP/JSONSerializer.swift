@@ -7,6 +7,7 @@ public struct JSONSerializer: Sendable {
     /// The response for `model`: its status and headers, `Content-Type`, and the body if any.
     public func response<Body>(for model: ResponseViewModel<Body>) -> HTTPResponse {
         var headers = model.headers
+        if headers.fields.isEmpty { headers = HTTPHeaders(capacity: 6) }
         guard let body = model.body else { return HTTPResponse(status: model.status, headers: headers) }
         headers.add("Content-Type", model.contentType)
         var writer = JSONWriter()

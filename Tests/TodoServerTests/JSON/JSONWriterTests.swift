@@ -55,7 +55,7 @@ struct JSONWriterTests {
         for _ in 0..<500 {
             let value = String((0..<Int.random(in: 0...30, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
             let text = written { w in w.beginArray(); w.string(value); w.endArray() }
-            #expect(StrictJSONValidator.validate(Array(text.utf8)) == nil)
+            #expect((try? StrictJSONParser.parse(Array(text.utf8)).get()) == .array([.string(value)]))
             let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String]
             #expect(parsed == [value])
         }

@@ -1,14 +1,24 @@
 import Testing
 @testable import TodoServer
 
-@Suite("StrictJSONValidator")
-struct StrictJSONValidatorTests {
+@Suite("StrictJSONParser")
+struct StrictJSONParserTests {
+    /// The failure, if parsing failed.
+    private func failure(_ bytes: [UInt8]) -> StrictJSONParser.Failure? {
+        if case .failure(let failure) = StrictJSONParser.parse(bytes) { return failure }
+        return nil
+    }
+
+    private func value(_ text: String) -> JSONValue? {
+        try? StrictJSONParser.parse(Array(text.utf8)).get()
+    }
+
     @Test("accepts RFC 8259 texts", arguments: [
         #"{}"#, #"[]"#, #"{"title":"x","completed":false,"order":-0.5e+3,"dueDate":null}"#, #" [1, 2.5, -0, 1E9, true] "#,
         #""\u00e9\ud83d\ude00\n\"\\\/""#, "0", #"{"a":{"b":[{"c":[]}]}}"#, "{\"é\":\"ü😀\"}",
     ])
     func accepts(text: String) {
-        #expect(StrictJSONValidator.validate(Array(text.utf8)) == nil)
+        #expect(failure(Array(text.utf8)) == nil)
     }
 
     @Test("refuses what JSONDecoder lets through or chokes on", arguments: [
@@ -32,22 +42,32 @@ struct StrictJSONValidatorTests {
         ("", "unexpected end of input, expected a value"),
     ])
     func refuses(text: String, message: String) {
-        #expect(StrictJSONValidator.validate(Array(text.utf8))?.message == message)
+        #expect(failure(Array(text.utf8))?.message == message)
     }
 
     @Test("refuses control characters and invalid UTF-8 inside strings")
     func bytes() {
-        #expect(StrictJSONValidator.validate(Array("{\"a\":\"x\ny\"}".utf8))?.message == "unescaped control character in string")
-        #expect(StrictJSONValidator.validate([0x22, 0xC3, 0x28, 0x22])?.message == "string is not valid UTF-8")
-        #expect(StrictJSONValidator.validate([0x22, 0xFF, 0x22])?.message == "string is not valid UTF-8")
+        #expect(failure(Array("{\"a\":\"x\ny\"}".utf8))?.message == "unescaped control character in string")
+        #expect(failure([0x22, 0xC3, 0x28, 0x22])?.message == "string is not valid UTF-8")
+        #expect(failure([0x22, 0xFF, 0x22])?.message == "string is not valid UTF-8")
     }
 
     @Test("bounds nesting depth and reports the offset")
     func depth() {
         let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
-        let failure = StrictJSONValidator.validate(Array(deep.utf8))
-        #expect(failure == .init(message: "nested deeper than 64 levels", offset: 64))
+        #expect(failure(Array(deep.utf8)) == .init(message: "nested deeper than 64 levels", offset: 64))
         let fine = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
-        #expect(StrictJSONValidator.validate(Array(fine.utf8)) == nil)
+        #expect(failure(Array(fine.utf8)) == nil)
+    }
+
+    @Test("builds the values: integers, doubles, escapes, nesting")
+    func values() {
+        #expect(value(#"{"a":[1,-2.5,1e2,true,null,"x\u00e9\n"],"b":{}}"#)
+            == .object(["a": .array([.integer(1), .number(-2.5), .number(100), .bool(true), .null, .string("xé\n")]), "b": .object([:])]))
+        #expect(value("9223372036854775807") == .integer(Int.max))
+        #expect(value("9223372036854775808") == .number(9_223_372_036_854_775_808))
+        #expect(value("1e400") == .number(.infinity))
+        #expect(value("-0") == .integer(0))
+        #expect(value(#""\ud83d\ude00""#) == .string("😀"))
     }
 }
