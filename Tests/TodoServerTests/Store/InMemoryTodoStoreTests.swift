@@ -107,3 +107,18 @@ struct DefaultOrderIndexTests {
         }
     }
 }
+
+@Suite("UUIDGenerator")
+struct UUIDGeneratorTests {
+    @Test("lower-case RFC 9562 version 4 UUIDs, all different")
+    func format() {
+        let ids = (0..<1000).map { _ in UUIDGenerator().makeID() }
+        #expect(Set(ids).count == 1000)
+        for id in ids.prefix(50) {
+            #expect(id.count == 36)
+            #expect(id == id.lowercased())
+            #expect(UUID(uuidString: id)?.uuidString.lowercased() == id)
+            #expect(Array(id)[14] == "4")
+        }
+    }
+}
