@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 
 /// Every setting of the server, with the defaults that `Config/todo-server.json` also lists.
@@ -43,7 +44,3 @@ enum System {
         Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
