@@ -1,17 +1,19 @@
-/// A day of the proleptic Gregorian calendar, with no time or zone (`dueDate`).
+/// A day of the proleptic Gregorian calendar, with no time or zone (`dueDate`). Stored as a day
+/// number in 4 bytes, since every stored to-do carries one.
 public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let year: Int
-    public let month: Int
-    public let day: Int
+    /// Days since 1970-01-01.
+    private let number: Int32
 
     /// Creates a day from its parts, or nil when the day does not exist (2026-02-30).
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
               (1...CalendarDay.daysIn(month: month, year: year)).contains(day) else { return nil }
-        self.year = year
-        self.month = month
-        self.day = day
+        number = Int32(CalendarDay.days(year: year, month: month, day: day))
     }
+
+    public var year: Int { parts.year }
+    public var month: Int { parts.month }
+    public var day: Int { parts.day }
 
     /// Parses exactly `YYYY-MM-DD`.
     public init?(_ text: some StringProtocol) {
@@ -31,8 +33,12 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// The day `days` days after 1970-01-01 (negative: before).
     public init(daysSinceEpoch days: Int) {
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
+        number = Int32(days)
+    }
+
+    /// Year, month and day (Howard Hinnant's civil_from_days).
+    private var parts: (year: Int, month: Int, day: Int) {
+        let z = Int(number) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
         let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
@@ -40,13 +46,14 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
         let mp = (5 * doy + 2) / 153
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
-        year = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        month = m
-        day = d
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
-    /// Days since 1970-01-01 (Hinnant's days_from_civil).
-    public var daysSinceEpoch: Int {
+    /// Days since 1970-01-01.
+    public var daysSinceEpoch: Int { Int(number) }
+
+    /// Hinnant's days_from_civil.
+    private static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -74,6 +81,7 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// Appends `2026-11-24` as ASCII bytes.
     public func appendISO8601(to bytes: inout [UInt8]) {
+        let (year, month, day) = parts
         bytes.appendPadded(year, width: 4)
         bytes.append(UInt8(ascii: "-"))
         bytes.appendPadded(month, width: 2)
@@ -82,7 +90,7 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     public static func < (lhs: CalendarDay, rhs: CalendarDay) -> Bool {
-        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+        lhs.number < rhs.number
     }
 
     static func daysIn(month: Int, year: Int) -> Int {

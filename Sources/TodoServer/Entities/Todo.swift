@@ -1,14 +1,15 @@
 /// A to-do as the store keeps it. Only interactors handle it; they hand out `TodoData` instead.
+/// Properties are declared widest first so that the stored entity carries no padding.
 public struct Todo: Sendable, Equatable {
     public let id: String
     public var title: String
-    public var completed: Bool
-    public var order: Int?
-    public var dueDate: CalendarDay?
     public let createdAt: Timestamp
     public var updatedAt: Timestamp
     /// Stamped by the store on every change, from a store-wide sequence: the to-do's `ETag`.
     public var revision: UInt64
+    public var order: Int?
+    public var dueDate: CalendarDay?
+    public var completed: Bool
 
     public init(
         id: String, title: String, completed: Bool, order: Int?, dueDate: CalendarDay?,

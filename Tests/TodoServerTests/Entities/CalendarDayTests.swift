@@ -64,3 +64,14 @@ struct TimestampTests {
         #expect(Timestamp(millisecondsSinceEpoch: 86_399_999).description == "1970-01-01T23:59:59.999Z")
     }
 }
+
+@Suite("Entity layout")
+struct EntityLayoutTests {
+    @Test("a stored to-do is compact: 80 bytes inline, a due day in 5")
+    func layout() {
+        #expect(MemoryLayout<CalendarDay?>.size == 5)
+        #expect(MemoryLayout<Todo>.stride == 80)
+        #expect(CalendarDay(year: 2026, month: 11, day: 22)?.daysSinceEpoch == 20_779)
+        #expect(CalendarDay(daysSinceEpoch: 20_779).month == 11)
+    }
+}
