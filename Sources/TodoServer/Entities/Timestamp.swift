@@ -36,21 +36,27 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 }
 
 extension [UInt8] {
-    /// Appends `value` (0 or more) in decimal, left-padded with zeros to `width` digits.
+    /// Appends `value` (0 or more) in decimal, left-padded with zeros to `width` digits (2, 3 or 4
+    /// digits take a path without loops or divisions by variables: dates are written per to-do).
     mutating func appendPadded(_ value: Int, width: Int) {
-        var digits = 1
-        var scale = 1
-        while value / scale >= 10 {
-            scale *= 10
-            digits += 1
-        }
-        while digits < width {
-            append(UInt8(ascii: "0"))
-            digits += 1
-        }
-        while scale > 0 {
-            append(UInt8(ascii: "0") + UInt8(value / scale % 10))
-            scale /= 10
+        let zero = UInt8(ascii: "0")
+        switch width {
+        case 2 where value < 100:
+            append(zero + UInt8(value / 10))
+            append(zero + UInt8(value % 10))
+        case 3 where value < 1000:
+            append(zero + UInt8(value / 100))
+            append(zero + UInt8(value / 10 % 10))
+            append(zero + UInt8(value % 10))
+        case 4 where value < 10000:
+            append(zero + UInt8(value / 1000))
+            append(zero + UInt8(value / 100 % 10))
+            append(zero + UInt8(value / 10 % 10))
+            append(zero + UInt8(value % 10))
+        default:
+            let digits = String(value)
+            if digits.utf8.count < width { append(contentsOf: repeatElement(zero, count: width - digits.utf8.count)) }
+            append(contentsOf: digits.utf8)
         }
     }
 }

@@ -130,18 +130,25 @@ public struct JSONWriter {
     /// The string's UTF-8 with `"`, `\\` and control characters escaped; runs with nothing to
     /// escape are copied whole.
     private mutating func appendEscaped(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
-            var start = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                escape(byte)
-                start = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        let copied: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in appendEscaped(utf8) }
+        if copied == nil {
+            var native = value
+            native.makeContiguousUTF8()
+            native.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
         }
+    }
+
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard let base = utf8.baseAddress else { return }
+        var start = 0
+        for index in 0..<utf8.count {
+            let byte = base[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start))
+            escape(byte)
+            start = index + 1
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base + start, count: utf8.count - start))
     }
 
     private mutating func escape(_ byte: UInt8) {
