@@ -6,11 +6,13 @@
 # drives exactly N requests over one keep-alive connection, and divides the instructions counted by
 # N. Then the same under an LD_PRELOAD malloc counter for allocations per request.
 # valgrind 3.19 cannot read the release binary's DWARF, so it runs a copy without debug info
-# (symbols kept). Environment: N (2000), SERVERS ("todo c hummingbird").
+# (symbols kept). A server whose run under valgrind fails gets "n/a" (Hummingbird's SwiftNIO binary
+# here: it does not survive the dump) and still has its allocations counted. Environment: N (2000), SERVERS
+# ("todo c hummingbird"), INSTRUCTIONS (1; 0 counts allocations only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-N=${N:-2000} SERVERS=${SERVERS:-"todo c hummingbird"}
+N=${N:-2000} SERVERS=${SERVERS:-"todo c hummingbird"} INSTRUCTIONS=${INSTRUCTIONS:-1}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 port=19180
@@ -34,7 +36,7 @@ command_for() {
   esac
 }
 
-wait_up() { for _ in $(seq 1 600); do curl -fs "http://127.0.0.1:$port/todos?limit=1" >/dev/null 2>&1 && return; sleep 0.1; done; exit 1; }
+wait_up() { for _ in $(seq 1 600); do curl -fs "http://127.0.0.1:$port/todos?limit=1" >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
 
 workloads=("get-one GET /todos/ID" "list20 GET /todos" "post POST /todos {\"title\":\"a thirty character title here!\"}" "patch PATCH /todos/ID {\"completed\":true}")
 
@@ -43,31 +45,43 @@ for server in $SERVERS; do
   for spec in "${workloads[@]}"; do
     read -r name method target body <<<"$spec"
     # Instructions.
-    (cd "$work" && exec valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" $(command_for "$server")) >/dev/null 2>&1 &
-    pid=$!
-    wait_up
-    ids=$(python3 Benchmarks/seed.py $port 20 1)
-    path=${target/ID/${ids%%,*}}
-    python3 Benchmarks/drive.py $port "$method" "$path" 200 ${body:+"$body"}
-    callgrind_control -z $pid >/dev/null
-    python3 Benchmarks/drive.py $port "$method" "$path" "$N" ${body:+"$body"}
-    callgrind_control -d $pid >/dev/null
-    kill $pid; wait $pid 2>/dev/null || true
-    instructions=$(grep -h '^summary:' "$work"/cg.out.* | tail -1 | awk '{print $2}')
+    # (Hummingbird's SwiftNIO binary does not start under valgrind 3.19 here: "n/a".)
+    instructions="n/a"
+    port=$((port + 1)); export TODO_PORT=$port
+    if [ "$INSTRUCTIONS" = 1 ]; then
+      (cd "$work" && exec valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" $(command_for "$server")) >/dev/null 2>&1 &
+      pid=$!
+    fi
+    if [ "$INSTRUCTIONS" = 1 ] && wait_up; then
+      ids=$(python3 Benchmarks/seed.py $port 20 1)
+      path=${target/ID/${ids%%,*}}
+      python3 Benchmarks/drive.py $port "$method" "$path" 200 ${body:+"$body"}
+      callgrind_control -z $pid >/dev/null
+      python3 Benchmarks/drive.py $port "$method" "$path" "$N" ${body:+"$body"}
+      callgrind_control -d $pid >/dev/null
+      total=$(cat "$work"/cg.out.* 2>/dev/null | grep '^summary:' | tail -1 | awk '{print $2}' || true)
+      [ -n "$total" ] && instructions=$((total / N))
+    fi
+    if [ "$INSTRUCTIONS" = 1 ]; then
+      kill $pid 2>/dev/null || true
+      wait $pid 2>/dev/null || true
+    fi
     rm -f "$work"/cg.out*
     # Allocations.
     counts="$work/malloc.txt"
+    port=$((port + 1)); export TODO_PORT=$port
     (cd "$work" && MALLOC_COUNT_FILE="$counts" LD_PRELOAD="$preload" exec $(command_for "$server")) >/dev/null 2>&1 &
     pid=$!
-    wait_up
+    wait_up || { echo "$server did not start" >&2; exit 1; }
     ids=$(python3 Benchmarks/seed.py $port 20 1)
     path=${target/ID/${ids%%,*}}
     python3 Benchmarks/drive.py $port "$method" "$path" 200 ${body:+"$body"}
     kill -USR2 $pid; sleep 0.2; before=$(cat "$counts")
     python3 Benchmarks/drive.py $port "$method" "$path" "$N" ${body:+"$body"}
     kill -USR2 $pid; sleep 0.2; after=$(cat "$counts")
-    kill $pid; wait $pid 2>/dev/null || true
-    printf "| %s | %s | %s | %s |\n" "$server" "$name" "$((instructions / N))" \
+    kill $pid 2>/dev/null || true
+    wait $pid 2>/dev/null || true
+    printf "| %s | %s | %s | %s |\n" "$server" "$name" "$instructions" \
       "$(python3 -c "print(f'{($after - $before) / $N:.1f}')")"
   done
 done
