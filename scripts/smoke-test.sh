@@ -19,8 +19,10 @@ done
 test "$(curl -fsS "http://127.0.0.1:$port/healthz")" = '{"status":"ok","todos":0}'
 created="$(curl -fsS -X POST "http://127.0.0.1:$port/todos" -H 'Content-Type: application/json' -d '{"title":"smoke"}')"
 echo "$created" | grep -q '"title":"smoke"'
-curl -fsS "http://127.0.0.1:$port/openapi.json" | grep -q '"openapi": "3.1.0"'
-curl -fsS "http://127.0.0.1:$port/metrics" | grep -q 'http_requests_total{route="/todos",method="POST",status="201"} 1'
+document="$(curl -fsS "http://127.0.0.1:$port/openapi.json")"
+grep -q '"openapi": "3.1.0"' <<<"$document"
+metrics="$(curl -fsS "http://127.0.0.1:$port/metrics")"
+grep -q 'http_requests_total{route="/todos",method="POST",status="201"} 1' <<<"$metrics"
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
