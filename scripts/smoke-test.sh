@@ -18,7 +18,7 @@ for _ in $(seq 1 100); do
 done
 test "$(curl -fsS "http://127.0.0.1:$port/healthz")" = '{"status":"ok","todos":0}'
 created="$(curl -fsS -X POST "http://127.0.0.1:$port/todos" -H 'Content-Type: application/json' -d '{"title":"smoke"}')"
-echo "$created" | grep -q '"title":"smoke"'
+grep -q '"title":"smoke"' <<<"$created"
 document="$(curl -fsS "http://127.0.0.1:$port/openapi.json")"
 grep -q '"openapi": "3.1.0"' <<<"$document"
 metrics="$(curl -fsS "http://127.0.0.1:$port/metrics")"
