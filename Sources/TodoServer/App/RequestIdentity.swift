@@ -22,11 +22,11 @@ struct RequestIdentity: Sendable {
         }
     }
 
-    /// `publicURL`, else `http://` and the request's `Host` (checked by `RequestScreening`), else
-    /// `fallback` (HTTP/1.0 without `Host`).
+    /// `publicURL`, else `http://` and the request's `Host`, else `fallback` (HTTP/1.0 without
+    /// `Host`). `RequestScreening` answers 400 to an invalid `Host` before any module reads this.
     func baseURL(for request: HTTPRequest, fallback: @autoclosure () -> String) -> String {
         if let publicURL { return publicURL }
-        if let host = request.headers["Host"], RequestScreening.isValidHost(host) { return "http://" + host }
+        if let host = request.headers["Host"] { return "http://" + host }
         return fallback()
     }
 }
