@@ -44,6 +44,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
     }
 
+    /// Whether two header names are the same name (ASCII case folded, as RFC 9110 compares them).
+    public static func namesMatch(_ a: String, _ b: String) -> Bool {
+        a.equalsIgnoringASCIICase(b)
+    }
+
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()
     }

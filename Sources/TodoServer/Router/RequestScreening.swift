@@ -14,18 +14,29 @@ public struct RequestScreening: Sendable {
 
     /// The problem with `request`, if any, and whether the connection must close after the answer.
     public func problem(with request: HTTPRequest) -> (problem: ProblemDetails, closeConnection: Bool)? {
-        let lengths = request.headers.values(for: "Content-Length")
-        if lengths.count > 1 {
-            return (.badRequest("The request has \(lengths.count) Content-Length headers; send exactly one."), true)
+        var lengths = 0, hosts = 0
+        var chunked = false
+        var host: String?
+        for field in request.headers {
+            if HTTPHeaders.namesMatch(field.name, "Content-Length") {
+                lengths += 1
+            } else if HTTPHeaders.namesMatch(field.name, "Host") {
+                hosts += 1
+                if host == nil { host = field.value }
+            } else if HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") {
+                chunked = true
+            }
         }
-        if !lengths.isEmpty, request.headers["Transfer-Encoding"] != nil {
+        if lengths > 1 {
+            return (.badRequest("The request has \(lengths) Content-Length headers; send exactly one."), true)
+        }
+        if lengths == 1, chunked {
             return (.badRequest("The request has both Content-Length and Transfer-Encoding; send one."), true)
         }
-        let hosts = request.headers.values(for: "Host")
-        if hosts.count > 1 {
-            return (.badRequest("The request has \(hosts.count) Host headers; send exactly one."), true)
+        if hosts > 1 {
+            return (.badRequest("The request has \(hosts) Host headers; send exactly one."), true)
         }
-        if let host = hosts.first, !Self.isValidHost(host) {
+        if let host, !Self.isValidHost(host) {
             return (.badRequest("The Host header is not a host name or address with an optional port."), true)
         }
         if request.uri.utf8.count > maxURIBytes {
