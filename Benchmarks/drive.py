@@ -6,6 +6,8 @@ Usage: drive.py PORT METHOD TARGET COUNT [BODY]. Fails on any answer of 400 or m
 import socket
 import sys
 
+from httpwire import take_response
+
 port, method, target, count = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 body = sys.argv[5].encode() if len(sys.argv) > 5 else b""
 head = f"{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -16,22 +18,12 @@ sock = socket.create_connection(("127.0.0.1", port))
 buffer = b""
 for _ in range(count):
     sock.sendall(request)
-    while True:
-        end = buffer.find(b"\r\n\r\n")
-        if end >= 0:
-            header = buffer[:end].decode("latin-1")
-            length = 0
-            for line in header.split("\r\n")[1:]:
-                name, _, value = line.partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            if len(buffer) >= end + 4 + length:
-                status = int(header.split(" ")[1])
-                if status >= 400:
-                    raise SystemExit(f"{method} {target} answered {status}")
-                buffer = buffer[end + 4 + length:]
-                break
+    while (answer := take_response(buffer)) is None:
         chunk = sock.recv(1 << 16)
         if not chunk:
             raise SystemExit("connection closed")
         buffer += chunk
+    status_line, _, buffer = answer
+    status = int(status_line.split(" ")[1])
+    if status >= 400:
+        raise SystemExit(f"{method} {target} answered {status}")

@@ -8,6 +8,8 @@ import socket
 import sys
 import threading
 
+from httpwire import take_response
+
 port, count = int(sys.argv[1]), int(sys.argv[2])
 connections = int(sys.argv[3]) if len(sys.argv) > 3 else 4
 body = b'{"title":"a thirty character title here!"}'
@@ -28,24 +30,12 @@ def worker(n):
         if not chunk:
             raise SystemExit("connection closed")
         buffer += chunk
-        while True:
-            end = buffer.find(b"\r\n\r\n")
-            if end < 0:
-                break
-            head = buffer[:end].decode("latin-1")
-            length = 0
-            for line in head.split("\r\n")[1:]:
-                name, _, value = line.partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            if len(buffer) < end + 4 + length:
-                break
-            payload = buffer[end + 4:end + 4 + length]
-            buffer = buffer[end + 4 + length:]
+        while (answer := take_response(buffer)) is not None:
+            status_line, payload, buffer = answer
             received += 1
-            if not head.startswith("HTTP/1.1 201"):
+            if not status_line.startswith("HTTP/1.1 201"):
                 with lock:
-                    failures.append(head.split("\r\n")[0])
+                    failures.append(status_line)
             elif len(ids) < 100:
                 start = payload.find(b'"id":"') + 6
                 with lock:
