@@ -11,6 +11,9 @@ final class EventLoop: @unchecked Sendable {
     private var bound: OpaquePointer?
     private var wakeEvent: OpaquePointer?
     private var drainTimer: OpaquePointer?
+    private var taskEvent: OpaquePointer?
+    /// Work queued by `enqueue` from other threads; nil once the loop has exited.
+    private let tasks = Mutex<[@Sendable () -> Void]?>([])
     private let handler: any HTTPHandler
     /// The loop's position among the server's loops, handed to the handler with each request.
     let index: Int
@@ -44,6 +47,7 @@ final class EventLoop: @unchecked Sendable {
         evhttp_set_gencb(http, requestCallback, context)
         wakeEvent = event_new(base, -1, 0, wakeCallback, context)
         drainTimer = event_new(base, -1, Int16(EV_PERSIST), drainCallback, context)
+        taskEvent = event_new(base, -1, 0, taskCallback, context)
     }
 
     /// Opens this loop's listener on `address`; returns the port actually bound.
@@ -74,10 +78,13 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs the loop until shutdown has drained it, then frees it. Called on the loop's thread.
     func run() {
+        LoopExecutor.bindCurrentThread(to: self)
         event_base_dispatch(base)
+        tasks.withLock { $0 = nil }
         if let http { evhttp_free(http) }
         if let wakeEvent { event_free(wakeEvent) }
         if let drainTimer { event_free(drainTimer) }
+        if let taskEvent { event_free(taskEvent) }
         event_base_free(base)
     }
 
@@ -86,6 +93,24 @@ final class EventLoop: @unchecked Sendable {
     func requestShutdown(gracePeriodSeconds: Double) {
         gracePeriodMilliseconds.store(Int(gracePeriodSeconds * 1000), ordering: .sequentiallyConsistent)
         event_active(wakeEvent, 0, 0)
+    }
+
+    /// Queues `work` for the loop's thread and wakes the loop; drops it once the loop has exited.
+    func enqueue(_ work: @escaping @Sendable () -> Void) {
+        let wake = tasks.withLock { tasks -> Bool in
+            guard tasks != nil else { return false }
+            tasks!.append(work)
+            return tasks!.count == 1
+        }
+        if wake { event_active(taskEvent, 0, 0) }
+    }
+
+    fileprivate func runTasks() {
+        let work = tasks.withLock { tasks -> [@Sendable () -> Void] in
+            defer { if tasks != nil { tasks = [] } }
+            return tasks ?? []
+        }
+        for task in work { task() }
     }
 
     fileprivate func handle(_ request: OpaquePointer) {
@@ -163,6 +188,10 @@ private let closeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPoint
 
 private let wakeCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
     loop(context).beginShutdown()
+}
+
+private let taskCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+    loop(context).runTasks()
 }
 
 private let drainCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in

@@ -32,6 +32,9 @@ struct TodoServerCommand: AsyncParsableCommand {
     @Option(help: "Default IANA time zone of /todos/upcoming (default UTC).") var timeZone: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical (default info).") var logLevel: String?
     @Option(help: "Seconds shutdown waits for requests in flight (default 10).") var shutdownGraceSeconds: Int?
+    @Option(help: "Directory for the journal and snapshots; unset keeps to-dos in memory only.") var dataDir: String?
+    @Option(help: "When journal writes reach the disk: always, interval or never (default interval).") var fsync: String?
+    @Option(help: "Journal size in bytes that triggers a snapshot (default 67108864).") var compactionBytes: Int?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -43,7 +46,9 @@ struct TodoServerCommand: AsyncParsableCommand {
         }
         LoggingSystem.bootstrap { label in StdoutLogHandler(label: label, logLevel: configuration.logLevel) }
         let logger = Logger(label: "todo-server")
-        let application = try TodoApplication(configuration: configuration, logger: logger)
+        let durable = try openStore(configuration, logger: logger)
+        let application = try TodoApplication(
+            configuration: configuration, logger: logger, store: durable ?? InMemoryTodoStore())
         let signals = [SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -62,6 +67,32 @@ struct TodoServerCommand: AsyncParsableCommand {
             }
         }
         signals.forEach { $0.cancel() }
+        durable?.close()
+    }
+
+    /// The durable store when a data directory is set: recovered, with what it found logged.
+    private func openStore(_ configuration: ServerConfiguration, logger: Logger) throws -> DurableTodoStore? {
+        guard let directory = configuration.dataDirectory else { return nil }
+        let started = ContinuousClock.now
+        do {
+            let store = try DurableTodoStore(
+                directory: directory, fsync: configuration.fsync, compactionBytes: configuration.compactionBytes,
+                logger: logger)
+            let report = store.report
+            let elapsed = ContinuousClock.now - started
+            logger.info(
+                "recovered",
+                metadata: [
+                    "todos": "\(report.todos)", "snapshot_todos": "\(report.snapshotTodos)",
+                    "journal_records": "\(report.journalRecords)", "dropped_bytes": "\(report.droppedBytes)",
+                    "ms": "\(Double(elapsed.components.attoseconds / 10_000_000_000_000 + elapsed.components.seconds * 100_000) / 100)",
+                    "data_dir": "\(directory)", "fsync": "\(configuration.fsync.rawValue)",
+                ])
+            return store
+        } catch {
+            logger.critical("cannot open the data directory", metadata: ["reason": "\(error)"])
+            throw ExitCode(3)
+        }
     }
 
     private func flagValues() -> [String: ConfigValue] {
@@ -82,6 +113,9 @@ struct TodoServerCommand: AsyncParsableCommand {
         put("timeZone", timeZone.map { .string($0) })
         put("logLevel", logLevel.map { .string($0) })
         put("shutdownGraceSeconds", shutdownGraceSeconds.map { .int($0) })
+        put("dataDir", dataDir.map { .string($0) })
+        put("fsync", fsync.map { .string($0) })
+        put("compactionBytes", compactionBytes.map { .int($0) })
         return values
     }
 }

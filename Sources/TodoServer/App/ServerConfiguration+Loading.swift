@@ -52,6 +52,11 @@ extension ServerConfiguration {
         let level = try settings.string("logLevel", default: logLevel.rawValue) { Logger.Level(rawValue: $0) != nil }
         logLevel = Logger.Level(rawValue: level) ?? .info
         shutdownGraceSeconds = try settings.int("shutdownGraceSeconds", default: shutdownGraceSeconds, in: 0...3600)
+        let directory = try settings.string("dataDir", default: "") { !$0.contains("\0") }
+        dataDirectory = directory.isEmpty ? nil : directory
+        let policy = try settings.string("fsync", default: fsync.rawValue) { FsyncPolicy(rawValue: $0) != nil }
+        fsync = FsyncPolicy(rawValue: policy) ?? .interval
+        compactionBytes = try settings.int("compactionBytes", default: compactionBytes, in: 4096...(1 << 40))
         guard maxURIBytes < maxHeaderBytes else {
             throw ConfigurationError(key: "maxUriBytes", value: String(maxURIBytes), expected: "less than maxHeaderBytes (\(maxHeaderBytes))")
         }
@@ -99,6 +104,8 @@ private struct Settings {
         "publicUrl": "an http:// or https:// URL",
         "timeZone": "an IANA time zone such as Europe/Berlin",
         "logLevel": "one of trace, debug, info, notice, warning, error, critical",
+        "dataDir": "a directory path",
+        "fsync": "one of always, interval, never",
     ]
 }
 

@@ -22,6 +22,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var logLevel = Logger.Level.info
     /// How long shutdown waits for requests in flight.
     public var shutdownGraceSeconds = 10
+    /// Directory of the journal and snapshots; nil keeps the to-dos in memory only.
+    public var dataDirectory: String?
+    /// When journal writes are forced to disk (with a data directory).
+    public var fsync = FsyncPolicy.interval
+    /// Journal size at which it is compacted into a snapshot.
+    public var compactionBytes = 64 << 20
 
     public init() {}
 

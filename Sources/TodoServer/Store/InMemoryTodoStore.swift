@@ -17,6 +17,16 @@ public final class InMemoryTodoStore: TodoStore {
 
     private let state = Mutex(State())
 
+    /// A store holding `todos` exactly as given, revisions included, whose sequence continues
+    /// after `revision`: what recovery from disk builds.
+    public init(restoring todos: [String: Todo], revision: UInt64) {
+        state.withLock { state in
+            state.todos = todos
+            state.revision = revision
+            for todo in todos.values { state.index.insert(todo) }
+        }
+    }
+
     public init(_ initial: [Todo] = []) {
         state.withLock { state in
             for var todo in initial {
@@ -30,14 +40,18 @@ public final class InMemoryTodoStore: TodoStore {
     public var count: Int { state.withLock { $0.todos.count } }
 
     public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
-        let stored = state.withLock { state in
+        completion(.success(insertNow(todo)))
+    }
+
+    /// `insert`, answered by return: the stored to-do with its revision.
+    func insertNow(_ todo: Todo) -> Todo {
+        state.withLock { state in
             var todo = todo
             todo.revision = state.nextRevision()
             if let replaced = state.todos.updateValue(todo, forKey: todo.id) { state.index.remove(replaced) }
             state.index.insert(todo)
             return todo
         }
-        completion(.success(stored))
     }
 
     public func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
@@ -86,7 +100,12 @@ public final class InMemoryTodoStore: TodoStore {
         id: String, change: @escaping @Sendable (inout Todo) -> Bool,
         completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
     ) {
-        let outcome: StoreUpdate = state.withLock { state in
+        completion(.success(updateNow(id: id, change: change)))
+    }
+
+    /// `update`, answered by return.
+    func updateNow(id: String, change: (inout Todo) -> Bool) -> StoreUpdate {
+        state.withLock { state in
             guard var todo = state.todos[id] else { return .notFound }
             let old = todo
             guard change(&todo) else { return .unchanged(old) }
@@ -95,30 +114,43 @@ public final class InMemoryTodoStore: TodoStore {
             state.index.replace(old, with: todo)
             return .updated(todo)
         }
-        completion(.success(outcome))
     }
 
     public func remove(
         id: String, precondition: (@Sendable (Todo) -> Bool)?,
         completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
     ) {
-        let outcome: StoreRemoval = state.withLock { state in
-            guard let todo = state.todos[id] else { return .notFound }
-            if let precondition, !precondition(todo) { return .preconditionFailed(todo) }
+        completion(.success(removeNow(id: id, precondition: precondition).removal))
+    }
+
+    /// `remove`, answered by return, with the store revision the removal took (nil if none).
+    func removeNow(id: String, precondition: ((Todo) -> Bool)?) -> (removal: StoreRemoval, revision: UInt64?) {
+        state.withLock { state in
+            guard let todo = state.todos[id] else { return (.notFound, nil) }
+            if let precondition, !precondition(todo) { return (.preconditionFailed(todo), nil) }
             state.todos[id] = nil
             state.index.remove(todo)
-            _ = state.nextRevision()
-            return .removed
+            return (.removed, state.nextRevision())
         }
-        completion(.success(outcome))
     }
 
     public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
+        _ = removeAllNow()
+        completion(.success(()))
+    }
+
+    /// `removeAll`, answered by return: the store revision it took.
+    func removeAllNow() -> UInt64 {
         state.withLock { state in
             state.todos.removeAll()
             state.index.removeAll()
-            _ = state.nextRevision()
+            return state.nextRevision()
         }
-        completion(.success(()))
+    }
+
+    /// Every to-do and the current revision, as one consistent picture (copy-on-write: O(1) here,
+    /// the copy is paid by the next change).
+    func snapshot() -> (todos: [String: Todo], revision: UInt64) {
+        state.withLock { ($0.todos, $0.revision) }
     }
 }

@@ -1,0 +1,30 @@
+import Glibc
+
+/// Writes a snapshot file atomically: to a temporary name, synced, then renamed into place.
+enum SnapshotWriter {
+    static func write(
+        _ todos: [String: Todo], revision: UInt64, generation: UInt64, directory: String
+    ) throws(JournalError) {
+        let path = directory + "/" + JournalFormat.snapshotName(generation)
+        let temporary = path + ".tmp"
+        unlink(temporary)
+        let fd = try FileIO.openForAppend(temporary, create: true)
+        var closed = false
+        defer { if !closed { close(fd) } }
+        var buffer = JournalFormat.snapshotHeader(generation: generation, revision: revision, count: todos.count)
+        buffer.reserveCapacity(1 << 20)
+        for todo in todos.values {
+            JournalRecord.put(todo).frame(into: &buffer)
+            if buffer.count >= 1 << 20 {
+                try FileIO.writeAll(fd, buffer, path: temporary)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        try FileIO.writeAll(fd, buffer, path: temporary)
+        guard fsync(fd) == 0 else { throw .io(path: temporary, operation: "fsync", errno: errno) }
+        close(fd)
+        closed = true
+        try FileIO.rename(temporary, to: path)
+        try FileIO.syncDirectory(directory)
+    }
+}
