@@ -1,0 +1,210 @@
+import Dispatch
+import Foundation
+import Logging
+import Testing
+@testable import TodoServer
+
+@Suite("DurableTodoStore")
+struct DurableTodoStoreTests {
+    /// A fresh directory under /tmp, removed when the test's value goes away.
+    final class DataDirectory {
+        let path = NSTemporaryDirectory() + "todo-journal-\(UUID().uuidString)"
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+
+        var journal: String { path + "/" + JournalFormat.journalName(1) }
+
+        func open(fsync: FsyncPolicy = .always, compactionBytes: Int = 64 << 20) throws -> DurableTodoStore {
+            try DurableTodoStore(
+                directory: path, fsync: fsync, compactionBytes: compactionBytes,
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        }
+
+        func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+    }
+
+    /// Waits for a completion that may come on another thread (the journal's sync thread).
+    private func wait<T>(_ call: (@escaping (Result<T, StoreError>) -> Void) -> Void) throws -> T {
+        let semaphore = DispatchSemaphore(value: 0)
+        let answer = LockedBox<Result<T, StoreError>>()
+        call { result in
+            answer.set(result)
+            semaphore.signal()
+        }
+        #expect(semaphore.wait(timeout: .now() + 10) == .success)
+        return try #require(answer.get()).get()
+    }
+
+    private func titles(_ store: DurableTodoStore) throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: try wait { store.allTodos(completion: $0) }.map { ($0.id, $0.title) })
+    }
+
+    @Test("a record encodes and decodes to itself, optional fields and non-ASCII titles included")
+    func recordRoundTrip() throws {
+        let records: [JournalRecord] = [
+            .put(makeTodo("a", title: "Kaffee ☕️ kaufen", completed: true, order: -3, due: "2026-12-24", revision: 7)),
+            .put(makeTodo("b", title: "", revision: 8)),
+            .remove(id: "a", revision: 9),
+            .removeAll(revision: 10),
+        ]
+        var bytes = JournalFormat.journalHeader(generation: 1)
+        for record in records { record.frame(into: &bytes) }
+        let scanned = JournalFormat.scanRecords(bytes, from: JournalFormat.journalHeaderSize)
+        #expect(scanned.records == records)
+        #expect(scanned.trailingBytes == 0)
+        #expect(scanned.validLength == bytes.count)
+    }
+
+    @Test("changes survive closing and reopening, and revisions continue after the recovered ones")
+    func reopen() throws {
+        let directory = DataDirectory()
+        var store = try directory.open()
+        let a = try wait { store.insert(makeTodo("a", title: "A"), completion: $0) }
+        _ = try wait { store.insert(makeTodo("b", title: "B"), completion: $0) }
+        _ = try wait { store.insert(makeTodo("c", title: "C"), completion: $0) }
+        #expect(try wait { store.update(id: "a", change: { $0.title = "A2"; return true }, completion: $0) }
+            == .updated(makeTodo("a", title: "A2", revision: 4)))
+        #expect(try wait { store.remove(id: "b", precondition: nil, completion: $0) } == .removed)
+        #expect(a.revision == 1)
+        store.close()
+
+        store = try directory.open()
+        #expect(store.report == RecoveryReport(todos: 2, snapshotTodos: 0, journalRecords: 5, droppedBytes: 0, generation: 1))
+        #expect(try titles(store) == ["a": "A2", "c": "C"])
+        #expect(try wait { store.insert(makeTodo("d"), completion: $0) }.revision == 6)
+        try wait { store.removeAll(completion: $0) }
+        store.close()
+
+        store = try directory.open()
+        #expect(store.count == 0)
+        #expect(try wait { store.list(TodoQuery(), completion: $0) }.revision == 7)
+        store.close()
+    }
+
+    @Test("with fsync=always the answer comes after the record is in the file")
+    func answerAfterWrite() throws {
+        let directory = DataDirectory()
+        let store = try directory.open(fsync: .always)
+        defer { store.close() }
+        for index in 0..<20 {
+            _ = try wait { store.insert(makeTodo("t\(index)", title: "T\(index)"), completion: $0) }
+            let bytes = try FileIO.readAll(directory.journal)
+            #expect(JournalFormat.scanRecords(bytes, from: JournalFormat.journalHeaderSize).records.count == index + 1)
+        }
+    }
+
+    @Test("many threads writing with fsync=always share fsyncs and every answer arrives")
+    func groupCommit() throws {
+        let directory = DataDirectory()
+        let store = try directory.open(fsync: .always)
+        let answered = LockedBox<Int>()
+        answered.set(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<50 {
+                let semaphore = DispatchSemaphore(value: 0)
+                store.insert(makeTodo("t\(thread)-\(index)")) { result in
+                    if case .success = result { answered.update { $0! + 1 } }
+                    semaphore.signal()
+                }
+                semaphore.wait()
+            }
+        }
+        #expect(answered.get() == 400)
+        store.close()
+        #expect(try directory.open().count == 400)
+    }
+
+    @Test("a record torn by a crash is cut off; the records before it are recovered and appending goes on")
+    func tornTail() throws {
+        let directory = DataDirectory()
+        var store = try directory.open()
+        for index in 0..<3 { _ = try wait { store.insert(makeTodo("t\(index)", title: "T\(index)"), completion: $0) } }
+        store.close()
+        let whole = try FileIO.readAll(directory.journal)
+        try Data(whole.dropLast(7)).write(to: URL(fileURLWithPath: directory.journal))
+
+        store = try directory.open()
+        #expect(store.report.todos == 2)
+        #expect(store.report.droppedBytes == whole.count - 7 - ((whole.count - JournalFormat.journalHeaderSize) / 3) * 2 - JournalFormat.journalHeaderSize)
+        #expect(try titles(store) == ["t0": "T0", "t1": "T1"])
+        _ = try wait { store.insert(makeTodo("t9", title: "T9"), completion: $0) }
+        store.close()
+
+        store = try directory.open()
+        #expect(store.report.droppedBytes == 0)
+        #expect(try titles(store) == ["t0": "T0", "t1": "T1", "t9": "T9"])
+        store.close()
+    }
+
+    @Test("a last record whose bytes were damaged fails its checksum and is dropped, not half-applied")
+    func damagedTail() throws {
+        let directory = DataDirectory()
+        var store = try directory.open()
+        _ = try wait { store.insert(makeTodo("a", title: "kept"), completion: $0) }
+        _ = try wait { store.update(id: "a", change: { $0.title = "damaged"; $0.completed = true; return true }, completion: $0) }
+        store.close()
+        var bytes = try FileIO.readAll(directory.journal)
+        bytes[bytes.count - 12] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: directory.journal))
+
+        store = try directory.open()
+        #expect(try wait { store.todo(id: "a", completion: $0) } == makeTodo("a", title: "kept", revision: 1))
+        #expect(store.report.droppedBytes > 0)
+        store.close()
+    }
+
+    @Test("a journal of an unknown format version is refused with a message that says what to do")
+    func unknownVersion() throws {
+        let directory = DataDirectory()
+        var store = try directory.open()
+        _ = try wait { store.insert(makeTodo("a"), completion: $0) }
+        store.close()
+        var bytes = try FileIO.readAll(directory.journal)
+        bytes[8] = 9
+        try Data(bytes).write(to: URL(fileURLWithPath: directory.journal))
+
+        let error = #expect(throws: JournalError.self) { store = try directory.open() }
+        #expect(error == .unknownVersion(path: directory.journal, found: 9, supported: 1))
+        #expect("\(error!)".contains("has format version 9, but this server reads version 1"))
+    }
+
+    @Test("a second server on the same data directory is refused")
+    func locked() throws {
+        let directory = DataDirectory()
+        let store = try directory.open()
+        defer { store.close() }
+        #expect(throws: JournalError.locked(path: directory.path + "/LOCK")) { try directory.open() }
+    }
+
+    @Test("past the size threshold the journal is compacted into a snapshot and the old journal removed")
+    func compaction() throws {
+        let directory = DataDirectory()
+        var store = try directory.open(fsync: .interval, compactionBytes: 4096)
+        for index in 0..<100 {
+            _ = try wait { store.insert(makeTodo("todo-\(index)", title: "Title number \(index)"), completion: $0) }
+        }
+        _ = try wait { store.remove(id: "todo-0", precondition: nil, completion: $0) }
+        store.close()
+        let files = directory.files()
+        #expect(files.contains { $0.hasPrefix("snapshot-") })
+        #expect(!files.contains(JournalFormat.journalName(1)))
+        #expect(files.filter { $0.hasPrefix("journal-") }.count == 1)
+
+        store = try directory.open(fsync: .interval, compactionBytes: 4096)
+        #expect(store.count == 99)
+        #expect(store.report.snapshotTodos > 0)
+        #expect(store.report.snapshotTodos + store.report.journalRecords >= 99)
+        #expect(try titles(store)["todo-99"] == "Title number 99")
+        #expect(try wait { store.insert(makeTodo("next"), completion: $0) }.revision == 102)
+        store.close()
+    }
+}
+
+/// A value set on one thread and read on another.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value?
+
+    func set(_ new: Value) { lock.withLock { value = new } }
+    func get() -> Value? { lock.withLock { value } }
+    func update(_ change: (Value?) -> Value) { lock.withLock { value = change(value) } }
+}
