@@ -19,12 +19,17 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       libevent-2.1-7 libevent-pthreads-2.1-7 libstdc++6 tzdata ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin todo
+ && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin todo \
+ && mkdir -p /data && chown todo /data
 WORKDIR /app
 COPY --from=build /staging/ /app/
 USER todo
+# To-dos are journaled to /data; mount a volume there to keep them across containers.
 ENV TODO_HOST=0.0.0.0 \
-    TODO_PORT=8080
+    TODO_PORT=8080 \
+    TODO_DATA_DIR=/data \
+    TODO_FSYNC=interval
+VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD curl -fsS "http://127.0.0.1:${TODO_PORT}/healthz" || exit 1

@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # Runs a staged release binary as the container would (from its folder, config from the file and
-# TODO_* variables), checks /healthz, a create, /openapi.json and /metrics, then SIGTERM: exit
-# status must be 0.
+# TODO_* variables, a data directory as the image's /data volume), checks /healthz, a create,
+# /openapi.json and /metrics, then SIGTERM: exit status must be 0; a restart must still hold the
+# to-do.
 # Usage: scripts/smoke-test.sh [staging-folder]   (default: .build/staging)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 staging="$(cd "${1:-.build/staging}" && pwd)"
 port=$((20000 + RANDOM % 20000))
 log="$(mktemp)"
+data="$(mktemp -d)"
 
-(cd "$staging" && TODO_PORT="$port" TODO_HOST=127.0.0.1 exec ./todo-server) >"$log" 2>&1 &
-pid=$!
-trap 'kill -9 $pid 2>/dev/null || true; rm -f "$log"' EXIT
-for _ in $(seq 1 100); do
-  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-  sleep 0.1
-done
+start() {
+  (cd "$staging" && TODO_PORT="$port" TODO_HOST=127.0.0.1 TODO_DATA_DIR="$data" exec ./todo-server) >"$log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 100); do
+    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+}
+start
+trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$log" "$data"' EXIT
 test "$(curl -fsS "http://127.0.0.1:$port/healthz")" = '{"status":"ok","todos":0}'
 created="$(curl -fsS -X POST "http://127.0.0.1:$port/todos" -H 'Content-Type: application/json' -d '{"title":"smoke"}')"
 grep -q '"title":"smoke"' <<<"$created"
@@ -28,4 +33,9 @@ status=0
 wait "$pid" || status=$?
 grep -q "stopped" "$log"
 test "$status" -eq 0
-echo "smoke test passed: healthz, create, openapi.json, metrics, SIGTERM exit 0 (port $port)"
+start
+test "$(curl -fsS "http://127.0.0.1:$port/healthz")" = '{"status":"ok","todos":1}'
+grep -q "todos=1 recovered" "$log"
+kill -TERM "$pid"
+wait "$pid"
+echo "smoke test passed: healthz, create, openapi.json, metrics, SIGTERM exit 0, to-do kept across a restart (port $port)"

@@ -43,6 +43,21 @@ struct ServerConfigurationTests {
         #expect(configuration.logLevel == .info)
     }
 
+    @Test("the journal settings: TODO_DATA_DIR turns it on, fsync and compaction have defaults")
+    func journalSettings() async throws {
+        let defaults = try await ServerConfiguration.load(flags: [:], environment: [:], filePath: nil)
+        #expect(defaults.dataDirectory == nil)
+        #expect(defaults.fsync == .interval)
+        #expect(defaults.compactionBytes == 64 << 20)
+        let set = try await ServerConfiguration.load(
+            flags: ["fsync": ConfigValue(.string("always"), isSecret: false)],
+            environment: ["TODO_DATA_DIR": "/var/lib/todo", "TODO_FSYNC": "never", "TODO_COMPACTION_BYTES": "1048576"],
+            filePath: nil)
+        #expect(set.dataDirectory == "/var/lib/todo")
+        #expect(set.fsync == .always)
+        #expect(set.compactionBytes == 1 << 20)
+    }
+
     @Test("TODO_CONFIG names the file")
     func configFromEnvironment() async throws {
         let file = try writeFile(#"{"corsOrigin": "null", "logLevel": "warning"}"#)
@@ -59,6 +74,8 @@ struct ServerConfigurationTests {
         (["TODO_LOG_LEVEL": "loud"], "'logLevel' is 'loud'"),
         (["TODO_PUBLIC_URL": "ftp://x"], "'publicUrl' is 'ftp://x'"),
         (["TODO_MAX_URI_BYTES": "40000"], "'maxUriBytes' is '40000' but must be less than maxHeaderBytes (32768)"),
+        (["TODO_FSYNC": "sometimes"], "'fsync' is 'sometimes' but must be one of always, interval, never"),
+        (["TODO_COMPACTION_BYTES": "100"], "'compactionBytes' is '100' but must be an integer from 4096"),
     ])
     func badValues(environment: [String: String], message: String) async throws {
         do {
