@@ -21,6 +21,7 @@ let package = Package(
             pkgConfig: "libevent",
             providers: [.apt(["libevent-dev"])]
         ),
+        .systemLibrary(name: "CSupport"),
         .target(
             name: "EventHTTP",
             dependencies: ["CLibevent"]
@@ -29,6 +30,7 @@ let package = Package(
             name: "TodoServer",
             dependencies: [
                 "EventHTTP",
+                "CSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Metrics", package: "swift-metrics"),
