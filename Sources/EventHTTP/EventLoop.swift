@@ -18,14 +18,22 @@ final class EventLoop: @unchecked Sendable {
     /// The loop's position among the server's loops, handed to the handler with each request.
     let index: Int
     private var inFlight = 0
-    /// Connections that have sent a request and are not closed yet.
-    private var connections = Set<OpaquePointer>()
-    /// `connections.count`, readable from any thread.
+    /// Connections that have sent a request and are not closed yet, with their bufferevents.
+    private var connections: [OpaquePointer: OpaquePointer] = [:]
+    /// The bufferevent of every connection accepted and not known to be closed.
+    private var accepted = Set<OpaquePointer>()
+    /// Accepted while the server was at its connection limit: their requests are refused.
+    private var overLimit = Set<OpaquePointer>()
+    /// `accepted.count`, readable from any thread.
     let openConnections = Atomic<Int>(0)
+    private let limits: ConnectionLimits
+    private var sweepTimer: OpaquePointer?
     private var drainDeadline: timeval = timeval()
     private let gracePeriodMilliseconds = Atomic<Int>(0)
 
-    init(index: Int, configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
+    init(
+        index: Int, configuration: HTTPServerConfiguration, limits: ConnectionLimits, handler: any HTTPHandler
+    ) throws(HTTPServerError) {
         guard let base = event_base_new() else { throw .cannotCreateLoop }
         guard let http = evhttp_new(base) else {
             event_base_free(base)
@@ -35,6 +43,7 @@ final class EventLoop: @unchecked Sendable {
         self.http = http
         self.handler = handler
         self.index = index
+        self.limits = limits
         let everyMethod: UInt16 = 0x1FF
         evhttp_set_allowed_methods(http, everyMethod)
         evhttp_set_max_body_size(http, Int(configuration.hardBodyLimit))
@@ -48,6 +57,10 @@ final class EventLoop: @unchecked Sendable {
         wakeEvent = event_new(base, -1, 0, wakeCallback, context)
         drainTimer = event_new(base, -1, Int16(EV_PERSIST), drainCallback, context)
         taskEvent = event_new(base, -1, 0, taskCallback, context)
+        evhttp_set_bevcb(http, acceptCallback, context)
+        sweepTimer = event_new(base, -1, Int16(EV_PERSIST), sweepCallback, context)
+        var second = timeval(tv_sec: 1, tv_usec: 0)
+        event_add(sweepTimer, &second)
     }
 
     /// Opens this loop's listener on `address`; returns the port actually bound.
@@ -85,6 +98,7 @@ final class EventLoop: @unchecked Sendable {
         if let wakeEvent { event_free(wakeEvent) }
         if let drainTimer { event_free(drainTimer) }
         if let taskEvent { event_free(taskEvent) }
+        if let sweepTimer { event_free(sweepTimer) }
         event_base_free(base)
     }
 
@@ -117,16 +131,55 @@ final class EventLoop: @unchecked Sendable {
         inFlight += 1
         let context = Unmanaged.passUnretained(self).toOpaque()
         evhttp_request_set_on_complete_cb(request, completeCallback, context)
-        if let connection = evhttp_request_get_connection(request), connections.insert(connection).inserted {
-            openConnections.add(1, ordering: .relaxed)
-            evhttp_connection_set_closecb(connection, closeCallback, context)
+        var refused = false
+        if let connection = evhttp_request_get_connection(request) {
+            if connections[connection] == nil, let bufferEvent = evhttp_connection_get_bufferevent(connection) {
+                connections[connection] = bufferEvent
+                evhttp_connection_set_closecb(connection, closeCallback, context)
+            }
+            refused = !overLimit.isEmpty && connections[connection].map(overLimit.contains) == true
         }
-        let parsed = HTTPRequest(evhttpRequest: request)
+        var parsed = HTTPRequest(evhttpRequest: request)
+        parsed.connectionOverLimit = refused
         handler.handle(parsed, responder: HTTPResponder(request: request, isHead: parsed.method == .head, loopIndex: index))
     }
 
     fileprivate func closed(_ connection: OpaquePointer) {
-        if connections.remove(connection) != nil { openConnections.subtract(1, ordering: .relaxed) }
+        guard let bufferEvent = connections.removeValue(forKey: connection) else { return }
+        accepted.remove(bufferEvent)
+        overLimit.remove(bufferEvent)
+        openConnections.store(accepted.count, ordering: .relaxed)
+    }
+
+    /// A new connection: makes its bufferevent, counts it, and marks it over the limit when the
+    /// server already holds `maxConnections` (after sweeping out the ones closed unseen).
+    fileprivate func acceptConnection() -> OpaquePointer? {
+        guard let bufferEvent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
+        overLimit.remove(bufferEvent)
+        if limits.total() >= limits.maxConnections {
+            sweep()
+            if limits.total() >= limits.maxConnections { overLimit.insert(bufferEvent) }
+        }
+        accepted.insert(bufferEvent)
+        openConnections.store(accepted.count, ordering: .relaxed)
+        return bufferEvent
+    }
+
+    /// Drops the connections evhttp closed without a request (idle time-outs, garbage, early
+    /// hang-ups), which no callback reports: a connection lives while its bufferevent has an event
+    /// in the loop or it has sent a request and is not closed.
+    fileprivate func sweep() {
+        var live = Set(connections.values)
+        withUnsafeMutablePointer(to: &live) { pointer in
+            _ = event_base_foreach_event(base, { _, event, argument in
+                guard let event, event_get_fd(event) >= 0, let owner = event_get_callback_arg(event) else { return 0 }
+                argument!.assumingMemoryBound(to: Set<OpaquePointer>.self).pointee.insert(OpaquePointer(owner))
+                return 0
+            }, pointer)
+        }
+        accepted.formIntersection(live)
+        overLimit.formIntersection(live)
+        openConnections.store(accepted.count, ordering: .relaxed)
     }
 
     fileprivate func completed() {
@@ -194,6 +247,31 @@ private let taskCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?
     loop(context).runTasks()
 }
 
+private let acceptCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> OpaquePointer? = { _, context in
+    loop(context).acceptConnection()
+}
+
+private let sweepCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+    loop(context).sweep()
+}
+
 private let drainCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
     loop(context).checkDrained()
+}
+
+/// The server-wide connection limit, shared by the loops: each checks the total at accept.
+final class ConnectionLimits: Sendable {
+    let maxConnections: Int
+    private let loops = Mutex<[EventLoop]>([])
+
+    init(maxConnections: Int) {
+        self.maxConnections = maxConnections
+    }
+
+    func register(_ loop: EventLoop) { loops.withLock { $0.append(loop) } }
+
+    /// Open connections across the loops (each loop's figure is exact after its last sweep).
+    func total() -> Int {
+        loops.withLock { $0.reduce(0) { $0 + $1.openConnections.load(ordering: .relaxed) } }
+    }
 }

@@ -11,6 +11,9 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The HTTP version as (major, minor).
     public var version: (major: Int, minor: Int)
+    /// The request came on a connection accepted while the server was at its connection limit:
+    /// answer it with a refusal and close.
+    public var connectionOverLimit = false
 
     public init(
         method: HTTPMethod,

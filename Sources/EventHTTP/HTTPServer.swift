@@ -27,8 +27,10 @@ public final class HTTPServer: Sendable {
         defer { freeaddrinfo(addresses) }
         var port = configuration.port
         var loops: [EventLoop] = []
+        let limits = ConnectionLimits(maxConnections: configuration.maxConnections)
         for index in 0..<max(1, configuration.loopCount) {
-            let loop = try EventLoop(index: index, configuration: configuration, handler: handler)
+            let loop = try EventLoop(index: index, configuration: configuration, limits: limits, handler: handler)
+            limits.register(loop)
             let target = index == 0 ? addresses : try resolve(configuration.host, port: port)
             defer { if index > 0 { freeaddrinfo(target) } }
             port = try loop.bind(
@@ -60,7 +62,8 @@ public final class HTTPServer: Sendable {
         for loop in loops { loop.requestShutdown(gracePeriodSeconds: gracePeriodSeconds) }
     }
 
-    /// Connections open across the loops, counted from their first request until they close.
+    /// Connections open across the loops, counted from accept until they close (connections closed
+    /// without a request leave the count within a second).
     public var openConnections: Int {
         state.withLock { $0.loops }.reduce(0) { $0 + $1.openConnections.load(ordering: .relaxed) }
     }

@@ -14,6 +14,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var timeoutSeconds: Double
     /// Listen backlog of each listener.
     public var backlog: Int
+    /// Open connections the server holds; requests on connections beyond it are refused.
+    public var maxConnections: Int
 
     public init(
         host: String = "0.0.0.0",
@@ -22,8 +24,10 @@ public struct HTTPServerConfiguration: Sendable {
         hardBodyLimit: Int = 4 << 20,
         maxHeaderBytes: Int = 32 << 10,
         timeoutSeconds: Double = 30,
-        backlog: Int = 1024
+        backlog: Int = 1024,
+        maxConnections: Int = 10_000
     ) {
+        self.maxConnections = maxConnections
         self.host = host
         self.port = port
         self.loopCount = loopCount

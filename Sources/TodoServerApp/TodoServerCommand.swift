@@ -23,6 +23,8 @@ struct TodoServerCommand: AsyncParsableCommand {
     @Option(help: "Event-loop threads; 0 is one per core (default 0).") var threads: Int?
     @Option(help: "Largest request body in bytes (default 1048576).") var maxBodyBytes: Int?
     @Option(help: "Largest request line plus headers in bytes (default 32768).") var maxHeaderBytes: Int?
+    @Option(help: "Most header fields in one request (default 100).") var maxHeaderCount: Int?
+    @Option(help: "Open connections the server holds (default 10000).") var maxConnections: Int?
     @Option(name: .customLong("max-uri-bytes"), help: "Longest request target in bytes (default 8192).") var maxURIBytes: Int?
     @Option(help: "Connection read/write time-out in seconds (default 30).") var timeoutSeconds: Int?
     @Option(help: "Access-Control-Allow-Origin value (default *).") var corsOrigin: String?
@@ -106,6 +108,8 @@ struct TodoServerCommand: AsyncParsableCommand {
         put("maxBodyBytes", maxBodyBytes.map { .int($0) })
         put("maxHeaderBytes", maxHeaderBytes.map { .int($0) })
         put("maxUriBytes", maxURIBytes.map { .int($0) })
+        put("maxHeaderCount", maxHeaderCount.map { .int($0) })
+        put("maxConnections", maxConnections.map { .int($0) })
         put("timeoutSeconds", timeoutSeconds.map { .int($0) })
         put("corsOrigin", corsOrigin.map { .string($0) })
         put("corsMaxAgeSeconds", corsMaxAgeSeconds.map { .int($0) })

@@ -43,6 +43,8 @@ extension ServerConfiguration {
         maxBodyBytes = try settings.int("maxBodyBytes", default: maxBodyBytes, in: 1...(1 << 30))
         maxHeaderBytes = try settings.int("maxHeaderBytes", default: maxHeaderBytes, in: 1024...(1 << 24))
         maxURIBytes = try settings.int("maxUriBytes", default: maxURIBytes, in: 64...(1 << 24))
+        maxHeaderCount = try settings.int("maxHeaderCount", default: maxHeaderCount, in: 8...10_000)
+        maxConnections = try settings.int("maxConnections", default: maxConnections, in: 1...1_000_000)
         timeoutSeconds = try settings.int("timeoutSeconds", default: timeoutSeconds, in: 1...86_400)
         corsOrigin = try settings.string("corsOrigin", default: corsOrigin) { !$0.isEmpty && !$0.contains("\r") && !$0.contains("\n") }
         corsMaxAgeSeconds = try settings.int("corsMaxAgeSeconds", default: corsMaxAgeSeconds, in: 0...86_400 * 7)

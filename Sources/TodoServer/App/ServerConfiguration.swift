@@ -8,8 +8,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Event-loop threads; 0 means one per core.
     public var threads = 0
     public var maxBodyBytes = 1 << 20
-    /// Request line plus headers; larger ones are refused by evhttp.
+    /// Request line plus header fields; larger ones get a 431.
     public var maxHeaderBytes = 32 << 10
+    /// Header fields in one request; more get a 431.
+    public var maxHeaderCount = 100
+    /// Open connections; requests on connections beyond it get a 503 and the connection closes.
+    public var maxConnections = 10_000
     public var maxURIBytes = 8 << 10
     /// Read and write time-out of a connection; idle and slow clients are closed after it.
     public var timeoutSeconds = 30
@@ -34,6 +38,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The thread count to run: `threads`, or the number of cores when it is 0.
     public var effectiveThreads: Int {
         threads > 0 ? threads : max(1, System.coreCount)
+    }
+
+    /// The header limit handed to evhttp: twice the configured one (at least 16 KiB more), so that
+    /// headers just over the limit still get a problem+json 431; past it evhttp answers 400 itself.
+    public var hardHeaderLimit: Int {
+        max(maxHeaderBytes * 2, maxHeaderBytes + (16 << 10))
     }
 
     /// The body limit handed to evhttp: four times the configured one (at least 64 KiB more), so

@@ -44,7 +44,10 @@ public final class TodoApplication: HTTPHandler {
         metrics = RequestMetrics(factory: dependencies.metricsFactory, loopCount: configuration.effectiveThreads)
         router = AppRouter.makeRouter(
             dependencies: dependencies,
-            screening: RequestScreening(maxBodyBytes: configuration.maxBodyBytes, maxURIBytes: configuration.maxURIBytes),
+            screening: RequestScreening(
+                maxBodyBytes: configuration.maxBodyBytes, maxURIBytes: configuration.maxURIBytes,
+                maxHeaderBytes: configuration.maxHeaderBytes, maxHeaderCount: configuration.maxHeaderCount,
+                maxConnections: configuration.maxConnections),
             cors: cors)
     }
 
@@ -54,8 +57,8 @@ public final class TodoApplication: HTTPHandler {
         let http = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: configuration.host, port: configuration.port, loopCount: configuration.effectiveThreads,
-                hardBodyLimit: configuration.hardBodyLimit, maxHeaderBytes: configuration.maxHeaderBytes,
-                timeoutSeconds: Double(configuration.timeoutSeconds)),
+                hardBodyLimit: configuration.hardBodyLimit, maxHeaderBytes: configuration.hardHeaderLimit,
+                timeoutSeconds: Double(configuration.timeoutSeconds), maxConnections: configuration.maxConnections),
             handler: self)
         let stopRequested = state.withLock { state in
             state.server = http

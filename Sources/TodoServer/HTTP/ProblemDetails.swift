@@ -52,6 +52,10 @@ public struct ProblemDetails: Error, Sendable, Equatable, JSONWritable {
         Self(status: 414, title: "URI Too Long", detail: "The request target is longer than the limit of \(limit) bytes.")
     }
 
+    public static func headerFieldsTooLarge(_ detail: String) -> Self {
+        Self(status: 431, title: "Request Header Fields Too Large", detail: detail)
+    }
+
     public static func unsupportedMediaType(_ contentType: String) -> Self {
         Self(
             status: 415, title: "Unsupported Media Type",

@@ -88,8 +88,8 @@ public struct AppRouter: Sendable {
     /// Answers `request` through `respond`, exactly once; `route` is `Route(path: request.path)`,
     /// matched by the caller, which also labels its metrics with it.
     public func routeRequest(_ request: HTTPRequest, route: Route?, context: RequestContext, respond: @escaping Respond) {
-        if let (problem, close) = screening.problem(with: request) {
-            return routeProblem(problem, headers: close ? ["Connection": "close"] : [:], respond: respond)
+        if let refusal = screening.refusal(of: request) {
+            return routeProblem(refusal.problem, headers: refusal.headers, respond: respond)
         }
         guard let route else {
             return routeProblem(.notFound("No route matches '\(request.path)'."), respond: respond)

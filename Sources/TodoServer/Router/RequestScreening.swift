@@ -1,23 +1,58 @@
 import EventHTTP
 
-/// Wire-level checks made before routing: framing that could smuggle a request, and size limits.
+/// Wire-level checks made before routing: the connection limit, framing that could smuggle a
+/// request, and size limits.
 public struct RequestScreening: Sendable {
     /// Largest accepted body, in bytes.
     public var maxBodyBytes: Int
     /// Longest accepted request target, in bytes.
     public var maxURIBytes: Int
+    /// Largest request line plus header fields, in bytes.
+    public var maxHeaderBytes: Int
+    /// Most header fields in one request.
+    public var maxHeaderCount: Int
+    /// The server's connection limit, for the refusal's message.
+    public var maxConnections: Int
 
-    public init(maxBodyBytes: Int, maxURIBytes: Int) {
+    public init(
+        maxBodyBytes: Int, maxURIBytes: Int, maxHeaderBytes: Int = 32 << 10, maxHeaderCount: Int = 100,
+        maxConnections: Int = 10_000
+    ) {
         self.maxBodyBytes = maxBodyBytes
         self.maxURIBytes = maxURIBytes
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxHeaderCount = maxHeaderCount
+        self.maxConnections = maxConnections
     }
 
-    /// The problem with `request`, if any, and whether the connection must close after the answer.
-    public func problem(with request: HTTPRequest) -> (problem: ProblemDetails, closeConnection: Bool)? {
+    /// What to answer instead of routing: the problem and the headers that go with it.
+    public struct Refusal: Sendable {
+        public var problem: ProblemDetails
+        public var headers: HTTPHeaders
+    }
+
+    /// Why `request` is refused before routing, if it is.
+    public func refusal(of request: HTTPRequest) -> Refusal? {
+        if request.connectionOverLimit {
+            return Refusal(
+                problem: .serviceUnavailable(
+                    "The server holds its limit of \(maxConnections) open connections; retry on a new connection shortly."),
+                headers: ["Connection": "close", "Retry-After": "1"])
+        }
+        guard let (problem, close) = problem(with: request) else { return nil }
+        return Refusal(problem: problem, headers: close ? ["Connection": "close"] : [:])
+    }
+
+    /// The problem with `request`'s framing or size, if any, and whether the connection must close
+    /// after the answer.
+    func problem(with request: HTTPRequest) -> (problem: ProblemDetails, closeConnection: Bool)? {
         var lengths = 0, hosts = 0
+        // The request line (method, target, version, spaces and CRLF), then each "name: value\r\n".
+        var headerBytes = request.method.rawValue.utf8.count + request.uri.utf8.count + 12
         var chunked = false
         var host: String?
         for field in request.headers {
+            headerBytes += field.name.utf8.count + field.value.utf8.count + 4
             if HTTPHeaders.namesMatch(field.name, "Content-Length") {
                 lengths += 1
             } else if HTTPHeaders.namesMatch(field.name, "Host") {
@@ -41,6 +76,12 @@ public struct RequestScreening: Sendable {
         }
         if request.uri.utf8.count > maxURIBytes {
             return (.uriTooLong(limit: maxURIBytes), false)
+        }
+        if request.headers.fields.count > maxHeaderCount {
+            return (.headerFieldsTooLarge("The request has \(request.headers.fields.count) header fields; the limit is \(maxHeaderCount)."), true)
+        }
+        if headerBytes > maxHeaderBytes {
+            return (.headerFieldsTooLarge("The request line and header fields take \(headerBytes) bytes; the limit is \(maxHeaderBytes)."), true)
         }
         if request.body.count > maxBodyBytes {
             return (.contentTooLarge(limit: maxBodyBytes), true)

@@ -70,6 +70,23 @@ struct OperationsEndToEndTests {
         #expect(open == 1)
     }
 
+    @Test("idle connections that never sent a request count as open, and stop counting once gone")
+    func idleConnectionsCounted() throws {
+        let server = try LiveServer()
+        var idle = try (0..<3).map { _ in try server.client() }
+        usleep(100_000)
+        let scrape = { try server.request("GET", "/metrics", headers: [("Connection", "close")]).text }
+        #expect(sample(try scrape(), "http_open_connections") == 4)
+        idle.removeAll()
+        var open = 4.0
+        for _ in 0..<40 where open != 1 {
+            usleep(100_000)
+            open = sample(try scrape(), "http_open_connections")
+        }
+        #expect(open == 1)
+        #expect(idle.isEmpty)
+    }
+
     @Test("GET /openapi.json serves the document in the repository, byte for byte")
     func document() throws {
         let server = try LiveServer()

@@ -1,0 +1,80 @@
+import Foundation
+import Glibc
+import Testing
+@testable import TodoServer
+
+@Suite("End to end: hardening against bad and greedy clients")
+struct HardeningEndToEndTests {
+    @Test("header fields: at the count and size limits served, one over gets a problem+json 431 and a close")
+    func headerLimits() throws {
+        let server = try LiveServer(configure: { $0.maxHeaderCount = 20; $0.maxHeaderBytes = 2048; $0.maxURIBytes = 512 })
+        // The client adds Host: 19 more fields make 20.
+        let atCount = try server.request("GET", "/healthz", headers: (1...19).map { ("X-F\($0)", "v") })
+        #expect(atCount.status == 200)
+        let client = try server.client()
+        let overCount = try client.request("GET", "/healthz", headers: (1...20).map { ("X-F\($0)", "v") })
+        #expect(overCount.status == 431)
+        #expect(overCount.object["detail"] as? String == "The request has 21 header fields; the limit is 20.")
+        #expect(overCount.header("Connection") == "close")
+        #expect(client.serverClosed())
+
+        // "GET /healthz HTTP/1.1\r\n" is 23 bytes, "Host: 127.0.0.1\r\n" 17, "X-Pad: " + value + CRLF 9 + n.
+        let fits = 2048 - 23 - 17 - 9
+        #expect(try server.request("GET", "/healthz", headers: [("X-Pad", String(repeating: "p", count: fits))]).status == 200)
+        let overSize = try server.request("GET", "/healthz", headers: [("X-Pad", String(repeating: "p", count: fits + 1))])
+        #expect(overSize.status == 431)
+        #expect(overSize.object["detail"] as? String == "The request line and header fields take 2049 bytes; the limit is 2048.")
+        #expect(overSize.header("Content-Type") == "application/problem+json")
+    }
+
+    @Test("headers far past the limit and garbage request lines are answered 400 or closed, never left hanging")
+    func garbage() throws {
+        let server = try LiveServer(configure: { $0.maxHeaderBytes = 2048; $0.maxURIBytes = 512; $0.timeoutSeconds = 30 })
+        let inputs: [[UInt8]] = [
+            Array("GET /todos HTTP/1.1\r\nHost: h\r\nX-Huge: \(String(repeating: "h", count: 40_000))\r\n\r\n".utf8),
+            Array("GARBAGE\r\n\r\n".utf8),
+            Array("GET /todos HTTP/1.1 extra\r\nHost: h\r\n\r\n".utf8),
+            Array("GET /todos HTTP/9.9\r\nHost: h\r\n\r\n".utf8),
+            Array("GET /todos HTTP/1.1\r\nHost: h\r\nno colon here\r\n\r\n".utf8),
+            Array("G\u{1}T /todos HTTP/1.1\r\nHost: h\r\n\r\n".utf8),
+            [0x16, 0x03, 0x01, 0x00, 0x05, 0x0D, 0x0A, 0xFF, 0xFE, 0x0D, 0x0A, 0x0D, 0x0A],
+            Array("\r\n\r\n\r\n\r\n".utf8) + Array(repeating: 0, count: 64) + Array("\r\n\r\n".utf8),
+        ]
+        for input in inputs {
+            let client = try TestHTTPClient(port: server.port, receiveTimeoutSeconds: 3)
+            try client.send(input)
+            let started = ContinuousClock.now
+            let answer = String(decoding: client.readToEnd(), as: UTF8.self)
+            #expect(ContinuousClock.now - started < .seconds(2), "hung on \(input.prefix(24))")
+            let status = answer.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+            #expect(status == nil || status == 400 || status == 501, "\(answer.prefix(40)) for \(input.prefix(24))")
+        }
+        #expect(try server.request("GET", "/healthz").status == 200)
+    }
+
+    @Test("at the connection limit a new connection's request gets 503 with Retry-After and a close; slots free as clients leave")
+    func connectionLimit() throws {
+        let server = try LiveServer(configure: { $0.maxConnections = 4; $0.threads = 2 })
+        // Four idle connections that never send a request hold every slot.
+        var idle = try (0..<4).map { _ in try server.client() }
+        usleep(100_000)
+        let refused = try server.request("GET", "/healthz")
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") == "1")
+        #expect(refused.header("Connection") == "close")
+        #expect(refused.object["detail"] as? String
+            == "The server holds its limit of 4 open connections; retry on a new connection shortly.")
+        #expect(refused.header("Content-Type") == "application/problem+json")
+        // Two leave without ever sending a request: the loops notice within their one-second sweep.
+        idle.removeLast(2)
+        var status = 0
+        let started = ContinuousClock.now
+        while status != 200, ContinuousClock.now - started < .seconds(5) {
+            usleep(100_000)
+            status = try server.request("GET", "/healthz").status
+        }
+        #expect(status == 200)
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(idle.count == 2)
+    }
+}
