@@ -21,7 +21,7 @@ public final class InMemoryTodoStore: TodoStore {
     /// A store holding `todos` exactly as given, revisions included, whose sequence continues
     /// after `revision`: what recovery from disk builds.
     public init(restoring todos: [String: Todo], revision: UInt64) {
-        state.withLock { state in
+        state.withLock(tracing: self) { state in
             state.todos = todos
             state.revision = revision
             for todo in todos.values { state.index.insert(todo) }
@@ -29,7 +29,7 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public init(_ initial: [Todo] = []) {
-        state.withLock { state in
+        state.withLock(tracing: self) { state in
             for var todo in initial {
                 todo.revision = state.nextRevision()
                 state.todos[todo.id] = todo
@@ -38,7 +38,7 @@ public final class InMemoryTodoStore: TodoStore {
         }
     }
 
-    public var count: Int { state.withLock { $0.todos.count } }
+    public var count: Int { state.withLock(tracing: self) { $0.todos.count } }
 
     public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
         completion(.success(insertNow(todo)))
@@ -46,7 +46,7 @@ public final class InMemoryTodoStore: TodoStore {
 
     /// `insert`, answered by return: the stored to-do with its revision.
     func insertNow(_ todo: Todo) -> Todo {
-        state.withLock { state in
+        state.withLock(tracing: self) { state in
             var todo = todo
             todo.revision = state.nextRevision()
             if let replaced = state.todos.updateValue(todo, forKey: todo.id) { state.index.remove(replaced) }
@@ -56,14 +56,14 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
-        completion(.success(state.withLock { $0.todos[id] }))
+        completion(.success(state.withLock(tracing: self) { $0.todos[id] }))
     }
 
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
         if query.sort == TodoSort() {
-            return completion(.success(state.withLock { state in Self.indexedPage(query, state) }))
+            return completion(.success(state.withLock(tracing: self) { state in Self.indexedPage(query, state) }))
         }
-        let (matching, revision) = state.withLock { state in
+        let (matching, revision) = state.withLock(tracing: self) { state in
             (state.todos.values.filter(query.includes), state.revision)
         }
         let sorted = matching.sorted(by: query.sort.areInIncreasingOrder)
@@ -94,7 +94,7 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public func allTodos(completion: @escaping (Result<[Todo], StoreError>) -> Void) {
-        completion(.success(state.withLock { Array($0.todos.values) }))
+        completion(.success(state.withLock(tracing: self) { Array($0.todos.values) }))
     }
 
     public func update(
@@ -106,7 +106,7 @@ public final class InMemoryTodoStore: TodoStore {
 
     /// `update`, answered by return.
     func updateNow(id: String, change: (inout Todo) -> Bool) -> StoreUpdate {
-        state.withLock { state in
+        state.withLock(tracing: self) { state in
             guard var todo = state.todos[id] else { return .notFound }
             let old = todo
             guard change(&todo) else { return .unchanged(old) }
@@ -126,7 +126,7 @@ public final class InMemoryTodoStore: TodoStore {
 
     /// `remove`, answered by return, with the store revision the removal took (nil if none).
     func removeNow(id: String, precondition: ((Todo) -> Bool)?) -> (removal: StoreRemoval, revision: UInt64?) {
-        state.withLock { state in
+        state.withLock(tracing: self) { state in
             guard let todo = state.todos[id] else { return (.notFound, nil) }
             if let precondition, !precondition(todo) { return (.preconditionFailed(todo), nil) }
             state.todos[id] = nil
@@ -143,7 +143,7 @@ public final class InMemoryTodoStore: TodoStore {
     /// `removeAll`, answered by return: the store revision it took. The freed pages go back to
     /// the OS (glibc keeps them otherwise), so an emptied store shrinks the process.
     func removeAllNow() -> UInt64 {
-        let (revision, dropped) = state.withLock { state in
+        let (revision, dropped) = state.withLock(tracing: self) { state in
             let dropped = (state.todos, state.index)
             state.todos = [:]
             state.index = DefaultOrderIndex()
@@ -157,6 +157,6 @@ public final class InMemoryTodoStore: TodoStore {
     /// Every to-do and the current revision, as one consistent picture (copy-on-write: O(1) here,
     /// the copy is paid by the next change).
     func snapshot() -> (todos: [String: Todo], revision: UInt64) {
-        state.withLock { ($0.todos, $0.revision) }
+        state.withLock(tracing: self) { ($0.todos, $0.revision) }
     }
 }

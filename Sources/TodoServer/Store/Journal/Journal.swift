@@ -72,19 +72,19 @@ final class Journal: Sendable {
     /// The `interval` policy's fsync, once a second while the journal is open.
     private func scheduleIntervalSync() {
         syncQueue.asyncAfter(deadline: .now() + 1) { [weak self] in
-            guard let self, state.withLock({ $0.fd >= 0 }) else { return }
+            guard let self, state.withLock(tracing: self, { $0.fd >= 0 }) else { return }
             syncNow()
             scheduleIntervalSync()
         }
     }
 
-    private var currentPath: String { directory + "/" + JournalFormat.journalName(state.withLock { $0.generation }) }
+    private var currentPath: String { directory + "/" + JournalFormat.journalName(state.withLock(tracing: self) { $0.generation }) }
 
     /// Runs `change` with the journal locked and writes the records it returns before unlocking,
     /// so the file holds changes in the order they were made. Answers the change's result and the
     /// sequence number to pass to `whenDurable` (0: nothing was written).
     func record<T>(_ change: () -> (T, [JournalRecord])) -> Result<(T, UInt64), StoreError> {
-        let (outcome, compact) = state.withLock { state -> (Result<(T, UInt64), StoreError>, Bool) in
+        let (outcome, compact) = state.withLock(tracing: self) { state -> (Result<(T, UInt64), StoreError>, Bool) in
             if let failure = state.failure { return (.failure(failure), false) }
             let (result, records) = change()
             guard !records.isEmpty else { return (.success((result, 0)), false) }
@@ -114,7 +114,7 @@ final class Journal: Sendable {
     func whenDurable(_ sequence: UInt64, on executor: LoopExecutor?, _ work: @escaping () -> Void) {
         guard policy == .always, sequence > 0 else { return work() }
         let waiter = Waiter(sequence: sequence, executor: executor, work: work)
-        let ready = state.withLock { state -> Bool in
+        let ready = state.withLock(tracing: self) { state -> Bool in
             guard state.synced < sequence else { return true }
             state.waiters.append(waiter)
             if !state.syncScheduled {
@@ -130,7 +130,7 @@ final class Journal: Sendable {
     /// while more wait (the group commit of the `always` policy).
     private func groupCommit() {
         let done = syncNow()
-        let (covered, again) = state.withLock { state -> ([Waiter], Bool) in
+        let (covered, again) = state.withLock(tracing: self) { state -> ([Waiter], Bool) in
             let covered = state.waiters.filter { $0.sequence <= state.synced }
             state.waiters.removeAll { $0.sequence <= state.synced }
             let again = !state.waiters.isEmpty && done
@@ -145,7 +145,7 @@ final class Journal: Sendable {
     /// answers the waiters with it. Runs on the sync queue. Answers whether the sync succeeded.
     @discardableResult
     private func syncNow() -> Bool {
-        let (target, fd, generation, retired) = state.withLock { state in
+        let (target, fd, generation, retired) = state.withLock(tracing: self) { state in
             defer { state.retired = [] }
             return (state.written, state.fd, state.generation, state.retired)
         }
@@ -154,15 +154,15 @@ final class Journal: Sendable {
                 defer { Glibc.close(old.fd) }
                 if policy != .never { try FileIO.sync(old.fd, path: old.path) }
             }
-            if state.withLock({ $0.synced < target }) {
+            if state.withLock(tracing: self, { $0.synced < target }) {
                 try FileIO.sync(fd, path: directory + "/" + JournalFormat.journalName(generation))
             }
-            state.withLock { $0.synced = max($0.synced, target) }
+            state.withLock(tracing: self) { $0.synced = max($0.synced, target) }
             return true
         } catch {
             logger.error("journal fsync failed", metadata: ["reason": "\(error)"])
             let failure = StoreError(reason: "The journal cannot be synced to disk (\(error)); changes are refused until the server is restarted.")
-            let waiters = state.withLock { state in
+            let waiters = state.withLock(tracing: self) { state in
                 state.failure = failure
                 defer { state.waiters = [] }
                 return state.waiters
@@ -176,7 +176,7 @@ final class Journal: Sendable {
     func close() {
         compactionQueue.sync {}
         syncQueue.sync { if policy != .never { syncNow() } }
-        state.withLock { state in
+        state.withLock(tracing: self) { state in
             for old in state.retired { Glibc.close(old.fd) }
             Glibc.close(state.fd)
             state.fd = -1
@@ -189,7 +189,7 @@ extension Journal {
     /// Starts journal generation + 1 and writes the state as of this moment into snapshot
     /// generation + 1 in the background; then the older files go.
     private func startCompaction() {
-        let rotated = state.withLock { state -> (generation: UInt64, picture: (todos: [String: Todo], revision: UInt64))? in
+        let rotated = state.withLock(tracing: self) { state -> (generation: UInt64, picture: (todos: [String: Todo], revision: UInt64))? in
             let next = state.generation + 1
             let path = directory + "/" + JournalFormat.journalName(next)
             do {
@@ -224,7 +224,7 @@ extension Journal {
             } catch {
                 logger.error("snapshot failed; the journals stay", metadata: ["reason": "\(error)"])
             }
-            state.withLock { $0.compacting = false }
+            state.withLock(tracing: self) { $0.compacting = false }
         }
     }
 

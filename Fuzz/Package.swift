@@ -1,0 +1,19 @@
+// swift-tools-version: 6.2
+// libFuzzer targets over TodoServer's request handling and upcoming-date logic. Build and run with
+// Fuzz/run.sh (they need -sanitize=fuzzer, so they live outside the main package's build).
+import PackageDescription
+
+let package = Package(
+    name: "TodoServerFuzz",
+    dependencies: [.package(name: "TodoServer", path: "..")],
+    targets: [
+        .executableTarget(
+            name: "RequestFuzzer",
+            dependencies: [.product(name: "TodoServer", package: "TodoServer")]
+        ),
+        .executableTarget(
+            name: "UpcomingFuzzer",
+            dependencies: [.product(name: "TodoServer", package: "TodoServer")]
+        ),
+    ]
+)

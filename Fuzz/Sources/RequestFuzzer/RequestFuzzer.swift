@@ -1,0 +1,67 @@
+import EventHTTP
+import Foundation
+import TodoServer
+
+/// Raw bytes → a request (method, target, headers, body) → the router and modules → one answer.
+///
+/// Holds for every input: exactly one answer, synchronously (the store is in memory); never a 5xx;
+/// a JSON body that parses; a problem's `status` equal to the HTTP status; and a refused request
+/// leaves the stored to-dos as they were.
+let store = InMemoryTodoStore()
+let router = AppRouter.makeRouter(
+    dependencies: ModuleDependencies(store: store, openAPIDocument: Array("{}".utf8)),
+    screening: RequestScreening(maxBodyBytes: 4096, maxURIBytes: 1024, maxHeaderBytes: 4096, maxHeaderCount: 16),
+    cors: CORSPolicy())
+let methods: [HTTPMethod] = [.get, .head, .post, .put, .patch, .delete, .options, .trace, .connect]
+
+/// Splits the input: byte 0 picks the method, then the target up to the first newline, header
+/// lines up to an empty line, and the rest is the body. Seeds an existing to-do at `/todos/seed`.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 0 else { return 0 }
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let method = methods[Int(bytes[0]) % methods.count]
+    var lines = bytes.dropFirst().split(separator: UInt8(ascii: "\n"), maxSplits: 18, omittingEmptySubsequences: false)
+    let target = "/" + String(decoding: lines.isEmpty ? [] : lines.removeFirst(), as: UTF8.self)
+    var headers = HTTPHeaders()
+    while let line = lines.first, !line.isEmpty, let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+        headers.add(String(decoding: line[..<colon], as: UTF8.self), String(decoding: line[(colon + 1)...], as: UTF8.self))
+        lines.removeFirst()
+    }
+    if lines.first?.isEmpty == true { lines.removeFirst() }
+    let body = Array(lines.joined(separator: [UInt8(ascii: "\n")]))
+    let request = HTTPRequest(method: method, uri: target, headers: headers, body: body)
+
+    store.insert(
+        Todo(
+            id: "seed", title: "Seed", completed: false, order: 1, dueDate: nil,
+            createdAt: Timestamp(millisecondsSinceEpoch: 0), updatedAt: Timestamp(millisecondsSinceEpoch: 0))
+    ) { _ in }
+    let before = snapshot()
+    var answers: [HTTPResponse] = []
+    router.routeRequest(
+        request, route: Route(path: request.path),
+        context: RequestContext(baseURL: "http://fuzz", query: QueryParameters(request.query), path: request.path)
+    ) { answers.append($0) }
+
+    precondition(answers.count == 1, "\(answers.count) answers to \(method) \(target)")
+    let answer = answers[0]
+    precondition(answer.status < 500, "\(answer.status) for \(method) \(target)")
+    let type = answer.headers["Content-Type"] ?? ""
+    if type.contains("json"), !answer.body.isEmpty {
+        let parsed = try? JSONSerialization.jsonObject(with: Data(answer.body), options: [.fragmentsAllowed])
+        precondition(parsed != nil, "invalid JSON body for \(method) \(target)")
+        if type == "application/problem+json" {
+            precondition((parsed as? [String: Any])?["status"] as? Int == answer.status, "problem status differs")
+        }
+    }
+    if answer.status >= 400 { precondition(snapshot() == before, "a refused request changed the store") }
+    store.removeAll { _ in }
+    return 0
+}
+
+private func snapshot() -> [String: String] {
+    var todos: [Todo] = []
+    store.allTodos { todos = (try? $0.get()) ?? [] }
+    return Dictionary(uniqueKeysWithValues: todos.map { ($0.id, "\($0)") })
+}
