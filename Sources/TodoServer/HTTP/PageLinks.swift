@@ -16,7 +16,8 @@ struct PageLinks: Sendable, Equatable {
         let lastOffset = total > 0 ? (total - 1) / limit * limit : 0
         first = paged ? url(0) : nil
         previous = offset > 0 ? url(max(0, offset - limit)) : nil
-        next = offset + limit < total ? url(offset + limit) : nil
+        // `offset < total - limit`, not `offset + limit < total`: an offset near Int.max must not overflow.
+        next = offset < total - limit ? url(offset + limit) : nil
         last = paged ? url(lastOffset) : nil
     }
 

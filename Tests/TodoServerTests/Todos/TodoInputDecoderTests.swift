@@ -66,6 +66,9 @@ struct TodoInputDecoderTests {
     func ranges() throws {
         #expect(try draft(#"{"title":"x","order":9007199254740991}"#).get().order == 9_007_199_254_740_991)
         #expect(fieldErrors(draft(#"{"title":"x","order":9007199254740992}"#)).map(\.field) == ["order"])
+        #expect(try draft(#"{"title":"x","order":-32395008938.0}"#).get().order == -32_395_008_938)
+        #expect(try draft(#"{"title":"x","order":3e2}"#).get().order == 300)
+        #expect(fieldErrors(draft(#"{"title":"x","order":9007199254740992.0}"#)).map(\.field) == ["order"])
         #expect(fieldErrors(draft(#"{"title":"x","order":1e400}"#)).map(\.field) == ["order"])
         #expect(fieldErrors(draft(#"{"title":"x","order":"3"}"#))
             == [FieldError(field: "order", message: "must be an integer or null, not a string")])

@@ -97,6 +97,9 @@ struct TodoInputDecoder: Sendable {
             return .some(nil)
         case .integer(let order) where Self.orderRange.contains(order):
             return .some(order)
+        case .number(let order) where order.rounded() == order && Double(Self.orderRange.lowerBound)...Double(Self.orderRange.upperBound) ~= order:
+            // A number with no fraction (`3.0`, `3e2`) is an integer, as JSON Schema counts it.
+            return .some(Int(order))
         case .integer, .number:
             errors.append(FieldError(
                 field: "order",
