@@ -14,7 +14,7 @@ final class EventLoop: @unchecked Sendable {
     private var taskEvent: OpaquePointer?
     /// Work queued by `enqueue` from other threads; nil once the loop has exited.
     private let tasks = Mutex<[@Sendable () -> Void]?>([])
-    private let handler: any HTTPHandler
+    let handler: any HTTPHandler
     /// The loop's position among the server's loops, handed to the handler with each request.
     let index: Int
     private var inFlight = 0
@@ -44,7 +44,9 @@ final class EventLoop: @unchecked Sendable {
         self.handler = handler
         self.index = index
         self.limits = limits
-        let everyMethod: UInt16 = 0x1FF
+        // Every method evhttp knows, plus bit 15, which libevent 2.1.12 gives a method it does not
+        // know: so unknown methods reach the router (405 with Allow) instead of evhttp's HTML 501.
+        let everyMethod: UInt16 = 0xFFFF
         evhttp_set_allowed_methods(http, everyMethod)
         evhttp_set_max_body_size(http, Int(configuration.hardBodyLimit))
         evhttp_set_max_headers_size(http, Int(configuration.maxHeaderBytes))
@@ -156,6 +158,7 @@ final class EventLoop: @unchecked Sendable {
     fileprivate func acceptConnection() -> OpaquePointer? {
         guard let bufferEvent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
         overLimit.remove(bufferEvent)
+        watchForWireErrors(bufferEvent)
         if limits.total() >= limits.maxConnections {
             sweep()
             if limits.total() >= limits.maxConnections { overLimit.insert(bufferEvent) }

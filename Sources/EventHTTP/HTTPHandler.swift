@@ -4,4 +4,13 @@
 /// the same loop thread (a store that completes asynchronously on the loop).
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest, responder: HTTPResponder)
+
+    /// The answer to send instead of evhttp's own HTML error page, for input evhttp refuses before
+    /// any handler sees it (a malformed request line, headers or body framing past the hard
+    /// limits). nil keeps evhttp's page. The connection closes after it either way.
+    func replacementForWireError(status: Int) -> HTTPResponse?
+}
+
+extension HTTPHandler {
+    public func replacementForWireError(status: Int) -> HTTPResponse? { nil }
 }

@@ -9,4 +9,7 @@ public enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
     case options = "OPTIONS"
     case trace = "TRACE"
     case connect = "CONNECT"
+    /// A token evhttp does not know (`QUERY`, `PROPFIND`); libevent 2.1 does not keep its name,
+    /// so logs and metrics show `UNKNOWN`.
+    case unrecognized = "UNKNOWN"
 }

@@ -36,7 +36,8 @@ extension HTTPMethod {
         case EVHTTP_REQ_DELETE: self = .delete
         case EVHTTP_REQ_OPTIONS: self = .options
         case EVHTTP_REQ_TRACE: self = .trace
-        default: self = .connect
+        case EVHTTP_REQ_CONNECT: self = .connect
+        default: self = .unrecognized
         }
     }
 }

@@ -1,6 +1,6 @@
 /// Reason phrases for the status line (libevent 2.1 lacks some, such as 422).
-enum HTTPStatus {
-    static func reasonPhrase(_ status: Int) -> String {
+public enum HTTPStatus {
+    public static func reasonPhrase(_ status: Int) -> String {
         switch status {
         case 200: "OK"
         case 201: "Created"
@@ -16,6 +16,7 @@ enum HTTPStatus {
         case 422: "Unprocessable Content"
         case 431: "Request Header Fields Too Large"
         case 500: "Internal Server Error"
+        case 501: "Not Implemented"
         case 503: "Service Unavailable"
         default: "Status \(status)"
         }

@@ -11,6 +11,7 @@ public final class TodoApplication: HTTPHandler {
     private let identity: RequestIdentity
     private let accessLog: AccessLog
     private let metrics: RequestMetrics
+    private let serializer = JSONSerializer()
     private let logger: Logger
     private let state = StateBox()
     private let boundPort = Atomic<Int>(0)
@@ -95,6 +96,25 @@ public final class TodoApplication: HTTPHandler {
     public func stop() {
         requestStop()
         waitUntilStopped()
+    }
+
+    /// evhttp's own refusals (unparseable request line or headers, a body far past the limit) as
+    /// problem+json with the CORS headers, like every other answer.
+    public func replacementForWireError(status: Int) -> HTTPResponse? {
+        let problem: ProblemDetails = switch status {
+        case 413: .contentTooLarge(limit: configuration.maxBodyBytes)
+        case 400:
+            .badRequest(
+                "The request could not be read as HTTP/1.1: a malformed request line or header field, "
+                    + "or a request line and headers over \(configuration.hardHeaderLimit) bytes.")
+        default: ProblemDetails(status: status, title: HTTPStatus.reasonPhrase(status), detail: "The request could not be read.")
+        }
+        var response = serializer.response(for: ResponseViewModel(problem: problem))
+        cors.apply(to: &response.headers)
+        let requestID = identity.requestID(for: HTTPRequest(method: .get, uri: "/"))
+        response.headers.add("X-Request-ID", requestID)
+        logger.info("request refused before parsing", metadata: ["status": "\(status)", "request_id": "\(requestID)"])
+        return response
     }
 
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {

@@ -101,7 +101,8 @@ public struct AppRouter: Sendable {
         }
         guard route.allowedMethods.contains(request.method) else {
             let allow = route.allow
-            let problem = ProblemDetails.methodNotAllowed("\(request.method.rawValue) is not allowed on \(route.template); use \(allow).")
+            let method = request.method == .unrecognized ? "A method this server does not know" : request.method.rawValue
+            let problem = ProblemDetails.methodNotAllowed("\(method) is not allowed on \(route.template); use \(allow).")
             return routeProblem(problem, headers: ["Allow": allow], respond: respond)
         }
         if [.post, .put, .patch].contains(request.method), !request.body.isEmpty,

@@ -72,12 +72,17 @@ struct ErrorsEndToEndTests {
         #expect(atLimit.utf8.count == 1024)
         #expect(try server.request("POST", "/todos", body: atLimit).status == 201)
         expectProblem(try server.request("POST", "/todos", body: atLimit + " "), 413)
-        // Far past the limit evhttp itself reads and drops the body, answers 413 and closes.
+        // Far past the limit evhttp itself refuses the body and closes; its HTML page is replaced
+        // by the same problem+json.
         let huge = try server.client()
         let size = server.application.configuration.hardBodyLimit + 1
         try huge.send("POST /todos HTTP/1.1\r\nHost: x\r\nContent-Length: \(size)\r\n\r\n")
         try huge.send([UInt8](repeating: UInt8(ascii: " "), count: size))
-        #expect(try huge.readResponse(method: "POST").status == 413)
+        let refused = try huge.readResponse(method: "POST")
+        expectProblem(refused, 413)
+        #expect(refused.object["detail"] as? String == "The request body is larger than the limit of 1024 bytes.")
+        #expect(refused.header("Connection") == "close")
+        #expect(refused.header("Access-Control-Allow-Origin") == "*")
         #expect(huge.serverClosed())
         #expect(try server.request("GET", "/todos").array.count == 1)
     }

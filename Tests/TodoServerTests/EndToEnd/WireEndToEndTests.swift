@@ -122,13 +122,18 @@ struct WireEndToEndTests {
         #expect(try server.request("GET", "/healthz").status == 200)
     }
 
-    @Test("methods outside the route's set are 405 with Allow, TRACE and CONNECT included")
+    @Test("methods outside the route's set are 405 with Allow, TRACE, CONNECT and unknown ones included")
     func methods() throws {
         let server = try LiveServer()
-        for method in ["TRACE", "PATCH", "PUT"] {
+        for method in ["TRACE", "PATCH", "PUT", "CONNECT", "QUERY", "PROPFIND", "BREW"] {
             let response = try server.request(method, "/todos")
-            #expect(response.status == 405)
+            #expect(response.status == 405, "\(method)")
             #expect(response.header("Allow") == "GET, HEAD, POST, DELETE, OPTIONS")
+            #expect(response.header("Content-Type") == "application/problem+json")
         }
+        let unknown = try server.request("QUERY", "/todos/some-id")
+        #expect(unknown.object["detail"] as? String
+            == "A method this server does not know is not allowed on /todos/{id}; use GET, HEAD, PUT, PATCH, DELETE, OPTIONS.")
+        #expect(try server.request("QUERY", "/nowhere").status == 404)
     }
 }
