@@ -143,7 +143,9 @@ final class EventLoop: @unchecked Sendable {
         }
         var parsed = HTTPRequest(evhttpRequest: request)
         parsed.connectionOverLimit = refused
-        handler.handle(parsed, responder: HTTPResponder(request: request, isHead: parsed.method == .head, loopIndex: index))
+        let responder = HTTPResponder(
+            request: request, isHead: parsed.method == .head, loopIndex: index, closeConnection: parsed.hasUnreadBody)
+        handler.handle(parsed, responder: responder)
     }
 
     fileprivate func closed(_ connection: OpaquePointer) {

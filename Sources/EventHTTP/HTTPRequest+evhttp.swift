@@ -25,6 +25,16 @@ extension HTTPRequest {
     }
 }
 
+extension HTTPRequest {
+    /// evhttp 2.1 reads a body only for the methods it expects one with (POST, PUT, PATCH,
+    /// OPTIONS): a GET, HEAD, DELETE or unknown method that declares one leaves it on the wire.
+    var hasUnreadBody: Bool {
+        guard body.isEmpty else { return false }
+        if headers["Transfer-Encoding"] != nil { return true }
+        return headers["Content-Length"].map { value in value.utf8.contains { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") } } ?? false
+    }
+}
+
 extension HTTPMethod {
     init(evhttpCommand command: evhttp_cmd_type) {
         switch command {

@@ -6,6 +6,9 @@ public struct HTTPResponder {
     let isHead: Bool
     /// Which of the server's loops the request came in on (0-based): for per-loop state that needs no lock.
     public let loopIndex: Int
+    /// The request declared a body that evhttp left unread: the connection must close after the
+    /// answer, or those bytes would be read as the next request.
+    let closeConnection: Bool
 
     /// Writes `response`. A HEAD request gets the headers, including the `Content-Length` that the
     /// GET would have, and no body.
@@ -17,6 +20,9 @@ public struct HTTPResponder {
             field.name.withCString { name in
                 field.value.withCString { value in _ = evhttp_add_header(output, name, value) }
             }
+        }
+        if closeConnection, evhttp_find_header(output, "Connection") == nil {
+            evhttp_add_header(output, "Connection", "close")
         }
         let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
         if isHead {
