@@ -51,6 +51,7 @@ public struct RequestScreening: Sendable {
         var headerBytes = request.method.rawValue.utf8.count + request.uri.utf8.count + 12
         var chunked = false
         var host: String?
+        var emptyCondition: String?
         for field in request.headers {
             headerBytes += field.name.utf8.count + field.value.utf8.count + 4
             if HTTPHeaders.namesMatch(field.name, "Content-Length") {
@@ -60,6 +61,10 @@ public struct RequestScreening: Sendable {
                 if host == nil { host = field.value }
             } else if HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") {
                 chunked = true
+            } else if HTTPHeaders.namesMatch(field.name, "If-Match") || HTTPHeaders.namesMatch(field.name, "If-None-Match"),
+                field.value.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
+            {
+                emptyCondition = field.name
             }
         }
         if lengths > 1 {
@@ -73,6 +78,9 @@ public struct RequestScreening: Sendable {
         }
         if let host, !Self.isValidHost(host) {
             return (.badRequest("The Host header is not a host name or address with an optional port."), true)
+        }
+        if let emptyCondition {
+            return (.badRequest("The \(emptyCondition) header is empty; send * or one or more entity tags, or leave it out."), false)
         }
         if request.uri.utf8.count > maxURIBytes {
             return (.uriTooLong(limit: maxURIBytes), false)

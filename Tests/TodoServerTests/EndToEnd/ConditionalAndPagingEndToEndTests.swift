@@ -34,6 +34,20 @@ struct ConditionalAndPagingEndToEndTests {
         #expect(try tabB.request("PATCH", "/todos/gone", headers: [("If-Match", "*")], body: "{}").status == 404)
     }
 
+    @Test("an empty If-Match or If-None-Match is a 400 naming it, and changes nothing")
+    func emptyConditions() throws {
+        let server = try LiveServer()
+        let created = try server.request("POST", "/todos", body: #"{"title":"Kept"}"#)
+        let path = "/todos/\(try #require(created.object["id"] as? String))"
+        let patch = try server.request("PATCH", path, headers: [("If-Match", "")], body: #"{"title":"Changed"}"#)
+        #expect(patch.status == 400)
+        #expect(patch.object["detail"] as? String == "The If-Match header is empty; send * or one or more entity tags, or leave it out.")
+        let read = try server.request("GET", path, headers: [("If-None-Match", " ")])
+        #expect(read.status == 400)
+        #expect(read.header("Content-Type") == "application/problem+json")
+        #expect(try server.request("GET", path).object["title"] as? String == "Kept")
+    }
+
     @Test("If-None-Match: 304 with no body while unchanged, 200 after any change; HEAD too")
     func notModified() throws {
         let server = try LiveServer()
