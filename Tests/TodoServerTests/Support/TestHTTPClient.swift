@@ -69,13 +69,24 @@ final class TestHTTPClient {
         return response
     }
 
-    /// Remembers the method and target of each request line in `bytes` (whole requests only).
+    /// Remembers the method and target of each request in `bytes`, skipping bodies by their
+    /// Content-Length (so a body that looks like a request is not taken for one).
     private func noteRequests(in bytes: [UInt8]) {
-        let text = String(decoding: bytes.prefix(65_536), as: UTF8.self)
-        for line in text.components(separatedBy: "\r\n") {
-            let parts = line.split(separator: " ")
-            guard parts.count == 3, parts[2].hasPrefix("HTTP/1."), parts[0].allSatisfy(\.isUppercase) else { continue }
-            pending.append((String(parts[0]), String(parts[1])))
+        let marker: [UInt8] = [13, 10, 13, 10]
+        var start = 0
+        while start < bytes.count, let end = bytes[start...].firstRange(of: marker) {
+            let lines = String(decoding: bytes[start..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+            start = end.upperBound
+            guard let first = lines.first(where: { !$0.isEmpty }) else { continue }
+            let parts = first.split(separator: " ")
+            if parts.count == 3, parts[2].hasPrefix("HTTP/1."), parts[0].allSatisfy(\.isUppercase) {
+                pending.append((String(parts[0]), String(parts[1])))
+            }
+            let length = lines.lazy.compactMap { line -> Int? in
+                guard line.lowercased().hasPrefix("content-length:") else { return nil }
+                return Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces))
+            }.first ?? 0
+            start += length
         }
     }
 
