@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with AddressSanitizer and runs each for SECONDS (default 30) from the
+# Builds the libFuzzer targets with AddressSanitizer and runs each for FUZZ_SECONDS (default 30) from the
 # seed corpus in Fuzz/Corpus (new inputs go to Fuzz/.corpus, kept between runs). A crash stops the
 # run with a non-zero status and leaves the input as Fuzz/crash-*; replay it with
-# `Fuzz/.build/debug/<Target> Fuzz/crash-…`. For hours: SECONDS=14400 Fuzz/run.sh, or run one
+# `Fuzz/.build/debug/<Target> Fuzz/crash-…`. For hours: FUZZ_SECONDS=14400 Fuzz/run.sh, or run one
 # target with -jobs=N -workers=N.
-# Usage: [SECONDS=30] [TARGETS="RequestFuzzer UpcomingFuzzer"] Fuzz/run.sh
+# Usage: [FUZZ_SECONDS=30] [TARGETS="RequestFuzzer UpcomingFuzzer"] Fuzz/run.sh
 set -euo pipefail
 cd "$(dirname "$0")"
-SECONDS_EACH=${SECONDS:-30}
+SECONDS_EACH=${FUZZ_SECONDS:-30}
 TARGETS=${TARGETS:-"RequestFuzzer UpcomingFuzzer"}
 swift build -Xswiftc -sanitize=fuzzer,address >/dev/null
 for target in $TARGETS; do
