@@ -9,7 +9,8 @@ for sanitizer in "${@:-thread address}"; do
     scratch=".build-${name:0:1}san"
     log="$(mktemp)"
     status=0
-    swift test --sanitize="$name" --scratch-path "$scratch" >"$log" 2>&1 || status=$?
+    LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0" \
+      swift test --sanitize="$name" --scratch-path "$scratch" >"$log" 2>&1 || status=$?
     reports=$(grep -c -E "WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer" "$log" || true)
     summary=$(grep -E "Test run with" "$log" | tail -1)
     if [ "$status" -ne 0 ] || [ "$reports" -ne 0 ]; then

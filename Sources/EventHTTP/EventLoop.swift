@@ -24,8 +24,8 @@ final class EventLoop: @unchecked Sendable {
     private var accepted = Set<OpaquePointer>()
     /// Accepted while the server was at its connection limit: their requests are refused.
     private var overLimit = Set<OpaquePointer>()
-    /// `accepted.count`, readable from any thread.
-    let openConnections = Atomic<Int>(0)
+    /// `accepted.count`, readable from any thread; counted in `limits`.
+    private let counter: ConnectionLimits.Counter
     private let limits: ConnectionLimits
     private var sweepTimer: OpaquePointer?
     private var drainDeadline: timeval = timeval()
@@ -44,6 +44,7 @@ final class EventLoop: @unchecked Sendable {
         self.handler = handler
         self.index = index
         self.limits = limits
+        counter = limits.makeCounter()
         // Every method evhttp knows, plus bit 15, which libevent 2.1.12 gives a method it does not
         // know: so unknown methods reach the router (405 with Allow) instead of evhttp's HTML 501.
         let everyMethod: UInt16 = 0xFFFF
@@ -104,6 +105,9 @@ final class EventLoop: @unchecked Sendable {
         event_base_free(base)
     }
 
+    /// This loop's open connections, from any thread.
+    var openConnections: Int { counter.open.load(ordering: .relaxed) }
+
     /// Asks the loop, from any thread, to stop accepting and to exit once its requests are answered
     /// or `gracePeriodSeconds` has passed.
     func requestShutdown(gracePeriodSeconds: Double) {
@@ -152,7 +156,7 @@ final class EventLoop: @unchecked Sendable {
         guard let bufferEvent = connections.removeValue(forKey: connection) else { return }
         accepted.remove(bufferEvent)
         overLimit.remove(bufferEvent)
-        openConnections.store(accepted.count, ordering: .relaxed)
+        counter.open.store(accepted.count, ordering: .relaxed)
     }
 
     /// A new connection: makes its bufferevent, counts it, and marks it over the limit when the
@@ -166,7 +170,7 @@ final class EventLoop: @unchecked Sendable {
             if limits.total() >= limits.maxConnections { overLimit.insert(bufferEvent) }
         }
         accepted.insert(bufferEvent)
-        openConnections.store(accepted.count, ordering: .relaxed)
+        counter.open.store(accepted.count, ordering: .relaxed)
         return bufferEvent
     }
 
@@ -184,7 +188,7 @@ final class EventLoop: @unchecked Sendable {
         }
         accepted.formIntersection(live)
         overLimit.formIntersection(live)
-        openConnections.store(accepted.count, ordering: .relaxed)
+        counter.open.store(accepted.count, ordering: .relaxed)
     }
 
     fileprivate func completed() {
@@ -266,17 +270,27 @@ private let drainCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer
 
 /// The server-wide connection limit, shared by the loops: each checks the total at accept.
 final class ConnectionLimits: Sendable {
+    /// One loop's open connections (exact after its last sweep), readable from any thread.
+    final class Counter: Sendable {
+        let open = Atomic<Int>(0)
+    }
+
     let maxConnections: Int
-    private let loops = Mutex<[EventLoop]>([])
+    private let counters = Mutex<[Counter]>([])
 
     init(maxConnections: Int) {
         self.maxConnections = maxConnections
     }
 
-    func register(_ loop: EventLoop) { loops.withLock { $0.append(loop) } }
+    /// A counter for one more loop.
+    func makeCounter() -> Counter {
+        let counter = Counter()
+        counters.withLock { $0.append(counter) }
+        return counter
+    }
 
-    /// Open connections across the loops (each loop's figure is exact after its last sweep).
+    /// Open connections across the loops.
     func total() -> Int {
-        loops.withLock { $0.reduce(0) { $0 + $1.openConnections.load(ordering: .relaxed) } }
+        counters.withLock { $0.reduce(0) { $0 + $1.open.load(ordering: .relaxed) } }
     }
 }

@@ -30,7 +30,6 @@ public final class HTTPServer: Sendable {
         let limits = ConnectionLimits(maxConnections: configuration.maxConnections)
         for index in 0..<max(1, configuration.loopCount) {
             let loop = try EventLoop(index: index, configuration: configuration, limits: limits, handler: handler)
-            limits.register(loop)
             let target = index == 0 ? addresses : try resolve(configuration.host, port: port)
             defer { if index > 0 { freeaddrinfo(target) } }
             port = try loop.bind(
@@ -65,7 +64,7 @@ public final class HTTPServer: Sendable {
     /// Connections open across the loops, counted from accept until they close (connections closed
     /// without a request leave the count within a second).
     public var openConnections: Int {
-        state.withLock { $0.loops }.reduce(0) { $0 + $1.openConnections.load(ordering: .relaxed) }
+        state.withLock { $0.loops }.reduce(0) { $0 + $1.openConnections }
     }
 
     /// The libevent version the server runs on (`2.1.12-stable`).

@@ -89,6 +89,9 @@ public final class TodoApplication: HTTPHandler {
     /// Blocks until every loop has exited; call from one thread.
     public func waitUntilStopped() {
         state.withLock { $0.server }?.waitUntilStopped()
+        // The server's loops hold this application as their handler: let go of them once they have
+        // exited, so that neither keeps the other (and the store) alive.
+        state.withLock { $0.server = nil }
         logger.info("stopped")
     }
 

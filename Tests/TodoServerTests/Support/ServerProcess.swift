@@ -38,6 +38,8 @@ final class ServerProcess {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // A set readability handler keeps the pipe's handle (and its source) alive.
+        output.fileHandleForReading.readabilityHandler = nil
     }
 
     /// Reads standard output until a line contains `marker`; returns that line.
