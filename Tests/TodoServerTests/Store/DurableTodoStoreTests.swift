@@ -167,6 +167,27 @@ struct DurableTodoStoreTests {
         #expect("\(error!)".contains("has format version 9, but this server reads version 1"))
     }
 
+    @Test("a journal write the disk refuses fails that change and every later one, naming the cause")
+    func writeFailure() throws {
+        let directory = DataDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: directory.journal, contents: Data(JournalFormat.journalHeader(generation: 1)))
+        let readOnly = open(directory.journal, O_RDONLY)
+        defer { close(readOnly) }
+        let journal = Journal(
+            directory: directory.path, fd: readOnly, generation: 1, fileBytes: 20, policy: .always,
+            compactionBytes: 1 << 20, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+            snapshotSource: { ([:], 0) })
+        var applied = 0
+        let first = journal.record { applied += 1; return ((), [JournalRecord.removeAll(revision: 1)]) }
+        guard case .failure(let error) = first else { Issue.record("the write must fail"); return }
+        #expect(error.reason.hasPrefix("The journal cannot be written (cannot write \(directory.journal): Bad file descriptor)"))
+        let second = journal.record { applied += 1; return ((), [JournalRecord.removeAll(revision: 2)]) }
+        guard case .failure(let again) = second else { Issue.record("later changes must be refused"); return }
+        #expect(again == error)
+        #expect(applied == 1, "a failed journal must refuse changes before applying them")
+    }
+
     @Test("a second server on the same data directory is refused")
     func locked() throws {
         let directory = DataDirectory()
