@@ -13,9 +13,25 @@ extension EventLoop {
     /// Called after each change to an output buffer: cheap unless an evhttp error page was just
     /// completed in an otherwise empty buffer (its HTML body is the last thing evhttp adds).
     fileprivate func outputChanged(_ buffer: OpaquePointer, added: Int) {
-        guard (60...300).contains(added), let replacement = replacement(forPageIn: buffer) else { return }
+        guard (60...300).contains(added), endsWithErrorPage(buffer), let replacement = replacement(forPageIn: buffer) else {
+            return
+        }
         evbuffer_drain(buffer, evbuffer_get_length(buffer))
         replacement.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
+    }
+
+    /// Whether the buffer ends like evhttp's error page, read without allocating.
+    private func endsWithErrorPage(_ buffer: OpaquePointer) -> Bool {
+        let length = evbuffer_get_length(buffer)
+        let tail = errorPageTail.count
+        guard length >= tail, length <= 1024 else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: tail) { bytes in
+            var position = evbuffer_ptr()
+            guard evbuffer_ptr_set(buffer, &position, length - tail, EVBUFFER_PTR_SET) == 0,
+                evbuffer_copyout_from(buffer, &position, bytes.baseAddress, tail) == tail
+            else { return false }
+            return bytes.elementsEqual(errorPageTail)
+        }
     }
 
     private func replacement(forPageIn buffer: OpaquePointer) -> [UInt8]? {
@@ -23,8 +39,7 @@ extension EventLoop {
         guard length <= 1024 else { return nil }
         var bytes = [UInt8](repeating: 0, count: length)
         _ = evbuffer_copyout(buffer, &bytes, length)
-        let tail = Array("</BODY></HTML>\n".utf8)
-        guard bytes.starts(with: Array("HTTP/1.".utf8)), bytes.count > 12, bytes.suffix(tail.count).elementsEqual(tail),
+        guard bytes.starts(with: Array("HTTP/1.".utf8)), bytes.count > 12,
             let status = Int(String(decoding: bytes[9..<12], as: UTF8.self)),
             let response = handler.replacementForWireError(status: status)
         else { return nil }
@@ -39,6 +54,9 @@ extension EventLoop {
         return Array(head.utf8) + response.body
     }
 }
+
+/// The last bytes of every error page evhttp 2.1 writes.
+private let errorPageTail = Array("</BODY></HTML>\n".utf8)
 
 private let outputCallback: @convention(c) (OpaquePointer?, UnsafePointer<evbuffer_cb_info>?, UnsafeMutableRawPointer?) -> Void = {
     buffer, info, context in
