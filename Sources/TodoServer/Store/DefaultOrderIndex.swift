@@ -26,6 +26,14 @@ struct DefaultOrderIndex {
 
     private(set) var keys: [Key] = []
 
+    init() {}
+
+    /// The index of `todos`, built with one sort (inserting one by one would be quadratic).
+    init(_ todos: some Sequence<Todo>) {
+        keys = todos.map(Key.init)
+        keys.sort()
+    }
+
     mutating func insert(_ todo: Todo) {
         let key = Key(todo)
         if let last = keys.last, !(key < last) {

@@ -24,7 +24,7 @@ public final class InMemoryTodoStore: TodoStore {
         state.withLock(tracing: self) { state in
             state.todos = todos
             state.revision = revision
-            for todo in todos.values { state.index.insert(todo) }
+            state.index = DefaultOrderIndex(todos.values)
         }
     }
 

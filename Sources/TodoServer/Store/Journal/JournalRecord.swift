@@ -21,7 +21,19 @@ enum JournalRecord: Equatable, Sendable {
     func frame(into bytes: inout [UInt8]) {
         let start = bytes.count
         bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])
-        var writer = ByteWriter(bytes: bytes)
+        // Move the bytes into the writer and back: a copy here would make framing many records
+        // into one buffer (a snapshot) quadratic.
+        var writer = ByteWriter(bytes: [])
+        swap(&writer.bytes, &bytes)
+        writePayload(&writer)
+        swap(&writer.bytes, &bytes)
+        let length = bytes.count - start - 8
+        let crc = bytes[(start + 8)...].withUnsafeBytes { CRC32C.checksum($0) }
+        ByteWriter.store(UInt32(length), at: start, in: &bytes)
+        ByteWriter.store(crc, at: start + 4, in: &bytes)
+    }
+
+    private func writePayload(_ writer: inout ByteWriter) {
         switch self {
         case .put(let todo):
             writer.u8(Kind.put.rawValue)
@@ -41,11 +53,6 @@ enum JournalRecord: Equatable, Sendable {
             writer.u8(Kind.removeAll.rawValue)
             writer.u64(revision)
         }
-        bytes = writer.bytes
-        let length = bytes.count - start - 8
-        let crc = bytes[(start + 8)...].withUnsafeBytes { CRC32C.checksum($0) }
-        ByteWriter.store(UInt32(length), at: start, in: &bytes)
-        ByteWriter.store(crc, at: start + 4, in: &bytes)
     }
 
     /// Decodes one payload whose checksum has been verified; nil if it does not parse.
