@@ -7,13 +7,14 @@ let package = Package(
     name: "TodoServerFuzz",
     dependencies: [.package(name: "TodoServer", path: "..")],
     targets: [
+        .target(name: "FuzzDriver"),
         .executableTarget(
             name: "RequestFuzzer",
-            dependencies: [.product(name: "TodoServer", package: "TodoServer")]
+            dependencies: ["FuzzDriver", .product(name: "TodoServer", package: "TodoServer")]
         ),
         .executableTarget(
             name: "UpcomingFuzzer",
-            dependencies: [.product(name: "TodoServer", package: "TodoServer")]
+            dependencies: ["FuzzDriver", .product(name: "TodoServer", package: "TodoServer")]
         ),
     ]
 )

@@ -96,7 +96,9 @@ public final class DurableTodoStore: TodoStore {
         case .failure(let error):
             completion(.failure(error))
         case .success(let (result, sequence)):
-            journal.whenDurable(sequence, on: LoopExecutor.current) { completion(.success(result)) }
+            journal.whenDurable(sequence, on: LoopExecutor.current) { failure in
+                completion(failure.map { .failure($0) } ?? .success(result))
+            }
         }
     }
 }

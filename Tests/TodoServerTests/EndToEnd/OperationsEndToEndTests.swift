@@ -59,15 +59,9 @@ struct OperationsEndToEndTests {
             _ = try client.request("GET", "/healthz")
             clients.append(client)
         }
-        let scrape = { try server.request("GET", "/metrics", headers: [("Connection", "close")]).text }
-        #expect(sample(try scrape(), "http_open_connections") == 6)
+        #expect(try openConnections(server) == 6)
         clients.removeAll()
-        var open = 6.0
-        for _ in 0..<100 where open != 1 {
-            usleep(20_000)
-            open = sample(try scrape(), "http_open_connections")
-        }
-        #expect(open == 1)
+        #expect(try openConnections(server, settlingTo: 1) == 1)
     }
 
     @Test("idle connections that never sent a request count as open, and stop counting once gone")
@@ -75,16 +69,23 @@ struct OperationsEndToEndTests {
         let server = try LiveServer()
         var idle = try (0..<3).map { _ in try server.client() }
         usleep(100_000)
-        let scrape = { try server.request("GET", "/metrics", headers: [("Connection", "close")]).text }
-        #expect(sample(try scrape(), "http_open_connections") == 4)
+        #expect(try openConnections(server) == 4)
         idle.removeAll()
-        var open = 4.0
-        for _ in 0..<40 where open != 1 {
+        #expect(try openConnections(server, settlingTo: 1) == 1)
+        #expect(idle.isEmpty)
+    }
+
+    /// `http_open_connections` from a scrape on its own connection (which counts itself); with
+    /// `settlingTo`, scrapes again for up to 4 s until the gauge shows that value.
+    private func openConnections(_ server: LiveServer, settlingTo target: Double? = nil) throws -> Double {
+        let scrape = { try server.request("GET", "/metrics", headers: [("Connection", "close")]).text }
+        var open = sample(try scrape(), "http_open_connections")
+        guard let target else { return open }
+        for _ in 0..<40 where open != target {
             usleep(100_000)
             open = sample(try scrape(), "http_open_connections")
         }
-        #expect(open == 1)
-        #expect(idle.isEmpty)
+        return open
     }
 
     @Test("GET /openapi.json serves the document in the repository, byte for byte")

@@ -188,6 +188,35 @@ struct DurableTodoStoreTests {
         #expect(applied == 1, "a failed journal must refuse changes before applying them")
     }
 
+    @Test("with fsync=always a change whose fsync fails is answered with the error, never as done")
+    func syncFailure() throws {
+        // A pipe takes the write but refuses fdatasync (EINVAL).
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let journal = Journal(
+            directory: NSTemporaryDirectory(), fd: ends[1], generation: 1, fileBytes: 0, policy: .always,
+            compactionBytes: 1 << 20, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+            snapshotSource: { ([:], 0) })
+        guard case .success(let (_, sequence)) = journal.record({ ((), [JournalRecord.removeAll(revision: 1)]) }) else {
+            Issue.record("the write itself must succeed")
+            return
+        }
+        let answered = DispatchSemaphore(value: 0)
+        let failure = LockedBox<StoreError?>()
+        journal.whenDurable(sequence, on: nil) { error in
+            failure.set(error)
+            answered.signal()
+        }
+        #expect(answered.wait(timeout: .now() + 5) == .success)
+        let error = try #require(failure.get() ?? nil)
+        #expect(error.reason.hasPrefix("The journal cannot be synced to disk (cannot fsync"))
+        guard case .failure = journal.record({ ((), [JournalRecord.removeAll(revision: 2)]) }) else {
+            Issue.record("changes after a failed fsync must be refused")
+            return
+        }
+    }
+
     @Test("a second server on the same data directory is refused")
     func locked() throws {
         let directory = DataDirectory()

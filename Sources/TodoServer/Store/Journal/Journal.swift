@@ -17,16 +17,16 @@ public enum FsyncPolicy: String, Sendable, CaseIterable {
 /// The append-only log of changes behind `DurableTodoStore`: writes records in change order,
 /// makes them durable by its policy, and compacts itself into a snapshot in the background.
 final class Journal: Sendable {
-    /// Work to run once a record is durable, with the loop to run it on (nil: on the sync thread).
-    /// Only carried, never run, off that loop: hence unchecked.
+    /// Work to run once a record is durable (nil) or cannot be (the error), with the loop to run
+    /// it on (nil: on the sync thread). Only carried, never run, off that loop: hence unchecked.
     private struct Waiter: @unchecked Sendable {
         let sequence: UInt64
         let executor: LoopExecutor?
-        let work: () -> Void
+        let work: (StoreError?) -> Void
 
-        func deliver() {
-            guard let executor else { return work() }
-            executor.execute { [self] in work() }
+        func deliver(_ failure: StoreError?) {
+            guard let executor else { return work(failure) }
+            executor.execute { [self] in work(failure) }
         }
     }
 
@@ -110,20 +110,22 @@ final class Journal: Sendable {
     }
 
     /// Runs `work` once record `sequence` is durable under the policy: at once unless the policy
-    /// is `always`; else on `executor`'s loop after the fsync that covers it.
-    func whenDurable(_ sequence: UInt64, on executor: LoopExecutor?, _ work: @escaping () -> Void) {
-        guard policy == .always, sequence > 0 else { return work() }
+    /// is `always`; else on `executor`'s loop after the fsync that covers it, or with the error
+    /// when that fsync fails (the change must then not be acknowledged).
+    func whenDurable(_ sequence: UInt64, on executor: LoopExecutor?, _ work: @escaping (StoreError?) -> Void) {
+        guard policy == .always, sequence > 0 else { return work(nil) }
         let waiter = Waiter(sequence: sequence, executor: executor, work: work)
-        let ready = state.withLock(tracing: self) { state -> Bool in
-            guard state.synced < sequence else { return true }
+        let now: StoreError?? = state.withLock(tracing: self) { state in
+            guard state.synced < sequence else { return .some(nil) }
+            if let failure = state.failure { return .some(failure) }
             state.waiters.append(waiter)
             if !state.syncScheduled {
                 state.syncScheduled = true
                 syncQueue.async { [self] in groupCommit() }
             }
-            return false
+            return .none
         }
-        if ready { work() }
+        if let now { work(now) }
     }
 
     /// One fsync for every record written so far; answers the waiters it covers and goes again
@@ -137,7 +139,7 @@ final class Journal: Sendable {
             state.syncScheduled = again
             return (covered, again)
         }
-        for waiter in covered { waiter.deliver() }
+        for waiter in covered { waiter.deliver(nil) }
         if again { syncQueue.async { [self] in groupCommit() } }
     }
 
@@ -167,7 +169,7 @@ final class Journal: Sendable {
                 defer { state.waiters = [] }
                 return state.waiters
             }
-            for waiter in waiters { waiter.deliver() }
+            for waiter in waiters { waiter.deliver(failure) }
             return false
         }
     }
