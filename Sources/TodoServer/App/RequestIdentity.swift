@@ -11,6 +11,11 @@ struct RequestIdentity: Sendable {
            given.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
             return given
         }
+        return newRequestID()
+    }
+
+    /// A fresh id: 16 lowercase hex digits.
+    func newRequestID() -> String {
         var value = UInt64.random(in: .min ... .max)
         return String(unsafeUninitializedCapacity: 16) { buffer in
             for index in (0..<16).reversed() {

@@ -114,7 +114,7 @@ public final class TodoApplication: HTTPHandler {
         }
         var response = serializer.response(for: ResponseViewModel(problem: problem))
         cors.apply(to: &response.headers)
-        let requestID = identity.requestID(for: HTTPRequest(method: .get, uri: "/"))
+        let requestID = identity.newRequestID()
         response.headers.add("X-Request-ID", requestID)
         logger.info("request refused before parsing", metadata: ["status": "\(status)", "request_id": "\(requestID)"])
         return response

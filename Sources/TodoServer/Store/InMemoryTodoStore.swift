@@ -143,13 +143,13 @@ public final class InMemoryTodoStore: TodoStore {
     /// `removeAll`, answered by return: the store revision it took. The freed pages go back to
     /// the OS (glibc keeps them otherwise), so an emptied store shrinks the process.
     func removeAllNow() -> UInt64 {
-        let (revision, dropped) = state.withLock(tracing: self) { state in
-            let dropped = (state.todos, state.index)
-            state.todos = [:]
-            state.index = DefaultOrderIndex()
-            return (state.nextRevision(), dropped)
+        var old = State()
+        let revision = state.withLock(tracing: self) { state in
+            swap(&state, &old)
+            state.revision = old.revision
+            return state.nextRevision()
         }
-        withExtendedLifetime(dropped) {}
+        old = State()  // frees the old to-dos here, outside the lock, before the trim
         malloc_trim(0)
         return revision
     }
