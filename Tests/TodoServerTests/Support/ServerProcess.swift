@@ -13,9 +13,17 @@ final class ServerProcess {
     final class Captured: @unchecked Sendable {
         private let lock = NSLock()
         private var text = ""
+        private var ended = false
 
-        func append(_ data: Data) { lock.withLock { text += String(decoding: data, as: UTF8.self) } }
+        /// Appends a read; an empty read is the end of the pipe (the process and its children exited).
+        func append(_ data: Data) {
+            lock.withLock {
+                if data.isEmpty { ended = true }
+                text += String(decoding: data, as: UTF8.self)
+            }
+        }
         var value: String { lock.withLock { text } }
+        var isEnded: Bool { lock.withLock { ended } }
     }
 
     /// The executable next to the test bundle in the build folder.
@@ -44,12 +52,11 @@ final class ServerProcess {
 
     /// Reads standard output until a line contains `marker`; returns that line.
     func waitForLine(containing marker: String, timeout: Duration = .seconds(20)) throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let line = captured.value.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
-            usleep(10_000)
+        let line = eventually(timeout: timeout) {
+            captured.value.split(separator: "\n").first(where: { $0.contains(marker) }).map(String.init)
         }
-        throw CocoaError(.fileReadUnknown)
+        guard let line else { throw CocoaError(.fileReadUnknown) }
+        return line
     }
 
     /// The port from the `listening` log line.
@@ -63,11 +70,7 @@ final class ServerProcess {
 
     /// Waits for exit; returns the status, or nil when it is still running after `timeout`.
     func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline { return nil }
-            usleep(20_000)
-        }
+        guard eventually(timeout: timeout, { !process.isRunning }) else { return nil }
         return process.terminationStatus
     }
 
@@ -75,7 +78,7 @@ final class ServerProcess {
 
     /// Standard output so far (all of it once the process has exited).
     var remainingOutput: String {
-        if !process.isRunning { usleep(50_000) }
+        if !process.isRunning { eventually(timeout: .seconds(5)) { captured.isEnded } }
         return captured.value
     }
 }
