@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the release binary (Swift runtime linked in statically) and stages it with its default
 # config and resources in a folder: `todo-server`, `TodoServer_TodoServer.resources/` (the OpenAPI
-# document) and `Config/todo-server.json`. The Dockerfile runs this script,
+# document), `Config/todo-server.json` and `healthcheck` (the image's HEALTHCHECK,
+# scripts/container-healthcheck.sh). The Dockerfile runs this script,
 # and so does CI, so that the image's build steps are exercised without a Docker engine.
 # Usage: scripts/build-release.sh [staging-folder]   (default: .build/staging)
 set -euo pipefail
@@ -11,8 +12,12 @@ staging="${1:-.build/staging}"
 swift build -c release --product todo-server --static-swift-stdlib
 bin="$(swift build -c release --show-bin-path)"
 mkdir -p "$staging/Config"
-cp "$bin/todo-server" "$staging/todo-server"
+# Copy, then rename: a server still running from the staged binary keeps its file ("Text file busy"
+# is what copying over a running executable gives).
+cp "$bin/todo-server" "$staging/todo-server.new"
+mv -f "$staging/todo-server.new" "$staging/todo-server"
 rm -rf "$staging/TodoServer_TodoServer.resources"
 cp -R "$bin/TodoServer_TodoServer.resources" "$staging/"
 cp Config/todo-server.json "$staging/Config/todo-server.json"
+cp scripts/container-healthcheck.sh "$staging/healthcheck"
 echo "staged $staging/todo-server"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what building and running TodoServer needs beyond the Swift toolchain: libevent's
-# development package (Debian/Ubuntu). Does nothing when it is already there.
+# development package, and python3-venv for the virtual environment of the scripts' Python tools
+# (scripts/python-tools.sh) (Debian/Ubuntu). Does nothing when they are already there.
 set -euo pipefail
 
 missing=()
-for package in libevent-dev; do
+for package in libevent-dev python3-venv; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if ((${#missing[@]})); then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs schemathesis (PyPI) against the release build's own /openapi.json: the examples, coverage
+# Runs schemathesis (PyPI, in .venv-tools/: scripts/python-tools.sh) against the release build's own /openapi.json: the examples, coverage
 # and fuzzing phases (valid and invalid requests for every operation), a bounded number each.
 # Fails on any 5xx, any response that does not conform to the document (status, content type,
 # headers, body schema), any schema-violating request accepted, or any crash.
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXAMPLES=${EXAMPLES:-30} SEED=${SEED:-1}
-command -v schemathesis >/dev/null || python3 -m pip install --quiet schemathesis
+tools="$(scripts/python-tools.sh)"
 [ "${SKIP_BUILD:-0}" = 1 ] || scripts/build-release.sh .build/staging >/dev/null
 port=$((20000 + RANDOM % 20000))
 log="$(mktemp)" out="$(mktemp)"
@@ -22,7 +22,7 @@ pid=$!
 trap 'kill -9 $pid 2>/dev/null || true; rm -f "$log" "$out"' EXIT
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.05; done
 status=0
-schemathesis --config-file scripts/schemathesis.toml run "http://127.0.0.1:$port/openapi.json" --checks all --exclude-checks positive_data_acceptance \
+"$tools/schemathesis" --config-file scripts/schemathesis.toml run "http://127.0.0.1:$port/openapi.json" --checks all --exclude-checks positive_data_acceptance \
   --phases examples,coverage,fuzzing --max-examples "$EXAMPLES" --seed "$SEED" --request-timeout 5 >"$out" 2>&1 || status=$?
 sed -n '/= SUMMARY =/,$p' "$out"
 if [ "$status" -ne 0 ]; then sed -n '/= FAILURES =/,/= SUMMARY =/p' "$out" | head -150; fi

@@ -46,4 +46,37 @@ struct ContractTourEndToEndTests {
             if method == "HEAD" { #expect(response.header("Content-Length") != nil || status == 304, "\(method) \(target)") }
         }
     }
+
+    @Test("refusals every operation can get: a problem body on GET, OPTIONS and DELETE, the status alone on HEAD")
+    func sharedRefusals() throws {
+        let server = try LiveServer(configure: { $0.maxBodyBytes = 16; $0.maxURIBytes = 64; $0.maxHeaderCount = 10 })
+        let created = try server.request("POST", "/todos", body: #"{"title":"x"}"#)
+        let path = "/todos/\(try #require(created.object["id"] as? String))"
+        let longTarget = "/todos?q=" + String(repeating: "q", count: 64)
+        let manyFields = (1...10).map { ("X-F\($0)", "v") }
+        let overBody = String(repeating: "b", count: 17)
+
+        let getBody = try server.request("GET", "/healthz", body: overBody)
+        #expect(getBody.status == 413)
+        #expect(getBody.object["status"] as? Int == 413)
+        #expect(try server.request("OPTIONS", "/todos", body: overBody).status == 413)
+        let deleteAll = try server.request("DELETE", "/todos", headers: [("If-None-Match", " ")])
+        #expect(deleteAll.status == 400)
+        #expect(deleteAll.object["detail"] as? String == "The If-None-Match header is empty; send * or one or more entity tags, or leave it out.")
+        #expect(try server.request("GET", longTarget).status == 414)
+
+        for (target, headers, status) in [
+            (path, [("If-None-Match", "")], 400), (longTarget, [], 414), ("/", manyFields, 431),
+        ] as [(String, [(String, String)], Int)] {
+            let response = try server.request("HEAD", target, headers: headers)
+            #expect(response.status == status, "HEAD \(target)")
+            #expect(response.header("Content-Type") == "application/problem+json", "HEAD \(target)")
+        }
+        // No body after a HEAD refusal: the next response on the connection starts right after its headers.
+        let client = try server.client()
+        #expect(try client.request("HEAD", path, headers: [("If-None-Match", "")]).status == 400)
+        let next = try client.request("GET", path)
+        #expect(next.status == 200)
+        #expect(next.object["title"] as? String == "x")
+    }
 }

@@ -88,7 +88,7 @@ struct OperationsEndToEndTests {
         return open
     }
 
-    @Test("GET /openapi.json serves the document in the repository, byte for byte")
+    @Test("GET /openapi.json serves the document in the repository, its servers URL set to the request's Host")
     func document() throws {
         let server = try LiveServer()
         let response = try server.request("GET", "/openapi.json")
@@ -96,9 +96,39 @@ struct OperationsEndToEndTests {
         #expect(response.header("Content-Type") == "application/json")
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../Sources/TodoServer/Resources/openapi.json")
-        #expect(response.body == Array(try Data(contentsOf: file)))
+        let shipped = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        #expect(shipped.contains(#""url": "http://localhost:8080""#))
+        // Byte for byte the shipped document, but for the one URL (TestHTTPClient sends Host: 127.0.0.1).
+        #expect(response.text == shipped.replacingOccurrences(of: #""url": "http://localhost:8080""#, with: #""url": "http://127.0.0.1""#))
         #expect(response.object["openapi"] as? String == "3.1.0")
         let paths = try #require(response.object["paths"] as? [String: Any])
         #expect(Set(paths.keys) == ["/", "/healthz", "/todos", "/todos/upcoming", "/todos/{id}", "/metrics", "/openapi.json"])
+    }
+
+    /// The `url` of each entry of the document's `servers`.
+    private func serverURLs(_ response: HTTPResponseSnapshot) -> [String] {
+        ((response.object["servers"] as? [[String: Any]]) ?? []).compactMap { $0["url"] as? String }
+    }
+
+    @Test("the served document's servers follow the Host header, and a configured publicUrl wins over it")
+    func documentServers() throws {
+        let server = try LiveServer()
+        let client = try server.client()
+        try client.send("GET /openapi.json HTTP/1.1\r\nHost: todo.example:9000\r\n\r\n")
+        let byHost = try client.readResponse()
+        #expect(byHost.status == 200)
+        #expect(serverURLs(byHost) == ["http://todo.example:9000"])
+        let head = try server.client()
+        try head.send("HEAD /openapi.json HTTP/1.1\r\nHost: todo.example:9000\r\n\r\n")
+        let headResponse = try head.readResponse(method: "HEAD")
+        #expect(headResponse.header("Content-Length") == byHost.header("Content-Length"))
+
+        let configured = try LiveServer(configure: { $0.publicURL = "https://todo.example.com/api" })
+        let client2 = try configured.client()
+        try client2.send("GET /openapi.json HTTP/1.1\r\nHost: todo.example:9000\r\n\r\n")
+        let byPublicURL = try client2.readResponse()
+        #expect(byPublicURL.status == 200)
+        #expect(serverURLs(byPublicURL) == ["https://todo.example.com/api"])
+        #expect(byPublicURL.object["paths"] as? [String: Any] != nil)
     }
 }

@@ -34,4 +34,19 @@ struct SystemModuleTests {
         #expect(capture.only?.header("Content-Type") == "application/json")
         #expect(capture.only?.text == #"{"openapi":"3.1.0"}"#)
     }
+
+    @Test("the document's first servers URL becomes the request's base URL, escaped as JSON")
+    func documentServers() throws {
+        let document = #"{"openapi": "3.1.0", "servers": [ {"url" : "http://localhost:8080", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#
+        let presenter = SystemPresenter(
+            interactor: SystemInteractor(
+                store: FakeTodoStore([]), document: Array(document.utf8), startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z")),
+            view: SystemView(serializer: JSONSerializer()))
+        let capture = ResponseCapture()
+        presenter.presentOpenAPIDocument(context: RequestContext(baseURL: "http://todo.example:9000"), respond: capture.respond)
+        #expect(capture.only?.text == #"{"openapi": "3.1.0", "servers": [ {"url" : "http://todo.example:9000", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#)
+        let quoted = ResponseCapture()
+        presenter.presentOpenAPIDocument(context: RequestContext(baseURL: #"http://a"b"#), respond: quoted.respond)
+        #expect(quoted.only?.text == #"{"openapi": "3.1.0", "servers": [ {"url" : "http://a\"b", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#)
+    }
 }

@@ -13,8 +13,9 @@ public protocol SystemModuleInput: Sendable {
 public protocol SystemUseCases: Sendable {
     func serviceInfo() -> ServiceInfo
     func health() -> HealthData
-    /// The OpenAPI 3.1 document that describes the API, as shipped.
-    func openAPIDocument() -> [UInt8]
+    /// The OpenAPI 3.1 document that describes the API, as shipped, with `serverURL` as its
+    /// `servers` URL.
+    func openAPIDocument(serverURL: String) -> [UInt8]
 }
 
 /// The view: serializes the presenter's view models.

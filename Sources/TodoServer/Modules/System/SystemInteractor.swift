@@ -6,13 +6,13 @@ public struct SystemInteractor: SystemUseCases {
     public static let version = "0.2.0"
 
     private let store: any TodoStore
-    private let document: [UInt8]
+    private let document: OpenAPIDocumentTemplate
     private let build: [String: String]
 
     /// `startedAt` is when the server started; `document` is the OpenAPI document's bytes.
     public init(store: any TodoStore, document: [UInt8], startedAt: Timestamp) {
         self.store = store
-        self.document = document
+        self.document = OpenAPIDocumentTemplate(document)
         build = [
             "swift": Self.swiftVersion,
             "libevent": HTTPServer.libeventVersion,
@@ -35,8 +35,8 @@ public struct SystemInteractor: SystemUseCases {
         HealthData(healthy: true, todoCount: store.count)
     }
 
-    public func openAPIDocument() -> [UInt8] {
-        document
+    public func openAPIDocument(serverURL: String) -> [UInt8] {
+        document.rendered(serverURL: serverURL)
     }
 
     /// The language version the binary was compiled with.

@@ -22,7 +22,10 @@ public struct SystemPresenter: SystemModuleInput {
         view.displayHealth(ResponseViewModel(status: health.healthy ? 200 : 503, body: model), respond: respond)
     }
 
+    /// The document's `servers` names the base URL of this request (the public URL, else `Host`),
+    /// so a client generated from it calls the server it was fetched from.
     public func presentOpenAPIDocument(context: RequestContext, respond: @escaping Respond) {
-        view.displayDocument(ResponseViewModel(status: 200, body: RawBody(interactor.openAPIDocument())), respond: respond)
+        let document = interactor.openAPIDocument(serverURL: context.baseURL)
+        view.displayDocument(ResponseViewModel(status: 200, body: RawBody(document)), respond: respond)
     }
 }
