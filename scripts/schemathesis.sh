@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs schemathesis (PyPI, in .venv-tools/: scripts/python-tools.sh) against the release build's own /openapi.json: the examples, coverage
-# and fuzzing phases (valid and invalid requests for every operation), a bounded number each.
+# Runs schemathesis (PyPI, in .venv-tools/: scripts/python-tools.sh) against the release build's
+# own /openapi.json: the examples, coverage and fuzzing phases (valid and invalid requests for
+# every operation), a bounded number each.
 # Fails on any 5xx, any response that does not conform to the document (status, content type,
 # headers, body schema), any schema-violating request accepted, or any crash.
 #
