@@ -8,6 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 staging="$(cd "${1:-.build/staging}" && pwd)"
+# The Dockerfile runs this folder as /app: its HEALTHCHECK is the staged health check, and its drain
+# grace stays below `docker stop`'s 10 s.
+grep -q '^HEALTHCHECK .* CMD \["/app/healthcheck"\]$' Dockerfile
+grace="$(sed -n 's/^ *TODO_SHUTDOWN_GRACE_SECONDS=\([0-9]*\).*/\1/p' Dockerfile | head -1)"
+[ -n "$grace" ] && [ "$grace" -lt 10 ]
 port=$((20000 + RANDOM % 20000))
 log="$(mktemp)"
 data="$(mktemp -d)"
