@@ -11,9 +11,10 @@ struct ConfigurationFile {
     /// An explicit path must name a readable file; the default one may be missing (that is
     /// reported in `status`, and start-up says so).
     static func load(
-        explicitPath: String?, explicitSource: ConfigurationSource, defaultPath: String
+        explicitPath: String?, explicitSource: ConfigurationSource, defaultPath: String, workingDirectory: String
     ) throws(ConfigurationError) -> ConfigurationFile {
-        let path = absolute(explicitPath ?? defaultPath)
+        let relative = explicitPath ?? defaultPath
+        let path = relative.hasPrefix("/") ? relative : workingDirectory + "/" + relative
         if explicitPath == nil, access(path, F_OK) != 0 {
             return ConfigurationFile(path: path, status: .missingDefault(path), members: [:])
         }
@@ -64,10 +65,6 @@ struct ConfigurationFile {
 
         init(errno code: Int32) { description = String(cString: strerror(code)) }
         init(reason: String) { description = reason }
-    }
-
-    private static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     /// 1-based line and column of a byte offset.

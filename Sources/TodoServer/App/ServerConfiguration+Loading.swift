@@ -9,19 +9,21 @@ extension ServerConfiguration {
     /// environment variables, then the JSON file, then the built-in defaults. The file is parsed as
     /// strictly as request bodies: a wrong type, a value out of range, an unknown key, a duplicate
     /// key or a trailing comma is an error naming the key, the value and the one source that set it.
+    /// Relative paths are taken from `workingDirectory`.
     public static func load(
-        flags: [String: String], environment: [String: String], filePath: String?
+        flags: [String: String], environment: [String: String], filePath: String?,
+        workingDirectory: String = FileManager.default.currentDirectoryPath
     ) throws(ConfigurationError) -> ServerConfiguration {
         var configuration = ServerConfiguration()
         let file = try ConfigurationFile.load(
             explicitPath: filePath ?? environment["TODO_CONFIG"],
             explicitSource: filePath != nil ? .flag("--config") : .environment("TODO_CONFIG"),
-            defaultPath: defaultFilePath)
+            defaultPath: defaultFilePath, workingDirectory: workingDirectory)
         configuration.provenance.file = file.status
         let settings = Self.settings
         for key in file.members.keys.sorted() where !settings.contains(where: { $0.key == key }) {
             let suggestion = closestKey(to: key, among: settings.map(\.key)).map { " (did you mean '\($0)'?)" } ?? ""
-            throw ConfigurationError(key: key, problem: "'\(key)' is not a setting\(suggestion)", source: .file(key: key, path: file.path))
+            throw ConfigurationError(key: key, problem: "'\(key)' in \(file.path) is not a setting\(suggestion)", source: nil)
         }
         for setting in settings {
             let given: (value: GivenValue, source: ConfigurationSource)
