@@ -17,13 +17,13 @@ struct StartupAndLogsEndToEndTests {
         let path = directory + "/bad.json"
         try #"{"port": 19023.5}"#.write(toFile: path, atomically: true, encoding: .utf8)
         let server = try ServerProcess(arguments: ["--config", path])
-        #expect(server.waitForExit() == 64)
+        try #require(server.waitForExit() == 64)
         let errors = server.standardError
         #expect(errors == "todo-server: invalid configuration: 'port' is 19023.5 but must be an integer from 0 to 65535 (set by 'port' in \(path))\n")
 
         try "".write(toFile: path, atomically: true, encoding: .utf8)
         let empty = try ServerProcess(arguments: [], environment: ["TODO_CONFIG": path])
-        #expect(empty.waitForExit() == 64)
+        try #require(empty.waitForExit() == 64)
         let emptyErrors = empty.standardError
         #expect(emptyErrors.contains("config file \(path) is empty; write {} for a file that sets nothing (set by TODO_CONFIG)"))
         #expect(!emptyErrors.contains("NSCocoaErrorDomain"))
@@ -32,7 +32,7 @@ struct StartupAndLogsEndToEndTests {
     @Test("--port -1 is a number out of range, not a missing value; --version prints the version")
     func negativeAndVersion() throws {
         let negative = try ServerProcess(arguments: ["--port", "-1"])
-        #expect(negative.waitForExit() == 64)
+        try #require(negative.waitForExit() == 64)
         #expect(negative.standardError.contains("'port' is '-1' but must be an integer from 0 to 65535 (set by --port)"))
         let version = try ServerProcess(arguments: ["--version"])
         #expect(version.waitForExit() == 0)
