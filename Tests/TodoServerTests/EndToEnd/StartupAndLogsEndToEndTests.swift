@@ -39,6 +39,16 @@ struct StartupAndLogsEndToEndTests {
         #expect(version.remainingOutput == SystemInteractor.version + "\n")
     }
 
+    @Test("--help has a flag for every setting, each set as the loader reads it")
+    func everySettingHasAFlag() throws {
+        let help = try ServerProcess(arguments: ["--help"])
+        try #require(help.waitForExit() == 0)
+        let text = help.remainingOutput
+        for key in ServerConfiguration.settingKeys {
+            #expect(text.contains("--\(ServerConfiguration.flagName(key)) <"), "\(key)")
+        }
+    }
+
     @Test("the banner: URL, the missing default config file, the store, access, loops")
     func banner() throws {
         let directory = try temporaryDirectory()
