@@ -3,7 +3,7 @@ import Logging
 
 /// Writes one line per request: method, target with its query, status, body bytes, duration and,
 /// for 4xx and 5xx, the problem's detail; the request id and client address as metadata. At trace
-/// level the request's header fields come first (never `Authorization` or `Cookie`).
+/// level the request's header fields come first (never `Authorization`, `Proxy-Authorization` or `Cookie`).
 public struct AccessLog: Sendable {
     private let logger: Logger
 
@@ -15,7 +15,7 @@ public struct AccessLog: Sendable {
     public func trace(_ request: HTTPRequest, requestID: String) {
         guard logger.logLevel <= .trace else { return }
         let fields = request.headers.fields.map { field in
-            let secret = HTTPHeaders.namesMatch(field.name, "Authorization") || HTTPHeaders.namesMatch(field.name, "Cookie")
+            let secret = ["Authorization", "Proxy-Authorization", "Cookie"].contains { HTTPHeaders.namesMatch(field.name, $0) }
             return "\(field.name): \(secret ? "(redacted)" : field.value)"
         }
         logger.trace(
