@@ -22,6 +22,18 @@ extension HTTPRequest {
         }
         let uri = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
         self.init(method: HTTPMethod(evhttpCommand: evhttp_request_get_command(request)), uri: uri, headers: headers, body: body)
+        clientAddress = Self.peer(of: request)
+    }
+
+    /// `address:port` of the connection `request` came on.
+    private static func peer(of request: OpaquePointer) -> String {
+        guard let connection = evhttp_request_get_connection(request) else { return "" }
+        var address: UnsafeMutablePointer<CChar>?
+        var port: UInt16 = 0
+        evhttp_connection_get_peer(connection, &address, &port)
+        guard let address else { return "" }
+        let host = String(cString: address)
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
 

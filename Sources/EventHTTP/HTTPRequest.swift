@@ -14,6 +14,8 @@ public struct HTTPRequest: Sendable {
     /// The request came on a connection accepted while the server was at its connection limit:
     /// answer it with a refusal and close.
     public var connectionOverLimit = false
+    /// The peer's address and port (`127.0.0.1:50312`, `[::1]:50312`), for the access log.
+    public var clientAddress = ""
 
     public init(
         method: HTTPMethod,

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Configuration
 import Dispatch
 import Foundation
 import Logging
@@ -15,42 +14,85 @@ struct TodoServerCommand: AsyncParsableCommand {
             Every setting comes from, in order of strength: a flag, a TODO_* environment variable \
             (TODO_PORT, TODO_MAX_BODY_BYTES, ...), the JSON config file (\(ServerConfiguration.defaultFilePath) \
             unless --config or TODO_CONFIG names another), then the built-in default.
-            """)
+            """,
+        version: SystemInteractor.version)
 
-    @Option(help: "JSON config file.") var config: String?
-    @Option(help: "Address to bind (default 0.0.0.0).") var host: String?
-    @Option(help: "Port to bind; 0 picks a free one (default 8080).") var port: Int?
-    @Option(help: "Event-loop threads; 0 is one per core (default 0).") var threads: Int?
-    @Option(help: "Largest request body in bytes (default 1048576).") var maxBodyBytes: Int?
-    @Option(help: "Largest request line plus headers in bytes (default 32768).") var maxHeaderBytes: Int?
-    @Option(help: "Most header fields in one request (default 100).") var maxHeaderCount: Int?
-    @Option(help: "Open connections the server holds (default 10000).") var maxConnections: Int?
-    @Option(name: .customLong("max-uri-bytes"), help: "Longest request target in bytes (default 8192).") var maxURIBytes: Int?
-    @Option(help: "Connection read/write time-out in seconds (default 30).") var timeoutSeconds: Int?
-    @Option(help: "Access-Control-Allow-Origin value (default *).") var corsOrigin: String?
-    @Option(help: "Access-Control-Max-Age of preflights in seconds (default 86400).") var corsMaxAgeSeconds: Int?
-    @Option(name: .customLong("public-url"), help: "Base of absolute URLs, such as https://todo.example.com (default: from Host).")
-    var publicURL: String?
-    @Option(help: "Default IANA time zone of /todos/upcoming (default UTC).") var timeZone: String?
-    @Option(help: "trace, debug, info, notice, warning, error or critical (default info).") var logLevel: String?
-    @Option(help: "Seconds shutdown waits for requests in flight (default 10).") var shutdownGraceSeconds: Int?
-    @Option(help: "Directory for the journal and snapshots; unset keeps to-dos in memory only.") var dataDir: String?
-    @Option(help: "When journal writes reach the disk: always, interval or never (default interval).") var fsync: String?
-    @Option(help: "Journal size in bytes that triggers a snapshot (default 67108864).") var compactionBytes: Int?
+    @Option(help: "JSON config file (default \(ServerConfiguration.defaultFilePath)).") var config: String?
+    // Each setting's flag takes its value as text, even one that starts with "-" ("--port -1"), so
+    // that the loader checks it like a variable or a file value and names the flag in its error.
+    @Option(name: .customLong("host"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "host")))
+    var host: String?
+    @Option(name: .customLong("port"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "port")))
+    var port: String?
+    @Option(name: .customLong("threads"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "threads")))
+    var threads: String?
+    @Option(name: .customLong("max-body-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "maxBodyBytes")))
+    var maxBodyBytes: String?
+    @Option(name: .customLong("max-header-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "maxHeaderBytes")))
+    var maxHeaderBytes: String?
+    @Option(name: .customLong("max-header-count"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "maxHeaderCount")))
+    var maxHeaderCount: String?
+    @Option(name: .customLong("max-connections"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "maxConnections")))
+    var maxConnections: String?
+    @Option(name: .customLong("max-uri-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "maxUriBytes")))
+    var maxUriBytes: String?
+    @Option(name: .customLong("timeout-seconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "timeoutSeconds")))
+    var timeoutSeconds: String?
+    @Option(name: .customLong("cors-origin"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "corsOrigin")))
+    var corsOrigin: String?
+    @Option(name: .customLong("cors-credentials"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "corsCredentials")))
+    var corsCredentials: String?
+    @Option(name: .customLong("cors-max-age-seconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "corsMaxAgeSeconds")))
+    var corsMaxAgeSeconds: String?
+    @Option(name: .customLong("public-url"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "publicUrl")))
+    var publicUrl: String?
+    @Option(name: .customLong("time-zone"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "timeZone")))
+    var timeZone: String?
+    @Option(name: .customLong("log-level"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "logLevel")))
+    var logLevel: String?
+    @Option(name: .customLong("log-format"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "logFormat")))
+    var logFormat: String?
+    @Option(name: .customLong("log-buffer-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "logBufferBytes")))
+    var logBufferBytes: String?
+    @Option(name: .customLong("shutdown-grace-seconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "shutdownGraceSeconds")))
+    var shutdownGraceSeconds: String?
+    @Option(name: .customLong("data-dir"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "dataDir")))
+    var dataDir: String?
+    @Option(name: .customLong("fsync"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "fsync")))
+    var fsync: String?
+    @Option(name: .customLong("compaction-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "compactionBytes")))
+    var compactionBytes: String?
+    @Option(name: .customLong("auth-tokens"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "authTokens")))
+    var authTokens: String?
+    @Option(name: .customLong("read-tokens"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "readTokens")))
+    var readTokens: String?
+    @Option(name: .customLong("auth-tokens-file"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "authTokensFile")))
+    var authTokensFile: String?
+    @Option(name: .customLong("read-tokens-file"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "readTokensFile")))
+    var readTokensFile: String?
+    @Option(name: .customLong("metrics-public"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "metricsPublic")))
+    var metricsPublic: String?
 
     func run() async throws {
         let configuration: ServerConfiguration
         do {
-            configuration = try await ServerConfiguration.load(
+            configuration = try ServerConfiguration.load(
                 flags: flagValues(), environment: ProcessInfo.processInfo.environment, filePath: config)
         } catch {
-            throw ValidationError("\(error)")
+            // The message names the key, the value and its one source; usage would only bury it.
+            FileHandle.standardError.write(Data("todo-server: \(error)\n".utf8))
+            throw ExitCode.validationFailure
         }
-        LoggingSystem.bootstrap { label in StdoutLogHandler(label: label, logLevel: configuration.logLevel) }
+        let output = LogWriter.standardOutput(for: configuration)
+        defer { output.close(timeout: .seconds(configuration.shutdownGraceSeconds)) }
+        LoggingSystem.bootstrap { label in
+            StdoutLogHandler(label: label, logLevel: configuration.logLevel, format: configuration.logFormat, writer: output)
+        }
         let logger = Logger(label: "todo-server")
         let durable = try openStore(configuration, logger: logger)
         let application = try TodoApplication(
-            configuration: configuration, logger: logger, store: durable ?? InMemoryTodoStore())
+            configuration: configuration, logger: logger, store: durable ?? InMemoryTodoStore(),
+            droppedLogLines: { output.droppedLines })
         let signals = [SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -97,29 +139,36 @@ struct TodoServerCommand: AsyncParsableCommand {
         }
     }
 
-    private func flagValues() -> [String: ConfigValue] {
-        var values: [String: ConfigValue] = [:]
-        func put(_ key: String, _ content: ConfigContent?) {
-            if let content { values[key] = ConfigValue(content, isSecret: false) }
-        }
-        put("host", host.map { .string($0) })
-        put("port", port.map { .int($0) })
-        put("threads", threads.map { .int($0) })
-        put("maxBodyBytes", maxBodyBytes.map { .int($0) })
-        put("maxHeaderBytes", maxHeaderBytes.map { .int($0) })
-        put("maxUriBytes", maxURIBytes.map { .int($0) })
-        put("maxHeaderCount", maxHeaderCount.map { .int($0) })
-        put("maxConnections", maxConnections.map { .int($0) })
-        put("timeoutSeconds", timeoutSeconds.map { .int($0) })
-        put("corsOrigin", corsOrigin.map { .string($0) })
-        put("corsMaxAgeSeconds", corsMaxAgeSeconds.map { .int($0) })
-        put("publicUrl", publicURL.map { .string($0) })
-        put("timeZone", timeZone.map { .string($0) })
-        put("logLevel", logLevel.map { .string($0) })
-        put("shutdownGraceSeconds", shutdownGraceSeconds.map { .int($0) })
-        put("dataDir", dataDir.map { .string($0) })
-        put("fsync", fsync.map { .string($0) })
-        put("compactionBytes", compactionBytes.map { .int($0) })
-        return values
+    /// The flags given, keyed by setting key.
+    private func flagValues() -> [String: String] {
+        let given: [(String, String?)] = [
+            ("host", host),
+            ("port", port),
+            ("threads", threads),
+            ("maxBodyBytes", maxBodyBytes),
+            ("maxHeaderBytes", maxHeaderBytes),
+            ("maxHeaderCount", maxHeaderCount),
+            ("maxConnections", maxConnections),
+            ("maxUriBytes", maxUriBytes),
+            ("timeoutSeconds", timeoutSeconds),
+            ("corsOrigin", corsOrigin),
+            ("corsCredentials", corsCredentials),
+            ("corsMaxAgeSeconds", corsMaxAgeSeconds),
+            ("publicUrl", publicUrl),
+            ("timeZone", timeZone),
+            ("logLevel", logLevel),
+            ("logFormat", logFormat),
+            ("logBufferBytes", logBufferBytes),
+            ("shutdownGraceSeconds", shutdownGraceSeconds),
+            ("dataDir", dataDir),
+            ("fsync", fsync),
+            ("compactionBytes", compactionBytes),
+            ("authTokens", authTokens),
+            ("readTokens", readTokens),
+            ("authTokensFile", authTokensFile),
+            ("readTokensFile", readTokensFile),
+            ("metricsPublic", metricsPublic),
+        ]
+        return Dictionary(uniqueKeysWithValues: given.compactMap { key, value in value.map { (key, $0) } })
     }
 }

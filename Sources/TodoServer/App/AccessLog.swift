@@ -1,7 +1,9 @@
 import EventHTTP
 import Logging
 
-/// Writes one line per request: method, path, status, body bytes, duration and request id.
+/// Writes one line per request: method, target with its query, status, body bytes, duration and,
+/// for 4xx and 5xx, the problem's detail; the request id and client address as metadata. At trace
+/// level the request's header fields come first (never `Authorization`, `Proxy-Authorization` or `Cookie`).
 public struct AccessLog: Sendable {
     private let logger: Logger
 
@@ -9,13 +11,37 @@ public struct AccessLog: Sendable {
         self.logger = logger
     }
 
-    public func record(method: HTTPMethod, path: String, status: Int, bytes: Int, duration: Duration, requestID: String) {
+    /// The header fields of `request`, at trace level, with credentials redacted.
+    public func trace(_ request: HTTPRequest, requestID: String) {
+        guard logger.logLevel <= .trace else { return }
+        let fields = request.headers.fields.map { field in
+            let secret = ["Authorization", "Proxy-Authorization", "Cookie"].contains { HTTPHeaders.namesMatch(field.name, $0) }
+            return "\(field.name): \(secret ? "(redacted)" : field.value)"
+        }
+        logger.trace(
+            "request headers: \(fields.joined(separator: " | "))",
+            metadata: ["request_id": "\(requestID)", "client": "\(request.clientAddress)"])
+    }
+
+    public func record(request: HTTPRequest, response: HTTPResponse, duration: Duration, requestID: String) {
         guard logger.logLevel <= .info else { return }
         let (seconds, attoseconds) = duration.components
         let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
         let milliseconds = "\(microseconds / 1000).\(String(microseconds % 1000 + 1000).dropFirst())"
+        let target = request.query.map { "\(request.path)?\($0)" } ?? request.path
+        var message = "\(request.method.rawValue) \(target) \(response.status) \(response.body.count) \(milliseconds)ms"
+        if response.status >= 400, let detail = Self.problemDetail(of: response) {
+            message += " — \(detail)"
+        }
         logger.info(
-            "\(method.rawValue) \(path) \(status) \(bytes) \(milliseconds)ms",
-            metadata: ["request_id": "\(requestID)"])
+            "\(message)", metadata: ["request_id": "\(requestID)", "client": "\(request.clientAddress)"])
+    }
+
+    /// The `detail` of a problem+json body.
+    static func problemDetail(of response: HTTPResponse) -> String? {
+        guard response.headers["Content-Type"]?.hasPrefix("application/problem+json") == true,
+              case .success(.object(let members)) = StrictJSONParser.parse(response.body),
+              case .string(let detail) = members["detail"] else { return nil }
+        return detail
     }
 }

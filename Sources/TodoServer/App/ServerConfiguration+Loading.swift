@@ -1,67 +1,98 @@
-import Configuration
 import Foundation
 import Logging
-
-/// A setting that cannot be used, named by its key with the value that was given.
-public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
-    public let key: String
-    public let value: String
-    public let expected: String
-
-    public var description: String {
-        "invalid configuration: '\(key)' is '\(value)' but must be \(expected) "
-            + "(set by --\(ServerConfiguration.flagName(key)), \(ServerConfiguration.environmentName(key)) or '\(key)' in the config file)"
-    }
-}
 
 extension ServerConfiguration {
     /// The file read when neither `--config` nor `TODO_CONFIG` names one.
     public static let defaultFilePath = "Config/todo-server.json"
 
-    /// Reads the layers in order of strength: flags, then `TODO_*` environment variables, then the
-    /// JSON file, then the built-in defaults. A value of the wrong type or range is an error.
+    /// Reads the layers in order of strength: flags (keyed by setting key, as typed), then `TODO_*`
+    /// environment variables, then the JSON file, then the built-in defaults. The file is parsed as
+    /// strictly as request bodies: a wrong type, a value out of range, an unknown key, a duplicate
+    /// key or a trailing comma is an error naming the key, the value and the one source that set it.
+    /// Relative paths are taken from `workingDirectory`.
     public static func load(
-        flags: [String: ConfigValue], environment: [String: String], filePath: String?
-    ) async throws -> ServerConfiguration {
-        let explicitPath = filePath ?? environment["TODO_CONFIG"]
-        let file = try await FileProvider<JSONSnapshot>(
-            filePath: .init(explicitPath ?? defaultFilePath), allowMissing: explicitPath == nil)
-        let reader = ConfigReader(providers: [
-            InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: flags.map { (AbsoluteConfigKey([$0.key]), $0.value) })),
-            EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: ["todo"]),
-            file,
-        ])
-        return try ServerConfiguration(reading: reader)
+        flags: [String: String], environment: [String: String], filePath: String?,
+        workingDirectory: String = FileManager.default.currentDirectoryPath
+    ) throws(ConfigurationError) -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        let file = try ConfigurationFile.load(
+            explicitPath: filePath ?? environment["TODO_CONFIG"],
+            explicitSource: filePath != nil ? .flag("--config") : .environment("TODO_CONFIG"),
+            defaultPath: defaultFilePath, workingDirectory: workingDirectory)
+        configuration.provenance.file = file.status
+        let settings = Self.settings
+        for key in file.members.keys.sorted() where !settings.contains(where: { $0.key == key }) {
+            let suggestion = closestKey(to: key, among: settings.map(\.key)).map { " (did you mean '\($0)'?)" } ?? ""
+            throw ConfigurationError(key: key, problem: "'\(key)' in \(file.path) is not a setting\(suggestion)", source: nil)
+        }
+        for setting in settings {
+            let given: (value: GivenValue, source: ConfigurationSource)
+            if let text = flags[setting.key] {
+                given = (.text(text), .flag(setting.flag))
+            } else if let text = environment[setting.environmentVariable] {
+                given = (.text(text), .environment(setting.environmentVariable))
+            } else if let json = file.members[setting.key] {
+                given = (.json(json), .file(key: setting.key, path: file.path))
+            } else {
+                continue
+            }
+            configuration.provenance.sources[setting.key] = given.source
+            let shown = setting.secret ? "(a value not shown)" : given.value.shown
+            guard let text = given.value.text(as: setting.kind) else {
+                throw ConfigurationError(key: setting.key, value: shown, expected: setting.expected, source: given.source)
+            }
+            if let expected = setting.apply(&configuration, text) {
+                throw ConfigurationError(key: setting.key, value: shown, expected: expected, source: given.source)
+            }
+        }
+        try configuration.checkCombinations()
+        return configuration
     }
 
-    init(reading reader: ConfigReader) throws(ConfigurationError) {
-        self.init()
-        let settings = Settings(reader: reader)
-        host = try settings.string("host", default: host) { !$0.isEmpty }
-        port = try settings.int("port", default: port, in: 0...65_535)
-        threads = try settings.int("threads", default: threads, in: 0...1024)
-        maxBodyBytes = try settings.int("maxBodyBytes", default: maxBodyBytes, in: 1...(1 << 30))
-        maxHeaderBytes = try settings.int("maxHeaderBytes", default: maxHeaderBytes, in: 1024...(1 << 24))
-        maxURIBytes = try settings.int("maxUriBytes", default: maxURIBytes, in: 64...(1 << 24))
-        maxHeaderCount = try settings.int("maxHeaderCount", default: maxHeaderCount, in: 8...10_000)
-        maxConnections = try settings.int("maxConnections", default: maxConnections, in: 1...1_000_000)
-        timeoutSeconds = try settings.int("timeoutSeconds", default: timeoutSeconds, in: 1...86_400)
-        corsOrigin = try settings.string("corsOrigin", default: corsOrigin) { !$0.isEmpty && !$0.contains("\r") && !$0.contains("\n") }
-        corsMaxAgeSeconds = try settings.int("corsMaxAgeSeconds", default: corsMaxAgeSeconds, in: 0...86_400 * 7)
-        let url = try settings.string("publicUrl", default: "") { $0.isEmpty || $0.hasPrefix("http://") || $0.hasPrefix("https://") }
-        publicURL = url.isEmpty ? nil : String(url.trimmingSuffix("/"))
-        timeZone = try settings.string("timeZone", default: timeZone) { TimeZone(identifier: $0) != nil }
-        let level = try settings.string("logLevel", default: logLevel.rawValue) { Logger.Level(rawValue: $0) != nil }
-        logLevel = Logger.Level(rawValue: level) ?? .info
-        shutdownGraceSeconds = try settings.int("shutdownGraceSeconds", default: shutdownGraceSeconds, in: 0...3600)
-        let directory = try settings.string("dataDir", default: "") { !$0.contains("\0") }
-        dataDirectory = directory.isEmpty ? nil : directory
-        let policy = try settings.string("fsync", default: fsync.rawValue) { FsyncPolicy(rawValue: $0) != nil }
-        fsync = FsyncPolicy(rawValue: policy) ?? .interval
-        compactionBytes = try settings.int("compactionBytes", default: compactionBytes, in: 4096...(1 << 40))
-        guard maxURIBytes < maxHeaderBytes else {
-            throw ConfigurationError(key: "maxUriBytes", value: String(maxURIBytes), expected: "less than maxHeaderBytes (\(maxHeaderBytes))")
+    /// Rules between settings, reported against the key whose source set it.
+    private func checkCombinations() throws(ConfigurationError) {
+        if maxURIBytes >= maxHeaderBytes {
+            if let source = provenance.sources["maxUriBytes"] {
+                throw ConfigurationError(
+                    key: "maxUriBytes", value: Self.shown(String(maxURIBytes), source),
+                    expected: "less than maxHeaderBytes (\(maxHeaderBytes))", source: source)
+            }
+            if let source = provenance.sources["maxHeaderBytes"] {
+                throw ConfigurationError(
+                    key: "maxHeaderBytes", value: Self.shown(String(maxHeaderBytes), source),
+                    expected: "more than maxUriBytes (\(maxURIBytes))", source: source)
+            }
         }
+        if corsCredentials, CORSPolicy.AllowedOrigins(parsing: corsOrigin) == .any, let source = provenance.sources["corsCredentials"] {
+            throw ConfigurationError(
+                key: "corsCredentials", value: Self.shown("true", source),
+                expected: "false while corsOrigin is * (list the origins that may send credentials in corsOrigin)", source: source)
+        }
+    }
+
+    /// A value as an error shows it: quoted when typed as text, JSON when it came from the file.
+    private static func shown(_ text: String, _ source: ConfigurationSource) -> String {
+        if case .file = source { return text }
+        return "'\(text)'"
+    }
+
+    /// The key within two edits of `key` (ignoring case), for "did you mean".
+    static func closestKey(to key: String, among keys: [String]) -> String? {
+        let scored = keys.map { ($0, editDistance(Array(key.lowercased()), Array($0.lowercased()))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2 else { return nil }
+        return best.0
+    }
+
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     /// `maxBodyBytes` → `max-body-bytes`.
@@ -78,37 +109,62 @@ extension ServerConfiguration {
     }
 }
 
-/// Typed reads that turn a value of the wrong type or range into a `ConfigurationError`.
-private struct Settings {
-    let reader: ConfigReader
+/// A value as one layer gave it: text from a flag or variable, a JSON value from the file.
+enum GivenValue {
+    case text(String)
+    case json(JSONValue)
 
-    func int(_ key: String, default value: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-        let configKey = ConfigKey(key)
-        guard let given = reader.int(forKey: configKey) else {
-            guard let raw = reader.string(forKey: configKey) else { return value }
-            throw ConfigurationError(key: key, value: raw, expected: "an integer from \(range.lowerBound) to \(range.upperBound)")
+    /// The value as an error shows it.
+    var shown: String {
+        switch self {
+        case .text(let text): "'\(text)'"
+        case .json(let value): value.jsonText
         }
-        guard range.contains(given) else {
-            throw ConfigurationError(key: key, value: String(given), expected: "an integer from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return given
     }
 
-    func string(_ key: String, default value: String, valid: (String) -> Bool) throws(ConfigurationError) -> String {
-        guard let given = reader.string(forKey: ConfigKey(key)) else { return value }
-        guard valid(given) else { throw ConfigurationError(key: key, value: given, expected: Self.expectation[key] ?? "valid") }
-        return given
+    /// The text a setting parses, or nil when the file's JSON type is not the setting's.
+    func text(as kind: Setting.Kind) -> String? {
+        switch (self, kind) {
+        case (.text(let text), _): text
+        case (.json(.integer(let value)), .integer): String(value)
+        case (.json(.string(let value)), .string), (.json(.string(let value)), .list): value
+        case (.json(.bool(let value)), .boolean): String(value)
+        case (.json(.array(let elements)), .list):
+            elements.allSatisfy { if case .string = $0 { true } else { false } }
+                ? elements.map { if case .string(let text) = $0 { text } else { "" } }.joined(separator: ",") : nil
+        default: nil
+        }
+    }
+}
+
+extension JSONValue {
+    /// The value written back as compact JSON, for error messages.
+    var jsonText: String {
+        var writer = JSONWriter(capacity: 32)
+        write(to: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    private static let expectation = [
-        "host": "a host name or address",
-        "corsOrigin": "an origin such as https://app.example.com, * or null",
-        "publicUrl": "an http:// or https:// URL",
-        "timeZone": "an IANA time zone such as Europe/Berlin",
-        "logLevel": "one of trace, debug, info, notice, warning, error, critical",
-        "dataDir": "a directory path",
-        "fsync": "one of always, interval, never",
-    ]
+    private func write(to writer: inout JSONWriter) {
+        switch self {
+        case .null: writer.null()
+        case .bool(let value): writer.bool(value)
+        case .integer(let value): writer.int(value)
+        case .number(let value): writer.raw(Array((value.isFinite ? "\(value)" : "1e999").utf8))
+        case .string(let value): writer.string(value)
+        case .array(let elements):
+            writer.beginArray()
+            for element in elements { element.write(to: &writer) }
+            writer.endArray()
+        case .object(let members):
+            writer.beginObject()
+            for key in members.keys.sorted() {
+                writer.key(key)
+                members[key]!.write(to: &writer)
+            }
+            writer.endObject()
+        }
+    }
 }
 
 extension String {

@@ -3,7 +3,8 @@ import Logging
 
 /// Every setting of the server, with the defaults that `Config/todo-server.json` also lists.
 public struct ServerConfiguration: Sendable, Equatable {
-    public var host = "0.0.0.0"
+    /// Loopback unless configured: the container image sets 0.0.0.0.
+    public var host = "127.0.0.1"
     public var port = 8080
     /// Event-loop threads; 0 means one per core.
     public var threads = 0
@@ -17,7 +18,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxURIBytes = 8 << 10
     /// Read and write time-out of a connection; idle and slow clients are closed after it.
     public var timeoutSeconds = 30
+    /// `*` or a comma-separated list of origins (`https://a.example, null`).
     public var corsOrigin = "*"
+    /// `Access-Control-Allow-Credentials: true` for listed origins (refused with `*`).
+    public var corsCredentials = false
     public var corsMaxAgeSeconds = 86_400
     /// Scheme, host and port for absolute URLs (`https://todo.example.com`); nil: from `Host`.
     public var publicURL: String?
@@ -32,8 +36,23 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var fsync = FsyncPolicy.interval
     /// Journal size at which it is compacted into a snapshot.
     public var compactionBytes = 64 << 20
+    /// Bearer tokens that may read and write; with `readTokens` empty too, no token is needed.
+    public var authTokens: [String] = []
+    /// Bearer tokens that may only read (GET, HEAD).
+    public var readTokens: [String] = []
+    /// Whether `/metrics` answers without a token when tokens are on.
+    public var metricsPublic = false
+    /// `text` (one line per event) or `json` (one JSON object per line).
+    public var logFormat = LogFormat.text
+    /// Log lines waiting for standard output, in bytes; lines past it are dropped and counted.
+    public var logBufferBytes = 1 << 20
+    /// Where the values came from: the file read and the source of each key that was set.
+    public var provenance = ConfigurationProvenance()
 
     public init() {}
+
+    /// Whether requests need a bearer token.
+    public var requiresTokens: Bool { !authTokens.isEmpty || !readTokens.isEmpty }
 
     /// The thread count to run: `threads`, or the number of cores when it is 0.
     public var effectiveThreads: Int {

@@ -1,9 +1,11 @@
 import Glibc
 import Logging
 
-/// A swift-log handler that writes each event as one line on standard output with one `write(2)`:
-/// time (RFC 3339, UTC), level, label, metadata, message.
+/// A swift-log handler that writes each event as one line: as text (time in RFC 3339 UTC, level,
+/// label, metadata, message) or as one JSON object per line (`logFormat: json`).
 ///
+/// With a `LogWriter` (the server's standard output) the line is queued and the calling loop never
+/// waits for the reader; without one it is written to `descriptor` at once, with one `write(2)`.
 /// swift-log's `StreamLogHandler` cost ~18k instructions per access-log line here (a lock, a
 /// `strftime` time, string building); this one formats bytes directly.
 public struct StdoutLogHandler: LogHandler {
@@ -11,12 +13,25 @@ public struct StdoutLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     private let label: String
     private let descriptor: Int32
+    private let format: LogFormat
+    private let writer: LogWriter?
 
     /// `descriptor` is where lines go: standard output unless a test says otherwise.
-    public init(label: String, logLevel: Logger.Level = .info, descriptor: Int32 = STDOUT_FILENO) {
+    public init(label: String, logLevel: Logger.Level = .info, descriptor: Int32 = STDOUT_FILENO, format: LogFormat = .text) {
         self.label = label
         self.logLevel = logLevel
         self.descriptor = descriptor
+        self.format = format
+        writer = nil
+    }
+
+    /// Lines go through `writer`, which never blocks the caller.
+    public init(label: String, logLevel: Logger.Level, format: LogFormat, writer: LogWriter) {
+        self.label = label
+        self.logLevel = logLevel
+        descriptor = -1
+        self.format = format
+        self.writer = writer
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -25,26 +40,12 @@ public struct StdoutLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var line: [UInt8] = []
-        line.reserveCapacity(192)
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        Timestamp(millisecondsSinceEpoch: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec / 1_000_000)).appendRFC3339(to: &line)
-        line.append(UInt8(ascii: " "))
-        line.append(contentsOf: event.level.rawValue.utf8)
-        line.append(UInt8(ascii: " "))
-        line.append(contentsOf: label.utf8)
-        line.append(UInt8(ascii: ":"))
         let merged = event.metadata.map { metadata.merging($0) { $1 } } ?? metadata
-        for key in merged.keys.sorted() {
-            line.append(UInt8(ascii: " "))
-            line.append(contentsOf: key.utf8)
-            line.append(UInt8(ascii: "="))
-            line.append(contentsOf: merged[key]!.description.utf8)
+        let line = Self.line(level: event.level, label: label, metadata: merged, message: event.message.description, format: format)
+        if let writer {
+            writer.enqueue(line)
+            return
         }
-        line.append(UInt8(ascii: " "))
-        line.append(contentsOf: event.message.description.utf8)
-        line.append(UInt8(ascii: "\n"))
         line.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -58,5 +59,60 @@ public struct StdoutLogHandler: LogHandler {
                 }
             }
         }
+    }
+
+    /// One event as a line, newline included.
+    public static func line(
+        level: Logger.Level, label: String, metadata: Logger.Metadata, message: String, format: LogFormat
+    ) -> [UInt8] {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let time = Timestamp(millisecondsSinceEpoch: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec / 1_000_000))
+        switch format {
+        case .text: return textLine(time: time, level: level, label: label, metadata: metadata, message: message)
+        case .json: return jsonLine(time: time, level: level, label: label, metadata: metadata, message: message)
+        }
+    }
+
+    private static func textLine(time: Timestamp, level: Logger.Level, label: String, metadata: Logger.Metadata, message: String) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(192)
+        time.appendRFC3339(to: &line)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: level.rawValue.utf8)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: label.utf8)
+        line.append(UInt8(ascii: ":"))
+        for key in metadata.keys.sorted() {
+            line.append(UInt8(ascii: " "))
+            line.append(contentsOf: key.utf8)
+            line.append(UInt8(ascii: "="))
+            line.append(contentsOf: metadata[key]!.description.utf8)
+        }
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: message.utf8)
+        line.append(UInt8(ascii: "\n"))
+        return line
+    }
+
+    /// `{"time":…,"level":…,"label":…,"message":…, metadata…}`: metadata keys sit beside the fixed
+    /// ones (a key that would collide gets a `metadata.` prefix), every value a string.
+    private static func jsonLine(time: Timestamp, level: Logger.Level, label: String, metadata: Logger.Metadata, message: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        writer.key("time")
+        writer.timestamp(time)
+        writer.key("level")
+        writer.string(level.rawValue)
+        writer.key("label")
+        writer.string(label)
+        writer.key("message")
+        writer.string(message)
+        for key in metadata.keys.sorted() {
+            writer.key(["time", "level", "label", "message"].contains(key) ? "metadata." + key : key)
+            writer.string(metadata[key]!.description)
+        }
+        writer.endObject()
+        return writer.bytes + [UInt8(ascii: "\n")]
     }
 }

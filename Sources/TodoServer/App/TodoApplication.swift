@@ -29,11 +29,14 @@ public final class TodoApplication: HTTPHandler {
     /// OpenAPI document is not where the build put it.
     public init(
         configuration: ServerConfiguration, logger: Logger, store: any TodoStore = InMemoryTodoStore(),
-        clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator()
+        clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(),
+        droppedLogLines: @escaping @Sendable () -> Int = { 0 }
     ) throws {
         self.configuration = configuration
         self.logger = logger
-        cors = CORSPolicy(allowedOrigin: configuration.corsOrigin, maxAgeSeconds: configuration.corsMaxAgeSeconds)
+        cors = CORSPolicy(
+            allowedOrigin: configuration.corsOrigin, maxAgeSeconds: configuration.corsMaxAgeSeconds,
+            allowCredentials: configuration.corsCredentials, allowAuthorization: configuration.requiresTokens)
         identity = RequestIdentity(publicURL: configuration.publicURL)
         accessLog = AccessLog(logger: logger)
         let state = self.state
@@ -41,7 +44,7 @@ public final class TodoApplication: HTTPHandler {
             store: store, clock: clock, ids: ids,
             defaultTimeZone: TimeZone(identifier: configuration.timeZone) ?? TimeZone(identifier: "UTC")!,
             openConnections: { state.withLock { $0.server }?.openConnections ?? 0 },
-            openAPIDocument: try OpenAPIDocument.load())
+            openAPIDocument: try OpenAPIDocument.load(), droppedLogLines: droppedLogLines)
         metrics = RequestMetrics(factory: dependencies.metricsFactory, loopCount: configuration.effectiveThreads)
         router = AppRouter.makeRouter(
             dependencies: dependencies,
@@ -49,7 +52,11 @@ public final class TodoApplication: HTTPHandler {
                 maxBodyBytes: configuration.maxBodyBytes, maxURIBytes: configuration.maxURIBytes,
                 maxHeaderBytes: configuration.maxHeaderBytes, maxHeaderCount: configuration.maxHeaderCount,
                 maxConnections: configuration.maxConnections),
-            cors: cors)
+            cors: cors,
+            authentication: BearerAuthentication(
+                authTokens: configuration.authTokens, readTokens: configuration.readTokens,
+                metricsPublic: configuration.metricsPublic),
+            logger: logger)
     }
 
     /// Binds the port and starts the loops; returns the bound port (useful with port 0).
@@ -67,11 +74,7 @@ public final class TodoApplication: HTTPHandler {
         }
         let port = try http.start()
         boundPort.store(port, ordering: .relaxed)
-        logger.info(
-            "listening",
-            metadata: [
-                "host": "\(configuration.host)", "port": "\(port)", "threads": "\(configuration.effectiveThreads)",
-            ])
+        StartupBanner(configuration: configuration, port: port).log(to: logger)
         if stopRequested { requestStop() }
         return port
     }
@@ -129,18 +132,18 @@ public final class TodoApplication: HTTPHandler {
             ifMatch: request.headers["If-Match"].map(EntityTagCondition.init),
             ifNoneMatch: request.headers["If-None-Match"].map(EntityTagCondition.init))
         let route = Route(path: request.path)
+        accessLog.trace(request, requestID: requestID)
+        let origin = request.headers["Origin"]
         router.routeRequest(request, route: route, context: context) { [cors, accessLog, metrics] response in
             var response = response
-            cors.apply(to: &response.headers)
+            cors.apply(to: &response.headers, requestOrigin: origin)
             response.headers.add("X-Request-ID", requestID)
             responder.send(response)
             let duration = ContinuousClock.now - started
             metrics.record(
                 loop: responder.loopIndex, route: route?.template ?? "unmatched", method: request.method,
                 status: response.status, duration: duration)
-            accessLog.record(
-                method: request.method, path: request.path, status: response.status, bytes: response.body.count,
-                duration: duration, requestID: requestID)
+            accessLog.record(request: request, response: response, duration: duration, requestID: requestID)
         }
     }
 }

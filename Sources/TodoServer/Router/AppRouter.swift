@@ -1,5 +1,6 @@
 import EventHTTP
 import Foundation
+import Logging
 import Prometheus
 
 /// What the modules are built from: the store and the services around it.
@@ -13,12 +14,15 @@ public struct ModuleDependencies: Sendable {
     /// Open connections, read at scrape time.
     public var openConnections: @Sendable () -> Int
     public var openAPIDocument: [UInt8]
+    /// Log lines dropped because standard output was not read, read at scrape time.
+    public var droppedLogLines: @Sendable () -> Int
 
     public init(
         store: any TodoStore, clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(),
         defaultTimeZone: TimeZone = TimeZone(identifier: "UTC")!,
         metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-        openConnections: @escaping @Sendable () -> Int = { 0 }, openAPIDocument: [UInt8] = Array("{}".utf8)
+        openConnections: @escaping @Sendable () -> Int = { 0 }, openAPIDocument: [UInt8] = Array("{}".utf8),
+        droppedLogLines: @escaping @Sendable () -> Int = { 0 }
     ) {
         self.store = store
         self.clock = clock
@@ -34,6 +38,7 @@ public struct ModuleDependencies: Sendable {
         metricsFactory = factory
         self.openConnections = openConnections
         self.openAPIDocument = openAPIDocument
+        self.droppedLogLines = droppedLogLines
     }
 }
 
@@ -46,11 +51,16 @@ public struct AppRouter: Sendable {
     private let metrics: any MetricsModuleInput
     private let screening: RequestScreening
     private let cors: CORSPolicy
+    private let authentication: BearerAuthentication
     private let serializer: JSONSerializer
+    /// Screening and token decisions at debug level.
+    private let logger: Logger
 
     /// Builds and wires every module once around the shared dependencies.
     public static func makeRouter(
-        dependencies: ModuleDependencies, screening: RequestScreening, cors: CORSPolicy
+        dependencies: ModuleDependencies, screening: RequestScreening, cors: CORSPolicy,
+        authentication: BearerAuthentication = BearerAuthentication(),
+        logger: Logger = Logger(label: "todo-server", factory: { _ in SwiftLogNoOpLogHandler() })
     ) -> AppRouter {
         let serializer = JSONSerializer()
         let store = dependencies.store
@@ -67,14 +77,15 @@ public struct AppRouter: Sendable {
             metrics: MetricsPresenter(
                 interactor: MetricsInteractor(
                     registry: dependencies.metricsRegistry, factory: dependencies.metricsFactory, store: store,
-                    openConnections: dependencies.openConnections),
+                    openConnections: dependencies.openConnections, droppedLogLines: dependencies.droppedLogLines),
                 view: MetricsView(serializer: serializer)),
-            screening: screening, cors: cors, serializer: serializer)
+            screening: screening, cors: cors, authentication: authentication, serializer: serializer, logger: logger)
     }
 
     private init(
         todos: any TodosModuleInput, upcoming: any UpcomingModuleInput, system: any SystemModuleInput,
-        metrics: any MetricsModuleInput, screening: RequestScreening, cors: CORSPolicy, serializer: JSONSerializer
+        metrics: any MetricsModuleInput, screening: RequestScreening, cors: CORSPolicy,
+        authentication: BearerAuthentication, serializer: JSONSerializer, logger: Logger
     ) {
         self.todos = todos
         self.upcoming = upcoming
@@ -82,20 +93,27 @@ public struct AppRouter: Sendable {
         self.metrics = metrics
         self.screening = screening
         self.cors = cors
+        self.authentication = authentication
         self.serializer = serializer
+        self.logger = logger
     }
 
     /// Answers `request` through `respond`, exactly once; `route` is `Route(path: request.path)`,
     /// matched by the caller, which also labels its metrics with it.
     public func routeRequest(_ request: HTTPRequest, route: Route?, context: RequestContext, respond: @escaping Respond) {
         if let refusal = screening.refusal(of: request) {
+            logger.debug("screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
             return routeProblem(refusal.problem, headers: refusal.headers, respond: respond)
+        }
+        if let (problem, headers) = denial(of: request, route: route) {
+            return routeProblem(problem, headers: headers, respond: respond)
         }
         guard let route else {
             return routeProblem(.notFound("No route matches '\(request.path)'."), respond: respond)
         }
         if request.method == .options {
-            var headers = cors.preflightHeaders(requestedHeaders: request.headers["Access-Control-Request-Headers"])
+            var headers = cors.preflightHeaders(
+                requestedHeaders: request.headers["Access-Control-Request-Headers"], origin: request.headers["Origin"])
             headers.add("Allow", route.allow)
             return respond(HTTPResponse(status: 204, headers: headers))
         }
@@ -126,6 +144,27 @@ public struct AppRouter: Sendable {
         case (.todo(let id), .put): todos.presentReplacement(id: id, body: request.body, context: context, respond: respond)
         case (.todo(let id), .delete): todos.presentDeletion(id: id, context: context, respond: respond)
         case (.todo(let id), _): todos.presentTodo(id: id, context: context, respond: respond)
+        }
+    }
+
+    /// The 401 or 403 for a request whose token does not allow it, if tokens are on.
+    private func denial(of request: HTTPRequest, route: Route?) -> (ProblemDetails, HTTPHeaders)? {
+        let decision = authentication.decide(method: request.method, route: route, authorization: request.headers["Authorization"])
+        if authentication.isEnabled {
+            logger.debug("token check", metadata: ["decision": "\(decision)", "method": "\(request.method.rawValue)", "path": "\(request.path)"])
+        }
+        switch decision {
+        case .open, .readWrite, .readOnly:
+            return nil
+        case .missingToken:
+            return (.unauthorized("This server requires a bearer token: send Authorization: Bearer <token>."), ["WWW-Authenticate": "Bearer"])
+        case .unknownToken:
+            return (
+                .unauthorized("The Authorization header does not carry a bearer token this server accepts."),
+                ["WWW-Authenticate": #"Bearer error="invalid_token""#]
+            )
+        case .writeWithReadToken:
+            return (.forbidden("The token may only read (GET, HEAD); \(request.method.rawValue) needs a read-write token."), [:])
         }
     }
 

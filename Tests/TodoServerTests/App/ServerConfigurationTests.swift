@@ -1,4 +1,3 @@
-import Configuration
 import Foundation
 import Logging
 import Testing
@@ -12,10 +11,24 @@ struct ServerConfigurationTests {
         return path
     }
 
+    /// The error loading these layers gives, or nil when they load.
+    private func loadError(
+        flags: [String: String] = [:], environment: [String: String] = [:], filePath: String? = nil
+    ) -> ConfigurationError? {
+        do {
+            _ = try ServerConfiguration.load(flags: flags, environment: environment, filePath: filePath)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     @Test("defaults when nothing is set")
     func defaults() async throws {
-        let configuration = try await ServerConfiguration.load(flags: [:], environment: [:], filePath: nil)
+        var configuration = try ServerConfiguration.load(flags: [:], environment: [:], filePath: nil)
+        configuration.provenance = ConfigurationProvenance()
         #expect(configuration == ServerConfiguration())
+        #expect(configuration.host == "127.0.0.1")
         #expect(configuration.port == 8080)
         #expect(configuration.maxBodyBytes == 1_048_576)
         #expect(configuration.corsOrigin == "*")
@@ -24,7 +37,9 @@ struct ServerConfigurationTests {
     @Test("the shipped Config file holds exactly the built-in defaults")
     func shippedFile() async throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Config/todo-server.json").path
-        let configuration = try await ServerConfiguration.load(flags: [:], environment: [:], filePath: path)
+        var configuration = try ServerConfiguration.load(flags: [:], environment: [:], filePath: path)
+        #expect(configuration.provenance.sources.count == ServerConfiguration.settingKeys.count, "the file lists every key")
+        configuration.provenance = ConfigurationProvenance()
         #expect(configuration == ServerConfiguration())
     }
 
@@ -32,8 +47,8 @@ struct ServerConfigurationTests {
     func layering() async throws {
         let file = try writeFile(#"{"port": 7000, "host": "127.0.0.1", "threads": 3, "timeZone": "Europe/Berlin"}"#)
         let environment = ["TODO_PORT": "7100", "TODO_THREADS": "5", "TODO_MAX_BODY_BYTES": "2048", "TODO_PUBLIC_URL": "https://todo.example.com/"]
-        let configuration = try await ServerConfiguration.load(
-            flags: ["port": ConfigValue(.int(7200), isSecret: false)], environment: environment, filePath: file)
+        let configuration = try ServerConfiguration.load(
+            flags: ["port": "7200"], environment: environment, filePath: file)
         #expect(configuration.port == 7200)
         #expect(configuration.threads == 5)
         #expect(configuration.host == "127.0.0.1")
@@ -45,12 +60,12 @@ struct ServerConfigurationTests {
 
     @Test("the journal settings: TODO_DATA_DIR turns it on, fsync and compaction have defaults")
     func journalSettings() async throws {
-        let defaults = try await ServerConfiguration.load(flags: [:], environment: [:], filePath: nil)
+        let defaults = try ServerConfiguration.load(flags: [:], environment: [:], filePath: nil)
         #expect(defaults.dataDirectory == nil)
         #expect(defaults.fsync == .interval)
         #expect(defaults.compactionBytes == 64 << 20)
-        let set = try await ServerConfiguration.load(
-            flags: ["fsync": ConfigValue(.string("always"), isSecret: false)],
+        let set = try ServerConfiguration.load(
+            flags: ["fsync": "always"],
             environment: ["TODO_DATA_DIR": "/var/lib/todo", "TODO_FSYNC": "never", "TODO_COMPACTION_BYTES": "1048576"],
             filePath: nil)
         #expect(set.dataDirectory == "/var/lib/todo")
@@ -61,7 +76,7 @@ struct ServerConfigurationTests {
     @Test("TODO_CONFIG names the file")
     func configFromEnvironment() async throws {
         let file = try writeFile(#"{"corsOrigin": "null", "logLevel": "warning"}"#)
-        let configuration = try await ServerConfiguration.load(flags: [:], environment: ["TODO_CONFIG": file], filePath: nil)
+        let configuration = try ServerConfiguration.load(flags: [:], environment: ["TODO_CONFIG": file], filePath: nil)
         #expect(configuration.corsOrigin == "null")
         #expect(configuration.logLevel == .warning)
     }
@@ -77,14 +92,10 @@ struct ServerConfigurationTests {
         (["TODO_FSYNC": "sometimes"], "'fsync' is 'sometimes' but must be one of always, interval, never"),
         (["TODO_COMPACTION_BYTES": "100"], "'compactionBytes' is '100' but must be an integer from 4096"),
     ])
-    func badValues(environment: [String: String], message: String) async throws {
-        do {
-            _ = try await ServerConfiguration.load(flags: [:], environment: environment, filePath: nil)
-            Issue.record("expected an error for \(environment)")
-        } catch let error as ConfigurationError {
-            #expect(error.description.contains(message), "\(error.description)")
-            #expect(error.description.contains(ServerConfiguration.environmentName(error.key)))
-        }
+    func badValues(environment: [String: String], message: String) throws {
+        let error = try #require(loadError(environment: environment))
+        #expect(error.description.contains(message), "\(error.description)")
+        #expect(error.description.hasSuffix("(set by \(ServerConfiguration.environmentName(error.key)))"), "\(error.description)")
     }
 
     @Test("names: flag and environment variable of a key")
@@ -96,9 +107,11 @@ struct ServerConfigurationTests {
     }
 
     @Test("a missing explicit file is an error")
-    func missingFile() async {
-        await #expect(throws: (any Error).self) {
-            try await ServerConfiguration.load(flags: [:], environment: [:], filePath: "/nonexistent/todo.json")
+    func missingFile() {
+        #expect {
+            try ServerConfiguration.load(flags: [:], environment: [:], filePath: "/nonexistent/todo.json")
+        } throws: { error in
+            "\(error)" == "invalid configuration: config file /nonexistent/todo.json cannot be read: No such file or directory (set by --config)"
         }
     }
 

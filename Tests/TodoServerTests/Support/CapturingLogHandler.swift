@@ -18,6 +18,11 @@ struct CapturingLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .info
 
+    init(storage: Storage, logLevel: Logger.Level = .info) {
+        self.storage = storage
+        self.logLevel = logLevel
+    }
+
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }

@@ -9,7 +9,7 @@ final class LiveServer {
 
     init(
         configure: (inout ServerConfiguration) -> Void = { _ in }, store: any TodoStore = InMemoryTodoStore(),
-        clock: any TodoClock = SystemClock(), logHandler: (any LogHandler)? = nil
+        clock: any TodoClock = SystemClock(), logHandler: (any LogHandler)? = nil, logLevel: Logger.Level = .info
     ) throws {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
@@ -18,7 +18,7 @@ final class LiveServer {
         configuration.shutdownGraceSeconds = 2
         configure(&configuration)
         var logger = Logger(label: "test") { _ in logHandler ?? SwiftLogNoOpLogHandler() }
-        logger.logLevel = .info
+        logger.logLevel = logLevel
         self.store = store
         application = try TodoApplication(configuration: configuration, logger: logger, store: store, clock: clock)
         port = try application.start()

@@ -32,16 +32,29 @@ final class ServerProcess {
             .appendingPathComponent("todo-server")
     }
 
-    init(arguments: [String], environment: [String: String] = [:]) throws {
+    /// `workingDirectory`: where the process runs (and looks for `Config/`); the tests' own by default.
+    init(arguments: [String], environment: [String: String] = [:], workingDirectory: String? = nil) throws {
         process.executableURL = Self.executableURL
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TODO_") }
             .merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = errors
+        try process.run()
+        resumeReading()
+    }
+
+    /// Stops reading standard output: the pipe fills (64 KiB) and the server's writes to it stall,
+    /// as with a log collector that hangs.
+    func stopReading() {
+        output.fileHandleForReading.readabilityHandler = nil
+    }
+
+    /// Reads standard output again (the default from the start).
+    func resumeReading() {
         let captured = self.captured
         output.fileHandleForReading.readabilityHandler = { handle in captured.append(handle.availableData) }
-        try process.run()
     }
 
     deinit {

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import Synchronization
 
 /// Sets the scrape-time gauges (to-dos stored, open connections) and renders the registry.
 public struct MetricsInteractor: MetricsUseCases {
@@ -8,21 +9,37 @@ public struct MetricsInteractor: MetricsUseCases {
     private let openConnections: @Sendable () -> Int
     private let todosGauge: CoreMetrics.Gauge
     private let connectionsGauge: CoreMetrics.Gauge
+    private let droppedLogLines: @Sendable () -> Int
+    private let droppedCounter: CoreMetrics.Counter
+    /// The dropped-line count already added to the counter.
+    private let droppedReported = ReportedCount()
+
+    private final class ReportedCount: Sendable {
+        let value = Mutex<Int>(0)
+    }
 
     public init(
         registry: PrometheusCollectorRegistry, factory: any MetricsFactory, store: any TodoStore,
-        openConnections: @escaping @Sendable () -> Int
+        openConnections: @escaping @Sendable () -> Int, droppedLogLines: @escaping @Sendable () -> Int = { 0 }
     ) {
         self.registry = registry
         self.store = store
         self.openConnections = openConnections
         todosGauge = CoreMetrics.Gauge(label: "todos", factory: factory)
         connectionsGauge = CoreMetrics.Gauge(label: "http_open_connections", factory: factory)
+        self.droppedLogLines = droppedLogLines
+        droppedCounter = CoreMetrics.Counter(label: "log_lines_dropped_total", factory: factory)
     }
 
     public func exposition() -> RawBody {
         todosGauge.record(store.count)
         connectionsGauge.record(openConnections())
+        let dropped = droppedLogLines()
+        let added = droppedReported.value.withLock { reported in
+            defer { reported = max(reported, dropped) }
+            return dropped - reported
+        }
+        if added > 0 { droppedCounter.increment(by: added) }
         return RawBody(registry.emitToBuffer())
     }
 }

@@ -1,0 +1,134 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// Log lines on their way to a descriptor (standard output) without ever blocking the caller: a
+/// buffer bounded in bytes, drained by one writer thread. When the reader of the descriptor stalls
+/// (a full pipe), lines past the bound are dropped and counted; once writing resumes, one notice
+/// line says how many were lost. `flush` waits (within a deadline) for the buffer to drain.
+public final class LogWriter: @unchecked Sendable {
+    private let descriptor: Int32
+    private let capacityBytes: Int
+    private let notice: @Sendable (Int) -> [UInt8]
+    private let dropped = Atomic<Int>(0)
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var pending: [[UInt8]] = []
+    /// Bytes queued or being written; the bound applies to these.
+    private var bufferedBytes = 0
+    private var droppedSinceNotice = 0
+    private var busy = false
+    private var closed = false
+
+    /// `notice` formats the line that reports a number of dropped lines.
+    public init(descriptor: Int32 = STDOUT_FILENO, capacityBytes: Int, notice: @escaping @Sendable (Int) -> [UInt8]) {
+        self.descriptor = descriptor
+        self.capacityBytes = capacityBytes
+        self.notice = notice
+        let thread = Thread { [self] in drain() }
+        thread.name = "log-writer"
+        thread.start()
+    }
+
+    /// Lines dropped since start because the buffer was full.
+    public var droppedLines: Int { dropped.load(ordering: .relaxed) }
+
+    /// Queues `line` (with its newline), or drops and counts it when the buffer is full. Never waits
+    /// for the descriptor.
+    public func enqueue(_ line: [UInt8]) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed, bufferedBytes + line.count <= capacityBytes else {
+            droppedSinceNotice += 1
+            dropped.add(1, ordering: .relaxed)
+            return
+        }
+        pending.append(line)
+        bufferedBytes += line.count
+        condition.signal()
+    }
+
+    /// Waits until every queued line (and any drop notice) is written, or `timeout` passes.
+    /// Returns whether everything was written.
+    @discardableResult
+    public func flush(timeout: Duration) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        condition.lock()
+        defer { condition.unlock() }
+        while !pending.isEmpty || busy || droppedSinceNotice > 0 {
+            guard condition.wait(until: deadline) else { return false }
+        }
+        return true
+    }
+
+    /// Flushes within `timeout`, then stops the writer thread; later lines are dropped.
+    public func close(timeout: Duration) {
+        flush(timeout: timeout)
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func drain() {
+        while true {
+            condition.lock()
+            while pending.isEmpty, droppedSinceNotice == 0, !closed { condition.wait() }
+            if closed, pending.isEmpty {
+                condition.unlock()
+                return
+            }
+            let batch = pending
+            pending = []
+            let lost = droppedSinceNotice
+            droppedSinceNotice = 0
+            busy = true
+            condition.unlock()
+
+            var bytes = batch.reduce(into: [UInt8]()) { $0 += $1 }
+            let batchBytes = bytes.count
+            if lost > 0 { bytes += notice(lost) }
+            write(bytes)
+
+            condition.lock()
+            bufferedBytes -= batchBytes
+            busy = false
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Writes all of `bytes`, blocking this thread (only) while the descriptor is full.
+    private func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else if written < 0, errno == EAGAIN {
+                    // A non-blocking descriptor: wait here, on the writer thread, until it takes more.
+                    var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&ready, 1, 1000)
+                } else {
+                    return
+                }
+            }
+        }
+    }
+}
+
+extension LogWriter {
+    /// Standard output with the configured buffer; the drop notice in the configured format.
+    public static func standardOutput(for configuration: ServerConfiguration) -> LogWriter {
+        let format = configuration.logFormat
+        return LogWriter(descriptor: STDOUT_FILENO, capacityBytes: configuration.logBufferBytes) { count in
+            StdoutLogHandler.line(
+                level: .warning, label: "todo-server", metadata: ["dropped": "\(count)"],
+                message: "\(count) log lines dropped: standard output was not read fast enough (log_lines_dropped_total on /metrics)",
+                format: format)
+        }
+    }
+}

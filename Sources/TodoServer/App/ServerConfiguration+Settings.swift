@@ -1,0 +1,224 @@
+import Foundation
+import Logging
+
+/// One setting, declared once: its key (the file key; the flag and `TODO_*` variable are derived
+/// from it), help, type, what a valid value is, and how it lands in `ServerConfiguration`.
+struct Setting {
+    /// The JSON type the file must use; flags and variables always give text.
+    enum Kind {
+        case integer, string, boolean
+        /// A comma-separated string, or (in the file) an array of strings.
+        case list
+    }
+
+    let key: String
+    let kind: Kind
+    let help: String
+    /// Secrets (tokens) are never shown: not in errors, not in the configuration dump.
+    let secret: Bool
+    /// What a valid value is, for errors: "an integer from 0 to 65535".
+    let expected: String
+    /// Stores `text` in the configuration; returns what was expected when it is not valid.
+    let apply: (inout ServerConfiguration, String) -> String?
+    /// The value as the dump shows it (secrets by count only).
+    let render: (ServerConfiguration) -> String
+
+    var flag: String { "--" + ServerConfiguration.flagName(key) }
+    var environmentVariable: String { ServerConfiguration.environmentName(key) }
+}
+
+extension ServerConfiguration {
+    /// Every setting, in the order the dump and the README list them.
+    static var settings: [Setting] {
+        [
+            .text("host", \.host, "Address to bind; 0.0.0.0 for every interface.", expected: "a host name or address") { !$0.isEmpty },
+            .integer("port", \.port, 0...65_535, "Port to bind; 0 picks a free one."),
+            .integer("threads", \.threads, 0...1024, "Event-loop threads; 0 is one per core."),
+            .integer("maxBodyBytes", \.maxBodyBytes, 1...(1 << 30), "Largest request body in bytes."),
+            .integer("maxHeaderBytes", \.maxHeaderBytes, 1024...(1 << 24), "Largest request line plus headers in bytes."),
+            .integer("maxUriBytes", \.maxURIBytes, 64...(1 << 24), "Longest request target in bytes."),
+            .integer("maxHeaderCount", \.maxHeaderCount, 8...10_000, "Most header fields in one request."),
+            .integer("maxConnections", \.maxConnections, 1...1_000_000, "Open connections the server holds."),
+            .integer("timeoutSeconds", \.timeoutSeconds, 1...86_400, "Connection read/write time-out in seconds."),
+            .text(
+                "corsOrigin", \.corsOrigin, "* or a comma-separated list of origins allowed to call from a browser.",
+                expected: "* or a comma-separated list of origins such as https://app.example.com or null"
+            ) { CORSPolicy.AllowedOrigins(parsing: $0) != nil },
+            .boolean("corsCredentials", \.corsCredentials, "Send Access-Control-Allow-Credentials: true to listed origins."),
+            .integer("corsMaxAgeSeconds", \.corsMaxAgeSeconds, 0...(86_400 * 7), "Access-Control-Max-Age of preflights in seconds."),
+            .optionalText(
+                "publicUrl", \.publicURL, "Base of absolute URLs, such as https://todo.example.com (default: from Host).",
+                expected: "an http:// or https:// URL"
+            ) { url in
+                guard url.hasPrefix("http://") || url.hasPrefix("https://") else { return nil }
+                return String(url.trimmingSuffix("/"))
+            },
+            .text("timeZone", \.timeZone, "Default IANA time zone of /todos/upcoming.", expected: "an IANA time zone such as Europe/Berlin") {
+                TimeZone(identifier: $0) != nil
+            },
+            .choice("logLevel", \.logLevel, "Log level; trace and debug add request headers and decisions."),
+            .choice("logFormat", \.logFormat, "Log lines as text or as one JSON object per line."),
+            .integer("logBufferBytes", \.logBufferBytes, 4096...(1 << 30), "Log bytes held while stdout is not read; more are dropped and counted."),
+            .integer("shutdownGraceSeconds", \.shutdownGraceSeconds, 0...3600, "Seconds shutdown waits for requests in flight."),
+            .optionalText("dataDir", \.dataDirectory, "Directory for the journal and snapshots; unset keeps to-dos in memory only.", expected: "a directory path") {
+                $0.contains("\0") ? nil : $0
+            },
+            .choice("fsync", \.fsync, "When journal writes reach the disk."),
+            .integer("compactionBytes", \.compactionBytes, 4096...(1 << 40), "Journal size in bytes that triggers a snapshot."),
+            .tokens("authTokens", \.authTokens, "Comma-separated bearer tokens that may read and write; once set, every request needs a token (a flag shows in ps: prefer TODO_AUTH_TOKENS or a file)."),
+            .tokens("readTokens", \.readTokens, "Comma-separated bearer tokens that may only read (GET, HEAD)."),
+            .tokensFile("authTokensFile", \.authTokens, "File of read-write tokens, one per line (a container secret)."),
+            .tokensFile("readTokensFile", \.readTokens, "File of read-only tokens, one per line."),
+            .boolean("metricsPublic", \.metricsPublic, "Serve /metrics without a token when tokens are on."),
+        ]
+    }
+
+    /// A setting's help with its default, for `--help`.
+    public static func help(for key: String) -> String {
+        guard let setting = settings.first(where: { $0.key == key }) else { return "" }
+        let value = setting.render(ServerConfiguration())
+        return setting.help + (value.isEmpty || setting.secret ? "" : " (default \(value))")
+    }
+
+    /// The keys of every setting, as the file spells them.
+    public static var settingKeys: [String] { settings.map(\.key) }
+
+    /// Each set key with its value (secrets as a count) and source, for the debug dump.
+    public var dump: [(key: String, value: String, source: String)] {
+        Self.settings.map { setting in
+            (setting.key, setting.render(self), provenance.sources[setting.key].map(\.description) ?? "default")
+        }
+    }
+}
+
+extension Setting {
+    static func integer(
+        _ key: String, _ path: WritableKeyPath<ServerConfiguration, Int>, _ range: ClosedRange<Int>, _ help: String
+    ) -> Setting {
+        Setting(
+            key: key, kind: .integer, help: help, secret: false,
+            expected: "an integer from \(range.lowerBound) to \(range.upperBound)",
+            apply: { configuration, text in
+                guard let value = Int(text), range.contains(value) else { return "an integer from \(range.lowerBound) to \(range.upperBound)" }
+                configuration[keyPath: path] = value
+                return nil
+            },
+            render: { String($0[keyPath: path]) })
+    }
+
+    static func text(
+        _ key: String, _ path: WritableKeyPath<ServerConfiguration, String>, _ help: String, expected: String,
+        valid: @escaping (String) -> Bool
+    ) -> Setting {
+        Setting(
+            key: key, kind: .string, help: help, secret: false, expected: expected,
+            apply: { configuration, text in
+                guard valid(text) else { return expected }
+                configuration[keyPath: path] = text
+                return nil
+            },
+            render: { $0[keyPath: path] })
+    }
+
+    /// A string where empty means unset; `transform` returns nil for an invalid value.
+    static func optionalText(
+        _ key: String, _ path: WritableKeyPath<ServerConfiguration, String?>, _ help: String, expected: String,
+        transform: @escaping (String) -> String?
+    ) -> Setting {
+        Setting(
+            key: key, kind: .string, help: help, secret: false, expected: expected,
+            apply: { configuration, text in
+                if text.isEmpty {
+                    configuration[keyPath: path] = nil
+                    return nil
+                }
+                guard let value = transform(text) else { return expected }
+                configuration[keyPath: path] = value
+                return nil
+            },
+            render: { $0[keyPath: path] ?? "" })
+    }
+
+    static func choice<Value: RawRepresentable<String> & CaseIterable>(
+        _ key: String, _ path: WritableKeyPath<ServerConfiguration, Value>, _ help: String
+    ) -> Setting {
+        let names = Value.allCases.map(\.rawValue)
+        let expected = "one of " + names.joined(separator: ", ")
+        return Setting(
+            key: key, kind: .string, help: help + " One of " + names.joined(separator: ", ") + ".", secret: false, expected: expected,
+            apply: { configuration, text in
+                guard let value = Value(rawValue: text) else { return expected }
+                configuration[keyPath: path] = value
+                return nil
+            },
+            render: { $0[keyPath: path].rawValue })
+    }
+
+    static func boolean(_ key: String, _ path: WritableKeyPath<ServerConfiguration, Bool>, _ help: String) -> Setting {
+        Setting(
+            key: key, kind: .boolean, help: help, secret: false, expected: "true or false",
+            apply: { configuration, text in
+                switch text {
+                case "true": configuration[keyPath: path] = true
+                case "false": configuration[keyPath: path] = false
+                default: return "true or false"
+                }
+                return nil
+            },
+            render: { String($0[keyPath: path]) })
+    }
+
+    /// RFC 6750 `b64token` characters, which a bearer token is made of.
+    static func isValidToken(_ token: String) -> Bool {
+        guard !token.isEmpty else { return false }
+        let body = token.utf8.reversed().drop(while: { $0 == UInt8(ascii: "=") })
+        return !body.isEmpty && body.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: "-._~+/".utf8.contains(byte)
+            }
+        }
+    }
+
+    static let tokenExpectation = "bearer tokens (letters, digits and -._~+/ with optional trailing =), separated by commas"
+
+    static func tokens(_ key: String, _ path: WritableKeyPath<ServerConfiguration, [String]>, _ help: String) -> Setting {
+        Setting(
+            key: key, kind: .list, help: help, secret: true, expected: tokenExpectation,
+            apply: { configuration, text in
+                let tokens = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingWhitespace() }
+                if text.trimmingWhitespace().isEmpty {
+                    configuration[keyPath: path] = []
+                    return nil
+                }
+                guard tokens.allSatisfy(isValidToken) else { return tokenExpectation }
+                configuration[keyPath: path] = tokens
+                return nil
+            },
+            render: { "\($0[keyPath: path].count) tokens" })
+    }
+
+    /// A file of tokens, one per line (blank lines and `#` comments skipped), added to `path`.
+    static func tokensFile(_ key: String, _ path: WritableKeyPath<ServerConfiguration, [String]>, _ help: String) -> Setting {
+        let expected = "a readable file of bearer tokens, one per line"
+        return Setting(
+            key: key, kind: .string, help: help, secret: false, expected: expected,
+            apply: { configuration, filePath in
+                if filePath.isEmpty { return nil }
+                let bytes: [UInt8]
+                switch ConfigurationFile.read(filePath) {
+                case .success(let read): bytes = read
+                case .failure(let reason): return "\(expected) (\(reason))"
+                }
+                let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
+                    .map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+                guard !lines.isEmpty else { return "\(expected) (the file holds no token)" }
+                guard let bad = lines.firstIndex(where: { !isValidToken($0) }) else {
+                    configuration[keyPath: path] += lines
+                    return nil
+                }
+                return "\(expected) (token \(bad + 1) has a character a bearer token cannot have)"
+            },
+            render: { _ in "" })
+    }
+}

@@ -1,0 +1,81 @@
+import EventHTTP
+
+/// Bearer-token access (RFC 6750): with tokens configured, every request needs
+/// `Authorization: Bearer <token>` except CORS preflights, `GET`/`HEAD /healthz` and, when
+/// `metricsPublic`, `/metrics`. Read tokens may only GET and HEAD. Tokens are compared in
+/// constant time, and never logged.
+public struct BearerAuthentication: Sendable {
+    /// What a request may do.
+    public enum Decision: Sendable, Equatable {
+        /// No token needed: tokens are off, or the route is open.
+        case open
+        /// A read-write token.
+        case readWrite
+        /// A read token on a read.
+        case readOnly
+        /// No `Authorization: Bearer` header (401).
+        case missingToken
+        /// A bearer token that is not configured, or another scheme (401).
+        case unknownToken
+        /// A read token on a write (403).
+        case writeWithReadToken
+    }
+
+    private let authTokens: [[UInt8]]
+    private let readTokens: [[UInt8]]
+    private let metricsPublic: Bool
+
+    public init(authTokens: [String] = [], readTokens: [String] = [], metricsPublic: Bool = false) {
+        self.authTokens = authTokens.map { Array($0.utf8) }
+        self.readTokens = readTokens.map { Array($0.utf8) }
+        self.metricsPublic = metricsPublic
+    }
+
+    /// Whether any token is configured.
+    public var isEnabled: Bool { !authTokens.isEmpty || !readTokens.isEmpty }
+
+    /// The decision for `method` on `route` (nil: no route matches) with this `Authorization` value.
+    public func decide(method: HTTPMethod, route: Route?, authorization: String?) -> Decision {
+        guard isEnabled, !isOpen(method: method, route: route) else { return .open }
+        guard let authorization else { return .missingToken }
+        guard let token = Self.bearerToken(in: authorization) else { return .unknownToken }
+        // Every configured token is compared, whatever matched before: the time taken does not
+        // depend on which token (if any) matches, nor on how much of one does.
+        var writes = false, reads = false
+        for candidate in authTokens where Self.constantTimeEquals(token, candidate) { writes = true }
+        for candidate in readTokens where Self.constantTimeEquals(token, candidate) { reads = true }
+        if writes { return .readWrite }
+        guard reads else { return .unknownToken }
+        return method == .get || method == .head ? .readOnly : .writeWithReadToken
+    }
+
+    private func isOpen(method: HTTPMethod, route: Route?) -> Bool {
+        if method == .options { return true }
+        switch route {
+        case .health: return method == .get || method == .head
+        case .metrics: return metricsPublic
+        default: return false
+        }
+    }
+
+    /// The token of a `Bearer` credential (scheme case-insensitive), as bytes.
+    static func bearerToken(in authorization: String) -> [UInt8]? {
+        let bytes = Array(authorization.utf8)
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }),
+              bytes[scheme.count] == UInt8(ascii: " ") else { return nil }
+        let token = bytes[(scheme.count + 1)...].drop(while: { $0 == UInt8(ascii: " ") })
+        let trimmed = token.reversed().drop(while: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }).reversed()
+        return trimmed.isEmpty ? nil : Array(trimmed)
+    }
+
+    /// Compares all of `given` against `expected` without stopping at the first difference.
+    static func constantTimeEquals(_ given: [UInt8], _ expected: [UInt8]) -> Bool {
+        guard !expected.isEmpty else { return false }
+        var difference = given.count ^ expected.count
+        for index in given.indices {
+            difference |= Int(given[index] ^ expected[index % expected.count])
+        }
+        return difference == 0
+    }
+}
