@@ -30,6 +30,8 @@ final class EventLoop: @unchecked Sendable {
     private var sweepTimer: OpaquePointer?
     private var drainDeadline: timeval = timeval()
     private let gracePeriodMilliseconds = Atomic<Int>(0)
+    /// The listener and its back-off at the descriptor limit.
+    let listenerGate: ListenerGate
 
     init(
         index: Int, configuration: HTTPServerConfiguration, limits: ConnectionLimits, handler: any HTTPHandler
@@ -45,6 +47,7 @@ final class EventLoop: @unchecked Sendable {
         self.index = index
         self.limits = limits
         counter = limits.makeCounter()
+        listenerGate = ListenerGate(retryInterval: configuration.acceptRetryInterval, logInterval: configuration.acceptLogInterval)
         // Every method evhttp knows, plus bit 15, which libevent 2.1.12 gives a method it does not
         // know: so unknown methods reach the router (405 with Allow) instead of evhttp's HTML 501.
         let everyMethod: UInt16 = 0xFFFF
@@ -76,6 +79,7 @@ final class EventLoop: @unchecked Sendable {
             throw .cannotBind(host: description.0, port: description.1, reason: String(cString: strerror(errno)))
         }
         bound = evhttp_bind_listener(http, listener)
+        listenerGate.attach(listener, base: base, loop: self)
         var storage = sockaddr_storage()
         var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &storage) {
@@ -102,6 +106,7 @@ final class EventLoop: @unchecked Sendable {
         if let drainTimer { event_free(drainTimer) }
         if let taskEvent { event_free(taskEvent) }
         if let sweepTimer { event_free(sweepTimer) }
+        listenerGate.free()
         event_base_free(base)
     }
 
@@ -163,6 +168,7 @@ final class EventLoop: @unchecked Sendable {
     /// server already holds `maxConnections` (after sweeping out the ones closed unseen).
     fileprivate func acceptConnection() -> OpaquePointer? {
         guard let bufferEvent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
+        listenerGate.accepted(loop: self)
         overLimit.remove(bufferEvent)
         watchForWireErrors(bufferEvent)
         if limits.total() >= limits.maxConnections {
@@ -196,6 +202,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     fileprivate func beginShutdown() {
+        listenerGate.detach()
         if let bound, let http {
             evhttp_del_accept_socket(http, bound)
             self.bound = nil

@@ -11,6 +11,7 @@ public final class HTTPServer: Sendable {
     private static let threading: Void = {
         evthread_use_pthreads()
         signal(SIGPIPE, SIG_IGN)
+        EventLoop.routeLibeventLog()
     }()
 
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {

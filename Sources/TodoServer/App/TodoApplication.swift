@@ -12,7 +12,7 @@ public final class TodoApplication: HTTPHandler {
     private let accessLog: AccessLog
     private let metrics: RequestMetrics
     private let serializer = JSONSerializer()
-    private let logger: Logger
+    let logger: Logger
     private let state = StateBox()
     private let boundPort = Atomic<Int>(0)
 
