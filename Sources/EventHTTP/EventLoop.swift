@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Everything but `requestShutdown` runs on the loop's own thread.
 final class EventLoop: @unchecked Sendable {
-    private let base: OpaquePointer
+    let base: OpaquePointer
     private var http: OpaquePointer?
     private var bound: OpaquePointer?
     private var wakeEvent: OpaquePointer?
@@ -69,12 +69,15 @@ final class EventLoop: @unchecked Sendable {
         event_add(sweepTimer, &second)
     }
 
-    /// Opens this loop's listener on `address`; returns the port actually bound.
-    func bind(to address: UnsafePointer<sockaddr>, length: socklen_t, backlog: Int, description: (String, Int))
+    /// Opens this loop's listener on `address`; returns the port actually bound. The `exclusive`
+    /// one (the first loop's) fails when another process serves the port.
+    func bind(to address: UnsafePointer<sockaddr>, length: socklen_t, backlog: Int, description: (String, Int), exclusive: Bool)
         throws(HTTPServerError) -> Int
     {
         let flags = LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC
-        guard let listener = evconnlistener_new_bind(base, nil, nil, UInt32(flags), Int32(backlog), address, Int32(length))
+        guard let listener = exclusive
+            ? exclusiveListener(address: address, length: length, backlog: backlog)
+            : evconnlistener_new_bind(base, nil, nil, UInt32(flags), Int32(backlog), address, Int32(length))
         else {
             throw .cannotBind(host: description.0, port: description.1, reason: String(cString: strerror(errno)))
         }

@@ -35,7 +35,7 @@ public final class HTTPServer: Sendable {
             defer { if index > 0 { freeaddrinfo(target) } }
             port = try loop.bind(
                 to: target.pointee.ai_addr, length: target.pointee.ai_addrlen,
-                backlog: configuration.backlog, description: (configuration.host, port))
+                backlog: configuration.backlog, description: (configuration.host, port), exclusive: index == 0)
             loops.append(loop)
         }
         try state.withLock { (state) throws(HTTPServerError) in
