@@ -17,7 +17,7 @@ final class EventLoop: @unchecked Sendable {
     let handler: any HTTPHandler
     /// The loop's position among the server's loops, handed to the handler with each request.
     let index: Int
-    private var inFlight = 0
+    let inFlight = InFlightRequests()
     /// Connections that have sent a request and are not closed yet, with their bufferevents.
     private var connections: [OpaquePointer: OpaquePointer] = [:]
     /// The bufferevent of every connection accepted and not known to be closed.
@@ -142,7 +142,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     fileprivate func handle(_ request: OpaquePointer) {
-        inFlight += 1
+        inFlight.began(request, on: evhttp_request_get_connection(request))
         let context = Unmanaged.passUnretained(self).toOpaque()
         evhttp_request_set_on_complete_cb(request, completeCallback, context)
         var refused = false
@@ -161,6 +161,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     fileprivate func closed(_ connection: OpaquePointer) {
+        inFlight.connectionClosed(connection)
         guard let bufferEvent = connections.removeValue(forKey: connection) else { return }
         accepted.remove(bufferEvent)
         overLimit.remove(bufferEvent)
@@ -200,10 +201,6 @@ final class EventLoop: @unchecked Sendable {
         counter.open.store(accepted.count, ordering: .relaxed)
     }
 
-    fileprivate func completed() {
-        inFlight -= 1
-    }
-
     fileprivate func beginShutdown() {
         listenerGate.detach()
         if let bound, let http {
@@ -223,7 +220,7 @@ final class EventLoop: @unchecked Sendable {
         var now = timeval()
         gettimeofday(&now, nil)
         let pastDeadline = (now.tv_sec, now.tv_usec) >= (drainDeadline.tv_sec, drainDeadline.tv_usec)
-        guard inFlight <= 0 || pastDeadline else { return }
+        guard inFlight.isEmpty || pastDeadline else { return }
         event_del(drainTimer)
         if let http {
             evhttp_free(http)
@@ -249,8 +246,9 @@ private let requestCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPoi
     loop(context).handle(request)
 }
 
-private let completeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
-    loop(context).completed()
+private let completeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { request, context in
+    guard let request else { return }
+    loop(context).inFlight.completed(request)
 }
 
 private let closeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { connection, context in

@@ -68,6 +68,12 @@ public final class HTTPServer: Sendable {
         state.withLock { $0.loops }.reduce(0) { $0 + $1.openConnections }
     }
 
+    /// Requests the handler has been given that are not finished (answered and written, or cut
+    /// off by their connection's close), across the loops.
+    public var requestsInFlight: Int {
+        state.withLock { $0.loops }.reduce(0) { $0 + $1.inFlight.count }
+    }
+
     /// The libevent version the server runs on (`2.1.12-stable`).
     public static var libeventVersion: String { String(cString: event_get_version()) }
 

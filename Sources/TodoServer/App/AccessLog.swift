@@ -3,7 +3,7 @@ import Logging
 
 /// Writes one line per request: method, path, status, body bytes, duration and request id.
 public struct AccessLog: Sendable {
-    private let logger: Logger
+    let logger: Logger
 
     public init(logger: Logger) {
         self.logger = logger

@@ -133,8 +133,13 @@ public final class TodoApplication: HTTPHandler {
             var response = response
             cors.apply(to: &response.headers)
             response.headers.add("X-Request-ID", requestID)
-            responder.send(response)
+            let delivery = responder.send(response)
             let duration = ContinuousClock.now - started
+            guard delivery == .sent else {
+                accessLog.recordUndelivered(
+                    method: request.method, path: request.path, status: response.status, duration: duration, requestID: requestID)
+                return
+            }
             metrics.record(
                 loop: responder.loopIndex, route: route?.template ?? "unmatched", method: request.method,
                 status: response.status, duration: duration)
