@@ -61,6 +61,7 @@ struct TodoServerCommand: AsyncParsableCommand {
             source.resume()
             return source
         }
+        let hangUp = HangUpSignal.ignore(logger: logger)
         try application.start()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
@@ -69,6 +70,7 @@ struct TodoServerCommand: AsyncParsableCommand {
             }
         }
         signals.forEach { $0.cancel() }
+        hangUp.cancel()
         durable?.close()
     }
 

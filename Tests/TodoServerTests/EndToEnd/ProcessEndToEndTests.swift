@@ -48,6 +48,23 @@ struct ProcessEndToEndTests {
         #expect(ContinuousClock.now - started < .seconds(2))
     }
 
+    @Test("SIGHUP neither stops nor disturbs the server: it is logged as ignored")
+    func sighup() throws {
+        let server = try ServerProcess(arguments: ["--port", "0", "--host", "127.0.0.1", "--threads", "2"])
+        let port = try server.waitForPort()
+        let client = try TestHTTPClient(port: port)
+        #expect(try client.request("POST", "/todos", body: #"{"title":"kept"}"#).status == 201)
+        server.signal(SIGHUP)
+        _ = try server.waitForLine(containing: "SIGHUP ignored")
+        #expect(server.process.isRunning)
+        let list = try TestHTTPClient(port: port).request("GET", "/todos")
+        #expect(list.status == 200)
+        #expect(list.text.contains("kept"))
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+        #expect(server.remainingOutput.contains("stopped"))
+    }
+
     @Test("environment configures the process; a bad value stops start-up naming key and value")
     func configuration() throws {
         let bad = try ServerProcess(arguments: [], environment: ["TODO_PORT": "eighty"])
