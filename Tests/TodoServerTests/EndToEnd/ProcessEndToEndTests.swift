@@ -65,6 +65,28 @@ struct ProcessEndToEndTests {
         #expect(server.remainingOutput.contains("stopped"))
     }
 
+    @Test("SIGTERM with a data directory: the HTTP service drains first, then the store closes; the change is there after restart")
+    func shutdownOrder() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lifecycle-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let arguments = ["--port", "0", "--host", "127.0.0.1", "--data-dir", directory]
+        let server = try ServerProcess(arguments: arguments)
+        let port = try server.waitForPort()
+        #expect(try TestHTTPClient(port: port).request("POST", "/todos", body: #"{"title":"durable"}"#).status == 201)
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+        let lines = server.remainingOutput.split(separator: "\n")
+        let stopped = try #require(lines.firstIndex { $0.hasSuffix(" stopped") })
+        let closed = try #require(lines.firstIndex { $0.hasSuffix(" store closed") })
+        #expect(stopped < closed, "the store must close after the HTTP loops stopped")
+
+        let restarted = try ServerProcess(arguments: arguments)
+        let list = try TestHTTPClient(port: try restarted.waitForPort()).request("GET", "/todos")
+        #expect(list.text.contains("durable"))
+        restarted.signal(SIGINT)
+        #expect(restarted.waitForExit() == 0)
+    }
+
     @Test("environment configures the process; a bad value stops start-up naming key and value")
     func configuration() throws {
         let bad = try ServerProcess(arguments: [], environment: ["TODO_PORT": "eighty"])
