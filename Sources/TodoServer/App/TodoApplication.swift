@@ -86,6 +86,9 @@ public final class TodoApplication: HTTPHandler {
         http?.shutdown(gracePeriodSeconds: Double(configuration.shutdownGraceSeconds))
     }
 
+    /// Connections open across the loops (0 before `start`): what `/metrics` reports.
+    public var openConnections: Int { state.withLock { $0.server }?.openConnections ?? 0 }
+
     /// Blocks until every loop has exited; call from one thread.
     public func waitUntilStopped() {
         state.withLock { $0.server }?.waitUntilStopped()
