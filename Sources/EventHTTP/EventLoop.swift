@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Everything but `requestShutdown` runs on the loop's own thread.
 final class EventLoop: @unchecked Sendable {
-    private let base: OpaquePointer
+    let base: OpaquePointer
     private var http: OpaquePointer?
     private var bound: OpaquePointer?
     private var wakeEvent: OpaquePointer?
@@ -17,7 +17,7 @@ final class EventLoop: @unchecked Sendable {
     let handler: any HTTPHandler
     /// The loop's position among the server's loops, handed to the handler with each request.
     let index: Int
-    private var inFlight = 0
+    let inFlight = InFlightRequests()
     /// Connections that have sent a request and are not closed yet, with their bufferevents.
     private var connections: [OpaquePointer: OpaquePointer] = [:]
     /// The bufferevent of every connection accepted and not known to be closed.
@@ -30,6 +30,8 @@ final class EventLoop: @unchecked Sendable {
     private var sweepTimer: OpaquePointer?
     private var drainDeadline: timeval = timeval()
     private let gracePeriodMilliseconds = Atomic<Int>(0)
+    /// The listener and its back-off at the descriptor limit.
+    let listenerGate: ListenerGate
 
     init(
         index: Int, configuration: HTTPServerConfiguration, limits: ConnectionLimits, handler: any HTTPHandler
@@ -45,6 +47,7 @@ final class EventLoop: @unchecked Sendable {
         self.index = index
         self.limits = limits
         counter = limits.makeCounter()
+        listenerGate = ListenerGate(retryInterval: configuration.acceptRetryInterval, logInterval: configuration.acceptLogInterval)
         // Every method evhttp knows, plus bit 15, which libevent 2.1.12 gives a method it does not
         // know: so unknown methods reach the router (405 with Allow) instead of evhttp's HTML 501.
         let everyMethod: UInt16 = 0xFFFF
@@ -66,16 +69,20 @@ final class EventLoop: @unchecked Sendable {
         event_add(sweepTimer, &second)
     }
 
-    /// Opens this loop's listener on `address`; returns the port actually bound.
-    func bind(to address: UnsafePointer<sockaddr>, length: socklen_t, backlog: Int, description: (String, Int))
+    /// Opens this loop's listener on `address`; returns the port actually bound. The `exclusive`
+    /// one (the first loop's) fails when another process serves the port.
+    func bind(to address: UnsafePointer<sockaddr>, length: socklen_t, backlog: Int, description: (String, Int), exclusive: Bool)
         throws(HTTPServerError) -> Int
     {
         let flags = LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC
-        guard let listener = evconnlistener_new_bind(base, nil, nil, UInt32(flags), Int32(backlog), address, Int32(length))
+        guard let listener = exclusive
+            ? exclusiveListener(address: address, length: length, backlog: backlog)
+            : evconnlistener_new_bind(base, nil, nil, UInt32(flags), Int32(backlog), address, Int32(length))
         else {
             throw .cannotBind(host: description.0, port: description.1, reason: String(cString: strerror(errno)))
         }
         bound = evhttp_bind_listener(http, listener)
+        listenerGate.attach(listener, base: base, loop: self)
         var storage = sockaddr_storage()
         var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &storage) {
@@ -102,6 +109,7 @@ final class EventLoop: @unchecked Sendable {
         if let drainTimer { event_free(drainTimer) }
         if let taskEvent { event_free(taskEvent) }
         if let sweepTimer { event_free(sweepTimer) }
+        listenerGate.free()
         event_base_free(base)
     }
 
@@ -134,7 +142,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     fileprivate func handle(_ request: OpaquePointer) {
-        inFlight += 1
+        inFlight.began(request, on: evhttp_request_get_connection(request))
         let context = Unmanaged.passUnretained(self).toOpaque()
         evhttp_request_set_on_complete_cb(request, completeCallback, context)
         var refused = false
@@ -153,6 +161,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     fileprivate func closed(_ connection: OpaquePointer) {
+        inFlight.connectionClosed(connection)
         guard let bufferEvent = connections.removeValue(forKey: connection) else { return }
         accepted.remove(bufferEvent)
         overLimit.remove(bufferEvent)
@@ -163,6 +172,7 @@ final class EventLoop: @unchecked Sendable {
     /// server already holds `maxConnections` (after sweeping out the ones closed unseen).
     fileprivate func acceptConnection() -> OpaquePointer? {
         guard let bufferEvent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
+        listenerGate.accepted(loop: self)
         overLimit.remove(bufferEvent)
         watchForWireErrors(bufferEvent)
         if limits.total() >= limits.maxConnections {
@@ -191,11 +201,8 @@ final class EventLoop: @unchecked Sendable {
         counter.open.store(accepted.count, ordering: .relaxed)
     }
 
-    fileprivate func completed() {
-        inFlight -= 1
-    }
-
     fileprivate func beginShutdown() {
+        listenerGate.detach()
         if let bound, let http {
             evhttp_del_accept_socket(http, bound)
             self.bound = nil
@@ -213,7 +220,7 @@ final class EventLoop: @unchecked Sendable {
         var now = timeval()
         gettimeofday(&now, nil)
         let pastDeadline = (now.tv_sec, now.tv_usec) >= (drainDeadline.tv_sec, drainDeadline.tv_usec)
-        guard inFlight <= 0 || pastDeadline else { return }
+        guard inFlight.isEmpty || pastDeadline else { return }
         event_del(drainTimer)
         if let http {
             evhttp_free(http)
@@ -239,8 +246,9 @@ private let requestCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPoi
     loop(context).handle(request)
 }
 
-private let completeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
-    loop(context).completed()
+private let completeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { request, context in
+    guard let request else { return }
+    loop(context).inFlight.completed(request)
 }
 
 private let closeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { connection, context in

@@ -9,8 +9,13 @@ public protocol HTTPHandler: Sendable {
     /// any handler sees it (a malformed request line, headers or body framing past the hard
     /// limits). nil keeps evhttp's page. The connection closes after it either way.
     func replacementForWireError(status: Int) -> HTTPResponse?
+
+    /// Something a loop reports about itself (accept paused at the descriptor limit, a libevent
+    /// message), on that loop's thread: for the handler to log. Ignored unless implemented.
+    func serverEvent(_ event: HTTPServerEvent)
 }
 
 extension HTTPHandler {
     public func replacementForWireError(status: Int) -> HTTPResponse? { nil }
+    public func serverEvent(_ event: HTTPServerEvent) {}
 }

@@ -10,9 +10,28 @@ public struct HTTPResponder {
     /// answer, or those bytes would be read as the next request.
     let closeConnection: Bool
 
+    /// What became of an answer.
+    public enum Delivery: Sendable, Equatable {
+        /// Handed to the connection for writing.
+        case sent
+        /// The connection had closed before the answer (its time-out fired or the client hung up
+        /// while the handler was working): nothing was sent.
+        case connectionClosed
+    }
+
     /// Writes `response`. A HEAD request gets the headers, including the `Content-Length` that the
     /// GET would have, and no body.
-    public func send(_ response: HTTPResponse) {
+    @discardableResult
+    public func send(_ response: HTTPResponse) -> Delivery {
+        // evhttp detaches a request from its connection when the connection fails before the
+        // answer, and leaves it to the answer to free.
+        guard let connection = evhttp_request_get_connection(request) else {
+            evhttp_request_free(request)
+            return .connectionClosed
+        }
+        // The write time-out starts from the loop's cached time, which a handler that ran longer
+        // than the time-out left behind: the answer would be timed out before its first write.
+        event_base_update_cache_time(evhttp_connection_get_base(connection))
         let output = evhttp_request_get_output_headers(request)
         for field in response.headers {
             // Explicit withCString: the implicit String-to-pointer conversion copies small
@@ -37,5 +56,6 @@ public struct HTTPResponder {
             }
         }
         evhttp_send_reply(request, Int32(response.status), HTTPStatus.reasonPhrase(response.status), nil)
+        return .sent
     }
 }

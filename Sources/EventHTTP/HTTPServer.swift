@@ -11,6 +11,7 @@ public final class HTTPServer: Sendable {
     private static let threading: Void = {
         evthread_use_pthreads()
         signal(SIGPIPE, SIG_IGN)
+        EventLoop.routeLibeventLog()
     }()
 
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
@@ -34,7 +35,7 @@ public final class HTTPServer: Sendable {
             defer { if index > 0 { freeaddrinfo(target) } }
             port = try loop.bind(
                 to: target.pointee.ai_addr, length: target.pointee.ai_addrlen,
-                backlog: configuration.backlog, description: (configuration.host, port))
+                backlog: configuration.backlog, description: (configuration.host, port), exclusive: index == 0)
             loops.append(loop)
         }
         try state.withLock { (state) throws(HTTPServerError) in
@@ -65,6 +66,12 @@ public final class HTTPServer: Sendable {
     /// without a request leave the count within a second).
     public var openConnections: Int {
         state.withLock { $0.loops }.reduce(0) { $0 + $1.openConnections }
+    }
+
+    /// Requests the handler has been given that are not finished (answered and written, or cut
+    /// off by their connection's close), across the loops.
+    public var requestsInFlight: Int {
+        state.withLock { $0.loops }.reduce(0) { $0 + $1.inFlight.count }
     }
 
     /// The libevent version the server runs on (`2.1.12-stable`).

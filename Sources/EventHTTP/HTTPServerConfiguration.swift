@@ -16,6 +16,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var backlog: Int
     /// Open connections the server holds; requests on connections beyond it are refused.
     public var maxConnections: Int
+    /// How long a loop stops accepting after `accept(2)` fails for want of descriptors (EMFILE,
+    /// ENFILE) before it tries again.
+    public var acceptRetryInterval: Duration = .milliseconds(100)
+    /// At most one log line per this interval while accepting stays paused.
+    public var acceptLogInterval: Duration = .seconds(1)
 
     public init(
         host: String = "0.0.0.0",

@@ -1,7 +1,7 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Logging
+import ServiceLifecycle
 import TodoServer
 
 /// The `todo-server` command: reads the layered configuration, serves until SIGTERM or SIGINT.
@@ -93,25 +93,17 @@ struct TodoServerCommand: AsyncParsableCommand {
         let application = try TodoApplication(
             configuration: configuration, logger: logger, store: durable ?? InMemoryTodoStore(),
             droppedLogLines: { output.droppedLines })
-        let signals = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                logger.info("signal received, draining", metadata: ["signal": "\(number)"])
-                application.requestStop()
-            }
-            source.resume()
-            return source
-        }
-        try application.start()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                application.waitUntilStopped()
-                continuation.resume()
-            }
-        }
-        signals.forEach { $0.cancel() }
-        durable?.close()
+        let hangUp = HangUpSignal.ignore(logger: logger)
+        defer { hangUp.cancel() }
+        // Stopped in reverse order on SIGTERM or SIGINT: the HTTP service drains first, then the
+        // store closes.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let durable { services.append(.init(service: StoreService(store: durable, logger: logger))) }
+        services.append(.init(service: HTTPService(application: application, logger: logger)))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 
     /// The durable store when a data directory is set: recovered, with what it found logged.

@@ -5,7 +5,7 @@ import Logging
 /// for 4xx and 5xx, the problem's detail; the request id and client address as metadata. At trace
 /// level the request's header fields come first (never `Authorization`, `Proxy-Authorization` or `Cookie`).
 public struct AccessLog: Sendable {
-    private let logger: Logger
+    let logger: Logger
 
     public init(logger: Logger) {
         self.logger = logger

@@ -12,7 +12,7 @@ public final class TodoApplication: HTTPHandler {
     private let accessLog: AccessLog
     private let metrics: RequestMetrics
     private let serializer = JSONSerializer()
-    private let logger: Logger
+    let logger: Logger
     private let state = StateBox()
     private let boundPort = Atomic<Int>(0)
 
@@ -89,6 +89,9 @@ public final class TodoApplication: HTTPHandler {
         http?.shutdown(gracePeriodSeconds: Double(configuration.shutdownGraceSeconds))
     }
 
+    /// Connections open across the loops (0 before `start`): what `/metrics` reports.
+    public var openConnections: Int { state.withLock { $0.server }?.openConnections ?? 0 }
+
     /// Blocks until every loop has exited; call from one thread.
     public func waitUntilStopped() {
         state.withLock { $0.server }?.waitUntilStopped()
@@ -138,8 +141,13 @@ public final class TodoApplication: HTTPHandler {
             var response = response
             cors.apply(to: &response.headers, requestOrigin: origin)
             response.headers.add("X-Request-ID", requestID)
-            responder.send(response)
+            let delivery = responder.send(response)
             let duration = ContinuousClock.now - started
+            guard delivery == .sent else {
+                accessLog.recordUndelivered(
+                    method: request.method, path: request.path, status: response.status, duration: duration, requestID: requestID)
+                return
+            }
             metrics.record(
                 loop: responder.loopIndex, route: route?.template ?? "unmatched", method: request.method,
                 status: response.status, duration: duration)

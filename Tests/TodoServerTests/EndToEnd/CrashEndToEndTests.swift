@@ -31,19 +31,22 @@ struct CrashEndToEndTests {
         ]
         var known: Outcomes = [:]
         var checked = 0
+        // The kill moments are random; the seed (TODO_TEST_SEED reproduces a run) is printed.
+        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        print("CrashEndToEndTests round \(round): seed \(seed)")
+        var random = SplitMix64(seed: seed)
         // Three kills per run, each at a different random moment, on the same data directory.
         for attempt in 0..<3 {
             let server = try ServerProcess(arguments: arguments)
             let port = try server.waitForPort()
             let ledger = Ledger()
             ledger.outcomes = known
-            // The kill comes at a random moment once some writes are answered (slow builds take longer).
-            let delay = Double.random(in: 0.05...1.0)
+            // The kill comes at a random moment: after a random number of answered writes past the
+            // first 30 (counted in answers, not time, so that slow builds reach it too).
+            let killAfter = 30 + Int.random(in: 0...400, using: &random)
             let pid = server.process.processIdentifier
             Thread.detachNewThread {
-                let deadline = ContinuousClock.now + .seconds(30)
-                while ledger.with({ $0.acknowledged }) < 30, ContinuousClock.now < deadline { usleep(5_000) }
-                usleep(UInt32(delay * 1_000_000))
+                eventually(timeout: .seconds(30), interval: .milliseconds(1)) { ledger.with { $0.acknowledged } >= killAfter }
                 _ = Glibc.kill(pid, SIGKILL)
             }
             let writers = DispatchGroup()
@@ -64,7 +67,7 @@ struct CrashEndToEndTests {
             restarted.signal(SIGTERM)
             #expect(restarted.waitForExit() == 0)
             let problems = verify(after, against: ledger)
-            #expect(problems.isEmpty, "kill \(delay) s after 30 answers: \(problems.prefix(5)) (\(recovered))")
+            #expect(problems.isEmpty, "kill after \(killAfter) answers (seed \(seed)): \(problems.prefix(5)) (\(recovered))")
             checked += ledger.acknowledged
             known = after.mapValues { [$0] }
         }

@@ -42,9 +42,8 @@ struct HardeningEndToEndTests {
         for input in inputs {
             let client = try TestHTTPClient(port: server.port, receiveTimeoutSeconds: 3)
             try client.send(input)
-            let started = ContinuousClock.now
+            // A hang would end in the client's 3 s receive time-out, which throws.
             let answer = try client.readResponse()
-            #expect(ContinuousClock.now - started < .seconds(2), "hung on \(input.prefix(24))")
             #expect(answer.status == 400, "\(answer.status) for \(input.prefix(24))")
             #expect(answer.header("Content-Type") == "application/problem+json")
             #expect(answer.object["status"] as? Int == 400)
@@ -59,7 +58,7 @@ struct HardeningEndToEndTests {
         let server = try LiveServer(configure: { $0.maxConnections = 4; $0.threads = 2 })
         // Four idle connections that never send a request hold every slot.
         var idle = try (0..<4).map { _ in try server.client() }
-        usleep(100_000)
+        #expect(eventually { server.application.openConnections == 4 })
         let refused = try server.request("GET", "/healthz")
         #expect(refused.status == 503)
         #expect(refused.header("Retry-After") == "1")
@@ -69,14 +68,10 @@ struct HardeningEndToEndTests {
         #expect(refused.header("Content-Type") == "application/problem+json")
         // Two leave without ever sending a request: the loops notice within their one-second sweep.
         idle.removeLast(2)
-        var status = 0
-        let started = ContinuousClock.now
-        while status != 200, ContinuousClock.now - started < .seconds(5) {
-            usleep(100_000)
-            status = try server.request("GET", "/healthz").status
+        let served = try eventually(timeout: .seconds(5), interval: .milliseconds(100)) {
+            try server.request("GET", "/healthz").status == 200
         }
-        #expect(status == 200)
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(served)
         #expect(idle.count == 2)
     }
 

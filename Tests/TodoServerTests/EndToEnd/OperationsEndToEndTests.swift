@@ -68,7 +68,7 @@ struct OperationsEndToEndTests {
     func idleConnectionsCounted() throws {
         let server = try LiveServer()
         var idle = try (0..<3).map { _ in try server.client() }
-        usleep(100_000)
+        #expect(eventually { server.application.openConnections == 3 })
         #expect(try openConnections(server) == 4)
         idle.removeAll()
         #expect(try openConnections(server, settlingTo: 1) == 1)
@@ -81,9 +81,9 @@ struct OperationsEndToEndTests {
         let scrape = { try server.request("GET", "/metrics", headers: [("Connection", "close")]).text }
         var open = sample(try scrape(), "http_open_connections")
         guard let target else { return open }
-        for _ in 0..<40 where open != target {
-            usleep(100_000)
+        try eventually(timeout: .seconds(4), interval: .milliseconds(100)) {
             open = sample(try scrape(), "http_open_connections")
+            return open == target
         }
         return open
     }

@@ -69,7 +69,9 @@ struct InMemoryTodoStoreTests {
 struct DefaultOrderIndexTests {
     @Test("random inserts, updates and removes: indexed pages equal a filtered sort of everything")
     func matchesSort() throws {
-        var generator = SystemRandomNumberGenerator()
+        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        print("InMemoryTodoStoreTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        var generator = SplitMix64(seed: seed)
         let store = InMemoryTodoStore()
         var ids: [String] = []
         for step in 0..<3000 {

@@ -8,6 +8,7 @@ final class ServerProcess {
     private let output = Pipe()
     private let errors = Pipe()
     private let captured = Captured()
+    private let capturedErrors = Captured()
 
     /// Standard output read so far; a handler drains the pipe so that the server never blocks on it.
     final class Captured: @unchecked Sendable {
@@ -33,14 +34,26 @@ final class ServerProcess {
     }
 
     /// `workingDirectory`: where the process runs (and looks for `Config/`); the tests' own by default.
-    init(arguments: [String], environment: [String: String] = [:], workingDirectory: String? = nil) throws {
-        process.executableURL = Self.executableURL
+    /// `openFileLimit` runs the server under that RLIMIT_NOFILE (through `prlimit`, which execs it:
+    /// the process id stays the server's).
+    init(
+        arguments: [String], environment: [String: String] = [:], workingDirectory: String? = nil,
+        openFileLimit: Int? = nil
+    ) throws {
+        if let openFileLimit {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(openFileLimit):\(openFileLimit)", Self.executableURL.path] + arguments
+        } else {
+            process.executableURL = Self.executableURL
+            process.arguments = arguments
+        }
         if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-        process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TODO_") }
             .merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = errors
+        let capturedErrors = self.capturedErrors
+        errors.fileHandleForReading.readabilityHandler = { handle in capturedErrors.append(handle.availableData) }
         try process.run()
         resumeReading()
     }
@@ -61,6 +74,7 @@ final class ServerProcess {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         // A set readability handler keeps the pipe's handle (and its source) alive.
         output.fileHandleForReading.readabilityHandler = nil
+        errors.fileHandleForReading.readabilityHandler = nil
     }
 
     /// Reads standard output until a line contains `marker`; returns that line.
@@ -87,7 +101,25 @@ final class ServerProcess {
         return process.terminationStatus
     }
 
-    var standardError: String { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+    /// Standard error so far (all of it once the process has exited); drained as it comes, so a
+    /// server that writes a lot there never blocks on the pipe.
+    var standardError: String {
+        if !process.isRunning { eventually(timeout: .seconds(5)) { capturedErrors.isEnded } }
+        return capturedErrors.value
+    }
+
+    /// Lines of standard output so far that contain `marker`.
+    func lines(containing marker: String) -> [Substring] {
+        captured.value.split(separator: "\n").filter { $0.contains(marker) }
+    }
+
+    /// CPU time the process has used (user plus system), in clock ticks, from /proc/PID/stat.
+    func cpuTicks() throws -> Int {
+        let stat = try String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)
+        // Fields after the parenthesised command name: state is the first, utime the 12th, stime the 13th.
+        let fields = try #require(stat.split(separator: ")").last).split(separator: " ")
+        return try #require(Int(fields[11])) + (try #require(Int(fields[12])))
+    }
 
     /// Standard output so far (all of it once the process has exited).
     var remainingOutput: String {

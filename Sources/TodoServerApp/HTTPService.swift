@@ -1,0 +1,36 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TodoServer
+
+/// The HTTP server as a service: listens from `run` until graceful shutdown, then drains (stops
+/// accepting, answers the requests in flight within the grace period) and returns once every
+/// loop has exited.
+struct HTTPService: Service, CustomStringConvertible {
+    let application: TodoApplication
+    let logger: Logger
+
+    var description: String { "HTTPService" }
+
+    func run() async throws {
+        try application.start()
+        await withGracefulShutdownHandler {
+            await stopped()
+        } onGracefulShutdown: { [application, logger] in
+            logger.info("shutdown requested, draining")
+            application.requestStop()
+        }
+    }
+
+    /// Waits for the loops to exit without holding a thread of the concurrency pool: the blocking
+    /// join runs on a thread of its own.
+    private func stopped() async {
+        let application = self.application
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                application.waitUntilStopped()
+                continuation.resume()
+            }
+        }
+    }
+}

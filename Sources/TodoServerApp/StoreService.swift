@@ -1,0 +1,20 @@
+import Logging
+import ServiceLifecycle
+import TodoServer
+
+/// The journaled store as a service: open while the server runs, closed (journal flushed and
+/// synced) at graceful shutdown, which the group reaches after the HTTP service has drained.
+struct StoreService: Service, CustomStringConvertible {
+    let store: DurableTodoStore
+    let logger: Logger
+
+    var description: String { "StoreService" }
+
+    func run() async throws {
+        // Returns at graceful shutdown; throws when the group is cancelled instead (a service
+        // failed): either way the store closes.
+        try? await gracefulShutdown()
+        store.close()
+        logger.info("store closed")
+    }
+}
