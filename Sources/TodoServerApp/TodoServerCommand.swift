@@ -37,6 +37,8 @@ struct TodoServerCommand: AsyncParsableCommand {
     @Option(help: "Directory for the journal and snapshots; unset keeps to-dos in memory only.") var dataDir: String?
     @Option(help: "When journal writes reach the disk: always, interval or never (default interval).") var fsync: String?
     @Option(help: "Journal size in bytes that triggers a snapshot (default 67108864).") var compactionBytes: Int?
+    @Option(help: "A damaged or missing journal or snapshot: off refuses to start, truncate keeps what precedes the damage and moves the damaged files aside (default off).")
+    var recover: String?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -48,6 +50,7 @@ struct TodoServerCommand: AsyncParsableCommand {
         }
         LoggingSystem.bootstrap { label in StdoutLogHandler(label: label, logLevel: configuration.logLevel) }
         let logger = Logger(label: "todo-server")
+        signal(SIGXFSZ, SIG_IGN)  // a file-size limit fails the journal write (EFBIG), never kills the server
         let durable = try openStore(configuration, logger: logger)
         let application = try TodoApplication(
             configuration: configuration, logger: logger, store: durable ?? InMemoryTodoStore())
@@ -69,7 +72,9 @@ struct TodoServerCommand: AsyncParsableCommand {
             }
         }
         signals.forEach { $0.cancel() }
-        durable?.close()
+        if durable?.close(waitingAtMost: Double(configuration.shutdownGraceSeconds)) == false {
+            logger.error("the journal did not close within the grace period (a stalled disk); exiting without it")
+        }
     }
 
     /// The durable store when a data directory is set: recovered, with what it found logged.
@@ -79,8 +84,11 @@ struct TodoServerCommand: AsyncParsableCommand {
         do {
             let store = try DurableTodoStore(
                 directory: directory, fsync: configuration.fsync, compactionBytes: configuration.compactionBytes,
-                logger: logger)
+                recovery: configuration.recovery, logger: logger)
             let report = store.report
+            for loss in report.losses {
+                logger.warning("recovered with losses", metadata: ["loss": "\(loss)", "data_dir": "\(directory)"])
+            }
             let elapsed = ContinuousClock.now - started
             logger.info(
                 "recovered",
@@ -120,6 +128,7 @@ struct TodoServerCommand: AsyncParsableCommand {
         put("dataDir", dataDir.map { .string($0) })
         put("fsync", fsync.map { .string($0) })
         put("compactionBytes", compactionBytes.map { .int($0) })
+        put("recover", recover.map { .string($0) })
         return values
     }
 }

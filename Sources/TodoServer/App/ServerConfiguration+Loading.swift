@@ -59,6 +59,8 @@ extension ServerConfiguration {
         let policy = try settings.string("fsync", default: fsync.rawValue) { FsyncPolicy(rawValue: $0) != nil }
         fsync = FsyncPolicy(rawValue: policy) ?? .interval
         compactionBytes = try settings.int("compactionBytes", default: compactionBytes, in: 4096...(1 << 40))
+        let recover = try settings.string("recover", default: recovery.rawValue) { RecoveryMode(rawValue: $0) != nil }
+        recovery = RecoveryMode(rawValue: recover) ?? .off
         guard maxURIBytes < maxHeaderBytes else {
             throw ConfigurationError(key: "maxUriBytes", value: String(maxURIBytes), expected: "less than maxHeaderBytes (\(maxHeaderBytes))")
         }
@@ -108,6 +110,7 @@ private struct Settings {
         "logLevel": "one of trace, debug, info, notice, warning, error, critical",
         "dataDir": "a directory path",
         "fsync": "one of always, interval, never",
+        "recover": "off or truncate",
     ]
 }
 
