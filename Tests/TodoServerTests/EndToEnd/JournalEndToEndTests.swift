@@ -128,4 +128,40 @@ struct JournalEndToEndTests {
         #expect(healthy.object["status"] as? String == "ok")
         #expect(healthy.object["reason"] == nil)
     }
+
+    @Test("the binary: a flipped bit mid-journal exits 3 naming file and offset; TODO_RECOVER=truncate starts with the prefix and logs the loss")
+    func damagedJournalProcess() throws {
+        let directory = DataDirectory()
+        var store = try directory.open(fsync: .interval)
+        for index in 0..<20 {
+            _ = try DurableTodoStoreTests().wait { store.insert(makeTodo("t\(index)", title: "Title \(index)"), completion: $0) }
+        }
+        store.close()
+        var bytes = try FileIO.readAll(directory.journal)
+        // Record 10 of 20 starts after 10 equal-sized records ("Title 0" … "Title 9" are 7 bytes each).
+        let recordBytes = (bytes.count - JournalFormat.journalHeaderSize - 10) / 20
+        let damaged = JournalFormat.journalHeaderSize + 10 * recordBytes
+        bytes[damaged + 12] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: directory.journal))
+
+        let refused = try ServerProcess(arguments: ["--port", "0", "--data-dir", directory.path])
+        #expect(refused.waitForExit() == 3)
+        let output = refused.remainingOutput
+        #expect(output.contains("\(directory.journal) is damaged at byte \(damaged)"))
+        #expect(output.contains("9 whole record(s) follow it"))
+        #expect(!output.contains("listening"))
+
+        let recovering = try ServerProcess(
+            arguments: ["--port", "0", "--host", "127.0.0.1", "--data-dir", directory.path],
+            environment: ["TODO_RECOVER": "truncate"])
+        let port = try recovering.waitForPort()
+        let list = try TestHTTPClient(port: port).request("GET", "/todos")
+        #expect(list.header("X-Total-Count") == "10")
+        recovering.signal(SIGTERM)
+        #expect(recovering.waitForExit() == 0)
+        let log = recovering.remainingOutput
+        #expect(log.contains("recovered with losses"))
+        #expect(log.contains("journal-0000000000000001.log was damaged at byte \(damaged): kept the 10 record(s) before it"))
+        #expect(directory.files().contains(JournalFormat.journalName(1) + ".damaged"))
+    }
 }
