@@ -107,6 +107,7 @@ struct JournalEndToEndTests {
         #expect(health.object["status"] as? String == "unavailable")
         #expect((health.object["reason"] as? String)?.contains("cannot fsync") == true)
         #expect(health.object["todos"] as? Int == 1)
+        #expect(try live.request("HEAD", "/healthz").status == 503)
         let unchanged = try live.request("GET", "/todos/\(id)")
         #expect(unchanged.object["title"] as? String == "kept")
         #expect(unchanged.header("ETag") == "\"1\"")
