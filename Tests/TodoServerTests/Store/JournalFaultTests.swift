@@ -227,6 +227,37 @@ struct JournalFaultTests {
         store.close()
     }
 
+    @Test("a damaged snapshot stops the start naming file and offset; --recover truncate keeps its whole records and the journal after it")
+    func damagedSnapshot() throws {
+        let directory = DataDirectory()
+        var store = try directory.open(fsync: .interval, compactionBytes: 4096)
+        for index in 0..<100 { _ = try answer { store.insert(makeTodo("t\(index)", title: "Title number \(index)"), completion: $0) }?.get() }
+        store.close()
+        let snapshot = try #require(directory.files().last { $0.hasPrefix("snapshot-") })
+        let path = directory.path + "/" + snapshot
+        var bytes = try FileIO.readAll(path)
+        let header = JournalFormat.snapshotHeaderSize
+        let count = Int(bytes[28]) | Int(bytes[29]) << 8
+        let firstLength = Int(bytes[header]) | Int(bytes[header + 1]) << 8
+        let second = header + 8 + firstLength
+        bytes[second + 12] ^= 0x02
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let error = #expect(throws: JournalError.self) { store = try directory.open() }
+        #expect(error == .corrupt(path: path, offset: second, reason: "snapshot holds 1 of \(count) records"))
+
+        store = try directory.open(recovery: .truncate)
+        #expect(store.report.snapshotTodos == 1)
+        #expect(store.report.losses == ["\(snapshot) was damaged at byte \(second): kept 1 of its \(count) to-dos"])
+        #expect(directory.files().contains(snapshot + ".damaged"))
+        #expect(store.count == 1 + store.report.journalRecords)
+        store.close()
+        store = try directory.open()
+        #expect(store.report.losses.isEmpty)
+        #expect(store.count == 1 + 100 - count)
+        store.close()
+    }
+
     @Test("a torn last record (nothing whole after it) is still cut off by itself")
     func tornTailStillCut() throws {
         let directory = DataDirectory()
