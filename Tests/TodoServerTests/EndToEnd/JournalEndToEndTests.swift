@@ -133,7 +133,7 @@ struct JournalEndToEndTests {
     @Test("the binary: a flipped bit mid-journal exits 3 naming file and offset; TODO_RECOVER=truncate starts with the prefix and logs the loss")
     func damagedJournalProcess() throws {
         let directory = DataDirectory()
-        var store = try directory.open(fsync: .interval)
+        let store = try directory.open(fsync: .interval)
         for index in 0..<20 {
             _ = try DurableTodoStoreTests().wait { store.insert(makeTodo("t\(index)", title: "Title \(index)"), completion: $0) }
         }
