@@ -7,6 +7,8 @@ import TodoServer
 struct StoreService: Service, CustomStringConvertible {
     let store: DurableTodoStore
     let logger: Logger
+    /// How long closing waits for the journal's writer (a stalled disk) before giving up on it.
+    let closeGraceSeconds: Double
 
     var description: String { "StoreService" }
 
@@ -14,7 +16,10 @@ struct StoreService: Service, CustomStringConvertible {
         // Returns at graceful shutdown; throws when the group is cancelled instead (a service
         // failed): either way the store closes.
         try? await gracefulShutdown()
-        store.close()
-        logger.info("store closed")
+        if store.close(waitingAtMost: closeGraceSeconds) {
+            logger.info("store closed")
+        } else {
+            logger.error("the journal did not close within the grace period (a stalled disk); exiting without it")
+        }
     }
 }

@@ -72,6 +72,8 @@ struct TodoServerCommand: AsyncParsableCommand {
     var readTokensFile: String?
     @Option(name: .customLong("metrics-public"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "metricsPublic")))
     var metricsPublic: String?
+    @Option(name: .customLong("recover"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "recover")))
+    var recover: String?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -89,6 +91,7 @@ struct TodoServerCommand: AsyncParsableCommand {
             StdoutLogHandler(label: label, logLevel: configuration.logLevel, format: configuration.logFormat, writer: output)
         }
         let logger = Logger(label: "todo-server")
+        signal(SIGXFSZ, SIG_IGN)  // a file-size limit fails the journal write (EFBIG), never kills the server
         let durable = try openStore(configuration, logger: logger)
         let application = try TodoApplication(
             configuration: configuration, logger: logger, store: durable ?? InMemoryTodoStore(),
@@ -98,7 +101,8 @@ struct TodoServerCommand: AsyncParsableCommand {
         // Stopped in reverse order on SIGTERM or SIGINT: the HTTP service drains first, then the
         // store closes.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        if let durable { services.append(.init(service: StoreService(store: durable, logger: logger))) }
+        if let durable { services.append(.init(service: StoreService(
+                store: durable, logger: logger, closeGraceSeconds: Double(configuration.shutdownGraceSeconds)))) }
         services.append(.init(service: HTTPService(application: application, logger: logger)))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -113,8 +117,11 @@ struct TodoServerCommand: AsyncParsableCommand {
         do {
             let store = try DurableTodoStore(
                 directory: directory, fsync: configuration.fsync, compactionBytes: configuration.compactionBytes,
-                logger: logger)
+                recovery: configuration.recovery, logger: logger)
             let report = store.report
+            for loss in report.losses {
+                logger.warning("recovered with losses", metadata: ["loss": "\(loss)", "data_dir": "\(directory)"])
+            }
             let elapsed = ContinuousClock.now - started
             logger.info(
                 "recovered",
@@ -160,6 +167,7 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("authTokensFile", authTokensFile),
             ("readTokensFile", readTokensFile),
             ("metricsPublic", metricsPublic),
+            ("recover", recover),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { key, value in value.map { (key, $0) } })
     }

@@ -65,6 +65,9 @@ extension ServerConfiguration {
             },
             .choice("fsync", \.fsync, "When journal writes reach the disk."),
             .integer("compactionBytes", \.compactionBytes, 4096...(1 << 40), "Journal size in bytes that triggers a snapshot."),
+            .choice(
+                "recover", \.recovery,
+                "A damaged or missing journal or snapshot: off refuses to start, truncate keeps what precedes the damage and moves the damaged files aside."),
             .tokens("authTokens", \.authTokens, "Comma-separated bearer tokens that may read and write; once set, every request needs a token (a flag shows in ps: prefer TODO_AUTH_TOKENS or a file)."),
             .tokens("readTokens", \.readTokens, "Comma-separated bearer tokens that may only read (GET, HEAD)."),
             .tokensFile("authTokensFile", \.authTokens, "File of read-write tokens, one per line (a container secret)."),

@@ -36,6 +36,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var fsync = FsyncPolicy.interval
     /// Journal size at which it is compacted into a snapshot.
     public var compactionBytes = 64 << 20
+    /// What start-up does with a damaged or missing journal or snapshot file: refuse (`off`), or
+    /// keep what comes before the damage and move the damaged files aside (`truncate`).
+    public var recovery = RecoveryMode.off
     /// Bearer tokens that may read and write; with `readTokens` empty too, no token is needed.
     public var authTokens: [String] = []
     /// Bearer tokens that may only read (GET, HEAD).

@@ -2,23 +2,34 @@ import EventHTTP
 import Glibc
 import Logging
 
-/// The in-memory store made durable: every change is appended to a journal in the data directory
-/// before it is answered, and start-up rebuilds the to-dos from the snapshot and journal there.
-/// Reads never touch the disk.
+/// The in-memory store made durable: every change is written to a journal in the data directory
+/// before it becomes visible and is answered (write-ahead), and start-up rebuilds the to-dos from
+/// the snapshot and journal there. Reads never touch the disk; writes never block a loop.
 public final class DurableTodoStore: TodoStore {
     private let memory: InMemoryTodoStore
     private let journal: Journal
     private let lockFD: Int32
 
     /// Opens (creating if needed) `directory`, replays what it holds and continues its journal.
-    public init(
-        directory: String, fsync: FsyncPolicy, compactionBytes: Int, logger: Logger
+    /// Damage that would lose changes stops it (`JournalError`) unless `recovery` is `truncate`.
+    public convenience init(
+        directory: String, fsync: FsyncPolicy, compactionBytes: Int, recovery: RecoveryMode = .off, logger: Logger
+    ) throws(JournalError) {
+        try self.init(
+            directory: directory, fsync: fsync, compactionBytes: compactionBytes, recovery: recovery, logger: logger,
+            faults: .none)
+    }
+
+    /// The same with a fault-injection seam on the journal's writes and fsyncs (tests).
+    init(
+        directory: String, fsync: FsyncPolicy, compactionBytes: Int, recovery: RecoveryMode = .off, logger: Logger,
+        faults: JournalFaults
     ) throws(JournalError) {
         try FileIO.makeDirectory(directory)
         lockFD = try FileIO.lockFile(directory + "/LOCK")
         let recovered: JournalRecovery.Recovered
         do {
-            recovered = try JournalRecovery.recover(directory: directory)
+            recovered = try JournalRecovery.recover(directory: directory, mode: recovery)
         } catch {
             Glibc.close(lockFD)
             throw error
@@ -28,14 +39,17 @@ public final class DurableTodoStore: TodoStore {
         report = recovered.report
         journal = Journal(
             directory: directory, fd: recovered.fd, generation: recovered.report.generation,
-            fileBytes: recovered.fileBytes, policy: fsync, compactionBytes: compactionBytes, logger: logger,
-            snapshotSource: { memory.snapshot() })
+            fileBytes: recovered.fileBytes, policy: fsync, compactionBytes: compactionBytes, memory: memory,
+            logger: logger, faults: faults)
     }
 
     /// What start-up recovered.
     public let report: RecoveryReport
 
     public var count: Int { memory.count }
+
+    /// Why changes are refused now (the disk failed a write or fsync), nil while they are not.
+    public var writeRefusal: String? { journal.refusal }
 
     public func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
         memory.todo(id: id, completion: completion)
@@ -50,8 +64,9 @@ public final class DurableTodoStore: TodoStore {
     }
 
     public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
-        commit(completion: completion) {
-            let stored = memory.insertNow(todo)
+        submit(completion) { draft in
+            var stored = todo
+            stored.revision = draft.nextRevision()
             return (stored, [.put(stored)])
         }
     }
@@ -60,10 +75,12 @@ public final class DurableTodoStore: TodoStore {
         id: String, change: @escaping @Sendable (inout Todo) -> Bool,
         completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
     ) {
-        commit(completion: completion) {
-            let outcome = memory.updateNow(id: id, change: change)
-            guard case .updated(let todo) = outcome else { return (outcome, []) }
-            return (outcome, [.put(todo)])
+        submit(completion) { draft in
+            guard var todo = draft.todo(id: id) else { return (.notFound, []) }
+            let old = todo
+            guard change(&todo) else { return (.unchanged(old), []) }
+            todo.revision = draft.nextRevision()
+            return (.updated(todo), [.put(todo)])
         }
     }
 
@@ -71,34 +88,40 @@ public final class DurableTodoStore: TodoStore {
         id: String, precondition: (@Sendable (Todo) -> Bool)?,
         completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
     ) {
-        commit(completion: completion) {
-            let (removal, revision) = memory.removeNow(id: id, precondition: precondition)
-            return (removal, revision.map { [.remove(id: id, revision: $0)] } ?? [])
+        submit(completion) { draft in
+            guard let todo = draft.todo(id: id) else { return (.notFound, []) }
+            if let precondition, !precondition(todo) { return (.preconditionFailed(todo), []) }
+            return (.removed, [.remove(id: id, revision: draft.nextRevision())])
         }
     }
 
     public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
-        commit(completion: completion) { ((), [.removeAll(revision: memory.removeAllNow())]) }
+        submit(completion) { draft in ((), [.removeAll(revision: draft.nextRevision())]) }
     }
 
-    /// Syncs and closes the journal; call once the loops have stopped.
-    public func close() {
-        journal.close()
+    /// Syncs and closes the journal; call once the loops have stopped. Gives up after `seconds`
+    /// when the disk stalls; answers whether the journal was closed.
+    @discardableResult
+    public func close(waitingAtMost seconds: Double = 30) -> Bool {
+        let closed = journal.close(waitingAtMost: seconds)
         Glibc.close(lockFD)
+        return closed
     }
 
-    /// Applies `change` and journals its records, then answers once they are durable, on the
-    /// calling loop.
-    private func commit<T>(
-        completion: @escaping (Result<T, StoreError>) -> Void, _ change: () -> (T, [JournalRecord])
+    /// Hands the change to the journal's writer, which prepares it on the store as the changes
+    /// before it leave it, and answers on the calling loop once its records are written (under
+    /// `always`: synced) and applied.
+    private func submit<T>(
+        _ completion: @escaping (Result<T, StoreError>) -> Void,
+        _ prepare: @escaping (inout StoreDraft) -> (T, [JournalRecord])
     ) {
-        switch journal.record(change) {
-        case .failure(let error):
-            completion(.failure(error))
-        case .success(let (result, sequence)):
-            journal.whenDurable(sequence, on: LoopExecutor.current) { failure in
-                completion(failure.map { .failure($0) } ?? .success(result))
-            }
-        }
+        journal.submit(
+            Journal.Change(
+                prepare: { draft in
+                    let (result, records) = prepare(&draft)
+                    return (records, { failure in completion(failure.map { .failure($0) } ?? .success(result)) })
+                },
+                refuse: { completion(.failure($0)) },
+                executor: LoopExecutor.current))
     }
 }

@@ -14,6 +14,20 @@ public final class InMemoryTodoStore: TodoStore {
             revision += 1
             return revision
         }
+
+        /// Stores `todo` (replacing the one with its id) and files it in the index: every write
+        /// path, the journal's `apply` included, goes through here and `delete`.
+        mutating func put(_ todo: Todo) {
+            if let replaced = todos.updateValue(todo, forKey: todo.id) {
+                index.replace(replaced, with: todo)
+            } else {
+                index.insert(todo)
+            }
+        }
+
+        mutating func delete(id: String) {
+            if let removed = todos.removeValue(forKey: id) { index.remove(removed) }
+        }
     }
 
     private let state = Mutex(State())
@@ -49,8 +63,7 @@ public final class InMemoryTodoStore: TodoStore {
         state.withLock(tracing: self) { state in
             var todo = todo
             todo.revision = state.nextRevision()
-            if let replaced = state.todos.updateValue(todo, forKey: todo.id) { state.index.remove(replaced) }
-            state.index.insert(todo)
+            state.put(todo)
             return todo
         }
     }
@@ -111,8 +124,7 @@ public final class InMemoryTodoStore: TodoStore {
             let old = todo
             guard change(&todo) else { return .unchanged(old) }
             todo.revision = state.nextRevision()
-            state.todos[id] = todo
-            state.index.replace(old, with: todo)
+            state.put(todo)
             return .updated(todo)
         }
     }
@@ -129,8 +141,7 @@ public final class InMemoryTodoStore: TodoStore {
         state.withLock(tracing: self) { state in
             guard let todo = state.todos[id] else { return (.notFound, nil) }
             if let precondition, !precondition(todo) { return (.preconditionFailed(todo), nil) }
-            state.todos[id] = nil
-            state.index.remove(todo)
+            state.delete(id: id)
             return (.removed, state.nextRevision())
         }
     }
@@ -152,6 +163,29 @@ public final class InMemoryTodoStore: TodoStore {
         old = State()  // frees the old to-dos here, outside the lock, before the trim
         malloc_trim(0)
         return revision
+    }
+
+    /// Applies changes the journal has written, with the revisions they took (the durable store
+    /// prepares them on a `StoreDraft` and applies them only once they are written).
+    func apply(_ records: [JournalRecord]) {
+        var cleared: [State] = []
+        state.withLock(tracing: self) { state in
+            for record in records {
+                switch record {
+                case .put(let todo): state.put(todo)
+                case .remove(let id, _): state.delete(id: id)
+                case .removeAll:
+                    var old = State()
+                    swap(&state, &old)
+                    state.revision = old.revision
+                    cleared.append(old)
+                }
+                state.revision = max(state.revision, record.revision)
+            }
+        }
+        guard !cleared.isEmpty else { return }
+        cleared = []  // frees the old to-dos here, outside the lock, before the trim
+        malloc_trim(0)
     }
 
     /// Every to-do and the current revision, as one consistent picture (copy-on-write: O(1) here,

@@ -23,6 +23,13 @@ public protocol TodoStore: Sendable {
     func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void)
     /// The number of to-dos, read without waiting (for health and metrics).
     var count: Int { get }
+    /// Why the store refuses changes now (a disk that fails writes), nil while it takes them;
+    /// read without waiting (for health).
+    var writeRefusal: String? { get }
+}
+
+extension TodoStore {
+    public var writeRefusal: String? { nil }
 }
 
 /// What `TodoStore.update` did.

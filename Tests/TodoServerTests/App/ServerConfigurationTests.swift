@@ -71,6 +71,9 @@ struct ServerConfigurationTests {
         #expect(set.dataDirectory == "/var/lib/todo")
         #expect(set.fsync == .always)
         #expect(set.compactionBytes == 1 << 20)
+        #expect(defaults.recovery == .off)
+        let recovering = try await ServerConfiguration.load(flags: [:], environment: ["TODO_RECOVER": "truncate"], filePath: nil)
+        #expect(recovering.recovery == .truncate)
     }
 
     @Test("TODO_CONFIG names the file")
@@ -91,6 +94,7 @@ struct ServerConfigurationTests {
         (["TODO_MAX_URI_BYTES": "40000"], "'maxUriBytes' is '40000' but must be less than maxHeaderBytes (32768)"),
         (["TODO_FSYNC": "sometimes"], "'fsync' is 'sometimes' but must be one of always, interval, never"),
         (["TODO_COMPACTION_BYTES": "100"], "'compactionBytes' is '100' but must be an integer from 4096"),
+        (["TODO_RECOVER": "yes"], "'recover' is 'yes' but must be off or truncate"),
     ])
     func badValues(environment: [String: String], message: String) throws {
         let error = try #require(loadError(environment: environment))

@@ -13,17 +13,20 @@ struct DurableTodoStoreTests {
 
         var journal: String { path + "/" + JournalFormat.journalName(1) }
 
-        func open(fsync: FsyncPolicy = .always, compactionBytes: Int = 64 << 20) throws -> DurableTodoStore {
+        func open(
+            fsync: FsyncPolicy = .always, compactionBytes: Int = 64 << 20, recovery: RecoveryMode = .off,
+            faults: JournalFaults = .none
+        ) throws -> DurableTodoStore {
             try DurableTodoStore(
-                directory: path, fsync: fsync, compactionBytes: compactionBytes,
-                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+                directory: path, fsync: fsync, compactionBytes: compactionBytes, recovery: recovery,
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, faults: faults)
         }
 
         func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
     }
 
     /// Waits for a completion that may come on another thread (the journal's sync thread).
-    private func wait<T>(_ call: (@escaping (Result<T, StoreError>) -> Void) -> Void) throws -> T {
+    func wait<T>(_ call: (@escaping (Result<T, StoreError>) -> Void) -> Void) throws -> T {
         let semaphore = DispatchSemaphore(value: 0)
         let answer = LockedBox<Result<T, StoreError>>()
         call { result in
@@ -34,7 +37,7 @@ struct DurableTodoStoreTests {
         return try #require(answer.get()).get()
     }
 
-    private func titles(_ store: DurableTodoStore) throws -> [String: String] {
+    func titles(_ store: DurableTodoStore) throws -> [String: String] {
         Dictionary(uniqueKeysWithValues: try wait { store.allTodos(completion: $0) }.map { ($0.id, $0.title) })
     }
 
@@ -165,56 +168,6 @@ struct DurableTodoStoreTests {
         let error = #expect(throws: JournalError.self) { store = try directory.open() }
         #expect(error == .unknownVersion(path: directory.journal, found: 9, supported: 1))
         #expect("\(error!)".contains("has format version 9, but this server reads version 1"))
-    }
-
-    @Test("a journal write the disk refuses fails that change and every later one, naming the cause")
-    func writeFailure() throws {
-        let directory = DataDirectory()
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: directory.journal, contents: Data(JournalFormat.journalHeader(generation: 1)))
-        let readOnly = open(directory.journal, O_RDONLY)
-        defer { close(readOnly) }
-        let journal = Journal(
-            directory: directory.path, fd: readOnly, generation: 1, fileBytes: 20, policy: .always,
-            compactionBytes: 1 << 20, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
-            snapshotSource: { ([:], 0) })
-        var applied = 0
-        let first = journal.record { applied += 1; return ((), [JournalRecord.removeAll(revision: 1)]) }
-        guard case .failure(let error) = first else { Issue.record("the write must fail"); return }
-        #expect(error.reason.hasPrefix("The journal cannot be written (cannot write \(directory.journal): Bad file descriptor)"))
-        let second = journal.record { applied += 1; return ((), [JournalRecord.removeAll(revision: 2)]) }
-        guard case .failure(let again) = second else { Issue.record("later changes must be refused"); return }
-        #expect(again == error)
-        #expect(applied == 1, "a failed journal must refuse changes before applying them")
-    }
-
-    @Test("with fsync=always a change whose fsync fails is answered with the error, never as done")
-    func syncFailure() throws {
-        // A pipe takes the write but refuses fdatasync (EINVAL).
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        defer { close(ends[0]); close(ends[1]) }
-        let journal = Journal(
-            directory: NSTemporaryDirectory(), fd: ends[1], generation: 1, fileBytes: 0, policy: .always,
-            compactionBytes: 1 << 20, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
-            snapshotSource: { ([:], 0) })
-        guard case .success(let (_, sequence)) = journal.record({ ((), [JournalRecord.removeAll(revision: 1)]) }) else {
-            Issue.record("the write itself must succeed")
-            return
-        }
-        let answered = DispatchSemaphore(value: 0)
-        let failure = LockedBox<StoreError?>()
-        journal.whenDurable(sequence, on: nil) { error in
-            failure.set(error)
-            answered.signal()
-        }
-        #expect(answered.wait(timeout: .now() + 5) == .success)
-        let error = try #require(failure.get() ?? nil)
-        #expect(error.reason.hasPrefix("The journal cannot be synced to disk (cannot fsync"))
-        guard case .failure = journal.record({ ((), [JournalRecord.removeAll(revision: 2)]) }) else {
-            Issue.record("changes after a failed fsync must be refused")
-            return
-        }
     }
 
     @Test("a second server on the same data directory is refused")

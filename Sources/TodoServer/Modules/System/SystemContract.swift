@@ -45,6 +45,8 @@ public struct ServiceInfo: Sendable, Equatable {
 public struct HealthData: Sendable, Equatable {
     public var healthy: Bool
     public var todoCount: Int
+    /// Why the service is not healthy (the store refuses changes), nil while it is.
+    public var reason: String? = nil
 }
 
 /// The index body: name, version, build info and absolute links by relation.
@@ -68,13 +70,19 @@ public struct IndexViewModel: JSONWritable, Sendable, Equatable {
     }
 }
 
-/// The health body: `{"status":"ok"}` plus the to-do count.
+/// The health body: `{"status":"ok"}` plus the to-do count; `"unavailable"` with the reason
+/// while the store refuses changes.
 public struct HealthViewModel: JSONWritable, Sendable, Equatable {
     public var status: String
     public var todos: Int
+    public var reason: String? = nil
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
+        if let reason {
+            writer.key("reason")
+            writer.string(reason)
+        }
         writer.key("status")
         writer.string(status)
         writer.key("todos")

@@ -32,7 +32,8 @@ public struct SystemInteractor: SystemUseCases {
     }
 
     public func health() -> HealthData {
-        HealthData(healthy: true, todoCount: store.count)
+        let refusal = store.writeRefusal
+        return HealthData(healthy: refusal == nil, todoCount: store.count, reason: refusal)
     }
 
     public func openAPIDocument(serverURL: String) -> [UInt8] {

@@ -18,7 +18,8 @@ public struct SystemPresenter: SystemModuleInput {
 
     public func presentHealth(context: RequestContext, respond: @escaping Respond) {
         let health = interactor.health()
-        let model = HealthViewModel(status: health.healthy ? "ok" : "unavailable", todos: health.todoCount)
+        let model = HealthViewModel(
+            status: health.healthy ? "ok" : "unavailable", todos: health.todoCount, reason: health.reason)
         view.displayHealth(ResponseViewModel(status: health.healthy ? 200 : 503, body: model), respond: respond)
     }
 

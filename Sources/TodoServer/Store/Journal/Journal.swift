@@ -6,43 +6,80 @@ import Synchronization
 
 /// When the journal forces its writes to the disk.
 public enum FsyncPolicy: String, Sendable, CaseIterable {
-    /// Each response waits until its record is on disk; many requests share one fsync (group commit).
+    /// A change becomes visible and is answered once its record is on disk; many changes share
+    /// one fsync (group commit).
     case always
-    /// Records reach the OS before the response; an fsync at most every second (power loss: ≤ ~1 s lost).
+    /// A change becomes visible once its record reaches the OS; an fsync at most every second
+    /// (power loss: ≤ ~1 s lost).
     case interval
-    /// Records reach the OS before the response; the OS decides when they reach the disk.
+    /// A change becomes visible once its record reaches the OS; the OS decides when it reaches the disk.
     case never
 }
 
-/// The append-only log of changes behind `DurableTodoStore`: writes records in change order,
-/// makes them durable by its policy, and compacts itself into a snapshot in the background.
+/// The write-ahead log behind `DurableTodoStore`.
+///
+/// Every change goes to one writer thread (a serial queue; the loops never touch the disk). The
+/// writer takes all changes queued so far as one batch, prepares each against the store as the
+/// changes before it leave it (`StoreDraft`), writes the batch's records with one `write`, syncs
+/// them when the policy is `always` (group commit), and only then applies them to memory and
+/// answers them, each on its own loop. A write or fsync that fails fails the whole batch: nothing
+/// of it is applied, the file is cut back to the last good record, and the revisions it took
+/// are never handed out again. Changes after a failure first repair the journal; the first
+/// batch written whole ends the refusal (no restart needed).
 final class Journal: Sendable {
-    /// Work to run once a record is durable (nil) or cannot be (the error), with the loop to run
-    /// it on (nil: on the sync thread). Only carried, never run, off that loop: hence unchecked.
-    private struct Waiter: @unchecked Sendable {
-        let sequence: UInt64
+    /// One change waiting for the writer. Its closures run on the writer thread; the answer is
+    /// carried to the change's loop: hence unchecked.
+    struct Change: @unchecked Sendable {
+        /// Computes the change on `draft`; answers its records and what to run once they are
+        /// written and applied (nil) or cannot be (the error).
+        let prepare: (inout StoreDraft) -> (records: [JournalRecord], finish: (StoreError?) -> Void)
+        /// Answers the change that was never prepared (the journal is closed or refusing).
+        let refuse: (StoreError) -> Void
+        /// The loop to answer on; nil: on the writer thread.
         let executor: LoopExecutor?
-        let work: (StoreError?) -> Void
 
-        func deliver(_ failure: StoreError?) {
-            guard let executor else { return work(failure) }
-            executor.execute { [self] in work(failure) }
+        func deliver(_ work: @escaping () -> Void) {
+            guard let executor else { return work() }
+            let carried = UncheckedWork(work: work)
+            executor.execute { carried.work() }
         }
     }
 
-    private struct State {
+    private struct UncheckedWork: @unchecked Sendable {
+        let work: () -> Void
+    }
+
+    /// What the loops share with the writer.
+    private struct Inbox {
+        var changes: [Change] = []
+        var closed = false
+        /// Why changes are refused (nil: they are not); for health.
+        var refusal: String?
+    }
+
+    /// Why the journal refuses changes: a write failed (the file is cut back to `goodLength`),
+    /// or an fsync did (what the file holds is unknown: a new journal with a snapshot repairs it).
+    private enum Failure {
+        case write(StoreError)
+        case sync(StoreError)
+
+        var error: StoreError {
+            switch self {
+            case .write(let error), .sync(let error): error
+            }
+        }
+    }
+
+    /// What only the writer thread touches (behind a lock that nothing else contends).
+    private struct Writer {
         var fd: Int32
         var generation: UInt64
+        /// Bytes of whole, written records in the current journal.
         var fileBytes: Int
-        /// Records written to the OS so far, and how many of them are known to be on disk.
-        var written: UInt64 = 0
-        var synced: UInt64 = 0
-        var syncScheduled = false
-        var waiters: [Waiter] = []
-        /// Descriptors of journals replaced by compaction, still to sync and close.
-        var retired: [(fd: Int32, path: String)] = []
-        var compacting = false
-        var failure: StoreError?
+        var unsynced = false
+        /// The last revision handed out, failed batches' included.
+        var revision: UInt64
+        var failure: Failure?
         var buffer: [UInt8] = []
     }
 
@@ -50,183 +87,282 @@ final class Journal: Sendable {
     let policy: FsyncPolicy
     private let compactionBytes: Int
     private let logger: Logger
-    private let state: Mutex<State>
-    private let snapshotSource: @Sendable () -> (todos: [String: Todo], revision: UInt64)
-    private let syncQueue = DispatchQueue(label: "todo-server.journal.sync")
+    private let memory: InMemoryTodoStore
+    private let faults: JournalFaults
+    private let inbox = Mutex(Inbox())
+    private let writer: Mutex<Writer>
+    private let compacting = Atomic<Bool>(false)
+    private let writerQueue = DispatchQueue(label: "todo-server.journal.writer")
     private let compactionQueue = DispatchQueue(label: "todo-server.journal.compaction", qos: .utility)
 
-    /// Continues journal `generation`, open for appending at `fd` with `fileBytes` in it.
+    /// Continues journal `generation`, open for appending at `fd` with `fileBytes` in it, over
+    /// `memory` (whose revision the sequence continues).
     init(
         directory: String, fd: Int32, generation: UInt64, fileBytes: Int, policy: FsyncPolicy, compactionBytes: Int,
-        logger: Logger, snapshotSource: @escaping @Sendable () -> (todos: [String: Todo], revision: UInt64)
+        memory: InMemoryTodoStore, logger: Logger, faults: JournalFaults = .none
     ) {
         self.directory = directory
         self.policy = policy
         self.compactionBytes = compactionBytes
         self.logger = logger
-        self.snapshotSource = snapshotSource
-        state = Mutex(State(fd: fd, generation: generation, fileBytes: fileBytes))
+        self.memory = memory
+        self.faults = faults
+        writer = Mutex(Writer(fd: fd, generation: generation, fileBytes: fileBytes, revision: memory.snapshot().revision))
         if policy == .interval { scheduleIntervalSync() }
     }
 
-    /// The `interval` policy's fsync, once a second while the journal is open.
+    /// Why changes are refused now (nil: they are not).
+    var refusal: String? { inbox.withLock(tracing: self) { $0.refusal } }
+
+    /// Queues `change` for the writer; it is answered on its loop once written (or refused).
+    func submit(_ change: Change) {
+        let (closed, first) = inbox.withLock(tracing: self) { inbox -> (Bool, Bool) in
+            guard !inbox.closed else { return (true, false) }
+            inbox.changes.append(change)
+            return (false, inbox.changes.count == 1)
+        }
+        if closed { return change.refuse(Self.closedError) }
+        if first { writerQueue.async { [self] in drain() } }
+    }
+
+    private static let closedError = StoreError(reason: "The journal is closed: the server is stopping.")
+
+    /// The `interval` policy's fsync, once a second while the journal is open; on the writer thread.
     private func scheduleIntervalSync() {
-        syncQueue.asyncAfter(deadline: .now() + 1) { [weak self] in
-            guard let self, state.withLock(tracing: self, { $0.fd >= 0 }) else { return }
-            syncNow()
+        writerQueue.asyncAfter(deadline: .now() + 1) { [weak self] in
+            guard let self, !inbox.withLock(tracing: self, { $0.closed }) else { return }
+            writer.withLock(tracing: self) { writer in
+                guard writer.unsynced, writer.failure == nil, writer.fd >= 0 else { return }
+                do {
+                    try sync(&writer)
+                } catch {
+                    fail(&writer, .sync(StoreError(reason: "The journal cannot be synced to disk (\(error)).")), goodLength: writer.fileBytes)
+                }
+            }
             scheduleIntervalSync()
         }
     }
 
-    private var currentPath: String { directory + "/" + JournalFormat.journalName(state.withLock(tracing: self) { $0.generation }) }
-
-    /// Runs `change` with the journal locked and writes the records it returns before unlocking,
-    /// so the file holds changes in the order they were made. Answers the change's result and the
-    /// sequence number to pass to `whenDurable` (0: nothing was written).
-    func record<T>(_ change: () -> (T, [JournalRecord])) -> Result<(T, UInt64), StoreError> {
-        let (outcome, compact) = state.withLock(tracing: self) { state -> (Result<(T, UInt64), StoreError>, Bool) in
-            if let failure = state.failure { return (.failure(failure), false) }
-            let (result, records) = change()
-            guard !records.isEmpty else { return (.success((result, 0)), false) }
-            state.buffer.removeAll(keepingCapacity: true)
-            for record in records { record.frame(into: &state.buffer) }
-            let path = directory + "/" + JournalFormat.journalName(state.generation)
-            do {
-                try FileIO.writeAll(state.fd, state.buffer, path: path)
-            } catch {
-                let failure = StoreError(reason: "The journal cannot be written (\(error)); changes are refused until the server is restarted.")
-                state.failure = failure
-                return (.failure(failure), false)
-            }
-            state.written += UInt64(records.count)
-            state.fileBytes += state.buffer.count
-            let compact = state.fileBytes >= compactionBytes && !state.compacting
-            if compact { state.compacting = true }
-            return (.success((result, state.written)), compact)
+    /// Writes every queued change as one batch; runs on the writer thread.
+    private func drain() {
+        let (batch, closed) = inbox.withLock(tracing: self) { inbox in
+            defer { inbox.changes = [] }
+            return (inbox.changes, inbox.closed)
         }
-        if case .failure(let failure) = outcome { logger.error("journal write failed", metadata: ["reason": "\(failure.reason)"]) }
+        guard !batch.isEmpty else { return }
+        if closed {
+            for change in batch { change.deliver { change.refuse(Self.closedError) } }
+            return
+        }
+        var compact = false
+        let outcome = writer.withLock(tracing: self) { writer -> BatchOutcome in
+            if writer.failure != nil, let failure = repair(&writer) { return .refused(failure) }
+            var draft = StoreDraft(memory: memory, revision: writer.revision)
+            var records: [JournalRecord] = []
+            var finishes: [(StoreError?) -> Void] = []
+            finishes.reserveCapacity(batch.count)
+            for change in batch {
+                let prepared = change.prepare(&draft)
+                for record in prepared.records { draft.apply(record) }
+                records += prepared.records
+                finishes.append(prepared.finish)
+            }
+            // Handed out for good, written or not: a revision never names two contents.
+            writer.revision = draft.revision
+            guard !records.isEmpty else { return .prepared(finishes, nil) }
+            if let failure = append(records, &writer) { return .prepared(finishes, failure) }
+            memory.apply(records)
+            compact = writer.fileBytes >= compactionBytes && !compacting.load(ordering: .acquiring)
+            return .prepared(finishes, nil)
+        }
+        switch outcome {
+        case .refused(let failure):
+            for change in batch { change.deliver { change.refuse(failure) } }
+        case .prepared(let finishes, let failure):
+            for (change, finish) in zip(batch, finishes) { change.deliver { finish(failure) } }
+        }
         if compact { startCompaction() }
-        return outcome
     }
 
-    /// Runs `work` once record `sequence` is durable under the policy: at once unless the policy
-    /// is `always`; else on `executor`'s loop after the fsync that covers it, or with the error
-    /// when that fsync fails (the change must then not be acknowledged).
-    func whenDurable(_ sequence: UInt64, on executor: LoopExecutor?, _ work: @escaping (StoreError?) -> Void) {
-        guard policy == .always, sequence > 0 else { return work(nil) }
-        let waiter = Waiter(sequence: sequence, executor: executor, work: work)
-        let now: StoreError?? = state.withLock(tracing: self) { state in
-            guard state.synced < sequence else { return .some(nil) }
-            if let failure = state.failure { return .some(failure) }
-            state.waiters.append(waiter)
-            if !state.syncScheduled {
-                state.syncScheduled = true
-                syncQueue.async { [self] in groupCommit() }
-            }
-            return .none
-        }
-        if let now { work(now) }
+    /// What became of a batch: refused unprepared (the journal could not be repaired), or
+    /// prepared and then written (nil) or failed (the error), each change with its answer.
+    private enum BatchOutcome {
+        case refused(StoreError)
+        case prepared([(StoreError?) -> Void], StoreError?)
     }
 
-    /// One fsync for every record written so far; answers the waiters it covers and goes again
-    /// while more wait (the group commit of the `always` policy).
-    private func groupCommit() {
-        let done = syncNow()
-        let (covered, again) = state.withLock(tracing: self) { state -> ([Waiter], Bool) in
-            let covered = state.waiters.filter { $0.sequence <= state.synced }
-            state.waiters.removeAll { $0.sequence <= state.synced }
-            let again = !state.waiters.isEmpty && done
-            state.syncScheduled = again
-            return (covered, again)
-        }
-        for waiter in covered { waiter.deliver(nil) }
-        if again { syncQueue.async { [self] in groupCommit() } }
-    }
-
-    /// Syncs the retired journals and the current one; on failure marks the journal failed and
-    /// answers the waiters with it. Runs on the sync queue. Answers whether the sync succeeded.
-    @discardableResult
-    private func syncNow() -> Bool {
-        let (target, fd, generation, retired) = state.withLock(tracing: self) { state in
-            defer { state.retired = [] }
-            return (state.written, state.fd, state.generation, state.retired)
-        }
+    /// Writes `records` (and syncs them under `always`); on failure cuts the file back, marks the
+    /// journal failed and answers the error. A success ends an earlier refusal.
+    private func append(_ records: [JournalRecord], _ writer: inout Writer) -> StoreError? {
+        writer.buffer.removeAll(keepingCapacity: true)
+        for record in records { record.frame(into: &writer.buffer) }
+        let goodLength = writer.fileBytes
+        let path = currentPath(writer)
         do {
-            for old in retired {
-                defer { Glibc.close(old.fd) }
-                if policy != .never { try FileIO.sync(old.fd, path: old.path) }
-            }
-            if state.withLock(tracing: self, { $0.synced < target }) {
-                try FileIO.sync(fd, path: directory + "/" + JournalFormat.journalName(generation))
-            }
-            state.withLock(tracing: self) { $0.synced = max($0.synced, target) }
-            return true
+            if let code = faults.before(.write) { throw JournalError.io(path: path, operation: "write", errno: code) }
+            try FileIO.writeAll(writer.fd, writer.buffer, path: path)
         } catch {
-            logger.error("journal fsync failed", metadata: ["reason": "\(error)"])
-            let failure = StoreError(reason: "The journal cannot be synced to disk (\(error)); changes are refused until the server is restarted.")
-            let waiters = state.withLock(tracing: self) { state in
-                state.failure = failure
-                defer { state.waiters = [] }
-                return state.waiters
+            return fail(&writer, .write(StoreError(reason: "The journal cannot be written (\(error)).")), goodLength: goodLength)
+        }
+        writer.fileBytes += writer.buffer.count
+        writer.unsynced = true
+        if policy == .always {
+            do {
+                try sync(&writer)
+            } catch {
+                return fail(&writer, .sync(StoreError(reason: "The journal cannot be synced to disk (\(error)).")), goodLength: goodLength)
             }
-            for waiter in waiters { waiter.deliver(failure) }
-            return false
+        }
+        if writer.buffer.capacity > 1 << 20 { writer.buffer = [] }
+        let wasRefusing = inbox.withLock(tracing: self) { inbox in
+            defer { inbox.refusal = nil }
+            return inbox.refusal != nil
+        }
+        if wasRefusing {
+            logger.notice("journal writes resumed", metadata: ["journal": "\(path)"])
+        }
+        return nil
+    }
+
+    private func sync(_ writer: inout Writer) throws(JournalError) {
+        let path = currentPath(writer)
+        if let code = faults.before(.sync) { throw .io(path: path, operation: "fsync", errno: code) }
+        try FileIO.sync(writer.fd, path: path)
+        writer.unsynced = false
+    }
+
+    /// Marks the journal failed: cuts off what the failed batch may have left in the file
+    /// (best effort; the repair does it again) and refuses changes until a repair and a write succeed.
+    @discardableResult
+    private func fail(_ writer: inout Writer, _ failure: Failure, goodLength: Int) -> StoreError {
+        writer.failure = failure
+        writer.fileBytes = goodLength
+        _ = ftruncate(writer.fd, off_t(goodLength))
+        let reason = failure.error.reason + " Changes are refused until the disk accepts writes again."
+        inbox.withLock(tracing: self) { $0.refusal = reason }
+        logger.error("journal failed; refusing changes", metadata: ["reason": "\(failure.error.reason)"])
+        return StoreError(reason: reason)
+    }
+
+    /// Gets a failed journal ready to take records again: after a failed write, the file cut back
+    /// to its last whole record (and synced); after a failed fsync, whose effect on the file is
+    /// unknown, a new journal whose snapshot holds exactly what memory holds. Answers the error
+    /// if that fails too.
+    private func repair(_ writer: inout Writer) -> StoreError? {
+        guard let failure = writer.failure else { return nil }
+        do {
+            switch failure {
+            case .write:
+                let path = currentPath(writer)
+                guard ftruncate(writer.fd, off_t(writer.fileBytes)) == 0 else {
+                    throw JournalError.io(path: path, operation: "truncate", errno: errno)
+                }
+                if policy != .never { try sync(&writer) }
+            case .sync:
+                compactionQueue.sync {}
+                try rotate(&writer, snapshotInBackground: false)
+            }
+            writer.failure = nil
+            logger.notice("journal repaired; retrying changes", metadata: ["generation": "\(writer.generation)"])
+            return nil
+        } catch {
+            let reason = "The journal cannot be repaired (\(error)); changes are refused until the disk accepts writes again."
+            inbox.withLock(tracing: self) { $0.refusal = reason }
+            logger.error("journal repair failed", metadata: ["reason": "\(error)"])
+            return StoreError(reason: reason)
         }
     }
 
-    /// Syncs what is written and closes the journal: the last call, after the loops have stopped.
-    func close() {
-        compactionQueue.sync {}
-        syncQueue.sync { if policy != .never { syncNow() } }
-        state.withLock(tracing: self) { state in
-            for old in state.retired { Glibc.close(old.fd) }
-            Glibc.close(state.fd)
-            state.fd = -1
-            state.failure = StoreError(reason: "The journal is closed.")
+    private func currentPath(_ writer: Writer) -> String {
+        directory + "/" + JournalFormat.journalName(writer.generation)
+    }
+
+    /// Refuses new changes, finishes the writer's work and syncs and closes the journal: the last
+    /// call, after the loops have stopped. Gives up after `seconds` (a stalled disk): answers
+    /// whether the journal was closed.
+    @discardableResult
+    func close(waitingAtMost seconds: Double) -> Bool {
+        inbox.withLock(tracing: self) { $0.closed = true }
+        let done = DispatchSemaphore(value: 0)
+        writerQueue.async { [self] in
+            drain()
+            compactionQueue.sync {}
+            writer.withLock(tracing: self) { writer in
+                guard writer.fd >= 0 else { return }
+                if policy != .never, writer.unsynced, writer.failure == nil { try? sync(&writer) }
+                Glibc.close(writer.fd)
+                writer.fd = -1
+            }
+            done.signal()
         }
+        return done.wait(timeout: .now() + seconds) == .success
     }
 }
 
 extension Journal {
-    /// Starts journal generation + 1 and writes the state as of this moment into snapshot
-    /// generation + 1 in the background; then the older files go.
+    /// Starts journal generation + 1 and writes the state as of this moment (memory holds every
+    /// record written so far) into snapshot generation + 1, in the background; then the older
+    /// files go. On the writer thread.
     private func startCompaction() {
-        let rotated = state.withLock(tracing: self) { state -> (generation: UInt64, picture: (todos: [String: Todo], revision: UInt64))? in
-            let next = state.generation + 1
-            let path = directory + "/" + JournalFormat.journalName(next)
+        compacting.store(true, ordering: .releasing)
+        writer.withLock(tracing: self) { writer in
             do {
-                let fd = try FileIO.openForAppend(path, create: true)
-                let header = JournalFormat.journalHeader(generation: next)
-                try FileIO.writeAll(fd, header, path: path)
-                state.retired.append((state.fd, directory + "/" + JournalFormat.journalName(state.generation)))
-                state.fd = fd
-                state.generation = next
-                state.fileBytes = header.count
-                return (next, snapshotSource())
+                try rotate(&writer, snapshotInBackground: true)
             } catch {
-                state.compacting = false
+                compacting.store(false, ordering: .releasing)
                 logger.error("journal rotation failed; will retry at the next change", metadata: ["reason": "\(error)"])
-                return nil
             }
         }
-        guard let rotated else { return }
+    }
+
+    /// Switches to journal generation + 1 (its header written first, so that a snapshot never
+    /// exists without its journal) and writes snapshot generation + 1 of memory, now (a repair:
+    /// throws if it fails) or in the background (compaction).
+    private func rotate(_ writer: inout Writer, snapshotInBackground: Bool) throws(JournalError) {
+        let next = writer.generation + 1
+        let path = directory + "/" + JournalFormat.journalName(next)
+        unlink(path)  // a header left by a rotation that failed
+        let fd = try FileIO.openForAppend(path, create: true)
+        let header = JournalFormat.journalHeader(generation: next)
+        do {
+            try FileIO.writeAll(fd, header, path: path)
+        } catch {
+            Glibc.close(fd)
+            unlink(path)
+            throw error
+        }
+        let old = writer.fd
+        if snapshotInBackground, policy != .never, writer.unsynced {
+            do { try FileIO.sync(old, path: currentPath(writer)) } catch {
+                logger.error("journal fsync before rotation failed; the snapshot will hold its records", metadata: ["reason": "\(error)"])
+            }
+        }
+        Glibc.close(old)
+        writer.fd = fd
+        writer.generation = next
+        writer.fileBytes = header.count
+        writer.unsynced = true
+        let picture = memory.snapshot()
+        guard snapshotInBackground else {
+            try SnapshotWriter.write(picture.todos, revision: picture.revision, generation: next, directory: directory)
+            try removeFiles(before: next)
+            return
+        }
         compactionQueue.async { [self] in
             let started = ContinuousClock.now
             do {
-                try SnapshotWriter.write(
-                    rotated.picture.todos, revision: rotated.picture.revision, generation: rotated.generation,
-                    directory: directory)
-                try removeFiles(before: rotated.generation)
+                try SnapshotWriter.write(picture.todos, revision: picture.revision, generation: next, directory: directory)
+                try removeFiles(before: next)
                 logger.info(
                     "journal compacted",
                     metadata: [
-                        "todos": "\(rotated.picture.todos.count)", "generation": "\(rotated.generation)",
+                        "todos": "\(picture.todos.count)", "generation": "\(next)",
                         "ms": "\((ContinuousClock.now - started).milliseconds)",
                     ])
             } catch {
                 logger.error("snapshot failed; the journals stay", metadata: ["reason": "\(error)"])
             }
-            state.withLock(tracing: self) { $0.compacting = false }
+            compacting.store(false, ordering: .releasing)
         }
     }
 

@@ -7,6 +7,8 @@ public enum JournalError: Error, CustomStringConvertible, Equatable {
     case unknownVersion(path: String, found: UInt32, supported: UInt32)
     case corrupt(path: String, offset: Int, reason: String)
     case locked(path: String)
+    /// A file that `neededBy` continues from is missing.
+    case missing(path: String, neededBy: String)
 
     public var description: String {
         switch self {
@@ -18,8 +20,13 @@ public enum JournalError: Error, CustomStringConvertible, Equatable {
             "\(path) has format version \(found), but this server reads version \(supported); "
                 + "run a server that knows that version, or move the file out of the data directory"
         case .corrupt(let path, let offset, let reason):
-            "\(path) is damaged at byte \(offset) (\(reason)) before its last record; "
-                + "refusing to start rather than lose the to-dos after it; restore it from a backup"
+            "\(path) is damaged at byte \(offset) (\(reason)); refusing to start rather than lose the changes "
+                + "after it. Restore the file from a backup, or start once with --recover truncate (TODO_RECOVER=truncate) "
+                + "to keep everything before byte \(offset) and move the damaged files aside"
+        case .missing(let path, let neededBy):
+            "\(path) is missing, but \(neededBy) continues from it (from byte 0); refusing to start with "
+                + "only part of the to-dos. Put the file back, or start once with --recover truncate "
+                + "(TODO_RECOVER=truncate) to keep what the other files hold"
         case .locked(let path):
             "\(path) is locked: another todo-server uses this data directory"
         }

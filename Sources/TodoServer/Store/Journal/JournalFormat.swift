@@ -85,3 +85,27 @@ extension JournalFormat {
         return scanned
     }
 }
+
+extension JournalFormat {
+    /// How many whole records follow damage at `offset`: finds the first later position where a
+    /// frame's length, checksum and contents all hold, and counts the records from there. 0 means
+    /// nothing whole follows: a record torn by a crash, which may be cut off.
+    static func recordsAfterDamage(_ bytes: [UInt8], from offset: Int) -> Int {
+        bytes.withUnsafeBytes { raw in
+            var position = offset + 1
+            while raw.count - position > 8 {
+                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+                let kind = raw[position + 8]
+                if length >= 1, length <= maxRecordBytes, raw.count - position - 8 >= length, (1...3).contains(kind) {
+                    let crc = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self))
+                    let payload = UnsafeRawBufferPointer(rebasing: raw[(position + 8)..<(position + 8 + length)])
+                    if CRC32C.checksum(payload) == crc, JournalRecord(payload: payload) != nil {
+                        return scanRecords(bytes, from: position).records.count
+                    }
+                }
+                position += 1
+            }
+            return 0
+        }
+    }
+}

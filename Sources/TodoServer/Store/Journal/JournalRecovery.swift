@@ -9,10 +9,25 @@ public struct RecoveryReport: Sendable, Equatable {
     /// Bytes of a torn last record that were cut off (0 after a clean stop).
     public var droppedBytes: Int
     public var generation: UInt64
+    /// What `--recover truncate` gave up, one sentence per damaged or missing file (empty when
+    /// nothing was damaged).
+    public var losses: [String] = []
+}
+
+/// What start-up does with damage that would lose changes if it were cut away.
+public enum RecoveryMode: String, Sendable, CaseIterable {
+    /// Refuse to start, naming the file and the offset (the default).
+    case off
+    /// Keep everything before the damage, move the damaged files aside (`*.damaged`), say what
+    /// was lost, and start from a new snapshot of what was kept.
+    case truncate
 }
 
 /// Rebuilds the store's state from the newest snapshot and the journals after it, and gets the
-/// last journal ready for appending (its torn tail cut off).
+/// last journal ready for appending. Only an incomplete last record (a crash in the middle of a
+/// write) is cut off by itself; damage with whole records after it, a snapshot that a journal
+/// continues from but that is missing, or a missing journal stop the start unless the mode is
+/// `truncate`.
 enum JournalRecovery {
     struct Recovered {
         var todos: [String: Todo]
@@ -22,19 +37,52 @@ enum JournalRecovery {
         var report: RecoveryReport
     }
 
-    static func recover(directory: String) throws(JournalError) -> Recovered {
+    static func recover(directory: String, mode: RecoveryMode = .off) throws(JournalError) -> Recovered {
         let names = try FileIO.fileNames(in: directory)
         let snapshots = names.compactMap { JournalFormat.generation(of: $0, prefix: "snapshot-", suffix: ".bin") }.sorted()
+        let allJournals = names.compactMap { JournalFormat.generation(of: $0, prefix: "journal-", suffix: ".log") }.sorted()
         let base = snapshots.last ?? 0
         var todos: [String: Todo] = [:]
         var revision: UInt64 = 0
         var report = RecoveryReport(todos: 0, snapshotTodos: 0, journalRecords: 0, droppedBytes: 0, generation: base)
+        var damaged: [String] = []
         if let generation = snapshots.last {
-            (todos, revision) = try readSnapshot(directory + "/" + JournalFormat.snapshotName(generation))
+            let path = directory + "/" + JournalFormat.snapshotName(generation)
+            let snapshot = try readSnapshot(path, mode: mode)
+            (todos, revision) = (snapshot.todos, snapshot.revision)
             report.snapshotTodos = todos.count
+            if let loss = snapshot.loss {
+                report.losses.append(loss)
+                damaged.append(path)
+            }
         }
-        let journals = names.compactMap { JournalFormat.generation(of: $0, prefix: "journal-", suffix: ".log") }
-            .filter { $0 >= base }.sorted()
+        var journals = allJournals.filter { $0 >= base }
+        // The journals must start at the snapshot's generation (at 1 without one), without a gap.
+        var cut: Int?
+        func name(_ file: String) -> String { directory + "/" + file }
+        if base == 0, let first = journals.first, first != 1 {
+            let missing = JournalFormat.snapshotName(first)
+            guard mode == .truncate else {
+                throw .missing(path: name(missing), neededBy: name(JournalFormat.journalName(first)))
+            }
+            report.losses.append("\(missing) was missing: the to-dos it held are lost; the journals after it were replayed")
+        } else if base > 0, journals.first != base {
+            let missing = JournalFormat.journalName(base)
+            guard mode == .truncate else { throw .missing(path: name(missing), neededBy: name(JournalFormat.snapshotName(base))) }
+            report.losses.append(
+                "\(missing) was missing: the changes after \(JournalFormat.snapshotName(base)) are lost, "
+                    + "and those of \(journals.count) later journal(s)")
+            cut = 0
+        } else if let gap = journals.indices.dropFirst().first(where: { journals[$0] != journals[$0 - 1] + 1 }) {
+            let missing = JournalFormat.journalName(journals[gap - 1] + 1)
+            guard mode == .truncate else { throw .missing(path: name(missing), neededBy: name(JournalFormat.journalName(journals[gap]))) }
+            report.losses.append("\(missing) was missing: its changes and those of \(journals.count - gap) later journal(s) are lost")
+            cut = gap
+        }
+        if let cut {
+            damaged += journals[cut...].map { name(JournalFormat.journalName($0)) }
+            journals = Array(journals[..<cut])
+        }
         var last: (generation: UInt64, length: Int)?
         for (position, generation) in journals.enumerated() {
             let path = directory + "/" + JournalFormat.journalName(generation)
@@ -50,17 +98,41 @@ enum JournalRecovery {
             try JournalFormat.checkHeader(
                 bytes, magic: JournalFormat.journalMagic, headerSize: JournalFormat.journalHeaderSize, path: path)
             let scanned = JournalFormat.scanRecords(bytes, from: JournalFormat.journalHeaderSize)
-            if scanned.trailingBytes > 0 {
-                guard isLast else { throw .corrupt(path: path, offset: scanned.validLength, reason: "bad record") }
-                try FileIO.truncate(path, to: scanned.validLength)
-                report.droppedBytes += scanned.trailingBytes
-            }
             for record in scanned.records { apply(record, to: &todos, revision: &revision) }
             report.journalRecords += scanned.records.count
             last = (generation, scanned.validLength)
+            guard scanned.trailingBytes > 0 else { continue }
+            let following = JournalFormat.recordsAfterDamage(bytes, from: scanned.validLength)
+            if isLast, following == 0 {
+                // A record torn by a crash: nothing whole follows it.
+                try FileIO.truncate(path, to: scanned.validLength)
+                report.droppedBytes += scanned.trailingBytes
+                continue
+            }
+            let later = journals.count - position - 1
+            var reason = "a record fails its checksum or does not decode"
+            if following > 0 { reason += "; \(following) whole record(s) follow it" }
+            if later > 0 { reason += "; \(later) later journal(s) follow" }
+            guard mode == .truncate else { throw .corrupt(path: path, offset: scanned.validLength, reason: reason) }
+            report.losses.append(
+                "\(JournalFormat.journalName(generation)) was damaged at byte \(scanned.validLength): kept the "
+                    + "\(scanned.records.count) record(s) before it; lost \(scanned.trailingBytes) byte(s) "
+                    + "(\(following) whole record(s)) after it and \(later) later journal(s)")
+            damaged += journals[position...].map { directory + "/" + JournalFormat.journalName($0) }
+            break
+        }
+        report.todos = todos.count
+        if !report.losses.isEmpty {
+            // Start afresh after everything there is, from a snapshot of what was kept.
+            let generation = max(allJournals.last ?? 0, snapshots.last ?? 0) + 1
+            let (fd, fileBytes) = try openForAppending(directory: directory, last: nil, base: generation)
+            try SnapshotWriter.write(todos, revision: revision, generation: generation, directory: directory)
+            for path in damaged { try FileIO.rename(path, to: path + ".damaged") }
+            try FileIO.syncDirectory(directory)
+            report.generation = generation
+            return Recovered(todos: todos, revision: revision, fd: fd, fileBytes: fileBytes, report: report)
         }
         let (fd, fileBytes) = try openForAppending(directory: directory, last: last, base: max(base, 1))
-        report.todos = todos.count
         report.generation = last?.generation ?? max(base, 1)
         return Recovered(todos: todos, revision: revision, fd: fd, fileBytes: fileBytes, report: report)
     }
@@ -74,7 +146,11 @@ enum JournalRecovery {
         revision = max(revision, record.revision)
     }
 
-    private static func readSnapshot(_ path: String) throws(JournalError) -> ([String: Todo], UInt64) {
+    /// A snapshot's to-dos and revision; a damaged one is refused, or under `truncate` gives the
+    /// records before the damage and a sentence on what was lost.
+    private static func readSnapshot(
+        _ path: String, mode: RecoveryMode
+    ) throws(JournalError) -> (todos: [String: Todo], revision: UInt64, loss: String?) {
         let bytes = try FileIO.readAll(path)
         try JournalFormat.checkHeader(
             bytes, magic: JournalFormat.snapshotMagic, headerSize: JournalFormat.snapshotHeaderSize, path: path)
@@ -83,14 +159,18 @@ enum JournalRecovery {
              UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 28, as: UInt64.self)))
         }
         let scanned = JournalFormat.scanRecords(bytes, from: JournalFormat.snapshotHeaderSize)
-        guard scanned.trailingBytes == 0, scanned.records.count == count else {
-            throw .corrupt(path: path, offset: scanned.validLength, reason: "snapshot holds \(scanned.records.count) of \(count) records")
+        var loss: String?
+        if scanned.trailingBytes != 0 || scanned.records.count != count {
+            let reason = "snapshot holds \(scanned.records.count) of \(count) records"
+            guard mode == .truncate else { throw .corrupt(path: path, offset: scanned.validLength, reason: reason) }
+            loss = "\(path.split(separator: "/").last ?? "") was damaged at byte \(scanned.validLength): kept "
+                + "\(scanned.records.count) of its \(count) to-dos"
         }
         var todos: [String: Todo] = [:]
-        todos.reserveCapacity(Int(count))
+        todos.reserveCapacity(Int(min(count, 1 << 24)))
         var ignored: UInt64 = 0
         for record in scanned.records { apply(record, to: &todos, revision: &ignored) }
-        return (todos, revision)
+        return (todos, revision, loss)
     }
 
     /// Opens the last journal for appending, writing its header if it has none, or starts
