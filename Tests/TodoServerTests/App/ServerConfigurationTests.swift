@@ -94,7 +94,7 @@ struct ServerConfigurationTests {
         (["TODO_MAX_URI_BYTES": "40000"], "'maxUriBytes' is '40000' but must be less than maxHeaderBytes (32768)"),
         (["TODO_FSYNC": "sometimes"], "'fsync' is 'sometimes' but must be one of always, interval, never"),
         (["TODO_COMPACTION_BYTES": "100"], "'compactionBytes' is '100' but must be an integer from 4096"),
-        (["TODO_RECOVER": "yes"], "'recover' is 'yes' but must be off or truncate"),
+        (["TODO_RECOVER": "yes"], "'recover' is 'yes' but must be one of off, truncate"),
     ])
     func badValues(environment: [String: String], message: String) throws {
         let error = try #require(loadError(environment: environment))

@@ -40,7 +40,7 @@ struct LateAnswerTests {
             server.shutdown(gracePeriodSeconds: 0)
             server.waitUntilStopped()
         }
-        let client = try TestHTTPClient(port: port)
+        let client = try TestHTTPClient(port: port, recordsResponses: false)
         let response = try client.request("GET", "/busy")
         #expect(response.status == 200)
         #expect(response.text == "busy")
@@ -55,7 +55,7 @@ struct LateAnswerTests {
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 2, timeoutSeconds: 1),
             handler: handler)
         let port = try server.start()
-        let reader = try TestHTTPClient(port: port, receiveBufferBytes: 4096)
+        let reader = try TestHTTPClient(port: port, receiveBufferBytes: 4096, recordsResponses: false)
         try reader.send("GET /big HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(eventually { handler.delivered == [.sent] })
         // evhttp frees the request with its connection and never reports it complete.
