@@ -66,9 +66,13 @@ public final class InMemoryTodoStore: TodoStore {
         let (matching, revision) = state.withLock(tracing: self) { state in
             (state.todos.values.filter(query.includes), state.revision)
         }
-        let sorted = matching.sorted(by: query.sort.areInIncreasingOrder)
-        let page = sorted.dropFirst(query.offset).prefix(query.limit)
-        completion(.success(TodoPage(items: Array(page), total: sorted.count, revision: revision)))
+        // Only the to-dos up to the end of the page are put in order (the keys were prepared when
+        // each to-do was stored); past the end, the page is empty.
+        let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
+        let first = query.offset >= matching.count
+            ? [] : matching.smallest(overflow ? matching.count : min(end, matching.count), by: query.sort.areInIncreasingOrder)
+        let page = first.dropFirst(query.offset).prefix(query.limit)
+        completion(.success(TodoPage(items: Array(page), total: matching.count, revision: revision)))
     }
 
     /// A page in the default order from the index: O(limit) without filters, one pass with them.
