@@ -9,9 +9,12 @@
 # that no title holds, so every title is searched, and one that many hold). Lines go to
 # Benchmarks/results/<time>/list-keys.txt.
 #
+# Both sides are built the same way (`swift build -c release`) and run with the defaults and
+# the variables below.
+#
 # Environment: COUNT (100000), TITLE_LENGTH (500), REQUESTS per target after (21), BEFORE_REQUESTS
 # (3; the old build takes seconds per request), BEFORE_REF (main), BEFORE_BIN (a built todo-server
-# to use instead of building BEFORE_REF), SIDES ("before after").
+# to use instead of building BEFORE_REF), AFTER_BIN (the same for this tree), SIDES ("before after").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT=${COUNT:-100000} TITLE_LENGTH=${TITLE_LENGTH:-500} REQUESTS=${REQUESTS:-21}
@@ -20,9 +23,12 @@ results="Benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$results"
 port=19081
 
-echo "== building (release)" >&2
-scripts/build-release.sh .build/staging >/dev/null
-after_bin=$PWD/.build/staging/todo-server
+after_bin=${AFTER_BIN:-}
+if [ -z "$after_bin" ]; then
+  echo "== building (release)" >&2
+  swift build -c release --product todo-server >/dev/null
+  after_bin=$(swift build -c release --show-bin-path)/todo-server
+fi
 before_bin=${BEFORE_BIN:-}
 if [ -z "$before_bin" ] && [[ " $SIDES " == *" before "* ]]; then
   before_dir=$(mktemp -d)
