@@ -6,7 +6,9 @@
 # titles are TITLE_LENGTH random letters and spaces (Benchmarks/seed.py, the same titles for both),
 # then answers requests one after another on one keep-alive connection (Benchmarks/timed_get.py):
 # the default page (the index, for comparison), `sort=title`, `sort=-title` and `q=` (a needle
-# that no title holds, so every title is searched, and one that many hold). Lines go to
+# that no title holds, so every title is searched, and one that many hold). Each line gives the
+# latency (median, min, max) and the server's CPU time per request (user + system from /proc: the
+# figure that carries over when other work shares the cores). Lines go to
 # Benchmarks/results/<time>/list-keys.txt.
 #
 # Both sides are built the same way (`swift build -c release`) and run with the defaults and
@@ -49,8 +51,11 @@ for side in $SIDES; do
   echo "$side todos=$COUNT title_length=$TITLE_LENGTH rss_kib=$rss" | tee -a "$results/list-keys.txt" >&2
   for target in "/todos?limit=50" "/todos?sort=title&limit=50" "/todos?sort=-title&limit=50&offset=1000" \
     "/todos?q=zzzzzz&limit=50" "/todos?q=ab&limit=50"; do
+    before_ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")
     line=$(python3 Benchmarks/timed_get.py $port "$target" "$requests")
-    echo "$side $line" | tee -a "$results/list-keys.txt" >&2
+    after_ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+    cpu=$(awk -v t=$((after_ticks - before_ticks)) -v n="$requests" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", t * 1000 / hz / n}')
+    echo "$side $line server_cpu_ms_per_request=$cpu" | tee -a "$results/list-keys.txt" >&2
   done
   kill "$pid"; wait "$pid" 2>/dev/null || true
 done
