@@ -44,7 +44,7 @@ public struct TitleKey: Sendable, Equatable {
     /// `String.contains` does, with a byte search when both sides are plain ASCII).
     func contains(_ needle: TitleSearch) -> Bool {
         if needle.folded.isEmpty { return true }
-        if isPlainASCII && needle.isPlainASCII { return Self.containsBytes(folded, needle.folded) }
+        if isPlainASCII, let shifts = needle.shifts { return Self.containsBytes(folded, needle.folded, shifts: shifts) }
         return folded.contains(needle.folded)
     }
 
@@ -68,18 +68,19 @@ public struct TitleKey: Sendable, Equatable {
         }
     }
 
-    private static func containsBytes(_ haystack: String, _ needle: String) -> Bool {
+    /// Horspool's search: compares the window's last byte, then the rest, and moves the window by
+    /// the needle's shift for that byte (prepared once per request).
+    private static func containsBytes(_ haystack: String, _ needle: String, shifts: [Int]) -> Bool {
         withBytes(haystack) { text in
             withBytes(needle) { pattern in
-                guard pattern.count <= text.count else { return false }
-                let first = Int32(pattern[0])
+                let count = pattern.count
+                guard count <= text.count else { return false }
+                let last = pattern[count - 1]
                 var start = 0
-                let lastStart = text.count - pattern.count
-                while start <= lastStart {
-                    guard let hit = memchr(text.baseAddress! + start, first, lastStart - start + 1) else { return false }
-                    let position = text.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                    if memcmp(text.baseAddress! + position, pattern.baseAddress!, pattern.count) == 0 { return true }
-                    start = position + 1
+                while start <= text.count - count {
+                    let byte = text[start + count - 1]
+                    if byte == last && memcmp(text.baseAddress! + start, pattern.baseAddress!, count - 1) == 0 { return true }
+                    start += shifts[Int(byte)]
                 }
                 return false
             }
@@ -93,13 +94,24 @@ public struct TitleKey: Sendable, Equatable {
     }
 }
 
-/// A `q=` needle prepared once per request: lowercased, in NFC.
+/// A `q=` needle prepared once per request: lowercased, in NFC, and for a printable ASCII needle
+/// the shift table of Horspool's search.
 public struct TitleSearch: Sendable, Equatable {
     let folded: String
-    let isPlainASCII: Bool
+    /// How far the search window moves when its last byte is the index: the needle's length for a
+    /// byte not in it (but for its last byte), else the distance from its last occurrence to the
+    /// end. nil unless the needle is printable ASCII (then a byte search is a character search).
+    let shifts: [Int]?
 
     init(_ needle: String) {
         folded = TitleKey.normalized(needle.lowercased())
-        isPlainASCII = folded.utf8.allSatisfy { (0x20...0x7E).contains($0) }
+        let bytes = Array(folded.utf8)
+        guard !bytes.isEmpty, bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            shifts = nil
+            return
+        }
+        var table = [Int](repeating: bytes.count, count: 256)
+        for (index, byte) in bytes.dropLast().enumerated() { table[Int(byte)] = bytes.count - 1 - index }
+        shifts = table
     }
 }

@@ -71,11 +71,16 @@ public final class InMemoryTodoStore: TodoStore {
     /// positions, by keys prepared when they were stored.
     private static func sortedPage(_ query: TodoQuery, _ state: State) -> TodoPage {
         let todos = state.todos
-        var matching: [Dictionary<String, Todo>.Index] = []
-        var position = todos.startIndex
-        while position != todos.endIndex {
-            if query.includes(todos.values[position]) { matching.append(position) }
-            todos.formIndex(after: &position)
+        var matching: [Dictionary<String, Todo>.Index]
+        if query.completed == nil && (query.titleContains ?? "").isEmpty {
+            matching = Array(todos.indices)
+        } else {
+            matching = []
+            var position = todos.startIndex
+            while position != todos.endIndex {
+                if query.includes(todos.values[position]) { matching.append(position) }
+                todos.formIndex(after: &position)
+            }
         }
         guard query.offset < matching.count else { return TodoPage(items: [], total: matching.count, revision: state.revision) }
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)

@@ -69,6 +69,27 @@ struct TitleKeyTests {
         }
     }
 
+    @Test("the byte search (Horspool) finds what a character search finds, on random ASCII over a small alphabet")
+    func asciiSearch() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("TitleKeyTests.asciiSearch seed \(seed)")
+        var generator = SplitMix(seed)
+        let alphabet = Array("abAB ~")
+        func random(_ lengths: ClosedRange<Int>) -> String {
+            String((0..<Int.random(in: lengths, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+        }
+        let todos = (0..<200).map { makeTodo("t\($0)", title: "x" + random(0...40)) }
+        for _ in 0..<300 {
+            let needle = random(1...7)
+            let query = TodoQuery(titleContains: needle)
+            let expected = todos.filter { $0.title.lowercased().contains(needle.lowercased()) }.map(\.id)
+            #expect(todos.filter(query.includes).map(\.id) == expected, "seed \(seed), needle '\(needle)'")
+        }
+        #expect(TitleSearch("ab").shifts?[Int(UInt8(ascii: "a"))] == 1)
+        #expect(TitleSearch("ab").shifts?[Int(UInt8(ascii: "b"))] == 2)
+        #expect(TitleSearch("é").shifts == nil)
+    }
+
     @Test("the key follows the title through every change, and equal spellings share one key")
     func followsTitle() {
         var todo = makeTodo("a", title: "Buy MILK")
