@@ -12,9 +12,6 @@ public struct RequestContext: Sendable {
     public var ifMatch: EntityTagCondition?
     /// `If-None-Match`, when sent.
     public var ifNoneMatch: EntityTagCondition?
-    /// The body is declared `application/x-www-form-urlencoded` (curl `-d`'s default, an HTML
-    /// form, `http --form`): still read as JSON, but a body that is not JSON gets told to send JSON.
-    public var bodyIsDeclaredFormEncoded = false
 
     public init(
         baseURL: String, requestID: String = "test", query: QueryParameters = QueryParameters(), path: String = "/",

@@ -109,8 +109,6 @@ public struct AppRouter: Sendable {
            let type = request.headers["Content-Type"], !RequestScreening.acceptsBody(ofType: type) {
             return routeProblem(.unsupportedMediaType(type), respond: respond)
         }
-        var context = context
-        context.bodyIsDeclaredFormEncoded = request.headers["Content-Type"].map(RequestScreening.isFormEncoded) ?? false
         routeToModule(route, request: request, context: context, respond: respond)
     }
 

@@ -100,20 +100,10 @@ public struct RequestScreening: Sendable {
     /// Whether a declared body type is one the API reads: JSON (`application/json`,
     /// `application/*+json`) or curl's default form type, which curl users send JSON under.
     public static func acceptsBody(ofType contentType: String) -> Bool {
-        let mediaType = mediaType(of: contentType)
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { String($0).trimmingWhitespace().lowercased() } ?? ""
         return mediaType == "application/json"
             || mediaType == "application/x-www-form-urlencoded"
             || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
-    }
-
-    /// Whether a declared body type is the form type (read as JSON all the same).
-    public static func isFormEncoded(_ contentType: String) -> Bool {
-        mediaType(of: contentType) == "application/x-www-form-urlencoded"
-    }
-
-    /// The media type without parameters, lowercased.
-    private static func mediaType(of contentType: String) -> String {
-        contentType.split(separator: ";", maxSplits: 1).first.map { String($0).trimmingWhitespace().lowercased() } ?? ""
     }
 
     /// A host name, IPv4 or bracketed IPv6 address, with an optional port (RFC 9110 `Host`).

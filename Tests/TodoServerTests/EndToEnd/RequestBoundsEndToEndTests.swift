@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: bounded titles, prepared sort and search keys, form-encoded bodies")
+@Suite("End to end: bounded titles, prepared sort and search keys")
 struct RequestBoundsEndToEndTests {
     private let json = [("Content-Type", "application/json")]
 
@@ -76,28 +76,5 @@ struct RequestBoundsEndToEndTests {
         #expect(try listed("sort=title&q=E%CC%81") == [ids[7], ids[1], ids[3]])
         #expect(try listed("q=zz") == [])
         #expect(try server.request("GET", "/todos?q=et").header("X-Total-Count") == "2")
-    }
-
-    @Test("a form-encoded body that is not JSON is 400 saying to send JSON; JSON under the form type still works")
-    func formEncodedBody() throws {
-        let server = try LiveServer()
-        let form = [("Content-Type", "application/x-www-form-urlencoded")]
-        let refused = try server.request("POST", "/todos", headers: form, body: "title=x")
-        #expect(refused.status == 400)
-        #expect(refused.header("Content-Type") == "application/problem+json")
-        #expect(refused.object["detail"] as? String
-            == "The body is not valid JSON: invalid literal, expected true at byte 0. The body is declared as "
-            + "application/x-www-form-urlencoded and read as JSON all the same: send JSON (Content-Type: application/json).")
-        let plain = try server.request("POST", "/todos", headers: json, body: "title=x")
-        #expect(plain.object["detail"] as? String == "The body is not valid JSON: invalid literal, expected true at byte 0.")
-
-        let curl = try server.request("POST", "/todos", headers: form, body: #"{"title":"from curl -d"}"#)
-        #expect(curl.status == 201)
-        let path = "/todos/\(try #require(curl.object["id"] as? String))"
-        let patch = try server.request("PATCH", path, headers: [("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")], body: "completed=true")
-        #expect(patch.status == 400)
-        #expect((patch.object["detail"] as? String)?.hasSuffix("send JSON (Content-Type: application/json).") == true)
-        #expect(try server.request("PUT", path, headers: form, body: #"{"title":"put","completed":true}"#).object["completed"] as? Bool == true)
-        #expect(try server.request("GET", "/todos").array.map { $0["title"] as? String } == ["put"])
     }
 }

@@ -2,7 +2,7 @@ import EventHTTP
 import Testing
 @testable import TodoServer
 
-@Suite("TodosPresenter: preconditions and form-encoded bodies")
+@Suite("TodosPresenter: preconditions")
 struct TodosPresenterConditionsTests {
     let data = TodoData(makeTodo("abc", title: "Buy milk", revision: 17))
 
@@ -32,26 +32,5 @@ struct TodosPresenterConditionsTests {
         #expect(problems.map(\.status) == [412, 412])
         #expect(problems.map { $0.headers["ETag"] } == [nil, #""4""#])
         #expect(problems[0].body?.detail == "If-Match: * asks for an existing to-do, and no to-do has the id 'x'.")
-    }
-
-    @Test("a body that is not JSON, declared form-encoded, gets told to send JSON; other problems and types do not")
-    func formEncodedHint() throws {
-        let view = CapturingTodosView()
-        var form = RequestContext(baseURL: "http://localhost:8080")
-        form.bodyIsDeclaredFormEncoded = true
-        let notJSON = TodosError.malformedBody(.badRequest("The body is not valid JSON: invalid literal, expected true at byte 0."))
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(notJSON)), view: view)
-            .presentCreation(body: Array("title=x".utf8), context: form) { _ in }
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(notJSON)), view: view)
-            .presentPatch(id: "x", body: Array("title=x".utf8), context: RequestContext(baseURL: "http://localhost:8080")) { _ in }
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.invalidFields([FieldError(field: "title", message: "is required")]))), view: view)
-            .presentReplacement(id: "x", body: Array("{}".utf8), context: form) { _ in }
-        let details = view.problems.withLock { $0 }.map { $0.body?.detail }
-        #expect(details == [
-            "The body is not valid JSON: invalid literal, expected true at byte 0. The body is declared as "
-                + "application/x-www-form-urlencoded and read as JSON all the same: send JSON (Content-Type: application/json).",
-            "The body is not valid JSON: invalid literal, expected true at byte 0.",
-            "The body has invalid fields: title.",
-        ])
     }
 }

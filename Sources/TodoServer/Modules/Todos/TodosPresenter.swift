@@ -81,7 +81,7 @@ public struct TodosPresenter: TodosModuleInput {
             if status == 201 { headers.set("Location", model.url) }
             view.displayTodo(ResponseViewModel(status: status, headers: headers, body: model), respond: respond)
         case .failure(let error):
-            presentProblem(error, context: context, respond: respond)
+            presentProblem(error, respond: respond)
         }
     }
 
@@ -92,14 +92,9 @@ public struct TodosPresenter: TodosModuleInput {
         }
     }
 
-    private func presentProblem(_ error: TodosError, context: RequestContext? = nil, respond: Respond) {
+    private func presentProblem(_ error: TodosError, respond: Respond) {
         var headers: HTTPHeaders = [:]
         if case .preconditionFailed(_, let current?, _) = error { headers.set("ETag", current.description) }
-        var problem = error.problem
-        if case .malformedBody = error, context?.bodyIsDeclaredFormEncoded == true {
-            problem.detail += " The body is declared as application/x-www-form-urlencoded and read as JSON all the same: "
-                + "send JSON (Content-Type: application/json)."
-        }
-        view.displayProblem(ResponseViewModel(problem: problem, headers: headers), respond: respond)
+        view.displayProblem(ResponseViewModel(problem: error.problem, headers: headers), respond: respond)
     }
 }
