@@ -2,7 +2,11 @@
 /// Properties are declared widest first so that the stored entity carries no padding.
 public struct Todo: Sendable, Equatable {
     public let id: String
-    public var title: String
+    public var title: String {
+        didSet { titleKey = TitleKey(title) }
+    }
+    /// The title prepared for sorting and searching, kept in step with `title` (once per change).
+    public private(set) var titleKey: TitleKey
     public let createdAt: Timestamp
     public var updatedAt: Timestamp
     /// Stamped by the store on every change, from a store-wide sequence: the to-do's `ETag`.
@@ -17,6 +21,7 @@ public struct Todo: Sendable, Equatable {
     ) {
         self.id = id
         self.title = title
+        self.titleKey = TitleKey(title)
         self.completed = completed
         self.order = order
         self.dueDate = dueDate

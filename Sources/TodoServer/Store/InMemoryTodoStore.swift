@@ -76,12 +76,33 @@ public final class InMemoryTodoStore: TodoStore {
         if query.sort == TodoSort() {
             return completion(.success(state.withLock(tracing: self) { state in Self.indexedPage(query, state) }))
         }
-        let (matching, revision) = state.withLock(tracing: self) { state in
-            (state.todos.values.filter(query.includes), state.revision)
+        completion(.success(state.withLock(tracing: self) { state in Self.sortedPage(query, state) }))
+    }
+
+    /// A page in any other order. Only the to-dos up to the end of the page are put in order, and
+    /// only the page is copied out: the others are compared in place, through their dictionary
+    /// positions, by keys prepared when they were stored.
+    private static func sortedPage(_ query: TodoQuery, _ state: State) -> TodoPage {
+        let todos = state.todos
+        var matching: [Dictionary<String, Todo>.Index]
+        if query.completed == nil && (query.titleContains ?? "").isEmpty {
+            matching = Array(todos.indices)
+        } else {
+            matching = []
+            var position = todos.startIndex
+            while position != todos.endIndex {
+                if query.includes(todos.values[position]) { matching.append(position) }
+                todos.formIndex(after: &position)
+            }
         }
-        let sorted = matching.sorted(by: query.sort.areInIncreasingOrder)
-        let page = sorted.dropFirst(query.offset).prefix(query.limit)
-        completion(.success(TodoPage(items: Array(page), total: sorted.count, revision: revision)))
+        guard query.offset < matching.count else { return TodoPage(items: [], total: matching.count, revision: state.revision) }
+        let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
+        let sort = query.sort
+        let first = matching.smallest(overflow ? matching.count : min(end, matching.count)) {
+            sort.areInIncreasingOrder(todos.values[$0], todos.values[$1])
+        }
+        let page = first.dropFirst(query.offset).prefix(query.limit).map { todos.values[$0] }
+        return TodoPage(items: page, total: matching.count, revision: state.revision)
     }
 
     /// A page in the default order from the index: O(limit) without filters, one pass with them.

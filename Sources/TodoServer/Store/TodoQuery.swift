@@ -3,7 +3,11 @@ public struct TodoQuery: Sendable, Equatable {
     /// Only to-dos with this `completed` value.
     public var completed: Bool?
     /// Only to-dos whose title contains this, ignoring case.
-    public var titleContains: String?
+    public var titleContains: String? {
+        didSet { titleSearch = titleContains.map(TitleSearch.init) }
+    }
+    /// `titleContains` prepared once per query, not once per to-do.
+    private var titleSearch: TitleSearch?
     public var sort: TodoSort
     public var limit: Int
     public var offset: Int
@@ -17,6 +21,7 @@ public struct TodoQuery: Sendable, Equatable {
     ) {
         self.completed = completed
         self.titleContains = titleContains
+        self.titleSearch = titleContains.map(TitleSearch.init)
         self.sort = sort
         self.limit = limit
         self.offset = offset
@@ -25,7 +30,7 @@ public struct TodoQuery: Sendable, Equatable {
     /// Whether `todo` passes the filters.
     public func includes(_ todo: Todo) -> Bool {
         if let completed, todo.completed != completed { return false }
-        if let needle = titleContains?.lowercased(), !needle.isEmpty, !todo.title.lowercased().contains(needle) { return false }
+        if let titleSearch, !todo.titleKey.contains(titleSearch) { return false }
         return true
     }
 }
@@ -63,9 +68,10 @@ public struct TodoSort: Sendable, Equatable {
         case .createdAt:
             if a.createdAt != b.createdAt { return descending ? a.createdAt > b.createdAt : a.createdAt < b.createdAt }
         case .title:
-            let x = a.title.lowercased(), y = b.title.lowercased()
-            if x != y { return descending ? x > y : x < y }
-            if a.title != b.title { return descending ? a.title > b.title : a.title < b.title }
+            // As `a.title.lowercased()` against `b`'s, then the titles themselves, compared as
+            // strings: the keys were prepared when the to-dos were stored.
+            let order = TitleKey.compare(a.titleKey, b.titleKey)
+            if order != 0 { return descending ? order > 0 : order < 0 }
         }
         return (a.createdAt, a.id) < (b.createdAt, b.id)
     }

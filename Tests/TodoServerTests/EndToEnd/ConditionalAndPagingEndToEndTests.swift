@@ -31,7 +31,7 @@ struct ConditionalAndPagingEndToEndTests {
         #expect(try tabB.request("PATCH", path, headers: [("If-Match", "*")], body: #"{"completed":true}"#).status == 200)
         let current = try #require(try server.request("GET", path).header("ETag"))
         #expect(try tabB.request("DELETE", path, headers: [("If-Match", current)]).status == 204)
-        #expect(try tabB.request("PATCH", "/todos/gone", headers: [("If-Match", "*")], body: "{}").status == 404)
+        #expect(try tabB.request("PATCH", "/todos/gone", headers: [("If-Match", "\"1\"")], body: "{}").status == 404)
     }
 
     @Test("an empty If-Match or If-None-Match is a 400 naming it, and changes nothing")

@@ -67,10 +67,12 @@ struct TimestampTests {
 
 @Suite("Entity layout")
 struct EntityLayoutTests {
-    @Test("a stored to-do is compact: 80 bytes inline, a due day in 5")
+    @Test("a stored to-do is compact: 120 bytes inline (80, and 40 for the prepared title key), a due day in 5")
     func layout() {
         #expect(MemoryLayout<CalendarDay?>.size == 5)
-        #expect(MemoryLayout<Todo>.stride == 80)
+        // The title key: two string references and a flag (33 bytes, 40 with alignment).
+        #expect(MemoryLayout<TitleKey>.size == 33)
+        #expect(MemoryLayout<Todo>.stride == 120)
         #expect(CalendarDay(year: 2026, month: 11, day: 22)?.daysSinceEpoch == 20_779)
         #expect(CalendarDay(daysSinceEpoch: 20_779).month == 11)
     }

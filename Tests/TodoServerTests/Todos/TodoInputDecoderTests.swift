@@ -59,7 +59,45 @@ struct TodoInputDecoderTests {
         let longest = String(repeating: "é", count: 500)
         #expect(try draft(#"{"title":"  \#(longest)  "}"#).get().title == longest)
         #expect(fieldErrors(draft(#"{"title":"\#(longest)x"}"#))
-            == [FieldError(field: "title", message: "must be at most 500 characters")])
+            == [FieldError(field: "title", message: Self.tooLong)])
+    }
+
+    static let tooLong = "must be at most 500 characters (Unicode scalars, so at most 2000 bytes of UTF-8)"
+
+    @Test("the title limit counts Unicode scalars (so UTF-8 bytes are bounded too), not grapheme clusters")
+    func titleScalars() throws {
+        // One character on screen, 501 scalars.
+        let stacked = "a" + String(repeating: "\u{301}", count: 500)
+        #expect(stacked.count == 1)
+        #expect(fieldErrors(draft(#"{"title":"\#(stacked)"}"#)) == [FieldError(field: "title", message: Self.tooLong)])
+        #expect(fieldErrors(patch(#"{"title":"\#(stacked)"}"#)) == [FieldError(field: "title", message: Self.tooLong)])
+        let flags = String(repeating: "🇩🇪", count: 251)  // 251 characters, 502 scalars
+        #expect(fieldErrors(draft(#"{"title":"\#(flags)"}"#)) == [FieldError(field: "title", message: Self.tooLong)])
+        // 500 scalars of 4 bytes: the most bytes a title can take.
+        let widest = String(repeating: "😀", count: 500)
+        #expect(widest.utf8.count == 2000)
+        #expect(try draft(#"{"title":"\#(widest)"}"#).get().title == widest)
+        let combining = "e" + String(repeating: "\u{301}", count: 499)
+        #expect(try patch(#"{"title":"\#(combining)"}"#).get().title == combining)
+    }
+
+    @Test("control characters inside a title are refused: C0 (tab and line breaks too), DEL and C1")
+    func titleControls() throws {
+        func message(_ found: String) -> [FieldError] {
+            [FieldError(
+                field: "title",
+                message: "must not contain control characters (U+0000-U+001F such as tab and newline, U+007F-U+009F); found \(found)")]
+        }
+        #expect(fieldErrors(draft(#"{"title":"a\tb"}"#)) == message("U+0009 at character 2"))
+        #expect(fieldErrors(draft(#"{"title":"a\r\nb"}"#)) == message("U+000D at character 2"))
+        #expect(fieldErrors(draft(#"{"title":"\u0000"}"#)) == message("U+0000 at character 1"))
+        #expect(fieldErrors(draft(#"{"title":"\u001b[31mred"}"#)) == message("U+001B at character 1"))
+        #expect(fieldErrors(patch("{\"title\":\"é\u{7F}\"}")) == message("U+007F at character 2"))
+        #expect(fieldErrors(draft("{\"title\":\"x\u{80}\"}")) == message("U+0080 at character 2"))
+        #expect(fieldErrors(draft("{\"title\":\"x\u{9F}y\"}")) == message("U+009F at character 2"))
+        // Trimmed white space (line breaks, tabs, U+0085 NEL) is not inside the title; U+00A0 and later are not controls.
+        #expect(try draft(#"{"title":"\t\r\n Milk\u0085 "}"#).get().title == "Milk")
+        #expect(try draft("{\"title\":\"a\u{A0}b\u{2028}c\"}").get().title == "a\u{A0}b\u{2028}c")
     }
 
     @Test("order bounds and dueDate shapes")

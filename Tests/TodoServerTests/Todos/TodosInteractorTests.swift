@@ -62,7 +62,7 @@ struct TodosInteractorTests {
         let store = FakeTodoStore([makeTodo("a", title: "Old", order: 523, due: "2026-11-24")])
         let todos = interactor(store)
         clock.set("2026-11-22T11:00:00.500Z")
-        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"order":95,"dueDate":null}"#.utf8), ifMatch: nil, completion: $0) }).get()
+        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"order":95,"dueDate":null}"#.utf8), preconditions: TodoPreconditions(), completion: $0) }).get()
         #expect(patched.title == "Old")
         #expect(patched.order == 95)
         #expect(patched.dueDate == nil)
@@ -74,7 +74,7 @@ struct TodosInteractorTests {
     @Test("replace sets every writable field, absent ones to their defaults")
     func replace() throws {
         let store = FakeTodoStore([makeTodo("a", title: "Old", completed: true, order: 4, due: "2026-11-24")])
-        let replaced = try #require(run { interactor(store).replace(id: "a", with: Array(#"{"title":"New"}"#.utf8), ifMatch: nil, completion: $0) }).get()
+        let replaced = try #require(run { interactor(store).replace(id: "a", with: Array(#"{"title":"New"}"#.utf8), preconditions: TodoPreconditions(), completion: $0) }).get()
         #expect(replaced.title == "New")
         #expect(replaced.completed == false)
         #expect(replaced.order == nil)
@@ -85,9 +85,9 @@ struct TodosInteractorTests {
     func notFound() {
         let todos = interactor(FakeTodoStore())
         #expect(run { todos.get(id: "nope", completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), ifMatch: .any, completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.replace(id: "nope", with: Array(#"{"title":"x"}"#.utf8), ifMatch: nil, completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.delete(id: "nope", ifMatch: .any, completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), preconditions: TodoPreconditions(), completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.replace(id: "nope", with: Array(#"{"title":"x"}"#.utf8), preconditions: TodoPreconditions(), completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.delete(id: "nope", preconditions: TodoPreconditions(), completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
         #expect(TodosError.notFound(id: "nope").problem.status == 404)
     }
 
@@ -95,7 +95,7 @@ struct TodosInteractorTests {
     func delete() {
         let store = FakeTodoStore([makeTodo("a"), makeTodo("b")])
         let todos = interactor(store)
-        #expect(run { todos.delete(id: "a", ifMatch: nil, completion: $0) }.map { $0.map { 0 } } == .success(0))
+        #expect(run { todos.delete(id: "a", preconditions: TodoPreconditions(), completion: $0) }.map { $0.map { 0 } } == .success(0))
         #expect(store.stored.keys.sorted() == ["b"])
         #expect(run { todos.deleteAll(completion: $0) }.map { $0.map { 0 } } == .success(0))
         #expect(store.count == 0)
@@ -124,21 +124,21 @@ struct TodosInteractorTests {
     func ifMatch() throws {
         let store = FakeTodoStore([makeTodo("a", title: "Old", revision: 7)])
         let todos = interactor(store)
-        let stale = run { todos.patch(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), ifMatch: EntityTagCondition(#""6""#), completion: $0) }
-        #expect(stale == .failure(.preconditionFailed(id: "a", current: EntityTag("7"))))
+        let stale = run { todos.patch(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#""6""#)), completion: $0) }
+        #expect(stale == .failure(.preconditionFailed(id: "a", current: EntityTag("7"), failure: .ifMatch)))
         #expect(store.stored["a"]?.title == "Old")
-        #expect(TodosError.preconditionFailed(id: "a", current: EntityTag("7")).problem.status == 412)
-        let weak = run { todos.replace(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), ifMatch: EntityTagCondition(#"W/"7""#), completion: $0) }
-        #expect(weak == .failure(.preconditionFailed(id: "a", current: EntityTag("7"))))
-        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), ifMatch: EntityTagCondition(#""5", "7""#), completion: $0) }).get()
+        #expect(TodosError.preconditionFailed(id: "a", current: EntityTag("7"), failure: .ifMatch).problem.status == 412)
+        let weak = run { todos.replace(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#"W/"7""#)), completion: $0) }
+        #expect(weak == .failure(.preconditionFailed(id: "a", current: EntityTag("7"), failure: .ifMatch)))
+        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#""5", "7""#)), completion: $0) }).get()
         #expect(patched.title == "Mine")
         #expect(patched.revision == 8)
-        let any = try #require(run { todos.patch(id: "a", with: Array(#"{"order":1}"#.utf8), ifMatch: .any, completion: $0) }).get()
+        let any = try #require(run { todos.patch(id: "a", with: Array(#"{"order":1}"#.utf8), preconditions: TodoPreconditions(ifMatch: .any), completion: $0) }).get()
         #expect(any.revision == 9)
-        let staleDelete = run { todos.delete(id: "a", ifMatch: EntityTagCondition(#""8""#), completion: $0) }
-        #expect(staleDelete.map { $0.map { 0 } } == .failure(.preconditionFailed(id: "a", current: EntityTag("9"))))
+        let staleDelete = run { todos.delete(id: "a", preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#""8""#)), completion: $0) }
+        #expect(staleDelete.map { $0.map { 0 } } == .failure(.preconditionFailed(id: "a", current: EntityTag("9"), failure: .ifMatch)))
         #expect(store.count == 1)
-        #expect(run { todos.delete(id: "a", ifMatch: EntityTagCondition(#""9""#), completion: $0) }.map { $0.map { 0 } } == .success(0))
+        #expect(run { todos.delete(id: "a", preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#""9""#)), completion: $0) }.map { $0.map { 0 } } == .success(0))
         #expect(store.count == 0)
     }
 

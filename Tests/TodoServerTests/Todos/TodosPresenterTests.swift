@@ -16,10 +16,16 @@ final class CapturingTodosView: TodosDisplay {
     func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond) { problems.withLock { $0.append(model) } }
 }
 
-/// Use cases that answer with canned data.
-struct StubTodosUseCases: TodosUseCases {
-    var todo: Result<TodoData, TodosError>
-    var all: [TodoData] = []
+/// Use cases that answer with canned data and keep the preconditions they are given.
+final class StubTodosUseCases: TodosUseCases {
+    let todo: Result<TodoData, TodosError>
+    let all: [TodoData]
+    let givenPreconditions = Mutex<[TodoPreconditions]>([])
+
+    init(todo: Result<TodoData, TodosError>, all: [TodoData] = []) {
+        self.todo = todo
+        self.all = all
+    }
 
     func list(_ parameters: QueryParameters, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
         let limit = Int(parameters["limit"] ?? "") ?? 500
@@ -29,13 +35,20 @@ struct StubTodosUseCases: TodosUseCases {
     }
     func create(from body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
     func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
-    func patch(id: String, with body: [UInt8], ifMatch: EntityTagCondition?, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
+    func patch(
+        id: String, with body: [UInt8], preconditions: TodoPreconditions, completion: @escaping (Result<TodoData, TodosError>) -> Void
+    ) {
+        givenPreconditions.withLock { $0.append(preconditions) }
         completion(todo)
     }
-    func replace(id: String, with body: [UInt8], ifMatch: EntityTagCondition?, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
+    func replace(
+        id: String, with body: [UInt8], preconditions: TodoPreconditions, completion: @escaping (Result<TodoData, TodosError>) -> Void
+    ) {
+        givenPreconditions.withLock { $0.append(preconditions) }
         completion(todo)
     }
-    func delete(id: String, ifMatch: EntityTagCondition?, completion: @escaping (Result<Void, TodosError>) -> Void) {
+    func delete(id: String, preconditions: TodoPreconditions, completion: @escaping (Result<Void, TodosError>) -> Void) {
+        givenPreconditions.withLock { $0.append(preconditions) }
         completion(todo.map { _ in () })
     }
     func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void) { completion(.success(())) }
@@ -143,7 +156,7 @@ struct TodosPresenterTests {
         }
         let models = view.problems.withLock { $0 }
         #expect(models.map(\.status) == [404, 422, 400, 503])
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: EntityTag("9")))), view: view)
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: EntityTag("9"), failure: .ifMatch))), view: view)
             .presentPatch(id: "x", body: [], context: context) { _ in }
         let precondition = try #require(view.problems.withLock { $0.last })
         #expect(precondition.status == 412)

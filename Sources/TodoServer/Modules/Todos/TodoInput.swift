@@ -16,7 +16,12 @@ struct TodoPatch: Equatable, Sendable {
 
 /// Turns a request body into a `TodoDraft` or `TodoPatch`, or says precisely what is wrong.
 struct TodoInputDecoder: Sendable {
-    static let maxTitleLength = 500
+    /// The longest title in Unicode scalars (not grapheme clusters: `a` and a million combining
+    /// accents is one character but a megabyte).
+    static let maxTitleScalars = 500
+    /// The longest title in UTF-8 bytes: derived, 4 bytes being the most a scalar takes, so a title
+    /// within the scalar limit is always within this one; checked first because it costs nothing.
+    static let maxTitleBytes = 4 * maxTitleScalars
     /// Integers a JavaScript client can hold exactly.
     static let orderRange = -9_007_199_254_740_991...9_007_199_254_740_991
     private static let readOnlyFields: Set<String> = ["id", "url", "createdAt", "updatedAt"]
@@ -75,11 +80,31 @@ struct TodoInputDecoder: Sendable {
             errors.append(FieldError(field: "title", message: "must not be empty"))
             return nil
         }
-        if title.count > Self.maxTitleLength {
-            errors.append(FieldError(field: "title", message: "must be at most \(Self.maxTitleLength) characters"))
+        if title.utf8.count > Self.maxTitleBytes || title.unicodeScalars.count > Self.maxTitleScalars {
+            errors.append(FieldError(
+                field: "title",
+                message: "must be at most \(Self.maxTitleScalars) characters (Unicode scalars, so at most \(Self.maxTitleBytes) bytes of UTF-8)"))
+            return nil
+        }
+        if let (position, scalar) = title.unicodeScalars.enumerated().first(where: { Self.isControl($0.element) }) {
+            errors.append(FieldError(
+                field: "title",
+                message: "must not contain control characters (U+0000-U+001F such as tab and newline, U+007F-U+009F); "
+                    + "found \(Self.codePoint(scalar)) at character \(position + 1)"))
             return nil
         }
         return title
+    }
+
+    /// C0 controls, DEL and C1 controls (Unicode general category Cc).
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// `U+0009`.
+    private static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
     private func validBool(_ field: String, _ value: JSONValue, _ errors: inout [FieldError]) -> Bool? {

@@ -21,16 +21,18 @@ public protocol TodosUseCases: Sendable {
     func list(_ parameters: QueryParameters, completion: @escaping (Result<TodoListData, TodosError>) -> Void)
     func create(from body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void)
     func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void)
-    /// Applies a JSON merge patch (RFC 7396) if `ifMatch` (when given) matches the to-do's tag.
+    /// Applies a JSON merge patch (RFC 7396) if the preconditions hold; a patch that changes
+    /// nothing keeps the revision and `updatedAt`.
     func patch(
-        id: String, with body: [UInt8], ifMatch: EntityTagCondition?,
+        id: String, with body: [UInt8], preconditions: TodoPreconditions,
         completion: @escaping (Result<TodoData, TodosError>) -> Void)
-    /// Replaces the writable fields if `ifMatch` (when given) matches the to-do's tag.
+    /// Replaces the writable fields if the preconditions hold; the same content keeps the
+    /// revision and `updatedAt`.
     func replace(
-        id: String, with body: [UInt8], ifMatch: EntityTagCondition?,
+        id: String, with body: [UInt8], preconditions: TodoPreconditions,
         completion: @escaping (Result<TodoData, TodosError>) -> Void)
-    /// Deletes the to-do if `ifMatch` (when given) matches its tag.
-    func delete(id: String, ifMatch: EntityTagCondition?, completion: @escaping (Result<Void, TodosError>) -> Void)
+    /// Deletes the to-do if the preconditions hold.
+    func delete(id: String, preconditions: TodoPreconditions, completion: @escaping (Result<Void, TodosError>) -> Void)
     func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void)
 }
 
@@ -49,7 +51,8 @@ public enum TodosError: HTTPProblemConvertible, Equatable {
     case malformedBody(ProblemDetails)
     case invalidFields([FieldError])
     case badQueryParameter(name: String, value: String, expected: String)
-    case preconditionFailed(id: String, current: EntityTag)
+    /// `current` is the to-do's tag, nil when it does not exist.
+    case preconditionFailed(id: String, current: EntityTag?, failure: TodoPreconditions.Failure)
     case store(StoreError)
 
     public var problem: ProblemDetails {
@@ -57,13 +60,23 @@ public enum TodosError: HTTPProblemConvertible, Equatable {
         case .notFound(let id): .notFound("No to-do has the id '\(id)'.")
         case .badQueryParameter(let name, let value, let expected):
             .badRequest("Query parameter '\(name)' is '\(value)' but must be \(expected).")
-        case .preconditionFailed(let id, let current):
-            ProblemDetails(
-                status: 412, title: "Precondition Failed",
-                detail: "If-Match does not match the current version of to-do '\(id)' (ETag \(current)); read it again and retry.")
+        case .preconditionFailed(let id, let current, let failure):
+            ProblemDetails(status: 412, title: "Precondition Failed", detail: Self.preconditionDetail(id: id, current: current, failure: failure))
         case .malformedBody(let problem): problem
         case .invalidFields(let errors): .unprocessable(errors)
         case .store(let error): error.problem
+        }
+    }
+
+    private static func preconditionDetail(id: String, current: EntityTag?, failure: TodoPreconditions.Failure) -> String {
+        let version = current.map { " (ETag \($0))" } ?? ""
+        return switch failure {
+        case .ifMatch:
+            "If-Match does not match the current version of to-do '\(id)'\(version); read it again and retry."
+        case .ifMatchAnyButMissing:
+            "If-Match: * asks for an existing to-do, and no to-do has the id '\(id)'."
+        case .ifNoneMatch:
+            "If-None-Match matches the current version of to-do '\(id)'\(version), so it was left unchanged."
         }
     }
 }

@@ -52,51 +52,46 @@ public struct TodosInteractor: TodosUseCases {
     }
 
     public func patch(
-        id: String, with body: [UInt8], ifMatch: EntityTagCondition?,
+        id: String, with body: [UInt8], preconditions: TodoPreconditions,
         completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
         switch decoder.patch(from: body) {
         case .failure(let error):
             completion(.failure(error))
         case .success(let patch):
-            let now = clock.now()
-            update(id: id, ifMatch: ifMatch, completion: completion) { todo in
+            update(id: id, preconditions: preconditions, completion: completion) { todo in
                 if let title = patch.title { todo.title = title }
                 if let completed = patch.completed { todo.completed = completed }
                 if let order = patch.order { todo.order = order }
                 if let dueDate = patch.dueDate { todo.dueDate = dueDate }
-                todo.updatedAt = now
             }
         }
     }
 
     public func replace(
-        id: String, with body: [UInt8], ifMatch: EntityTagCondition?,
+        id: String, with body: [UInt8], preconditions: TodoPreconditions,
         completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
         switch decoder.draft(from: body) {
         case .failure(let error):
             completion(.failure(error))
         case .success(let draft):
-            let now = clock.now()
-            update(id: id, ifMatch: ifMatch, completion: completion) { todo in
+            update(id: id, preconditions: preconditions, completion: completion) { todo in
                 todo.title = draft.title
                 todo.completed = draft.completed
                 todo.order = draft.order
                 todo.dueDate = draft.dueDate
-                todo.updatedAt = now
             }
         }
     }
 
-    public func delete(id: String, ifMatch: EntityTagCondition?, completion: @escaping (Result<Void, TodosError>) -> Void) {
-        let precondition = ifMatch.map { condition in { @Sendable (todo: Todo) in condition.matchesStrongly(EntityTag(revision: todo.revision)) } }
-        store.remove(id: id, precondition: precondition) { result in
+    public func delete(id: String, preconditions: TodoPreconditions, completion: @escaping (Result<Void, TodosError>) -> Void) {
+        store.remove(id: id, precondition: { preconditions.failure(for: $0) == nil }) { result in
             completion(result.mapError(TodosError.store).flatMap { outcome in
                 switch outcome {
                 case .removed: .success(())
-                case .notFound: .failure(.notFound(id: id))
-                case .preconditionFailed(let todo): .failure(.preconditionFailed(id: id, current: EntityTag(revision: todo.revision)))
+                case .notFound: .failure(Self.missing(id: id, preconditions))
+                case .preconditionFailed(let todo): .failure(Self.refused(todo, preconditions))
                 }
             })
         }
@@ -106,23 +101,42 @@ public struct TodosInteractor: TodosUseCases {
         store.removeAll { completion($0.mapError(TodosError.store)) }
     }
 
-    /// Applies `change` if `ifMatch` (when given) matches the stored to-do's tag.
+    /// Applies `change` if the preconditions hold for the stored to-do. A change that leaves the
+    /// writable fields as they are is not made: the store keeps the revision (the ETag) and
+    /// `updatedAt`, and the to-do is answered as it is.
     private func update(
-        id: String, ifMatch: EntityTagCondition?, completion: @escaping (Result<TodoData, TodosError>) -> Void,
+        id: String, preconditions: TodoPreconditions, completion: @escaping (Result<TodoData, TodosError>) -> Void,
         change: @escaping @Sendable (inout Todo) -> Void
     ) {
+        let now = clock.now()
         store.update(id: id, change: { todo in
-            if let ifMatch, !ifMatch.matchesStrongly(EntityTag(revision: todo.revision)) { return false }
-            change(&todo)
+            guard preconditions.failure(for: todo) == nil else { return false }
+            var changed = todo
+            change(&changed)
+            guard !changed.hasSameContent(as: todo) else { return false }
+            changed.updatedAt = now
+            todo = changed
             return true
         }) { result in
             completion(result.mapError(TodosError.store).flatMap { outcome in
                 switch outcome {
                 case .updated(let todo): .success(TodoData(todo))
-                case .unchanged(let todo): .failure(.preconditionFailed(id: id, current: EntityTag(revision: todo.revision)))
-                case .notFound: .failure(.notFound(id: id))
+                // Refused by a precondition or changing nothing: the same pure test tells which.
+                case .unchanged(let todo):
+                    preconditions.failure(for: todo) == nil ? .success(TodoData(todo)) : .failure(Self.refused(todo, preconditions))
+                case .notFound: .failure(Self.missing(id: id, preconditions))
                 }
             })
         }
+    }
+
+    /// The 412 for a to-do the preconditions refused.
+    private static func refused(_ todo: Todo, _ preconditions: TodoPreconditions) -> TodosError {
+        .preconditionFailed(id: todo.id, current: EntityTag(revision: todo.revision), failure: preconditions.failure(for: todo) ?? .ifMatch)
+    }
+
+    /// 412 for `If-Match: *` on a missing to-do, else 404.
+    private static func missing(id: String, _ preconditions: TodoPreconditions) -> TodosError {
+        preconditions.failure(for: nil).map { .preconditionFailed(id: id, current: nil, failure: $0) } ?? .notFound(id: id)
     }
 }

@@ -52,19 +52,24 @@ public struct TodosPresenter: TodosModuleInput {
     }
 
     public func presentPatch(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        interactor.patch(id: id, with: body, ifMatch: context.ifMatch) {
+        interactor.patch(id: id, with: body, preconditions: Self.preconditions(context)) {
             presentTodo($0, status: 200, context: context, respond: respond)
         }
     }
 
     public func presentReplacement(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        interactor.replace(id: id, with: body, ifMatch: context.ifMatch) {
+        interactor.replace(id: id, with: body, preconditions: Self.preconditions(context)) {
             presentTodo($0, status: 200, context: context, respond: respond)
         }
     }
 
     public func presentDeletion(id: String, context: RequestContext, respond: @escaping Respond) {
-        interactor.delete(id: id, ifMatch: context.ifMatch) { presentNoContent($0, respond: respond) }
+        interactor.delete(id: id, preconditions: Self.preconditions(context)) { presentNoContent($0, respond: respond) }
+    }
+
+    /// The request's `If-Match` and `If-None-Match`, for a change.
+    private static func preconditions(_ context: RequestContext) -> TodoPreconditions {
+        TodoPreconditions(ifMatch: context.ifMatch, ifNoneMatch: context.ifNoneMatch)
     }
 
     /// A single to-do with its `ETag`; a 201 also carries `Location`.
@@ -89,7 +94,7 @@ public struct TodosPresenter: TodosModuleInput {
 
     private func presentProblem(_ error: TodosError, respond: Respond) {
         var headers: HTTPHeaders = [:]
-        if case .preconditionFailed(_, let current) = error { headers.set("ETag", current.description) }
+        if case .preconditionFailed(_, let current?, _) = error { headers.set("ETag", current.description) }
         view.displayProblem(ResponseViewModel(problem: error.problem, headers: headers), respond: respond)
     }
 }

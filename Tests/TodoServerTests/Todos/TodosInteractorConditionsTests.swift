@@ -1,0 +1,84 @@
+import Testing
+@testable import TodoServer
+
+@Suite("TodosInteractor: If-None-Match, If-Match: *, changes that change nothing")
+struct TodosInteractorConditionsTests {
+    let clock = FakeClock("2026-11-22T10:00:00.000Z")
+
+    private func interactor(_ store: FakeTodoStore) -> TodosInteractor {
+        TodosInteractor(store: store, clock: clock, ids: SequentialIDs())
+    }
+
+    private func run<T>(_ call: (@escaping (Result<T, TodosError>) -> Void) -> Void) -> Result<T, TodosError>? {
+        var answer: Result<T, TodosError>?
+        call { answer = $0 }
+        return answer
+    }
+
+    private func noneMatch(_ value: String) -> TodoPreconditions { TodoPreconditions(ifNoneMatch: EntityTagCondition(value)) }
+
+    @Test("If-None-Match * or the current tag refuses PATCH, PUT and DELETE with 412 and the current tag; the store keeps the to-do")
+    func ifNoneMatch() throws {
+        let original = makeTodo("a", title: "Old", revision: 7)
+        let store = FakeTodoStore([original])
+        let todos = interactor(store)
+        let refused = TodosError.preconditionFailed(id: "a", current: EntityTag("7"), failure: .ifNoneMatch)
+        #expect(run { todos.replace(id: "a", with: Array(#"{"title":"New"}"#.utf8), preconditions: noneMatch("*"), completion: $0) } == .failure(refused))
+        #expect(run { todos.patch(id: "a", with: Array(#"{"title":"New"}"#.utf8), preconditions: noneMatch(#"W/"7""#), completion: $0) } == .failure(refused))
+        #expect(run { todos.delete(id: "a", preconditions: noneMatch(#""7""#), completion: $0) }.map { $0.map { 0 } } == .failure(refused))
+        #expect(store.stored["a"] == original)
+        #expect(store.calls.withLock { $0 } == ["update", "update", "remove"])
+
+        let changed = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"New"}"#.utf8), preconditions: noneMatch(#""6""#), completion: $0) }).get()
+        #expect(changed.title == "New")
+        #expect(changed.revision == 8)
+    }
+
+    @Test("If-Match: * on a missing to-do is 412 with no tag for PATCH, PUT and DELETE; other conditions leave it 404")
+    func ifMatchAnyOnMissing() {
+        let todos = interactor(FakeTodoStore([makeTodo("other")]))
+        let refused = TodosError.preconditionFailed(id: "nope", current: nil, failure: .ifMatchAnyButMissing)
+        let any = TodoPreconditions(ifMatch: .any)
+        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), preconditions: any, completion: $0) } == .failure(refused))
+        #expect(run { todos.replace(id: "nope", with: Array(#"{"title":"x"}"#.utf8), preconditions: any, completion: $0) } == .failure(refused))
+        #expect(run { todos.delete(id: "nope", preconditions: any, completion: $0) }.map { $0.map { 0 } } == .failure(refused))
+        let tagged = TodoPreconditions(ifMatch: EntityTagCondition(#""3""#), ifNoneMatch: .any)
+        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), preconditions: tagged, completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.delete(id: "nope", preconditions: tagged, completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
+    }
+
+    @Test("a patch or replacement that changes nothing keeps revision and updatedAt, and is answered with the to-do")
+    func noOp() throws {
+        let original = makeTodo("a", title: "Same", completed: true, order: 2, due: "2026-12-01", revision: 5)
+        let store = FakeTodoStore([original])
+        let todos = interactor(store)
+        clock.set("2026-11-23T09:00:00.000Z")
+        for body in ["{}", #"{"title":" Same ","completed":true}"#, #"{"order":2,"dueDate":"2026-12-01"}"#] {
+            let answer = try #require(run { todos.patch(id: "a", with: Array(body.utf8), preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#""5""#)), completion: $0) }).get()
+            #expect(answer == TodoData(original), "\(body)")
+        }
+        let replaced = try #require(run {
+            todos.replace(id: "a", with: Array(#"{"title":"Same","completed":true,"order":2,"dueDate":"2026-12-01"}"#.utf8), preconditions: TodoPreconditions(), completion: $0)
+        }).get()
+        #expect(replaced == TodoData(original))
+        #expect(store.stored["a"] == original)
+
+        // A title that differs only in case, or a field cleared, is a change.
+        let recased = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"same"}"#.utf8), preconditions: TodoPreconditions(), completion: $0) }).get()
+        #expect(recased.revision == 6)
+        #expect(recased.updatedAt.description == "2026-11-23T09:00:00.000Z")
+        let cleared = try #require(run { todos.patch(id: "a", with: Array(#"{"dueDate":null}"#.utf8), preconditions: TodoPreconditions(), completion: $0) }).get()
+        #expect(cleared.revision == 7)
+        #expect(cleared.dueDate == nil)
+    }
+
+    @Test("titles that are canonically equivalent but spelled differently are a change (stored byte for byte)")
+    func canonicallyEquivalentTitle() throws {
+        let store = FakeTodoStore([makeTodo("a", title: "caf\u{E9}", revision: 1)])
+        let changed = try #require(run {
+            interactor(store).patch(id: "a", with: Array("{\"title\":\"cafe\u{301}\"}".utf8), preconditions: TodoPreconditions(), completion: $0)
+        }).get()
+        #expect(changed.revision == 2)
+        #expect(Array(try #require(store.stored["a"]).title.utf8) == Array("cafe\u{301}".utf8))
+    }
+}

@@ -1,0 +1,36 @@
+import EventHTTP
+import Testing
+@testable import TodoServer
+
+@Suite("TodosPresenter: preconditions")
+struct TodosPresenterConditionsTests {
+    let data = TodoData(makeTodo("abc", title: "Buy milk", revision: 17))
+
+    @Test("PATCH, PUT and DELETE hand the request's If-Match and If-None-Match to the use cases")
+    func passesPreconditions() {
+        let stub = StubTodosUseCases(todo: .success(data))
+        let presenter = TodosPresenter(interactor: stub, view: CapturingTodosView())
+        let context = RequestContext(
+            baseURL: "http://localhost:8080", ifMatch: EntityTagCondition(#""17""#), ifNoneMatch: .any)
+        presenter.presentPatch(id: "abc", body: [], context: context) { _ in }
+        presenter.presentReplacement(id: "abc", body: [], context: context) { _ in }
+        presenter.presentDeletion(id: "abc", context: context) { _ in }
+        presenter.presentDeletion(id: "abc", context: RequestContext(baseURL: "http://localhost:8080")) { _ in }
+        let expected = TodoPreconditions(ifMatch: .tags([EntityTag("17")]), ifNoneMatch: .any)
+        #expect(stub.givenPreconditions.withLock { $0 } == [expected, expected, expected, TodoPreconditions()])
+    }
+
+    @Test("a 412 for a missing to-do carries no ETag; one for an existing to-do carries its tag")
+    func preconditionHeaders() throws {
+        let view = CapturingTodosView()
+        let context = RequestContext(baseURL: "http://localhost:8080")
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: nil, failure: .ifMatchAnyButMissing))), view: view)
+            .presentDeletion(id: "x", context: context) { _ in }
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: EntityTag("4"), failure: .ifNoneMatch))), view: view)
+            .presentReplacement(id: "x", body: [], context: context) { _ in }
+        let problems = view.problems.withLock { $0 }
+        #expect(problems.map(\.status) == [412, 412])
+        #expect(problems.map { $0.headers["ETag"] } == [nil, #""4""#])
+        #expect(problems[0].body?.detail == "If-Match: * asks for an existing to-do, and no to-do has the id 'x'.")
+    }
+}
