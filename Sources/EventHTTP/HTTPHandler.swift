@@ -7,10 +7,11 @@ public protocol HTTPHandler: Sendable {
 
     /// The answer to send instead of evhttp's own HTML error page, for input evhttp refuses before
     /// any handler sees it (a malformed request line, headers or body framing past the hard
-    /// limits). nil keeps evhttp's page. The connection closes after it either way.
-    func replacementForWireError(status: Int) -> HTTPResponse?
+    /// limits, or a stream the strict framing refused, with `detail` saying why). nil keeps evhttp's
+    /// page. The connection closes after it either way.
+    func replacementForWireError(status: Int, detail: String?) -> HTTPResponse?
 }
 
 extension HTTPHandler {
-    public func replacementForWireError(status: Int) -> HTTPResponse? { nil }
+    public func replacementForWireError(status: Int, detail: String?) -> HTTPResponse? { nil }
 }

@@ -37,6 +37,9 @@ struct TodoServerCommand: AsyncParsableCommand {
     @Option(help: "Directory for the journal and snapshots; unset keeps to-dos in memory only.") var dataDir: String?
     @Option(help: "When journal writes reach the disk: always, interval or never (default interval).") var fsync: String?
     @Option(help: "Journal size in bytes that triggers a snapshot (default 67108864).") var compactionBytes: Int?
+    @Option(help: "Requests received on one connection and not yet answered before it is no longer read (default 32).")
+    var maxPipelinedRequests: Int?
+    @Option(help: "Unsent answer bytes of one connection before it is no longer read (default 1048576).") var maxOutputBytes: Int?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -120,6 +123,8 @@ struct TodoServerCommand: AsyncParsableCommand {
         put("dataDir", dataDir.map { .string($0) })
         put("fsync", fsync.map { .string($0) })
         put("compactionBytes", compactionBytes.map { .int($0) })
+        put("maxPipelinedRequests", maxPipelinedRequests.map { .int($0) })
+        put("maxOutputBytes", maxOutputBytes.map { .int($0) })
         return values
     }
 }

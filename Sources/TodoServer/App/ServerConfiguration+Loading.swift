@@ -59,6 +59,8 @@ extension ServerConfiguration {
         let policy = try settings.string("fsync", default: fsync.rawValue) { FsyncPolicy(rawValue: $0) != nil }
         fsync = FsyncPolicy(rawValue: policy) ?? .interval
         compactionBytes = try settings.int("compactionBytes", default: compactionBytes, in: 4096...(1 << 40))
+        maxPipelinedRequests = try settings.int("maxPipelinedRequests", default: maxPipelinedRequests, in: 1...1024)
+        maxOutputBytes = try settings.int("maxOutputBytes", default: maxOutputBytes, in: 4096...(1 << 30))
         guard maxURIBytes < maxHeaderBytes else {
             throw ConfigurationError(key: "maxUriBytes", value: String(maxURIBytes), expected: "less than maxHeaderBytes (\(maxHeaderBytes))")
         }
