@@ -1,5 +1,6 @@
 import CLibevent
 import CSupport
+import Synchronization
 import Glibc
 
 /// Strict framing and bounded buffers on top of evhttp.
@@ -47,7 +48,10 @@ extension EventLoop {
         // A freed buffer's address may already belong to a newer connection.
         if wires[wire.input] === wire { wires.removeValue(forKey: wire.input) }
         if wires[wire.output] === wire { wires.removeValue(forKey: wire.output) }
-        if !wire.reading { throttled -= 1 }
+        if !wire.reading {
+            throttled -= 1
+            wireCounters.throttledConnections.store(throttled, ordering: .relaxed)
+        }
     }
 
     /// The refusal to answer on the connection whose output buffer is `output`, if its stream was refused.
@@ -74,6 +78,7 @@ extension EventLoop {
         guard !editingInput, added > 0, let wire = wires[buffer] else { return }
         let length = evbuffer_get_length(buffer)
         if length >= 256 << 10 { trimCountdown = 3 }
+        wireCounters.noteInput(length)
         wire.received += added
         if wire.received == added { trackConnection(of: wire.bufferEvent) }
         if wire.framing.isFinished {
@@ -84,9 +89,11 @@ extension EventLoop {
         var events = FramingEvents()
         feed(wire, buffer, from: length - added, count: added, into: &events)
         wire.budget.record(events)
+        if events.headsCompleted > 0 { wireCounters.requestHeads.add(events.headsCompleted, ordering: .relaxed) }
         if !events.removals.isEmpty { remove(events.removals, from: buffer, wire: wire) }
         if let refusal = events.refusal {
             wire.refusal = refusal
+            wireCounters.refusedStreams.add(1, ordering: .relaxed)
             wire.budget.finished = true
             cut(buffer, wire: wire, at: refusal.cutOffset, poison: true)
             bufferevent_disable(wire.bufferEvent, Int16(EV_READ))
@@ -113,6 +120,7 @@ extension EventLoop {
         guard allow != wire.reading else { return }
         wire.reading = allow
         throttled += allow ? -1 : 1
+        wireCounters.throttledConnections.store(throttled, ordering: .relaxed)
         // A high watermark of 1 byte stops reading (at most one more byte is read, then it is
         // suspended until the client catches up); evhttp's own enable/disable does not undo it.
         bufferevent_setwatermark(wire.bufferEvent, Int16(EV_READ), 0, allow ? wireSettings.inputBytes : 1)

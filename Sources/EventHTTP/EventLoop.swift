@@ -42,6 +42,7 @@ final class EventLoop: @unchecked Sendable {
     var trimCountdown = 0
     /// Set once shutdown began: answers then carry `Connection: close`.
     let draining = DrainSignal()
+    let wireCounters = WireCounters()
     /// Sockets of refused connections still being read and discarded, by descriptor.
     var lingering: [Int32: Lingering] = [:]
 
@@ -131,7 +132,11 @@ final class EventLoop: @unchecked Sendable {
     /// or `gracePeriodSeconds` has passed.
     func requestShutdown(gracePeriodSeconds: Double) {
         gracePeriodMilliseconds.store(Int(gracePeriodSeconds * 1000), ordering: .sequentiallyConsistent)
-        event_active(wakeEvent, 0, 0)
+        // Under the tasks lock: `run` clears the tasks before it frees the wake event, so a stop
+        // requested after the loop has drained and exited is a no-op instead of a use after free.
+        tasks.withLock { tasks in
+            if tasks != nil { event_active(wakeEvent, 0, 0) }
+        }
     }
 
     /// Queues `work` for the loop's thread and wakes the loop; drops it once the loop has exited.

@@ -55,6 +55,11 @@ struct HTTPFraming {
     private var chunkLineBytes = 0
     private var extensionStart = -1
     private var extensionHasSemicolon = false
+    private var targetStart = 0
+    private var authorityStart = 0
+    /// Progress through "http://" or "https://" at the start of the target, 8 once in the authority,
+    /// -1 when the target is not in absolute form (or is rewritten already).
+    private var schemeIndex = -1
 
     init(limits: Limits) {
         self.limits = limits
@@ -144,6 +149,8 @@ struct HTTPFraming {
             guard countHeadByte(&events) else { return }
             if byte == space {
                 state = .target
+                targetStart = position + 1
+                schemeIndex = 0
             } else if isTokenCharacter(byte), methodLength < 32 {
                 if methodLength < 8 { methodCode |= UInt64(byte) << (8 * UInt64(methodLength)) }
                 methodLength += 1
@@ -157,6 +164,8 @@ struct HTTPFraming {
                 versionIndex = 0
             } else if byte <= space || byte == 0x7F {
                 refuse(400, "The request line is malformed: the target is followed by one space and the HTTP version.", at: lineStart, &events)
+            } else if schemeIndex >= 0 {
+                absoluteFormByte(byte, &events)
             }
         case .version:
             guard countHeadByte(&events) else { return }
@@ -334,6 +343,31 @@ struct HTTPFraming {
             messageComplete(&events)
         default:
             break
+        }
+    }
+
+    /// Absolute form (`http://host/todos`, RFC 9112 §3.2.2): evhttp would take it for a proxy
+    /// request and close after the answer, so the scheme and authority are removed and evhttp
+    /// reads the origin form (`/todos`). A target without a path is left as it is.
+    private mutating func absoluteFormByte(_ byte: UInt8, _ events: inout FramingEvents) {
+        let lower = byte | 0x20
+        switch schemeIndex {
+        case 0: schemeIndex = lower == UInt8(ascii: "h") ? 1 : -1
+        case 1, 2: schemeIndex = lower == UInt8(ascii: "t") ? schemeIndex + 1 : -1
+        case 3: schemeIndex = lower == UInt8(ascii: "p") ? 4 : -1
+        case 4: schemeIndex = lower == UInt8(ascii: "s") ? 5 : byte == colon ? 6 : -1
+        case 5: schemeIndex = byte == colon ? 6 : -1
+        case 6: schemeIndex = byte == UInt8(ascii: "/") ? 7 : -1
+        case 7:
+            schemeIndex = byte == UInt8(ascii: "/") ? 8 : -1
+            authorityStart = position + 1
+        default:
+            if byte == UInt8(ascii: "/") {
+                if position > authorityStart { events.removals.append(targetStart..<position) }
+                schemeIndex = -1
+            } else if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                schemeIndex = -1
+            }
         }
     }
 

@@ -97,6 +97,11 @@ public final class TodoApplication: HTTPHandler {
         logger.info("stopped")
     }
 
+    /// What the framing and the connection budgets saw (zero before `start`).
+    public var wireStatistics: WireStatistics {
+        state.withLock { $0.server }?.wireStatistics ?? .zero
+    }
+
     /// `requestStop`, then `waitUntilStopped`.
     public func stop() {
         requestStop()
