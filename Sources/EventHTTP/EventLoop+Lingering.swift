@@ -32,19 +32,22 @@ extension EventLoop {
         guard let entry = lingering[socket] else { return }
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        var done = timedOut || now.tv_sec >= entry.deadline
-        if !done {
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 << 10) { scratch in
-                while true {
-                    let count = recv(socket, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
-                    if count > 0 { continue }
-                    if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { break }
-                    done = true
-                    break
+        var ended = false
+        var discarded = 0
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 << 10) { scratch in
+            while true {
+                let count = recv(socket, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
+                if count > 0 {
+                    discarded += count
+                    continue
                 }
+                if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { break }
+                ended = true
+                break
             }
         }
-        if done { endLinger(socket) }
+        // Idle means nothing arrived in the whole pause (a busy loop may see the time-out first).
+        if ended || now.tv_sec >= entry.deadline || (timedOut && discarded == 0) { endLinger(socket) }
     }
 
     private func endLinger(_ socket: Int32) {
@@ -67,7 +70,7 @@ struct Lingering {
 }
 
 /// Longest pause in a lingering client's sending before its socket is closed.
-private let lingerIdleSeconds = 2.0
+private let lingerIdleSeconds = 5.0
 
 private let lingerCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { socket, what, context in
     Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue().lingerReady(socket, timedOut: what & Int16(EV_TIMEOUT) != 0)
