@@ -96,6 +96,36 @@ struct HTTPFraming {
                     }
                 }
                 continue
+            case .fieldValue where field == .other || field == .host:
+                // Fast path for the bulk of a head: plain value bytes (visible, SP, HTAB, obs-text),
+                // up to what the head limit allows; anything else goes through `step`.
+                let end = min(count, index + max(0, limits.maxHeadBytes - headBytes))
+                var scan = index
+                while scan < end {
+                    let byte = bytes[scan]
+                    guard byte >= space ? byte != 0x7F : byte == tab else { break }
+                    scan += 1
+                }
+                if scan > index {
+                    headBytes += scan - index
+                    position += scan - index
+                    index = scan
+                    continue
+                }
+            case .target where schemeIndex < 0:
+                let end = min(count, index + max(0, limits.maxHeadBytes - headBytes))
+                var scan = index
+                while scan < end {
+                    let byte = bytes[scan]
+                    guard byte > space, byte != 0x7F else { break }
+                    scan += 1
+                }
+                if scan > index {
+                    headBytes += scan - index
+                    position += scan - index
+                    index = scan
+                    continue
+                }
             default:
                 break
             }
@@ -643,25 +673,9 @@ private let zero = UInt8(ascii: "0")
     }
 }
 
-/// tchar (RFC 9110 §5.6.2).
+/// tchar (RFC 9110 §5.6.2): ALPHA, DIGIT and "!#$%&'*+-.^_`|~". Bit sets of bytes 0-63 and
+/// 64-127 (literals, so no lazily initialised global is consulted per byte).
 @inline(__always) private func isTokenCharacter(_ byte: UInt8) -> Bool {
-    let bits = byte < 64 ? tokenTable.0 : byte < 128 ? tokenTable.1 : 0
+    let bits: UInt64 = byte < 64 ? 0x03FF_6CFA_0000_0000 : byte < 128 ? 0x57FF_FFFF_C7FF_FFFE : 0
     return (bits >> UInt64(byte & 63)) & 1 == 1
 }
-
-/// Bit sets of tchar for bytes 0-63 and 64-127.
-private let tokenTable: (UInt64, UInt64) = {
-    var low: UInt64 = 0
-    var high: UInt64 = 0
-    for byte in UInt8(0)..<128 {
-        let isToken: Bool
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): isToken = true
-        default: isToken = "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-        if isToken {
-            if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
-        }
-    }
-    return (low, high)
-}()
