@@ -24,7 +24,7 @@ let package = Package(
         .systemLibrary(name: "CSupport"),
         .target(
             name: "EventHTTP",
-            dependencies: ["CLibevent"]
+            dependencies: ["CLibevent", "CSupport"]
         ),
         .target(
             name: "TodoServer",

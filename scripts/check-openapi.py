@@ -63,6 +63,8 @@ def main(document_path, responses_path):
         if target == "?" or status == 413 and not headers.get("content-type", "").startswith("application/problem+json"):
             continue  # evhttp's own 413 past the hard limit, documented as outside the contract
         path = target.split("?", 1)[0]
+        if path.startswith(("http://", "https://")):  # absolute form (RFC 9112 §3.2.2): the path after the authority
+            path = "/" + path.split("/", 3)[3] if path.count("/") >= 3 else "/"
         matched = next((p for p, rx, _ in templates if rx.match(path)), None)
         if matched is None:
             response = resolve(document["components"]["responses"]["Problem"])

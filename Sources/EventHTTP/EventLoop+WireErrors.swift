@@ -40,9 +40,12 @@ extension EventLoop {
         var bytes = [UInt8](repeating: 0, count: length)
         _ = evbuffer_copyout(buffer, &bytes, length)
         guard bytes.starts(with: Array("HTTP/1.".utf8)), bytes.count > 12,
-            let status = Int(String(decoding: bytes[9..<12], as: UTF8.self)),
-            let response = handler.replacementForWireError(status: status)
+            var status = Int(String(decoding: bytes[9..<12], as: UTF8.self))
         else { return nil }
+        // A stream the framing refused: evhttp's page answers the line put in its place.
+        let refusal = refusal(forOutput: buffer)
+        if let refusal { status = refusal.status }
+        guard let response = handler.replacementForWireError(status: status, detail: refusal?.detail) else { return nil }
         var head = String(decoding: bytes[0..<8], as: UTF8.self) + " \(status) \(HTTPStatus.reasonPhrase(status))\r\n"
         for field in response.headers where !HTTPHeaders.namesMatch(field.name, "Connection") {
             head += "\(field.name): \(field.value)\r\n"

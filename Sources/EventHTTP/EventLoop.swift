@@ -32,6 +32,21 @@ final class EventLoop: @unchecked Sendable {
     private let gracePeriodMilliseconds = Atomic<Int>(0)
     /// The listener and its back-off at the descriptor limit.
     let listenerGate: ListenerGate
+    /// Framing and budget of each open connection, by its input and by its output buffer.
+    var wires: [OpaquePointer: WireConnection] = [:]
+    var wireOfBufferEvent: [OpaquePointer: WireConnection] = [:]
+    let wireSettings: WireSettings
+    /// Connections whose reading is stopped by their budget.
+    var throttled = 0
+    /// Set while the loop edits an input buffer itself.
+    var editingInput = false
+    /// Sweeps left before freed memory is handed back (0: nothing to do).
+    var trimCountdown = 0
+    /// Set once shutdown began: answers then carry `Connection: close`.
+    let draining = DrainSignal()
+    let wireCounters = WireCounters()
+    /// Sockets of refused connections still being read and discarded, by descriptor.
+    var lingering: [Int32: Lingering] = [:]
 
     init(
         index: Int, configuration: HTTPServerConfiguration, limits: ConnectionLimits, handler: any HTTPHandler
@@ -48,15 +63,19 @@ final class EventLoop: @unchecked Sendable {
         self.limits = limits
         counter = limits.makeCounter()
         listenerGate = ListenerGate(retryInterval: configuration.acceptRetryInterval, logInterval: configuration.acceptLogInterval)
+        wireSettings = WireSettings(configuration)
         // Every method evhttp knows, plus bit 15, which libevent 2.1.12 gives a method it does not
         // know: so unknown methods reach the router (405 with Allow) instead of evhttp's HTML 501.
         let everyMethod: UInt16 = 0xFFFF
         evhttp_set_allowed_methods(http, everyMethod)
-        evhttp_set_max_body_size(http, Int(configuration.hardBodyLimit))
-        evhttp_set_max_headers_size(http, Int(configuration.maxHeaderBytes))
+        // The framing refuses a larger body from its headers (or its chunk sizes) before evhttp
+        // reads it; evhttp's own limit is the same, as a backstop. No lingering close: evhttp
+        // would read (and discard) a refused body to its end before answering.
+        evhttp_set_max_body_size(http, Int(configuration.maxBodyBytes))
+        // Past the framing's own head limit, so that the framing answers first (431).
+        evhttp_set_max_headers_size(http, Int(configuration.maxHeaderBytes) + 4096)
         var timeout = timeval(seconds: configuration.timeoutSeconds)
         evhttp_set_timeout_tv(http, &timeout)
-        evhttp_set_flags(http, Int32(EVHTTP_SERVER_LINGERING_CLOSE))
         evhttp_set_default_content_type(http, nil)
         let context = Unmanaged.passUnretained(self).toOpaque()
         evhttp_set_gencb(http, requestCallback, context)
@@ -105,6 +124,7 @@ final class EventLoop: @unchecked Sendable {
         event_base_dispatch(base)
         tasks.withLock { $0 = nil }
         if let http { evhttp_free(http) }
+        endAllLingering()
         if let wakeEvent { event_free(wakeEvent) }
         if let drainTimer { event_free(drainTimer) }
         if let taskEvent { event_free(taskEvent) }
@@ -120,7 +140,11 @@ final class EventLoop: @unchecked Sendable {
     /// or `gracePeriodSeconds` has passed.
     func requestShutdown(gracePeriodSeconds: Double) {
         gracePeriodMilliseconds.store(Int(gracePeriodSeconds * 1000), ordering: .sequentiallyConsistent)
-        event_active(wakeEvent, 0, 0)
+        // Under the tasks lock: `run` clears the tasks before it frees the wake event, so a stop
+        // requested after the loop has drained and exited is a no-op instead of a use after free.
+        tasks.withLock { tasks in
+            if tasks != nil { event_active(wakeEvent, 0, 0) }
+        }
     }
 
     /// Queues `work` for the loop's thread and wakes the loop; drops it once the loop has exited.
@@ -156,13 +180,28 @@ final class EventLoop: @unchecked Sendable {
         var parsed = HTTPRequest(evhttpRequest: request)
         parsed.connectionOverLimit = refused
         let responder = HTTPResponder(
-            request: request, isHead: parsed.method == .head, loopIndex: index, closeConnection: parsed.hasUnreadBody)
+            request: request, isHead: parsed.method == .head, loopIndex: index, closeConnection: parsed.hasUnreadBody,
+            draining: draining)
         handler.handle(parsed, responder: responder)
+    }
+
+    /// Registers the evhttp connection of `bufferEvent` (its callback argument once evhttp has set
+    /// it up), so that its close is reported even if it never completes a request.
+    func trackConnection(of bufferEvent: OpaquePointer) {
+        var argument: UnsafeMutableRawPointer?
+        bufferevent_getcb(bufferEvent, nil, nil, nil, &argument)
+        guard let argument, accepted.contains(bufferEvent) else { return }
+        let connection = OpaquePointer(argument)
+        guard connections[connection] == nil, evhttp_connection_get_bufferevent(connection) == bufferEvent else { return }
+        connections[connection] = bufferEvent
+        evhttp_connection_set_closecb(connection, closeCallback, Unmanaged.passUnretained(self).toOpaque())
     }
 
     fileprivate func closed(_ connection: OpaquePointer) {
         inFlight.connectionClosed(connection)
         guard let bufferEvent = connections.removeValue(forKey: connection) else { return }
+        if wireOfBufferEvent[bufferEvent]?.refusal != nil { linger(on: bufferEvent) }
+        forgetWire(bufferEvent)
         accepted.remove(bufferEvent)
         overLimit.remove(bufferEvent)
         counter.open.store(accepted.count, ordering: .relaxed)
@@ -175,6 +214,7 @@ final class EventLoop: @unchecked Sendable {
         listenerGate.accepted(loop: self)
         overLimit.remove(bufferEvent)
         watchForWireErrors(bufferEvent)
+        watchFraming(bufferEvent)
         if limits.total() >= limits.maxConnections {
             sweep()
             if limits.total() >= limits.maxConnections { overLimit.insert(bufferEvent) }
@@ -196,9 +236,16 @@ final class EventLoop: @unchecked Sendable {
                 return 0
             }, pointer)
         }
+        for bufferEvent in accepted.subtracting(live) { forgetWire(bufferEvent) }
         accepted.formIntersection(live)
         overLimit.formIntersection(live)
         counter.open.store(accepted.count, ordering: .relaxed)
+        trimMemoryIfDue()
+    }
+
+    fileprivate func completed(_ request: OpaquePointer) {
+        inFlight.completed(request)
+        recordAnswer(on: evhttp_request_get_connection(request))
     }
 
     fileprivate func beginShutdown() {
@@ -207,6 +254,7 @@ final class EventLoop: @unchecked Sendable {
             evhttp_del_accept_socket(http, bound)
             self.bound = nil
         }
+        draining.active = true
         gettimeofday(&drainDeadline, nil)
         let grace = timeval(seconds: Double(gracePeriodMilliseconds.load(ordering: .sequentiallyConsistent)) / 1000)
         drainDeadline.tv_sec += grace.tv_sec
@@ -220,7 +268,9 @@ final class EventLoop: @unchecked Sendable {
         var now = timeval()
         gettimeofday(&now, nil)
         let pastDeadline = (now.tv_sec, now.tv_usec) >= (drainDeadline.tv_sec, drainDeadline.tv_usec)
-        guard inFlight.isEmpty || pastDeadline else { return }
+        // Requests in the handlers, and requests whose head arrived before the stop (their body may
+        // still be arriving), are answered first.
+        guard (inFlight.isEmpty && !hasRequestsAwaitingAnswer) || pastDeadline else { return }
         event_del(drainTimer)
         if let http {
             evhttp_free(http)
@@ -248,7 +298,7 @@ private let requestCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPoi
 
 private let completeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { request, context in
     guard let request else { return }
-    loop(context).inFlight.completed(request)
+    loop(context).completed(request)
 }
 
 private let closeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { connection, context in

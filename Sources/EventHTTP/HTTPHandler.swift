@@ -7,8 +7,9 @@ public protocol HTTPHandler: Sendable {
 
     /// The answer to send instead of evhttp's own HTML error page, for input evhttp refuses before
     /// any handler sees it (a malformed request line, headers or body framing past the hard
-    /// limits). nil keeps evhttp's page. The connection closes after it either way.
-    func replacementForWireError(status: Int) -> HTTPResponse?
+    /// limits, or a stream the strict framing refused, with `detail` saying why). nil keeps evhttp's
+    /// page. The connection closes after it either way.
+    func replacementForWireError(status: Int, detail: String?) -> HTTPResponse?
 
     /// Something a loop reports about itself (accept paused at the descriptor limit, a libevent
     /// message), on that loop's thread: for the handler to log. Ignored unless implemented.
@@ -16,6 +17,6 @@ public protocol HTTPHandler: Sendable {
 }
 
 extension HTTPHandler {
-    public func replacementForWireError(status: Int) -> HTTPResponse? { nil }
+    public func replacementForWireError(status: Int, detail: String?) -> HTTPResponse? { nil }
     public func serverEvent(_ event: HTTPServerEvent) {}
 }

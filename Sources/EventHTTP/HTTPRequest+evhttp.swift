@@ -20,7 +20,14 @@ extension HTTPRequest {
                 }
             }
         }
-        let uri = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
+        var uri = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
+        // Absolute form (`GET http://host/todos HTTP/1.1`, RFC 9112 §3.2.2): route its path and query.
+        if uri.utf8.first != UInt8(ascii: "/"), let parsed = evhttp_request_get_evhttp_uri(request),
+            evhttp_uri_get_scheme(parsed) != nil
+        {
+            let path = evhttp_uri_get_path(parsed).map { String(cString: $0) } ?? ""
+            uri = (path.isEmpty ? "/" : path) + (evhttp_uri_get_query(parsed).map { "?" + String(cString: $0) } ?? "")
+        }
         self.init(method: HTTPMethod(evhttpCommand: evhttp_request_get_command(request)), uri: uri, headers: headers, body: body)
         clientAddress = Self.peer(of: request)
     }

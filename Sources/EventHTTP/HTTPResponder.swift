@@ -9,6 +9,8 @@ public struct HTTPResponder {
     /// The request declared a body that evhttp left unread: the connection must close after the
     /// answer, or those bytes would be read as the next request.
     let closeConnection: Bool
+    /// The loop is stopping: the connection closes after this answer.
+    let draining: DrainSignal
 
     /// What became of an answer.
     public enum Delivery: Sendable, Equatable {
@@ -40,7 +42,7 @@ public struct HTTPResponder {
                 field.value.withCString { value in _ = evhttp_add_header(output, name, value) }
             }
         }
-        if closeConnection, evhttp_find_header(output, "Connection") == nil {
+        if closeConnection || draining.active, evhttp_find_header(output, "Connection") == nil {
             evhttp_add_header(output, "Connection", "close")
         }
         let hasBody = response.status >= 200 && response.status != 204 && response.status != 304

@@ -74,6 +74,11 @@ public final class HTTPServer: Sendable {
         state.withLock { $0.loops }.reduce(0) { $0 + $1.inFlight.count }
     }
 
+    /// What the framing and the connection budgets saw, across the loops.
+    public var wireStatistics: WireStatistics {
+        WireCounters.sum(state.withLock { $0.loops }.map(\.wireCounters))
+    }
+
     /// The libevent version the server runs on (`2.1.12-stable`).
     public static var libeventVersion: String { String(cString: event_get_version()) }
 

@@ -6,9 +6,7 @@ public struct HTTPServerConfiguration: Sendable {
     public var port: Int
     /// Number of event-loop threads, each with its own listener on the port (`SO_REUSEPORT`).
     public var loopCount: Int
-    /// Largest body evhttp reads at all; larger ones get evhttp's own 413 and the connection closes.
-    public var hardBodyLimit: Int
-    /// Largest request line plus header block evhttp reads.
+    /// Largest request line plus header block read (the framing answers 431 past it).
     public var maxHeaderBytes: Int
     /// Read and write time-out of a connection, in seconds: idle or slow clients are closed.
     public var timeoutSeconds: Double
@@ -21,22 +19,36 @@ public struct HTTPServerConfiguration: Sendable {
     public var acceptRetryInterval: Duration = .milliseconds(100)
     /// At most one log line per this interval while accepting stays paused.
     public var acceptLogInterval: Duration = .seconds(1)
+    /// Largest request body: a larger declared (or chunked) body is refused with 413 before it is read.
+    public var maxBodyBytes: Int
+    /// Longest chunk-size line (with extensions) of a chunked body.
+    public var maxChunkLineBytes: Int
+    /// Requests received on one connection and not answered yet before the server stops reading it.
+    public var maxPipelinedRequests: Int
+    /// Answer bytes a connection's client has not taken yet before the server stops reading it.
+    public var maxOutputBytes: Int
 
     public init(
         host: String = "0.0.0.0",
         port: Int = 8080,
         loopCount: Int = 1,
-        hardBodyLimit: Int = 4 << 20,
         maxHeaderBytes: Int = 32 << 10,
         timeoutSeconds: Double = 30,
         backlog: Int = 1024,
-        maxConnections: Int = 10_000
+        maxConnections: Int = 10_000,
+        maxBodyBytes: Int = 1 << 20,
+        maxChunkLineBytes: Int = 4096,
+        maxPipelinedRequests: Int = 32,
+        maxOutputBytes: Int = 1 << 20
     ) {
+        self.maxBodyBytes = maxBodyBytes
+        self.maxChunkLineBytes = maxChunkLineBytes
+        self.maxPipelinedRequests = maxPipelinedRequests
+        self.maxOutputBytes = maxOutputBytes
         self.maxConnections = maxConnections
         self.host = host
         self.port = port
         self.loopCount = loopCount
-        self.hardBodyLimit = hardBodyLimit
         self.maxHeaderBytes = maxHeaderBytes
         self.timeoutSeconds = timeoutSeconds
         self.backlog = backlog

@@ -72,6 +72,12 @@ struct TodoServerCommand: AsyncParsableCommand {
     var readTokensFile: String?
     @Option(name: .customLong("metrics-public"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "metricsPublic")))
     var metricsPublic: String?
+    @Option(
+        name: .customLong("max-pipelined-requests"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "maxPipelinedRequests")))
+    var maxPipelinedRequests: String?
+    @Option(name: .customLong("max-output-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "maxOutputBytes")))
+    var maxOutputBytes: String?
     @Option(name: .customLong("recover"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "recover")))
     var recover: String?
 
@@ -167,6 +173,8 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("authTokensFile", authTokensFile),
             ("readTokensFile", readTokensFile),
             ("metricsPublic", metricsPublic),
+            ("maxPipelinedRequests", maxPipelinedRequests),
+            ("maxOutputBytes", maxOutputBytes),
             ("recover", recover),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { key, value in value.map { (key, $0) } })

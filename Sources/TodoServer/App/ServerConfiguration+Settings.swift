@@ -40,6 +40,10 @@ extension ServerConfiguration {
             .integer("maxHeaderCount", \.maxHeaderCount, 8...10_000, "Most header fields in one request."),
             .integer("maxConnections", \.maxConnections, 1...1_000_000, "Open connections the server holds."),
             .integer("timeoutSeconds", \.timeoutSeconds, 1...86_400, "Connection read/write time-out in seconds."),
+            .integer(
+                "maxPipelinedRequests", \.maxPipelinedRequests, 1...1024,
+                "Requests received on one connection and not yet answered before it is no longer read."),
+            .integer("maxOutputBytes", \.maxOutputBytes, 4096...(1 << 30), "Unsent answer bytes of one connection before it is no longer read."),
             .text(
                 "corsOrigin", \.corsOrigin, "* or a comma-separated list of origins allowed to call from a browser.",
                 expected: "* or a comma-separated list of origins such as https://app.example.com or null"

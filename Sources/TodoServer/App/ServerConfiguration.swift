@@ -51,6 +51,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var logBufferBytes = 1 << 20
     /// Where the values came from: the file read and the source of each key that was set.
     public var provenance = ConfigurationProvenance()
+    /// Requests one connection may have received and not yet had answered before the server stops
+    /// reading it (pipelining depth).
+    public var maxPipelinedRequests = 32
+    /// Answer bytes one connection's client may leave unread before the server stops reading it.
+    public var maxOutputBytes = 1 << 20
 
     public init() {}
 
@@ -66,13 +71,6 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// headers just over the limit still get a problem+json 431; past it evhttp answers 400 itself.
     public var hardHeaderLimit: Int {
         max(maxHeaderBytes * 2, maxHeaderBytes + (16 << 10))
-    }
-
-    /// The body limit handed to evhttp: four times the configured one (at least 64 KiB more), so
-    /// that bodies just over the limit still get a problem+json 413 from the router.
-    public var hardBodyLimit: Int {
-        let (quadruple, overflow) = maxBodyBytes.multipliedReportingOverflow(by: 4)
-        return overflow ? Int.max : max(quadruple, maxBodyBytes + (64 << 10))
     }
 }
 

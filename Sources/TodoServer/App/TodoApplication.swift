@@ -65,8 +65,10 @@ public final class TodoApplication: HTTPHandler {
         let http = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: configuration.host, port: configuration.port, loopCount: configuration.effectiveThreads,
-                hardBodyLimit: configuration.hardBodyLimit, maxHeaderBytes: configuration.hardHeaderLimit,
-                timeoutSeconds: Double(configuration.timeoutSeconds), maxConnections: configuration.maxConnections),
+                maxHeaderBytes: configuration.hardHeaderLimit,
+                timeoutSeconds: Double(configuration.timeoutSeconds), maxConnections: configuration.maxConnections,
+                maxBodyBytes: configuration.maxBodyBytes, maxChunkLineBytes: configuration.maxHeaderBytes,
+                maxPipelinedRequests: configuration.maxPipelinedRequests, maxOutputBytes: configuration.maxOutputBytes),
             handler: self)
         let stopRequested = state.withLock { state in
             state.server = http
@@ -101,16 +103,22 @@ public final class TodoApplication: HTTPHandler {
         logger.info("stopped")
     }
 
+    /// What the framing and the connection budgets saw (zero before `start`).
+    public var wireStatistics: WireStatistics {
+        state.withLock { $0.server }?.wireStatistics ?? .zero
+    }
+
     /// `requestStop`, then `waitUntilStopped`.
     public func stop() {
         requestStop()
         waitUntilStopped()
     }
 
-    /// evhttp's own refusals (unparseable request line or headers, a body far past the limit) as
-    /// problem+json with the CORS headers, like every other answer.
-    public func replacementForWireError(status: Int) -> HTTPResponse? {
+    /// Refusals on the wire (the strict framing's, with `detail`, or evhttp's own) as problem+json
+    /// with the CORS headers, like every other answer.
+    public func replacementForWireError(status: Int, detail: String?) -> HTTPResponse? {
         let problem: ProblemDetails = switch status {
+        case _ where detail != nil: ProblemDetails(status: status, title: HTTPStatus.reasonPhrase(status), detail: detail!)
         case 413: .contentTooLarge(limit: configuration.maxBodyBytes)
         case 400:
             .badRequest(

@@ -119,11 +119,4 @@ struct ServerConfigurationTests {
         }
     }
 
-    @Test("evhttp's hard body limit leaves room for the problem+json 413")
-    func hardLimit() {
-        var configuration = ServerConfiguration()
-        #expect(configuration.hardBodyLimit == 4 << 20)
-        configuration.maxBodyBytes = 1000
-        #expect(configuration.hardBodyLimit == 1000 + 65_536)
-    }
 }

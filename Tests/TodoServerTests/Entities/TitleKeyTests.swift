@@ -24,7 +24,7 @@ struct TitleKeyTests {
         "Å", "\u{212B}", "A\u{30A}", "ﬃ", "Σ", "σ", "ς", "😀", "漢", "\u{1E0A}\u{323}", "D\u{323}\u{307}", "\u{301}", "-",
     ]
 
-    private static func randomTitle(_ generator: inout SplitMix) -> String {
+    private static func randomTitle(_ generator: inout SplitMix64) -> String {
         (0..<Int.random(in: 1...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
     }
 
@@ -32,7 +32,7 @@ struct TitleKeyTests {
     func orderMatchesReference() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("TitleKeyTests.orderMatchesReference seed \(seed)")
-        var generator = SplitMix(seed)
+        var generator = SplitMix64(seed: seed)
         let todos = (0..<400).map { index in
             makeTodo(
                 "id-\(Int.random(in: 0...999, using: &generator))-\(index)", title: Self.randomTitle(&generator),
@@ -55,7 +55,7 @@ struct TitleKeyTests {
     func searchMatchesReference() {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("TitleKeyTests.searchMatchesReference seed \(seed)")
-        var generator = SplitMix(seed)
+        var generator = SplitMix64(seed: seed)
         let todos = (0..<300).map { makeTodo("t\($0)", title: Self.randomTitle(&generator)) }
         let plain = ["a", "ab", "Z", "z z", "1-", "AAAA", " ", "b1"]
         let needles = plain + (0..<60).map { _ in Self.randomTitle(&generator) }
@@ -73,7 +73,7 @@ struct TitleKeyTests {
     func asciiSearch() {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("TitleKeyTests.asciiSearch seed \(seed)")
-        var generator = SplitMix(seed)
+        var generator = SplitMix64(seed: seed)
         let alphabet = Array("abAB ~")
         func random(_ lengths: ClosedRange<Int>) -> String {
             String((0..<Int.random(in: lengths, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })

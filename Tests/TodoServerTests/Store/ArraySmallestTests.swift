@@ -7,7 +7,7 @@ struct ArraySmallestTests {
     func matchesSort() {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("ArraySmallestTests.matchesSort seed \(seed)")
-        var generator = SplitMix(seed)
+        var generator = SplitMix64(seed: seed)
         for size in [0, 1, 2, 3, 7, 40, 41, 500] {
             // (value, index): many equal values, a strict total order all the same.
             let elements = (0..<size).map { (Int.random(in: 0..<max(1, size / 3), using: &generator), $0) }
@@ -23,7 +23,7 @@ struct ArraySmallestTests {
     func storePages() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("ArraySmallestTests.storePages seed \(seed)")
-        var generator = SplitMix(seed)
+        var generator = SplitMix64(seed: seed)
         let todos = (0..<300).map { index in
             makeTodo("t\(index)", title: ["Milk", "milk", "bread", "Eggs", "éclair", "e\u{301}clair"].randomElement(using: &generator)!,
                      created: "2026-11-22T10:00:0\(Int.random(in: 0...3, using: &generator)).000Z")
@@ -39,18 +39,5 @@ struct ArraySmallestTests {
                 #expect(page?.total == 300)
             }
         }
-    }
-}
-
-/// SplitMix64: a seeded generator, so a failing run can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

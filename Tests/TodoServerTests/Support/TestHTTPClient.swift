@@ -83,7 +83,8 @@ final class TestHTTPClient {
             start = end.upperBound
             guard let first = lines.first(where: { !$0.isEmpty }) else { continue }
             let parts = first.split(separator: " ")
-            if parts.count == 3, parts[2].hasPrefix("HTTP/1."), parts[0].allSatisfy(\.isUppercase) {
+            // Any well-formed version: a refused one (505) is an answer of the target's operation too.
+            if parts.count == 3, parts[2].wholeMatch(of: /HTTP\/[0-9]\.[0-9]/) != nil, parts[0].allSatisfy(\.isUppercase) {
                 pending.append((String(parts[0]), String(parts[1])))
             }
             let length = lines.lazy.compactMap { line -> Int? in

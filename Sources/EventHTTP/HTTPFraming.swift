@@ -1,0 +1,681 @@
+/// Follows one connection's request byte stream as RFC 9112 frames it (request line, header
+/// fields, Content-Length and chunked bodies, trailers), so that it knows where each request
+/// starts, and refuses what evhttp 2.1 would read leniently or differently.
+///
+/// Pure and allocation-free on accepted input: bytes in, `FramingEvents` out. The event loop feeds
+/// it every byte read from a connection before evhttp parses them, and carries out its decisions.
+struct HTTPFraming {
+    struct Limits: Sendable {
+        /// Request line plus header fields (and, separately, the trailer section), in bytes.
+        var maxHeadBytes: Int
+        /// Largest body, declared (Content-Length) or summed over chunks.
+        var maxBodyBytes: Int
+        /// Longest chunk-size line, extensions included.
+        var maxChunkLineBytes: Int
+    }
+
+    /// Why the stream is refused, and where evhttp must stop reading it.
+    struct Refusal: Equatable, Sendable {
+        var status: Int
+        var detail: String
+        /// Stream offset of the start of the line evhttp has not read yet where the refusal
+        /// applies: the bytes from here on are replaced.
+        var cutOffset: Int
+    }
+
+    let limits: Limits
+    /// Bytes consumed so far: stream offsets count from the connection's first byte.
+    private(set) var position = 0
+    private var state = State.requestStart
+    /// Where the current line starts (a line evhttp has not consumed while it is incomplete).
+    private var lineStart = 0
+    private var headBytes = 0
+    private var emptyLineBytes = 0
+    private var methodCode: UInt64 = 0
+    private var methodLength = 0
+    private var versionIndex = 0
+    private var major: UInt8 = 0
+    private var minor: UInt8 = 0
+    private var name = FieldName()
+    private var field = Field.other
+    private var valueState: UInt8 = 0
+    private var contentLength = 0
+    private var contentLengths = 0
+    private var hosts = 0
+    private var transferCodings = 0
+    private var lastCodingIsChunked = false
+    private var coding = FieldName()
+    private var codingHasParameters = false
+    private var codingSpaceSeen = false
+    private var transferEncodingFields = 0
+    private var remaining = 0
+    private var bodyBytes = 0
+    private var chunkSize = 0
+    private var chunkDigits = 0
+    private var chunkLineBytes = 0
+    private var extensionStart = -1
+    private var extensionHasSemicolon = false
+    private var targetStart = 0
+    private var authorityStart = 0
+    /// Progress through "http://" or "https://" at the start of the target, 8 once in the authority,
+    /// -1 when the target is not in absolute form (or is rewritten already).
+    private var schemeIndex = -1
+
+    init(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// Nothing more is read: refused, or the rest of the stream is never parsed (a body evhttp leaves
+    /// on the wire closes the connection after the answer).
+    var isFinished: Bool { state == .refused || state == .discarding }
+
+    /// Between requests: no part of a request is pending.
+    var isIdle: Bool { state == .requestStart }
+
+    /// Reads `bytes`, the next bytes of the stream, and adds what happened to `events`. After a
+    /// refusal or once discarding, bytes are only counted.
+    mutating func consume(_ bytes: UnsafeRawBufferPointer, into events: inout FramingEvents) {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            switch state {
+            case .refused, .discarding:
+                position += count - index
+                return
+            case .body, .chunkData:
+                let step = min(remaining, count - index)
+                remaining -= step
+                index += step
+                position += step
+                if remaining == 0 {
+                    if state == .body {
+                        state = .requestStart
+                        events.messagesCompleted += 1
+                    } else {
+                        state = .chunkDataEnd
+                    }
+                }
+                continue
+            case .fieldValue where field == .other || field == .host:
+                // Fast path for the bulk of a head: plain value bytes (visible, SP, HTAB, obs-text),
+                // up to what the head limit allows; anything else goes through `step`.
+                let end = min(count, index + max(0, limits.maxHeadBytes - headBytes))
+                var scan = index
+                while scan < end {
+                    let byte = bytes[scan]
+                    guard byte >= space ? byte != 0x7F : byte == tab else { break }
+                    scan += 1
+                }
+                if scan > index {
+                    headBytes += scan - index
+                    position += scan - index
+                    index = scan
+                    continue
+                }
+            case .target where schemeIndex < 0:
+                let end = min(count, index + max(0, limits.maxHeadBytes - headBytes))
+                var scan = index
+                while scan < end {
+                    let byte = bytes[scan]
+                    guard byte > space, byte != 0x7F else { break }
+                    scan += 1
+                }
+                if scan > index {
+                    headBytes += scan - index
+                    position += scan - index
+                    index = scan
+                    continue
+                }
+            default:
+                break
+            }
+            let byte = bytes[index]
+            index += 1
+            step(byte, &events)
+            position += 1
+        }
+    }
+
+    // MARK: - The byte-level state machine
+
+    private enum State: UInt8 {
+        case requestStart, method, target, version, requestLineCR
+        case fieldStart, fieldName, fieldValue, fieldValueCR, headEndCR
+        case body
+        case chunkSizeStart, chunkSize, chunkExtension, chunkLineCR, chunkData, chunkDataEnd, chunkDataCR
+        case trailerStart, trailerName, trailerValue, trailerValueCR, trailerEndCR
+        case refused, discarding
+    }
+
+    private enum Field: UInt8 { case other, contentLength, transferEncoding, host }
+
+    /// Consumes one byte at `position` (not yet advanced).
+    private mutating func step(_ byte: UInt8, _ events: inout FramingEvents) {
+        switch state {
+        case .requestStart:
+            if byte == cr || byte == lf {
+                // RFC 9112 §2.2: empty lines before a request line are ignored (evhttp would refuse
+                // them, so they are removed); they still count against the head limit.
+                emptyLineBytes += 1
+                if emptyLineBytes > limits.maxHeadBytes { return refuse(400, "Too many empty lines before the request line.", at: position, &events) }
+                if let last = events.removals.last, last.upperBound == position {
+                    events.removals[events.removals.count - 1] = last.lowerBound..<position + 1
+                } else {
+                    events.removals.append(position..<position + 1)
+                }
+                return
+            }
+            headBytes = 1
+            emptyLineBytes = 0
+            lineStart = position
+            guard isTokenCharacter(byte) else {
+                return refuse(400, "The bytes received cannot start an HTTP/1.1 request line (is this TLS or another protocol?).", at: lineStart, &events)
+            }
+            resetRequest()
+            methodCode = UInt64(byte)
+            methodLength = 1
+            state = .method
+        case .method:
+            guard countHeadByte(&events) else { return }
+            if byte == space {
+                state = .target
+                targetStart = position + 1
+                schemeIndex = 0
+            } else if isTokenCharacter(byte), methodLength < 32 {
+                if methodLength < 8 { methodCode |= UInt64(byte) << (8 * UInt64(methodLength)) }
+                methodLength += 1
+            } else {
+                refuse(400, "The request line is malformed: a method is a token followed by one space.", at: lineStart, &events)
+            }
+        case .target:
+            guard countHeadByte(&events) else { return }
+            if byte == space {
+                state = .version
+                versionIndex = 0
+            } else if byte <= space || byte == 0x7F {
+                refuse(400, "The request line is malformed: the target is followed by one space and the HTTP version.", at: lineStart, &events)
+            } else if schemeIndex >= 0 {
+                absoluteFormByte(byte, &events)
+            }
+        case .version:
+            guard countHeadByte(&events) else { return }
+            if byte == cr || byte == lf {
+                guard versionIndex == 8 else {
+                    return refuse(400, "The request line is malformed: it must end with HTTP/1.1 or HTTP/1.0.", at: lineStart, &events)
+                }
+                guard major == 1, minor <= 1 else {
+                    return refuse(505, "HTTP/\(major).\(minor) is not supported; send HTTP/1.1 (or HTTP/1.0).", at: lineStart, &events)
+                }
+                state = byte == cr ? .requestLineCR : .fieldStart
+                if byte == lf { lineStart = position + 1 }
+                return
+            }
+            // "HTTP/" DIGIT "." DIGIT
+            let matches: Bool
+            switch versionIndex {
+            case 0...4: matches = byte == httpPrefix(versionIndex)
+            case 5: matches = isDigit(byte); major = byte &- zero
+            case 6: matches = byte == UInt8(ascii: ".")
+            case 7: matches = isDigit(byte); minor = byte &- zero
+            default: matches = false
+            }
+            guard matches else {
+                return refuse(400, "The request line is malformed: the HTTP version must be HTTP/1.1 or HTTP/1.0.", at: lineStart, &events)
+            }
+            versionIndex += 1
+        case .requestLineCR, .fieldValueCR, .headEndCR, .chunkLineCR, .trailerValueCR, .trailerEndCR:
+            crFollowedBy(byte, &events)
+        case .fieldStart:
+            lineStart = position
+            guard countHeadByte(&events) else { return }
+            if byte == cr {
+                state = .headEndCR
+            } else if byte == lf {
+                headComplete(&events)
+            } else if byte == space || byte == tab {
+                refuse(400, "A header field line starts with white space (obsolete line folding); send each field on one line.", at: lineStart, &events)
+            } else if isTokenCharacter(byte) {
+                name = FieldName()
+                name.append(byte)
+                state = .fieldName
+            } else {
+                refuse(400, "A header field name is not a token (RFC 9110 §5.1).", at: lineStart, &events)
+            }
+        case .fieldName:
+            guard countHeadByte(&events) else { return }
+            if byte == colon {
+                startValue()
+            } else if isTokenCharacter(byte) {
+                name.append(byte)
+            } else if byte == space || byte == tab {
+                refuse(400, "White space between a header field name and its colon is not allowed (RFC 9112 §5.1).", at: lineStart, &events)
+            } else if byte == cr || byte == lf {
+                refuse(400, "A header field line has no colon.", at: lineStart, &events)
+            } else {
+                refuse(400, "A header field name is not a token (RFC 9110 §5.1).", at: lineStart, &events)
+            }
+        case .fieldValue:
+            guard countHeadByte(&events) else { return }
+            if byte == cr {
+                state = .fieldValueCR
+            } else if byte == lf {
+                endField(&events)
+            } else if isControl(byte) {
+                refuse(400, "A header field value contains a control character.", at: lineStart, &events)
+            } else {
+                valueByte(byte, &events)
+            }
+        case .chunkSizeStart:
+            lineStart = position
+            chunkLineBytes = 1
+            guard let digit = hexValue(byte) else {
+                return refuse(400, "A chunk size is not a hexadecimal number (RFC 9112 §7.1).", at: lineStart, &events)
+            }
+            chunkSize = digit
+            chunkDigits = 1
+            extensionStart = -1
+            extensionHasSemicolon = false
+            state = .chunkSize
+        case .chunkSize, .chunkExtension:
+            chunkLineBytes += 1
+            if chunkLineBytes > limits.maxChunkLineBytes {
+                return refuse(400, "A chunk-size line is longer than \(limits.maxChunkLineBytes) bytes.", at: lineStart, &events)
+            }
+            if byte == cr || byte == lf {
+                if state == .chunkExtension, !extensionHasSemicolon {
+                    return refuse(400, "A chunk size is followed by something other than a chunk extension.", at: lineStart, &events)
+                }
+                if extensionStart >= 0 { events.removals.append(extensionStart..<position) }
+                if byte == cr { state = .chunkLineCR } else { chunkLineEnd(&events) }
+            } else if state == .chunkSize, let digit = hexValue(byte) {
+                guard chunkDigits < 16 else {
+                    return refuse(413, "The request body is larger than the limit of \(limits.maxBodyBytes) bytes.", at: lineStart, &events)
+                }
+                chunkSize = chunkSize << 4 | digit
+                chunkDigits += 1
+            } else if state == .chunkSize, byte == semicolon || byte == space || byte == tab {
+                state = .chunkExtension
+                extensionStart = position
+                extensionHasSemicolon = byte == semicolon
+            } else if state == .chunkExtension {
+                if byte == semicolon {
+                    extensionHasSemicolon = true
+                } else if !extensionHasSemicolon, byte != space, byte != tab {
+                    refuse(400, "A chunk size is followed by something other than a chunk extension.", at: lineStart, &events)
+                } else if isControl(byte) {
+                    refuse(400, "A chunk extension contains a control character.", at: lineStart, &events)
+                }
+            } else {
+                refuse(400, "A chunk size is not a hexadecimal number (RFC 9112 §7.1).", at: lineStart, &events)
+            }
+        case .chunkDataEnd:
+            if byte == cr {
+                state = .chunkDataCR
+            } else if byte == lf {
+                state = .chunkSizeStart
+            } else {
+                refuse(400, "Chunk data is not followed by CRLF.", at: position, &events)
+            }
+        case .chunkDataCR:
+            if byte == lf { state = .chunkSizeStart } else { refuse(400, "Chunk data is not followed by CRLF.", at: position - 1, &events) }
+        case .trailerStart:
+            lineStart = position
+            guard countHeadByte(&events) else { return }
+            if byte == cr {
+                state = .trailerEndCR
+            } else if byte == lf {
+                messageComplete(&events)
+            } else if isTokenCharacter(byte) {
+                state = .trailerName
+            } else {
+                refuse(400, "A trailer field name is not a token, or a trailer line starts with white space.", at: lineStart, &events)
+            }
+        case .trailerName:
+            guard countHeadByte(&events) else { return }
+            if byte == colon {
+                state = .trailerValue
+            } else if !isTokenCharacter(byte) {
+                refuse(400, "A trailer field name is not a token or is not followed directly by a colon.", at: lineStart, &events)
+            }
+        case .trailerValue:
+            guard countHeadByte(&events) else { return }
+            if byte == cr {
+                state = .trailerValueCR
+            } else if byte == lf {
+                state = .trailerStart
+            } else if isControl(byte) {
+                refuse(400, "A trailer field value contains a control character.", at: lineStart, &events)
+            }
+        case .body, .chunkData, .refused, .discarding:
+            break
+        }
+    }
+
+    /// A CR must be followed by LF (RFC 9112 §2.2).
+    private mutating func crFollowedBy(_ byte: UInt8, _ events: inout FramingEvents) {
+        guard byte == lf else {
+            return refuse(400, "A carriage return is not followed by a line feed.", at: lineStart, &events)
+        }
+        switch state {
+        case .requestLineCR:
+            headBytes += 1
+            state = .fieldStart
+        case .fieldValueCR:
+            headBytes += 1
+            endField(&events)
+        case .headEndCR:
+            headComplete(&events)
+        case .chunkLineCR:
+            chunkLineEnd(&events)
+        case .trailerValueCR:
+            state = .trailerStart
+        case .trailerEndCR:
+            messageComplete(&events)
+        default:
+            break
+        }
+    }
+
+    /// Absolute form (`http://host/todos`, RFC 9112 §3.2.2): evhttp would take it for a proxy
+    /// request and close after the answer, so the scheme and authority are removed and evhttp
+    /// reads the origin form (`/todos`). A target without a path is left as it is.
+    private mutating func absoluteFormByte(_ byte: UInt8, _ events: inout FramingEvents) {
+        let lower = byte | 0x20
+        switch schemeIndex {
+        case 0: schemeIndex = lower == UInt8(ascii: "h") ? 1 : -1
+        case 1, 2: schemeIndex = lower == UInt8(ascii: "t") ? schemeIndex + 1 : -1
+        case 3: schemeIndex = lower == UInt8(ascii: "p") ? 4 : -1
+        case 4: schemeIndex = lower == UInt8(ascii: "s") ? 5 : byte == colon ? 6 : -1
+        case 5: schemeIndex = byte == colon ? 6 : -1
+        case 6: schemeIndex = byte == UInt8(ascii: "/") ? 7 : -1
+        case 7:
+            schemeIndex = byte == UInt8(ascii: "/") ? 8 : -1
+            authorityStart = position + 1
+        default:
+            if byte == UInt8(ascii: "/") {
+                if position > authorityStart { events.removals.append(targetStart..<position) }
+                schemeIndex = -1
+            } else if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                schemeIndex = -1
+            }
+        }
+    }
+
+    /// Counts one more byte of the head; refuses once it passes the limit.
+    private mutating func countHeadByte(_ events: inout FramingEvents) -> Bool {
+        headBytes += 1
+        guard headBytes > limits.maxHeadBytes else { return true }
+        refuse(431, "The request line and header fields (or the trailer fields) are longer than \(limits.maxHeadBytes) bytes.", at: lineStart, &events)
+        return false
+    }
+
+    private mutating func resetRequest() {
+        contentLength = 0
+        contentLengths = 0
+        hosts = 0
+        transferCodings = 0
+        transferEncodingFields = 0
+        lastCodingIsChunked = false
+        major = 0
+        minor = 0
+    }
+
+    private mutating func startValue() {
+        field = .other
+        if name.equals(contentLengthName) {
+            field = .contentLength
+            contentLengths += 1
+            contentLength = 0
+        } else if name.equals(transferEncodingName) {
+            field = .transferEncoding
+            transferEncodingFields += 1
+            coding = FieldName()
+            codingHasParameters = false
+            codingSpaceSeen = false
+        } else if name.equals(hostName) {
+            field = .host
+            hosts += 1
+        }
+        valueState = 0
+        state = .fieldValue
+    }
+
+    /// One byte of a field value (not CR, LF or a control character).
+    private mutating func valueByte(_ byte: UInt8, _ events: inout FramingEvents) {
+        switch field {
+        case .other, .host:
+            break
+        case .contentLength:
+            // valueState: 0 leading white space, 1 digits, 2 trailing white space.
+            if isDigit(byte), valueState < 2 {
+                let (times, overflow) = contentLength.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times.addingReportingOverflow(Int(byte - zero))
+                guard !overflow, !overflow2 else {
+                    return refuse(400, "Content-Length is too large a number.", at: lineStart, &events)
+                }
+                contentLength = sum
+                valueState = 1
+            } else if byte == space || byte == tab {
+                if valueState == 1 { valueState = 2 }
+            } else {
+                refuse(400, "Content-Length must be one decimal number (1*DIGIT).", at: lineStart, &events)
+            }
+        case .transferEncoding:
+            if byte == comma {
+                endCoding()
+            } else if byte == semicolon {
+                codingHasParameters = true
+            } else if byte == space || byte == tab {
+                codingSpaceSeen = coding.length > 0
+            } else if !codingHasParameters {
+                // White space inside a coding ("chun ked") makes it another coding.
+                if codingSpaceSeen { codingHasParameters = true } else { coding.append(byte) }
+            }
+        }
+    }
+
+    private mutating func endCoding() {
+        if coding.length > 0 || codingHasParameters {
+            transferCodings += 1
+            lastCodingIsChunked = !codingHasParameters && coding.equals(chunkedName)
+        }
+        coding = FieldName()
+        codingHasParameters = false
+        codingSpaceSeen = false
+    }
+
+    private mutating func endField(_ events: inout FramingEvents) {
+        if field == .contentLength, valueState == 0 {
+            return refuse(400, "Content-Length is empty; it must be one decimal number (1*DIGIT).", at: lineStart, &events)
+        }
+        if field == .transferEncoding { endCoding() }
+        state = .fieldStart
+    }
+
+    /// The empty line after the header fields: checks the framing, then expects the body.
+    private mutating func headComplete(_ events: inout FramingEvents) {
+        if major == 1, minor == 1, hosts == 0 {
+            return refuse(400, "An HTTP/1.1 request must have a Host header (RFC 9112 §3.2).", at: lineStart, &events)
+        }
+        if contentLengths > 1 {
+            return refuse(400, "The request has \(contentLengths) Content-Length headers; send exactly one.", at: lineStart, &events)
+        }
+        let chunked = transferEncodingFields > 0
+        if chunked {
+            if contentLengths > 0 {
+                return refuse(400, "The request has both Content-Length and Transfer-Encoding; send one.", at: lineStart, &events)
+            }
+            if minor == 0 {
+                return refuse(400, "Transfer-Encoding is not allowed in an HTTP/1.0 request.", at: lineStart, &events)
+            }
+            if !lastCodingIsChunked {
+                return refuse(400, "The final transfer coding must be chunked (RFC 9112 §6.3).", at: lineStart, &events)
+            }
+            if transferCodings > 1 {
+                return refuse(501, "Transfer codings other than chunked are not supported.", at: lineStart, &events)
+            }
+        }
+        if contentLength > limits.maxBodyBytes {
+            return refuse(
+                413, "The request body is larger than the limit of \(limits.maxBodyBytes) bytes.", at: lineStart, &events)
+        }
+        events.headsCompleted += 1
+        let hasBody = chunked || contentLength > 0
+        guard hasBody else {
+            state = .requestStart
+            events.messagesCompleted += 1
+            return
+        }
+        guard evhttpReadsBody else {
+            // evhttp leaves this method's body on the wire and closes after the answer.
+            state = .discarding
+            events.discardFrom = position + 1
+            events.messagesCompleted += 1
+            return
+        }
+        bodyBytes = 0
+        if chunked {
+            state = .chunkSizeStart
+        } else {
+            remaining = contentLength
+            state = .body
+        }
+    }
+
+    /// evhttp 2.1.12 reads a body for these methods only (`evhttp_method_may_have_body`).
+    private var evhttpReadsBody: Bool {
+        switch (methodLength, methodCode) {
+        case (3, methodGET), (3, methodPUT), (4, methodPOST), (5, methodPATCH), (6, methodDELETE), (7, methodOPTIONS),
+            (7, methodCONNECT):
+            true
+        default: false
+        }
+    }
+
+    private mutating func chunkLineEnd(_ events: inout FramingEvents) {
+        let (sum, overflow) = bodyBytes.addingReportingOverflow(chunkSize)
+        guard !overflow, sum <= limits.maxBodyBytes else {
+            return refuse(413, "The request body is larger than the limit of \(limits.maxBodyBytes) bytes.", at: lineStart, &events)
+        }
+        bodyBytes = sum
+        if chunkSize == 0 {
+            headBytes = 0
+            state = .trailerStart
+        } else {
+            remaining = chunkSize
+            state = .chunkData
+        }
+    }
+
+    private mutating func messageComplete(_ events: inout FramingEvents) {
+        events.messagesCompleted += 1
+        state = .requestStart
+    }
+
+    private mutating func refuse(_ status: Int, _ detail: String, at offset: Int, _ events: inout FramingEvents) {
+        state = .refused
+        events.refusal = Refusal(status: status, detail: detail, cutOffset: offset)
+    }
+}
+
+/// What one `HTTPFraming.consume` call found.
+struct FramingEvents {
+    /// Request heads completed and accepted.
+    var headsCompleted = 0
+    /// Requests received completely (head and body).
+    var messagesCompleted = 0
+    /// Stream ranges to delete before evhttp reads them: chunk extensions, which evhttp 2.1 cannot parse.
+    var removals: [Range<Int>] = []
+    /// The stream is refused.
+    var refusal: HTTPFraming.Refusal?
+    /// Bytes from this stream offset on are never parsed: drop them.
+    var discardFrom: Int?
+}
+
+/// A field name or coding, lowercased, packed into three words: exact comparison without allocating.
+struct FieldName: Equatable {
+    private var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    private(set) var length = 0
+
+    mutating func append(_ byte: UInt8) {
+        let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+        let shift = UInt64(8 * (length % 8))
+        switch length / 8 {
+        case 0: words.0 |= UInt64(lower) << shift
+        case 1: words.1 |= UInt64(lower) << shift
+        case 2: words.2 |= UInt64(lower) << shift
+        default: break
+        }
+        length += 1
+    }
+
+    func equals(_ other: FieldName) -> Bool {
+        length == other.length && words == other.words
+    }
+
+    static func == (lhs: FieldName, rhs: FieldName) -> Bool { lhs.equals(rhs) }
+
+    init() {}
+
+    init(_ text: StaticString) {
+        text.withUTF8Buffer { for byte in $0 { append(byte) } }
+    }
+}
+
+private let contentLengthName = FieldName("content-length")
+private let transferEncodingName = FieldName("transfer-encoding")
+private let hostName = FieldName("host")
+private let chunkedName = FieldName("chunked")
+
+private func methodCode(_ text: StaticString) -> UInt64 {
+    text.withUTF8Buffer { bytes in
+        bytes.prefix(8).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+    }
+}
+
+private let methodGET = methodCode("GET")
+private let methodPUT = methodCode("PUT")
+private let methodPOST = methodCode("POST")
+private let methodPATCH = methodCode("PATCH")
+private let methodDELETE = methodCode("DELETE")
+private let methodOPTIONS = methodCode("OPTIONS")
+private let methodCONNECT = methodCode("CONNECT")
+
+private let cr = UInt8(ascii: "\r")
+private let lf = UInt8(ascii: "\n")
+private let space = UInt8(ascii: " ")
+private let tab = UInt8(ascii: "\t")
+private let colon = UInt8(ascii: ":")
+private let semicolon = UInt8(ascii: ";")
+private let comma = UInt8(ascii: ",")
+private let zero = UInt8(ascii: "0")
+/// The bytes of "HTTP/".
+@inline(__always) private func httpPrefix(_ index: Int) -> UInt8 {
+    switch index {
+    case 0: 0x48
+    case 1, 2: 0x54
+    case 3: 0x50
+    default: 0x2F
+    }
+}
+
+@inline(__always) private func isDigit(_ byte: UInt8) -> Bool { byte >= zero && byte <= UInt8(ascii: "9") }
+
+/// CTL other than HTAB (RFC 5234), including DEL.
+@inline(__always) private func isControl(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != tab) || byte == 0x7F }
+
+@inline(__always) private func hexValue(_ byte: UInt8) -> Int? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - zero)
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a") + 10)
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A") + 10)
+    default: nil
+    }
+}
+
+/// tchar (RFC 9110 §5.6.2): ALPHA, DIGIT and "!#$%&'*+-.^_`|~". Bit sets of bytes 0-63 and
+/// 64-127 (literals, so no lazily initialised global is consulted per byte).
+@inline(__always) private func isTokenCharacter(_ byte: UInt8) -> Bool {
+    let bits: UInt64 = byte < 64 ? 0x03FF_6CFA_0000_0000 : byte < 128 ? 0x57FF_FFFF_C7FF_FFFE : 0
+    return (bits >> UInt64(byte & 63)) & 1 == 1
+}

@@ -1,0 +1,225 @@
+import Testing
+@testable import EventHTTP
+
+/// The strict framing without sockets: bytes in, events out.
+@Suite("HTTPFraming: RFC 9112 framing of a connection's byte stream")
+struct HTTPFramingTests {
+    static let limits = HTTPFraming.Limits(maxHeadBytes: 1024, maxBodyBytes: 100, maxChunkLineBytes: 64)
+
+    /// Feeds `bytes` in pieces of `pieces` bytes (all at once when nil); returns the summed events.
+    private func frame(_ bytes: [UInt8], pieces: Int? = nil, limits: HTTPFraming.Limits = limits) -> (FramingEvents, HTTPFraming) {
+        var framing = HTTPFraming(limits: limits)
+        var total = FramingEvents()
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + (pieces ?? bytes.count))
+            var events = FramingEvents()
+            bytes[start..<end].withUnsafeBytes { framing.consume($0, into: &events) }
+            total.headsCompleted += events.headsCompleted
+            total.messagesCompleted += events.messagesCompleted
+            // Adjacent removals found in different pieces remove the same bytes as one range.
+            for range in events.removals {
+                if let last = total.removals.last, last.upperBound == range.lowerBound {
+                    total.removals[total.removals.count - 1] = last.lowerBound..<range.upperBound
+                } else {
+                    total.removals.append(range)
+                }
+            }
+            if total.refusal == nil { total.refusal = events.refusal }
+            if total.discardFrom == nil { total.discardFrom = events.discardFrom }
+            start = end
+        }
+        return (total, framing)
+    }
+
+    private func frame(_ text: String, pieces: Int? = nil) -> (FramingEvents, HTTPFraming) {
+        frame(Array(text.utf8), pieces: pieces)
+    }
+
+    @Test("pipelined requests with Content-Length and chunked bodies: every head and message found, nothing refused")
+    func validStream() {
+        let stream = "GET /todos HTTP/1.1\r\nHost: h\r\n\r\n"
+            + "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nGET /"
+            + "PUT /todos/1 HTTP/1.1\r\nhost: h\r\ntransfer-encoding: Chunked\r\n\r\n3\r\nabc\r\nA\r\n0123456789\r\n0\r\nX-T: 1\r\n\r\n"
+            + "GET / HTTP/1.0\n\n"
+        for pieces in [nil, 1, 2, 7] {
+            let (events, framing) = frame(stream, pieces: pieces)
+            #expect(events.refusal == nil, "pieces \(String(describing: pieces))")
+            #expect(events.headsCompleted == 4)
+            #expect(events.messagesCompleted == 4)
+            #expect(events.removals.isEmpty)
+            #expect(framing.isIdle)
+            #expect(framing.position == stream.utf8.count)
+        }
+    }
+
+    @Test("a head is complete only at its empty line; a message only once its body has arrived")
+    func partialMessages() {
+        let (head, _) = frame("POST /todos HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r")
+        #expect(head.headsCompleted == 0)
+        let (body, framing) = frame("POST /todos HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nabcd")
+        #expect(body.headsCompleted == 1)
+        #expect(body.messagesCompleted == 0)
+        #expect(!framing.isIdle)
+    }
+
+    @Test("each refusal has its status and is cut at the start of the line evhttp has not read")
+    func refusals() {
+        let get = "GET /todos HTTP/1.1\r\nHost: h\r\n"
+        let post = "POST /todos HTTP/1.1\r\nHost: h\r\n"
+        let chunked = post + "Transfer-Encoding: chunked\r\n\r\n"
+        // (stream, status, offset of the cut)
+        let cases: [(String, Int, Int)] = [
+            (post + "Content-Length : 44\r\n\r\n", 400, post.utf8.count),
+            (post + "Transfer-Encoding\t: chunked\r\n\r\n", 400, post.utf8.count),
+            (get + "X Y: z\r\n\r\n", 400, get.utf8.count),
+            (get + "X@Y: z\r\n\r\n", 400, get.utf8.count),
+            (get + ": z\r\n\r\n", 400, get.utf8.count),
+            (get + "X: a\u{0}b\r\n\r\n", 400, get.utf8.count),
+            (get + "X: a\u{7F}b\r\n\r\n", 400, get.utf8.count),
+            (get + "X: a\rb\r\n\r\n", 400, get.utf8.count),
+            (get + "X: a\r\n folded\r\n\r\n", 400, (get + "X: a\r\n").utf8.count),
+            (get + "no colon\r\n\r\n", 400, get.utf8.count),
+            (post + "Content-Length: 99999999999999999999\r\n\r\n", 400, post.utf8.count),
+            (post + "Content-Length: +5\r\n\r\n", 400, post.utf8.count),
+            (post + "Content-Length: -1\r\n\r\n", 400, post.utf8.count),
+            (post + "Content-Length: 5 5\r\n\r\n", 400, post.utf8.count),
+            (post + "Content-Length:\r\n\r\n", 400, post.utf8.count),
+            (post + "Content-Length: 5\r\nContent-Length: 5\r\n\r\n", 400, (post + "Content-Length: 5\r\nContent-Length: 5\r\n").utf8.count),
+            (post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", 400, (post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n").utf8.count),
+            ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n".utf8.count),
+            (post + "Transfer-Encoding: gzip\r\n\r\n", 400, (post + "Transfer-Encoding: gzip\r\n").utf8.count),
+            (post + "Transfer-Encoding: chunked, gzip\r\n\r\n", 400, (post + "Transfer-Encoding: chunked, gzip\r\n").utf8.count),
+            (post + "Transfer-Encoding: chun ked\r\n\r\n", 400, (post + "Transfer-Encoding: chun ked\r\n").utf8.count),
+            (post + "Transfer-Encoding:\r\n\r\n", 400, (post + "Transfer-Encoding:\r\n").utf8.count),
+            (post + "Transfer-Encoding: gzip, chunked\r\n\r\n", 501, (post + "Transfer-Encoding: gzip, chunked\r\n").utf8.count),
+            (post + "Content-Length: 101\r\n\r\n", 413, (post + "Content-Length: 101\r\n").utf8.count),
+            (chunked + "0x11\r\n", 400, chunked.utf8.count),
+            (chunked + "+11\r\n", 400, chunked.utf8.count),
+            (chunked + " 11\r\n", 400, chunked.utf8.count),
+            (chunked + "11 junk\r\n", 400, chunked.utf8.count),
+            (chunked + "\r\n", 400, chunked.utf8.count),
+            (chunked + "1;a\u{1}\r\n", 400, chunked.utf8.count),
+            (chunked + "1;" + String(repeating: "a", count: 70), 400, chunked.utf8.count),
+            (chunked + "65\r\n", 413, chunked.utf8.count),
+            (chunked + "50\r\n" + String(repeating: "a", count: 80) + "\r\n15\r\n", 413, (chunked + "50\r\n" + String(repeating: "a", count: 80) + "\r\n").utf8.count),
+            (chunked + "FFFFFFFFFFFFFFFFF\r\n", 413, chunked.utf8.count),
+            (chunked + "3\r\nabcX\r\n", 400, (chunked + "3\r\nabc").utf8.count),
+            (chunked + "0\r\nBad Trailer: x\r\n\r\n", 400, (chunked + "0\r\n").utf8.count),
+            ("GET /todos HTTP/1.1\r\n\r\n", 400, "GET /todos HTTP/1.1\r\n".utf8.count),
+            ("GET /todos HTTP/-1.1\r\nHost: h\r\n\r\n", 400, 0),
+            ("GET /todos HTTP/1.10\r\nHost: h\r\n\r\n", 400, 0),
+            ("GET /todos http/1.1\r\nHost: h\r\n\r\n", 400, 0),
+            ("GET /todos\r\n\r\n", 400, 0),
+            ("GET  /todos HTTP/1.1\r\n\r\n", 400, 0),
+            ("GET /to\u{1}dos HTTP/1.1\r\n\r\n", 400, 0),
+            ("GET /todos HTTP/2.0\r\nHost: h\r\n\r\n", 505, 0),
+            ("GET /todos HTTP/0.9\r\nHost: h\r\n\r\n", 505, 0),
+            ("\u{16}\u{3}\u{1}\u{2}\u{0}", 400, 0),
+            (get + "\r\nGET / HTTP/1.1\r\nX: \u{0}\r\n\r\n", 400, (get + "\r\nGET / HTTP/1.1\r\n").utf8.count),
+            (get + "X: " + String(repeating: "a", count: 1100) + "\r\n\r\n", 431, get.utf8.count),
+        ]
+        for (stream, status, cut) in cases {
+            for pieces in [nil, 1, 3] {
+                let (events, framing) = frame(stream, pieces: pieces)
+                #expect(events.refusal?.status == status, "\(stream.debugDescription) pieces \(String(describing: pieces))")
+                #expect(events.refusal?.cutOffset == cut, "\(stream.debugDescription) pieces \(String(describing: pieces))")
+                #expect(framing.isFinished)
+            }
+        }
+    }
+
+    @Test("chunk extensions and bad whitespace before them: extensions are accepted and marked for removal")
+    func chunkExtensions() {
+        let head = "POST /t HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let stream = head + "3;a=b\r\nabc\r\n2 ; q=\"x y\"\r\nde\r\n0;last\r\n\r\n"
+        for pieces in [nil, 1, 4] {
+            let (events, framing) = frame(stream, pieces: pieces)
+            #expect(events.refusal == nil)
+            #expect(events.messagesCompleted == 1)
+            #expect(framing.isIdle)
+            let base = head.utf8.count
+            #expect(events.removals == [base + 1..<base + 5, base + 13..<base + 23, base + 30..<base + 35])
+        }
+    }
+
+    @Test("absolute-form targets are rewritten to origin form; leading empty lines are removed")
+    func rewrites() {
+        let (absolute, _) = frame("GET http://example.com:8080/todos?x=1 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(absolute.refusal == nil)
+        #expect(absolute.removals == [4..<27])
+        let (https, _) = frame("GET HTTPS://a/ HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(https.removals == [4..<13])
+        let (noPath, _) = frame("GET http://a HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(noPath.removals.isEmpty)
+        let (origin, _) = frame("GET /http://a/ HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(origin.removals.isEmpty)
+        let (leading, _) = frame("\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(leading.removals == [0..<4])
+        #expect(leading.headsCompleted == 1)
+    }
+
+    @Test("a body evhttp does not read (HEAD, unknown methods) discards the rest of the stream")
+    func unreadBodies() {
+        for method in ["HEAD", "TRACE", "BREW", "get"] {
+            let head = "\(method) / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\n"
+            let (events, framing) = frame(head + "DELETE /todos HTTP/1.1\r\n\r\n")
+            #expect(events.discardFrom == head.utf8.count, "\(method)")
+            #expect(events.headsCompleted == 1)
+            #expect(framing.isFinished)
+        }
+        let (get, _) = frame("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nabcde")
+        #expect(get.discardFrom == nil)
+        #expect(get.messagesCompleted == 1)
+    }
+
+    @Test("random splits of random valid and invalid streams give the same events as one piece")
+    func splitsAgree() {
+        var generator = SystemRandomNumberGenerator()
+        let seed = UInt64.random(in: 0...UInt64.max, using: &generator)
+        print("HTTPFramingTests.splitsAgree seed \(seed)")
+        var random = SplitMix64(seed: seed)
+        let pieces = [
+            "GET /todos HTTP/1.1\r\nHost: h\r\n\r\n", "POST /t HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc",
+            "PUT /t HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2;x\r\nab\r\n0\r\n\r\n", "X Y: z\r\n", "\u{0}",
+            "Content-Length : 4\r\n", "\r\n", "GET http://h/x HTTP/1.1\r\nHost: h\r\n\r\n",
+        ]
+        for _ in 0..<300 {
+            var stream: [UInt8] = []
+            for _ in 0..<Int(random.next() % 6 + 1) { stream += Array(pieces[Int(random.next() % UInt64(pieces.count))].utf8) }
+            let (whole, _) = frame(stream)
+            let (split, _) = frame(stream, pieces: Int(random.next() % 9 + 1))
+            #expect(whole.refusal == split.refusal, "seed \(seed)")
+            #expect(whole.headsCompleted == split.headsCompleted, "seed \(seed)")
+            #expect(whole.messagesCompleted == split.messagesCompleted, "seed \(seed)")
+            #expect(whole.removals == split.removals, "seed \(seed)")
+            #expect(whole.discardFrom == split.discardFrom, "seed \(seed)")
+        }
+    }
+
+    @Test("the budget stops reading at the pipelining depth and the unsent-output limit, and resumes")
+    func budget() {
+        var budget = ConnectionBudget(maxPipelinedRequests: 2, maxOutputBytes: 1000)
+        #expect(budget.allowsReading)
+        var events = FramingEvents()
+        events.headsCompleted = 2
+        events.messagesCompleted = 1
+        budget.record(events)
+        #expect(budget.allowsReading)
+        #expect(budget.awaitsAnswer)
+        events.headsCompleted = 0
+        budget.record(events)
+        #expect(budget.pipelined == 2)
+        #expect(!budget.allowsReading)
+        budget.recordAnswer()
+        #expect(budget.allowsReading)
+        budget.outputBytes = 1001
+        #expect(!budget.allowsReading)
+        budget.outputBytes = 1000
+        #expect(budget.allowsReading)
+        budget.recordAnswer()
+        #expect(!budget.awaitsAnswer)
+        budget.finished = true
+        #expect(!budget.allowsReading)
+    }
+}
