@@ -22,14 +22,24 @@ let package = Package(
             providers: [.apt(["libevent-dev"])]
         ),
         .systemLibrary(name: "CSupport"),
+        .systemLibrary(
+            name: "CLibpq",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(
             name: "EventHTTP",
             dependencies: ["CLibevent"]
         ),
         .target(
+            name: "PostgresLoop",
+            dependencies: ["CLibpq", "EventHTTP"]
+        ),
+        .target(
             name: "TodoServer",
             dependencies: [
                 "EventHTTP",
+                "PostgresLoop",
                 "CSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -50,6 +60,7 @@ let package = Package(
             dependencies: [
                 "TodoServer",
                 "EventHTTP",
+                "PostgresLoop",
                 "TodoServerApp",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),

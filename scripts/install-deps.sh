@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs what building and running TodoServer needs beyond the Swift toolchain: libevent's
-# development package (Debian/Ubuntu). Does nothing when it is already there.
+# Installs what building and running TodoServer needs beyond the Swift toolchain: libevent's and
+# libpq's development packages, and PostgreSQL 15 for the tests' throwaway clusters (Debian/Ubuntu).
+# Does nothing when they are already there.
 set -euo pipefail
 
 missing=()
-for package in libevent-dev; do
+for package in libevent-dev libpq-dev postgresql-15; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if ((${#missing[@]})); then

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Everything but `requestShutdown` runs on the loop's own thread.
 final class EventLoop: @unchecked Sendable {
-    private let base: OpaquePointer
+    let base: OpaquePointer
     private var http: OpaquePointer?
     private var bound: OpaquePointer?
     private var wakeEvent: OpaquePointer?
