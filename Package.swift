@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "todo-server", targets: ["TodoServerApp"]),
         .library(name: "TodoServer", targets: ["TodoServer"]),
+        .library(name: "PostgresLoop", targets: ["PostgresLoop", "EventHTTP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
