@@ -13,6 +13,11 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "installing: ${missing[*]}"
   $sudo apt-get update -qq
+  # Releases without PostgreSQL 15 (Ubuntu 24.04 has 16): their own server; the tests look for
+  # /usr/lib/postgresql/{15,16,17,14}/bin.
+  if [[ " ${missing[*]} " == *" postgresql-15 "* ]] && ! apt-cache show postgresql-15 >/dev/null 2>&1; then
+    missing=("${missing[@]/postgresql-15/postgresql}")
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if ! command -v swift >/dev/null 2>&1; then
