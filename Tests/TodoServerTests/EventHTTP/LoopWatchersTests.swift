@@ -44,10 +44,20 @@ import Testing
         }
         #expect(eventually { cancelled.withLock { $0 } })
         #expect(write(writer, "d", 1) == 1)
+        // A timer set after the write fires in a later loop iteration than the one whose poll saw
+        // the pipe readable: once it fired, a live watch would have read the byte.
+        let turned = Mutex(false)
+        handle.execute {
+            holder.timer = LoopTimer(loop: handle) { turned.withLock { $0 = true } }
+            holder.timer?.schedule(after: .milliseconds(20))
+        }
+        #expect(eventually { turned.withLock { $0 } })
+        _ = fcntl(reader, F_SETFL, O_NONBLOCK)
         var byte: UInt8 = 0
         #expect(read(reader, &byte, 1) == 1)
         #expect(byte == UInt8(ascii: "d"))
         #expect(received.withLock { $0 } == Array("abc".utf8))
+        handle.execute { holder.timer?.cancel() }
     }
 
     @Test func timersFireOnceOrRepeatedlyOnTheLoopThreadUntilStopped() throws {
