@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "todo-server", targets: ["TodoServerApp"]),
         .library(name: "TodoServer", targets: ["TodoServer"]),
+        .library(name: "PostgresLoop", targets: ["PostgresLoop", "EventHTTP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -22,14 +23,24 @@ let package = Package(
             providers: [.apt(["libevent-dev"])]
         ),
         .systemLibrary(name: "CSupport"),
+        .systemLibrary(
+            name: "CLibpq",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(
             name: "EventHTTP",
             dependencies: ["CLibevent", "CSupport"]
         ),
         .target(
+            name: "PostgresLoop",
+            dependencies: ["CLibpq", "EventHTTP"]
+        ),
+        .target(
             name: "TodoServer",
             dependencies: [
                 "EventHTTP",
+                "PostgresLoop",
                 "CSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -50,6 +61,7 @@ let package = Package(
             dependencies: [
                 "TodoServer",
                 "EventHTTP",
+                "PostgresLoop",
                 "TodoServerApp",
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Installs what building and running TodoServer needs beyond the Swift toolchain: libevent's
-# development package, and python3-venv for the virtual environment of the scripts' Python tools
-# (scripts/python-tools.sh) (Debian/Ubuntu). Does nothing when they are already there.
+# Installs what building and running TodoServer needs beyond the Swift toolchain: libevent's and
+# libpq's development packages, PostgreSQL 15 for the tests' throwaway clusters, and python3-venv for
+# the virtual environment of the scripts' Python tools (scripts/python-tools.sh) (Debian/Ubuntu).
+# Does nothing when they are already there.
 set -euo pipefail
 
 missing=()
-for package in libevent-dev python3-venv; do
+for package in libevent-dev libpq-dev postgresql-15 python3-venv; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if ((${#missing[@]})); then
@@ -13,6 +14,11 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "installing: ${missing[*]}"
   $sudo apt-get update -qq
+  # Releases without PostgreSQL 15 (Ubuntu 24.04 has 16): their own server; the tests look for
+  # /usr/lib/postgresql/{15,16,17,14}/bin.
+  if [[ " ${missing[*]} " == *" postgresql-15 "* ]] && ! apt-cache show postgresql-15 >/dev/null 2>&1; then
+    missing=("${missing[@]/postgresql-15/postgresql}")
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if ! command -v swift >/dev/null 2>&1; then

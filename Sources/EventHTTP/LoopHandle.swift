@@ -1,0 +1,37 @@
+import CLibevent
+
+/// One event loop as code beyond HTTP sees it: work queued onto its thread from anywhere, and the
+/// `event_base` that `FileWatch` and `LoopTimer` register with. Get one from a server loop
+/// (`LoopExecutor.handle`) or from a `StandaloneLoop`.
+///
+/// Watches and timers made from a handle must be created, changed and cancelled on its loop's
+/// thread; only `execute` may be called from any thread.
+public struct LoopHandle: @unchecked Sendable {
+    /// Immutable for the loop's life; only touched on the loop's thread (or from `event_active`,
+    /// which libevent makes thread-safe once `evthread_use_pthreads` ran).
+    let base: OpaquePointer
+    private let enqueue: @Sendable (@escaping @Sendable () -> Void) -> Void
+
+    init(base: OpaquePointer, enqueue: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        self.base = base
+        self.enqueue = enqueue
+    }
+
+    /// Queues `work` to run on the loop's thread, in the order queued; dropped once the loop exited.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        enqueue(work)
+    }
+
+    /// Tells loops apart (the same loop gives equal identities).
+    public var identity: UInt {
+        UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(base)))
+    }
+}
+
+extension LoopExecutor {
+    /// This server loop as a `LoopHandle`, for fd watches and timers on it.
+    public var handle: LoopHandle {
+        let loop = self.loop
+        return LoopHandle(base: loop.base, enqueue: { loop.enqueue($0) })
+    }
+}

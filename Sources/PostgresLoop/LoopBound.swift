@@ -1,0 +1,48 @@
+import EventHTTP
+
+/// An object that lives on one event loop, passed between threads: it is reached only through its
+/// loop (`withValue` runs there), or directly by code already on that loop (`valueOnLoop`).
+public struct LoopBound<Value: AnyObject>: @unchecked Sendable {
+    public let loop: LoopHandle
+    private let value: Value
+
+    /// Wraps `value`, which belongs to `loop`.
+    public init(_ value: Value, on loop: LoopHandle) {
+        self.value = value
+        self.loop = loop
+    }
+
+    /// Makes the value on `loop`'s thread (its watches and timers belong there).
+    public static func make(on loop: LoopHandle, _ make: @escaping @Sendable () -> Value) async -> LoopBound<Value> {
+        await withCheckedContinuation { continuation in
+            loop.execute { continuation.resume(returning: LoopBound(make(), on: loop)) }
+        }
+    }
+
+    /// Runs `body` with the value on its loop's thread.
+    public func withValue(_ body: @escaping @Sendable (Value) -> Void) {
+        let box = self
+        loop.execute { body(box.value) }
+    }
+
+    /// The value, for code running on its loop's thread.
+    public var valueOnLoop: Value { value }
+}
+
+extension LoopBound where Value: PostgresExecuting {
+    /// Sends one request from any thread and waits for its answer (start-up work, tests, tools; the
+    /// server's requests call `execute` on their loop instead).
+    public func query(_ query: PostgresQuery, _ parameters: [String?] = []) async throws(PostgresError) -> PostgresRows {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<PostgresRows, PostgresError>, Never>) in
+            withValue { target in
+                target.execute(query, parameters) { continuation.resume(returning: $0) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// `query` for unprepared SQL.
+    public func query(_ sql: String, _ parameters: [String?] = []) async throws(PostgresError) -> PostgresRows {
+        try await query(.unprepared(sql), parameters)
+    }
+}

@@ -1,0 +1,30 @@
+import EventHTTP
+import Synchronization
+
+/// The database for a whole server: one `PostgresLoopPool` per event loop, made on first use on that
+/// loop, so that every request is answered on its own loop with no thread hop.
+public final class PostgresClient: Sendable {
+    public let configuration: PostgresConfiguration
+    private let pools = Mutex<[UInt: LoopBound<PostgresLoopPool>]>([:])
+
+    public init(configuration: PostgresConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// The pool of `loop`; call it on that loop's thread.
+    public func pool(on loop: LoopHandle) -> PostgresLoopPool {
+        if let pool = pools.withLock({ $0[loop.identity] }) { return pool.valueOnLoop }
+        let pool = PostgresLoopPool(loop: loop, configuration: configuration)
+        pools.withLock { $0[loop.identity] = LoopBound(pool, on: loop) }
+        return pool
+    }
+
+    /// Closes every pool on its own loop: their requests fail with `closed`.
+    public func close() {
+        let all = pools.withLock { pools in
+            defer { pools = [:] }
+            return Array(pools.values)
+        }
+        for pool in all { pool.withValue { $0.close() } }
+    }
+}

@@ -1,0 +1,77 @@
+import CLibpq
+import Glibc
+
+/// A connection string libpq cannot use from an event loop.
+public enum PostgresConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// libpq could not parse it (its message).
+    case unparsable(String)
+    /// A host would need a DNS lookup, which libpq does synchronously.
+    case hostNeedsLookup(String)
+    case outOfRange(String)
+
+    public var description: String {
+        switch self {
+        case .unparsable(let message): "the database connection string cannot be parsed: \(message)"
+        case .hostNeedsLookup(let host):
+            "the database host \"\(host)\" needs a DNS lookup, which would block an event loop: use a unix-socket directory, a numeric address, or hostaddr="
+        case .outOfRange(let message): message
+        }
+    }
+}
+
+extension PostgresConfiguration {
+    /// This configuration, after checking that connecting needs no DNS lookup and the limits hold.
+    public func validated() throws(PostgresConfigurationError) -> PostgresConfiguration {
+        guard connectionsPerLoop >= 1, connectionsPerLoop <= 64 else {
+            throw .outOfRange("database connections per loop must be 1...64, not \(connectionsPerLoop)")
+        }
+        guard retryLimit >= 0, retryLimit <= 10 else {
+            throw .outOfRange("database retry limit must be 0...10, not \(retryLimit)")
+        }
+        guard timing.requestTimeout > .zero, timing.connectTimeout > .zero else {
+            throw .outOfRange("database timeouts must be positive")
+        }
+        let options = try Self.parse(connectionString)
+        let hostaddr = options["hostaddr"] ?? ""
+        guard hostaddr.isEmpty else { return self }
+        for host in (options["host"] ?? "").split(separator: ",", omittingEmptySubsequences: true) {
+            let host = String(host)
+            guard host.hasPrefix("/") || host.hasPrefix("@") || Self.isNumericAddress(host) else {
+                throw .hostNeedsLookup(host)
+            }
+        }
+        return self
+    }
+
+    /// The keywords libpq reads from `connectionString` (a key=value string or a URI).
+    static func parse(_ connectionString: String) throws(PostgresConfigurationError) -> [String: String] {
+        var message: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(connectionString, &message) else {
+            let text = message.map { String(cString: $0) } ?? "out of memory"
+            if let message { PQfreemem(message) }
+            throw .unparsable(text.trimmingTrailingNewlines)
+        }
+        defer { PQconninfoFree(options) }
+        var values: [String: String] = [:]
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { values[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        return values
+    }
+
+    static func isNumericAddress(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+}
+
+extension String {
+    var trimmingTrailingNewlines: String {
+        var text = self
+        while text.last == "\n" { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,144 @@
+import CLibpq
+import EventHTTP
+
+/// One PostgreSQL connection driven by one event loop: libpq's asynchronous API in pipeline mode,
+/// its socket watched by the loop, no blocking call. `PostgresConnectionStateMachine` decides; this
+/// class carries its actions out with libpq and answers every request on the loop's thread.
+///
+/// Create it, call `execute` and `close` on its loop's thread only.
+public final class PostgresConnection {
+    public typealias Completion = (Result<PostgresRows, PostgresError>) -> Void
+
+    struct Request {
+        let query: PostgresQuery
+        let parameters: [String?]
+        let completion: Completion
+    }
+
+    let loop: LoopHandle
+    let configuration: PostgresConfiguration
+    var machine: PostgresConnectionStateMachine
+    /// The `PGconn` while connecting or connected.
+    var connection: OpaquePointer?
+    var watch: FileWatch?
+    /// Output libpq could not write yet: wait for writable and flush.
+    var flushPending = false
+    var requests: [PostgresConnectionStateMachine.RequestID: Request] = [:]
+    private var nextID: PostgresConnectionStateMachine.RequestID = 0
+    private var deadlineTimer: LoopTimer?
+    private var reconnectTimer: LoopTimer?
+    let clock = ContinuousClock()
+    private let jitter: @Sendable () -> Double
+
+    /// `jitter` draws the back-off's random fraction (0...1).
+    public init(
+        loop: LoopHandle, configuration: PostgresConfiguration,
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
+        self.loop = loop
+        self.configuration = configuration
+        self.jitter = jitter
+        machine = PostgresConnectionStateMachine(timing: configuration.timing)
+        deadlineTimer = LoopTimer(loop: loop) { [unowned self] in
+            perform(machine.timerFired(now: clock.now, jitter: jitter()))
+        }
+        reconnectTimer = LoopTimer(loop: loop) { [unowned self] in
+            perform(machine.reconnectDue(now: clock.now))
+        }
+    }
+
+    deinit {
+        watch?.cancel()
+        if let connection { PQfinish(connection) }
+    }
+
+    /// Starts connecting (requests also start it).
+    public func start() {
+        perform(machine.start(now: clock.now))
+    }
+
+    public var isReady: Bool { machine.isReady }
+    public var pendingCount: Int { machine.pendingCount }
+    public var phase: PostgresConnectionStateMachine.Phase { machine.phase }
+
+    /// Sends `query` with text `parameters` ($1, $2, …; nil is NULL) in the pipeline; `completion`
+    /// runs once on this loop's thread. A serialization failure or deadlock is sent again up to the
+    /// configured retry limit.
+    public func execute(_ query: PostgresQuery, _ parameters: [String?] = [], completion: @escaping Completion) {
+        execute(query, parameters, retriesLeft: configuration.retryLimit, completion: completion)
+    }
+
+    private func execute(
+        _ query: PostgresQuery, _ parameters: [String?], retriesLeft: Int, completion: @escaping Completion
+    ) {
+        if parameters.contains(where: { $0?.utf8.contains(0) == true }) {
+            completion(.failure(.server(ServerError(sqlState: "22021", message: "a text parameter contains a NUL character"))))
+            return
+        }
+        nextID &+= 1
+        let id = nextID
+        let finish: Completion = { [unowned self] result in
+            if case .failure(let error) = result, error.isRetryable, retriesLeft > 0 {
+                execute(query, parameters, retriesLeft: retriesLeft - 1, completion: completion)
+            } else {
+                completion(result)
+            }
+        }
+        requests[id] = Request(query: query, parameters: parameters, completion: finish)
+        let statement: String? = if case .prepared(let statement) = query { statement.name } else { nil }
+        perform(machine.request(id, statement: statement, now: clock.now))
+    }
+
+    /// Fails every request with `closed` and closes the connection for good.
+    public func close() {
+        perform(machine.close())
+        deadlineTimer?.cancel()
+        reconnectTimer?.cancel()
+    }
+
+    func perform(_ actions: [PostgresConnectionStateMachine.Action]) {
+        var sent = false
+        for action in actions {
+            switch action {
+            case .connect:
+                startConnecting()
+            case .send(let id, let prepare):
+                sent = send(id, prepare: prepare) || sent
+            case .succeed(let id, let rows):
+                requests.removeValue(forKey: id)?.completion(.success(rows))
+            case .fail(let id, let error):
+                requests.removeValue(forKey: id)?.completion(.failure(error))
+            case .closeConnection:
+                dropConnection()
+            case .scheduleReconnect(let delay):
+                reconnectTimer?.schedule(after: delay)
+            case .armTimer(let instant):
+                deadlineTimer?.schedule(after: instant - clock.now)
+            }
+        }
+        if sent { flush() }
+    }
+
+    func lost(_ reason: String) {
+        perform(machine.connectionLost(reason: reason, now: clock.now, jitter: jitter()))
+    }
+
+    func received(_ incoming: PostgresConnectionStateMachine.Incoming) {
+        perform(machine.received(incoming, now: clock.now, jitter: jitter()))
+    }
+
+    func connectFailed(_ reason: String) {
+        perform(machine.connectFailed(reason: reason, now: clock.now, jitter: jitter()))
+    }
+
+    func connected() {
+        perform(machine.connected(now: clock.now))
+    }
+
+    /// libpq's last error message for this connection.
+    var errorMessage: String {
+        guard let connection, let message = PQerrorMessage(connection) else { return "no connection" }
+        let text = String(cString: message).trimmingTrailingNewlines
+        return text.isEmpty ? "connection closed" : text
+    }
+}

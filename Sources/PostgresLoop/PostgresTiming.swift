@@ -1,0 +1,30 @@
+/// The time limits of a PostgreSQL connection.
+public struct PostgresTiming: Sendable, Equatable {
+    /// A request not answered within this fails (`timedOut`) and its connection is dropped.
+    public var requestTimeout: Duration
+    /// A connection attempt not up within this counts as failed.
+    public var connectTimeout: Duration
+    /// The first delay before reconnecting; it doubles with each failed attempt up to `backoffCap`.
+    public var backoffInitial: Duration
+    public var backoffCap: Duration
+
+    public init(
+        requestTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),
+        backoffInitial: Duration = .milliseconds(50), backoffCap: Duration = .seconds(1)
+    ) {
+        self.requestTimeout = requestTimeout
+        self.connectTimeout = connectTimeout
+        self.backoffInitial = backoffInitial
+        self.backoffCap = backoffCap
+    }
+
+    /// The delay before the next attempt after `failures` failed ones in a row: the exponential step
+    /// capped, then jittered into its upper half (`jitter` in 0...1), so that instances that lost the
+    /// database together do not reconnect in lock-step.
+    public func backoff(afterFailures failures: Int, jitter: Double) -> Duration {
+        var step = backoffInitial
+        for _ in 0..<min(failures, 30) where step < backoffCap { step *= 2 }
+        step = min(step, backoffCap)
+        return step / 2 + step / 2 * min(max(jitter, 0), 1)
+    }
+}

@@ -1,0 +1,48 @@
+import PostgresLoop
+
+/// The to-do tables in PostgreSQL, as versioned migrations run at start-up (`PostgresMigrator`).
+///
+/// Written for a store that answers each request with one statement: a uuid key chosen by the
+/// application (no sequence, no hot row), a revision per to-do for conditional requests, the title's
+/// case-folded key computed by the application (`TodoTitleKey`) because the database's `lower()`
+/// follows its collation, and nulls-last ordering written as `("order" IS NULL), "order"` so that
+/// engines whose indexes cannot say `NULLS LAST` serve it too.
+public enum TodoSchema {
+    /// The advisory lock every TodoServer instance takes while migrating (any fixed 64-bit number;
+    /// this one spells "todosrv1" in ASCII).
+    public static let migrationLockKey: Int64 = 0x746F_646F_7372_7631
+
+    public static let migrations: [PostgresMigration] = [
+        PostgresMigration(version: 1, name: "todos", statements: [
+            """
+            CREATE TABLE todos (
+                id uuid PRIMARY KEY,
+                title text NOT NULL,
+                title_key text COLLATE "C" NOT NULL,
+                completed boolean NOT NULL DEFAULT false,
+                "order" bigint,
+                due_date date,
+                created_at timestamptz NOT NULL,
+                updated_at timestamptz NOT NULL,
+                revision bigint NOT NULL CHECK (revision > 0)
+            )
+            """,
+            // The default list order: by "order" with nulls last, then creation, then id.
+            """
+            CREATE INDEX todos_default_order ON todos ((("order" IS NULL)), "order", created_at, id)
+            """,
+            // Upcoming: open to-dos by due date.
+            """
+            CREATE INDEX todos_upcoming ON todos (due_date) WHERE NOT completed AND due_date IS NOT NULL
+            """,
+            // Case-insensitive title order.
+            """
+            CREATE INDEX todos_title_key ON todos (title_key, id)
+            """,
+        ])
+    ]
+
+    public static var migrator: PostgresMigrator {
+        PostgresMigrator(migrations: migrations, lockKey: migrationLockKey)
+    }
+}

@@ -1,0 +1,102 @@
+import EventHTTP
+import Glibc
+import Synchronization
+import Testing
+
+/// Fd watches and timers on a `StandaloneLoop`, without the HTTP server.
+@Suite struct LoopWatchersTests {
+    /// Loop-confined test objects kept alive between loop turns.
+    final class Holder: @unchecked Sendable {
+        var watch: FileWatch?
+        var timer: LoopTimer?
+        var probe: LoopTimer?
+    }
+
+    @Test func aWatchReportsReadableDataAndStopsWhenCancelled() throws {
+        let loop = try StandaloneLoop()
+        defer { loop.shutdown() }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let (reader, writer) = (ends[0], ends[1])
+        let received = Mutex<[UInt8]>([])
+        let holder = Holder()
+        let handle = loop.handle
+        handle.execute {
+            holder.watch = FileWatch(loop: handle, descriptor: reader) { readable, _ in
+                guard readable else { return }
+                var buffer = [UInt8](repeating: 0, count: 64)
+                let count = read(reader, &buffer, 64)
+                if count > 0 { received.withLock { $0 += buffer[0..<count] } }
+            }
+            holder.watch?.watch(readable: true, writable: false)
+        }
+        #expect(write(writer, "ab", 2) == 2)
+        #expect(eventually { received.withLock { $0 } == Array("ab".utf8) })
+        #expect(write(writer, "c", 1) == 1)
+        #expect(eventually { received.withLock { $0 } == Array("abc".utf8) })
+
+        // Cancelled: the next byte stays in the pipe.
+        let cancelled = Mutex(false)
+        handle.execute {
+            holder.watch?.cancel()
+            cancelled.withLock { $0 = true }
+        }
+        #expect(eventually { cancelled.withLock { $0 } })
+        #expect(write(writer, "d", 1) == 1)
+        // A timer set after the write fires in a later loop iteration than the one whose poll saw
+        // the pipe readable: once it fired, a live watch would have read the byte.
+        let turned = Mutex(false)
+        handle.execute {
+            holder.timer = LoopTimer(loop: handle) { turned.withLock { $0 = true } }
+            holder.timer?.schedule(after: .milliseconds(20))
+        }
+        #expect(eventually { turned.withLock { $0 } })
+        _ = fcntl(reader, F_SETFL, O_NONBLOCK)
+        var byte: UInt8 = 0
+        #expect(read(reader, &byte, 1) == 1)
+        #expect(byte == UInt8(ascii: "d"))
+        #expect(received.withLock { $0 } == Array("abc".utf8))
+        handle.execute { holder.timer?.cancel() }
+    }
+
+    @Test func timersFireOnceOrRepeatedlyOnTheLoopThreadUntilStopped() throws {
+        let loop = try StandaloneLoop()
+        defer { loop.shutdown() }
+        let handle = loop.handle
+        let loopThread = Mutex<pthread_t?>(nil)
+        let once = Mutex(0), repeated = Mutex(0), onLoop = Mutex(true)
+        let holder = Holder()
+        let oneShot = Holder()
+        handle.execute {
+            loopThread.withLock { $0 = pthread_self() }
+            oneShot.timer = LoopTimer(loop: handle) {
+                once.withLock { $0 += 1 }
+                onLoop.withLock { $0 = $0 && pthread_equal(pthread_self(), loopThread.withLock { $0! }) != 0 }
+            }
+            oneShot.timer?.schedule(after: .milliseconds(5))
+            holder.timer = LoopTimer(loop: handle, repeating: true) {
+                repeated.withLock { $0 += 1 }
+                if repeated.withLock({ $0 }) == 3 { holder.timer?.stop() }
+            }
+            holder.timer?.schedule(after: .milliseconds(2))
+        }
+        #expect(eventually { once.withLock { $0 } == 1 && repeated.withLock { $0 } == 3 })
+        // Let a few more periods pass on the loop: neither fires again.
+        let later = Mutex(false)
+        handle.execute {
+            let probe = LoopTimer(loop: handle) { later.withLock { $0 = true } }
+            probe?.schedule(after: .milliseconds(30))
+            holder.probe = probe
+        }
+        #expect(eventually { later.withLock { $0 } })
+        #expect(once.withLock { $0 } == 1)
+        #expect(repeated.withLock { $0 } == 3)
+        #expect(onLoop.withLock { $0 })
+        handle.execute {
+            holder.timer?.cancel()
+            oneShot.timer?.cancel()
+            holder.probe?.cancel()
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import PostgresLoop
+import Testing
+import TodoServer
+
+/// Schema migrations against a real PostgreSQL: idempotent, and safe when two instances start at once.
+@Suite(.enabled(if: PostgresTestCluster.isAvailable))
+struct PostgresMigratorTests {
+    let cluster = PostgresTestCluster.shared!
+
+    func freshDatabase(_ label: String) throws -> String {
+        let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
+        try cluster.createDatabase(name)
+        return name
+    }
+
+    @Test func theTodoSchemaIsAppliedOnceWithItsIndexes() async throws {
+        let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("schema"))
+        defer { session.close() }
+        #expect(try await TodoSchema.migrator.migrate(session.connection) == [1])
+        #expect(try await TodoSchema.migrator.migrate(session.connection) == [])
+
+        let indexes = try await session.connection.query(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'todos' ORDER BY indexname")
+        let definitions = Dictionary(uniqueKeysWithValues: (0..<indexes.count).map { (indexes[$0, 0]!, indexes[$0, 1]!) })
+        #expect(definitions.keys.sorted() == ["todos_default_order", "todos_pkey", "todos_title_key", "todos_upcoming"])
+        #expect(definitions["todos_default_order"]!.hasSuffix(#"USING btree ((("order" IS NULL)), "order", created_at, id)"#))
+        #expect(definitions["todos_upcoming"]!.hasSuffix("USING btree (due_date) WHERE ((NOT completed) AND (due_date IS NOT NULL))"))
+
+        let title = "Ärger mit ÖL"
+        _ = try await session.connection.query(
+            """
+            INSERT INTO todos (id, title, title_key, "order", due_date, created_at, updated_at, revision)
+            VALUES ($1, $2, $3, NULL, '2026-11-30', now(), now(), 1)
+            """,
+            ["8f0c2f1e-0000-4000-8000-000000000001", title, TodoTitleKey.fold(title)])
+        let row = try await session.connection.query("SELECT title, title_key, completed, revision FROM todos")
+        #expect(row.values == [title, "ärger mit öl", "f", "1"])
+        // A second insert with the same id is refused by the primary key.
+        await #expect(throws: PostgresError.self) {
+            try await session.connection.query(
+                "INSERT INTO todos (id, title, title_key, created_at, updated_at, revision) VALUES ($1, 'x', 'x', now(), now(), 1)",
+                ["8f0c2f1e-0000-4000-8000-000000000001"])
+        }
+        let versions = try await session.connection.query("SELECT version, name FROM schema_migrations")
+        #expect(versions.values == ["1", "todos"])
+    }
+
+    @Test func twoMigratorsStartingTogetherNeverFail() async throws {
+        let migrator = PostgresMigrator(migrations: TodoSchema.migrations + [
+            PostgresMigration(version: 2, name: "notes", statements: ["ALTER TABLE todos ADD COLUMN note text"]),
+        ], lockKey: TodoSchema.migrationLockKey)
+        for round in 1...20 {
+            let database = try freshDatabase("race")
+            let first = try await PostgresTestSession.open(cluster, database: database)
+            let second = try await PostgresTestSession.open(cluster, database: database)
+            defer {
+                first.close()
+                second.close()
+            }
+            async let a = migrator.migrate(first.connection)
+            async let b = migrator.migrate(second.connection)
+            let (appliedByA, appliedByB): ([Int], [Int])
+            do {
+                (appliedByA, appliedByB) = try await (a, b)
+            } catch {
+                Issue.record("round \(round): \(error)")
+                return
+            }
+            #expect((appliedByA + appliedByB).sorted() == [1, 2], "round \(round)")
+            #expect(appliedByA.isEmpty || appliedByB.isEmpty, "round \(round)")
+        }
+    }
+}

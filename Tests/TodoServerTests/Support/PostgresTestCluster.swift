@@ -1,0 +1,144 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A throwaway PostgreSQL cluster for the tests: `initdb` into a temporary directory (as the
+/// `postgres` user when the tests run as root, since `initdb` refuses root), listening only on a
+/// unix socket in that directory, `fsync=off`. Stopped by its data directory (`stop()`, or at exit
+/// for the shared one). Without the PostgreSQL binaries the tests that need one are skipped
+/// (`PostgresTestCluster.isAvailable`); CI installs them (`scripts/install-deps.sh`).
+final class PostgresTestCluster: Sendable {
+    let directory: String
+    let port = 5432
+    private let owner: String?
+
+    /// The directory of `initdb` and `pg_ctl` (PostgreSQL 15 first), if installed.
+    static let binaries: String? = {
+        for version in ["15", "16", "17", "14"] {
+            let directory = "/usr/lib/postgresql/\(version)/bin"
+            if access(directory + "/initdb", X_OK) == 0, access(directory + "/pg_ctl", X_OK) == 0 { return directory }
+        }
+        return nil
+    }()
+
+    static var isAvailable: Bool {
+        if binaries == nil { print("PostgreSQL binaries not found under /usr/lib/postgresql/*/bin: skipping the PostgreSQL tests") }
+        return binaries != nil
+    }
+
+    /// One cluster for the whole test run, for tests that do not stop or freeze it; stopped at exit.
+    static let shared: PostgresTestCluster? = {
+        guard isAvailable else { return nil }
+        do {
+            let cluster = try PostgresTestCluster()
+            sharedDirectory.withLock { $0 = cluster.directory }
+            atexit { PostgresTestCluster.stopShared() }
+            return cluster
+        } catch {
+            print("cannot start the shared PostgreSQL test cluster: \(error)")
+            return nil
+        }
+    }()
+
+    private static let sharedDirectory = Mutex<String?>(nil)
+
+    private static func stopShared() {
+        guard let directory = sharedDirectory.withLock({ $0 }) else { return }
+        PostgresTestCluster.stop(directory: directory, owner: getuid() == 0 ? "postgres" : nil)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// initdb and start a new cluster.
+    init() throws {
+        guard let binaries = Self.binaries else { throw Failure(description: "no PostgreSQL binaries") }
+        var template = Array("/tmp/todo-pg.XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
+        directory = String(cString: made)
+        owner = getuid() == 0 ? "postgres" : nil
+        if owner != nil {
+            let pw = getpwnam("postgres")
+            guard let pw else { throw Failure(description: "no postgres user to run initdb as") }
+            chown(directory, pw.pointee.pw_uid, pw.pointee.pw_gid)
+        }
+        try run(binaries + "/initdb", "-D", directory + "/data", "-U", "postgres", "-A", "trust", "-E", "UTF8",
+                "--locale=C.UTF-8", "--no-sync")
+        try start()
+    }
+
+    /// The libpq connection string for `database`.
+    func connectionString(database: String = "postgres") -> String {
+        "host=\(directory) port=\(port) dbname=\(database) user=postgres"
+    }
+
+    func start() throws {
+        try run(Self.binaries! + "/pg_ctl", "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60",
+                "-o", "-p \(port) -k \(directory) -c listen_addresses='' -c fsync=off -c max_connections=200", "start")
+    }
+
+    /// `pg_ctl stop` with `mode` (`fast`, `immediate`).
+    func stopServer(mode: String) throws {
+        try run(Self.binaries! + "/pg_ctl", "-D", directory + "/data", "-m", mode, "-w", "-t", "60", "stop")
+    }
+
+    /// Creates `name` with psql-free SQL through `createdb`.
+    func createDatabase(_ name: String) throws {
+        try run(Self.binaries! + "/createdb", "-h", directory, "-p", String(port), "-U", "postgres", name)
+    }
+
+    /// Stops the server (if running) and removes the directory.
+    func stop() {
+        Self.stop(directory: directory, owner: owner)
+    }
+
+    private static func stop(directory: String, owner: String?) {
+        if let binaries {
+            _ = try? execute(owner: owner, binaries + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop")
+        }
+        _ = try? execute(owner: nil, "/bin/rm", "-rf", directory)
+    }
+
+    private func run(_ arguments: String...) throws {
+        let (status, output) = try Self.execute(owner: owner, arguments)
+        guard status == 0 else { throw Failure(description: "\(arguments.joined(separator: " ")) failed (\(status)): \(output)") }
+    }
+
+    private static func execute(owner: String?, _ arguments: String...) throws -> (Int32, String) {
+        try execute(owner: owner, arguments)
+    }
+
+    /// Runs a command (as `owner` through runuser when given) and waits for it; answers its exit
+    /// status and its combined output. posix_spawn and waitpid directly (Foundation's Process hung
+    /// here, never reaping a runuser that had exited); the output goes through a temporary file, not a
+    /// pipe, since the server `pg_ctl start` leaves running would keep a pipe open.
+    private static func execute(owner: String?, _ arguments: [String]) throws -> (Int32, String) {
+        let command = owner.map { ["/usr/sbin/runuser", "-u", $0, "--"] + arguments } ?? arguments
+        var template = Array("/tmp/todo-pg-output.XXXXXX".utf8CString)
+        let output = mkstemp(&template)
+        guard output >= 0 else { throw Failure(description: "mkstemp failed") }
+        _ = fcntl(output, F_SETFD, FD_CLOEXEC)
+        let path = String(cString: template)
+        defer {
+            close(output)
+            unlink(path)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, output, 2)
+        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, &argv, environ)
+        guard spawned == 0 else { throw Failure(description: "cannot run \(command[0]): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let exited = status & 0x7F == 0
+        return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), text)
+    }
+}

@@ -1,0 +1,59 @@
+import Dispatch
+import EventHTTP
+import PostgresLoop
+import Synchronization
+
+/// One `PostgresConnection` on a `StandaloneLoop` of its own, for tests: opened on the loop, used from
+/// the test through `LoopBound`, closed on the loop before the loop stops.
+struct PostgresTestSession {
+    let loop: StandaloneLoop
+    let connection: LoopBound<PostgresConnection>
+
+    static func open(_ configuration: PostgresConfiguration) async throws -> PostgresTestSession {
+        let loop = try StandaloneLoop()
+        let handle = loop.handle
+        let connection = await LoopBound.make(on: handle) {
+            let connection = PostgresConnection(loop: handle, configuration: configuration)
+            connection.start()
+            return connection
+        }
+        return PostgresTestSession(loop: loop, connection: connection)
+    }
+
+    static func open(_ cluster: PostgresTestCluster, database: String = "postgres", timing: PostgresTiming = PostgresTiming())
+        async throws -> PostgresTestSession
+    {
+        try await open(PostgresConfiguration(connectionString: cluster.connectionString(database: database), timing: timing))
+    }
+
+    /// Runs `body` on the loop and waits for its value.
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) -> T) -> T {
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        connection.withValue { connection in
+            result.withLock { $0 = body(connection) }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+
+    /// Sends one request and waits for its answer (nil if none came within `seconds`).
+    func blockingQuery(_ sql: String, _ parameters: [String?] = [], seconds: Int = 20) -> Result<PostgresRows, PostgresError>? {
+        let result = Mutex<Result<PostgresRows, PostgresError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        connection.withValue { connection in
+            connection.execute(.unprepared(sql), parameters) { answer in
+                result.withLock { $0 = answer }
+                done.signal()
+            }
+        }
+        guard done.wait(timeout: .now() + .seconds(seconds)) == .success else { return nil }
+        return result.withLock { $0 }
+    }
+
+    func close() {
+        connection.withValue { $0.close() }
+        loop.shutdown()
+    }
+}
