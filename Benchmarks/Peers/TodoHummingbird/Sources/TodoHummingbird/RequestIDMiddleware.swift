@@ -1,9 +1,5 @@
+import HTTPTypes
 import Hummingbird
-
-extension HTTPField.Name {
-    static let requestID = Self("X-Request-ID")!
-    static let totalCount = Self("X-Total-Count")!
-}
 
 /// Echoes the client's `X-Request-ID` or answers with Hummingbird's own request id, and logs
 /// under the echoed one; errors thrown further in get the header too.

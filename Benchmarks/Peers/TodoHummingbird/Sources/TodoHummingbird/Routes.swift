@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Metrics
 import Prometheus
@@ -127,7 +128,7 @@ struct TodoRoutes: Sendable {
         }
     }
 
-    static func integer(_ text: Substring, name: String, in range: ClosedRange<Int>) throws -> Int {
+    static func integer(_ text: String, name: String, in range: ClosedRange<Int>) throws -> Int {
         guard let value = Int(text), range.contains(value) else {
             throw HTTPError(.badRequest, message: "Query parameter '\(name)' is '\(text)' but must be an integer in \(range).")
         }
