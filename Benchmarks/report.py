@@ -39,6 +39,19 @@ for workload in workloads:
         ratio = median(rs, "rps") / median(base, "rps") if base else float("nan")
         print(f"| {workload} | {NAMES[server]} | {median(rs, 'rps'):,.0f} | {ratio:.2f}× | {median(rs, 'p50'):.2f} | "
               f"{median(rs, 'p99'):.2f} | {median(rs, 'cpu_us'):.1f} | {sum(r['errors'] for r in rs)} |")
+peers = [s for s in servers if s != "todo"]
+if "todo" in servers and peers:
+    print()
+    print("| workload | " + " | ".join(f"TodoServer req/s ÷ {NAMES[p]}" for p in peers) + " | "
+          + " | ".join(f"TodoServer CPU/req ÷ {NAMES[p]}" for p in peers) + " |")
+    print("|---|" + "---|" * (2 * len(peers)))
+    for workload in workloads:
+        base = runs.get((workload, "todo"))
+        if not base or not all(runs.get((workload, p)) for p in peers):
+            continue
+        rps = [median(base, "rps") / median(runs[(workload, p)], "rps") for p in peers]
+        cpu = [median(base, "cpu_us") / median(runs[(workload, p)], "cpu_us") for p in peers]
+        print(f"| {workload} | " + " | ".join(f"{r:.2f}×" for r in rps + cpu) + " |")
 if memory:
     print()
     print("| server | idle RSS MiB | RSS with to-dos MiB | bytes per to-do |")
