@@ -14,9 +14,17 @@ public struct RequestContext: Sendable {
     public var ifMatch: EntityTagCondition?
     /// `If-None-Match`, when sent.
     public var ifNoneMatch: EntityTagCondition?
+    /// The server's logger, which `logger` adds the request id to.
+    private let baseLogger: Logger
+
     /// The request's logger: its lines carry `request_id`. Whatever logs on behalf of the request
-    /// (router, presenters, interactors) logs through it.
-    public var logger: Logger
+    /// (router, presenters, interactors) logs through it. Made when asked for, so that a request
+    /// nothing logs for pays nothing (the access log line names its request id itself).
+    public var logger: Logger {
+        var logger = baseLogger
+        logger[metadataKey: "request_id"] = .string(requestID)
+        return logger
+    }
 
     /// A logger that drops everything (the default of contexts that tests build by hand).
     public static let silentLogger = Logger(label: "todo-server", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -31,6 +39,6 @@ public struct RequestContext: Sendable {
         self.path = path
         self.ifMatch = ifMatch
         self.ifNoneMatch = ifNoneMatch
-        self.logger = logger
+        baseLogger = logger
     }
 }

@@ -1,7 +1,8 @@
 import EventHTTP
 import Logging
 
-/// The whole answer to one request, without a socket: request id and per-request logger, route
+/// The whole answer to one request, without a socket: request id and per-request logger (its
+/// `RequestContext.logger`, `request_id` in its metadata), route
 /// matching, screening, tokens and the module (through the router), then the CORS headers and
 /// `X-Request-ID`, delivery, metrics and the access log line.
 ///
@@ -12,6 +13,8 @@ public struct RequestPipeline: Sendable {
     private let cors: CORSPolicy
     private let identity: RequestIdentity
     private let metrics: RequestMetrics
+    private let accessLog: AccessLog
+    /// The server's logger; each request's `RequestContext.logger` adds its `request_id`.
     private let logger: Logger
     /// Base URL when neither `publicURL` nor `Host` gives one (HTTP/1.0 without `Host`).
     private let fallbackBaseURL: @Sendable () -> String
@@ -27,6 +30,7 @@ public struct RequestPipeline: Sendable {
         identity = RequestIdentity(publicURL: configuration.publicURL)
         metrics = RequestMetrics(factory: dependencies.metricsFactory, loopCount: configuration.effectiveThreads)
         self.logger = logger
+        accessLog = AccessLog(logger: logger)
         self.fallbackBaseURL = fallbackBaseURL
         router = AppRouter.makeRouter(
             dependencies: dependencies,
@@ -45,19 +49,16 @@ public struct RequestPipeline: Sendable {
     public func respond<Sink: ResponseSink>(to request: HTTPRequest, loop: Int = 0, sink: Sink) {
         let started = ContinuousClock.now
         let requestID = identity.requestID(for: request)
-        var requestLogger = logger
-        requestLogger[metadataKey: "request_id"] = .string(requestID)
-        let accessLog = AccessLog(logger: requestLogger)
         let context = RequestContext(
             baseURL: identity.baseURL(for: request, fallback: fallbackBaseURL()),
             requestID: requestID, query: QueryParameters(request.query), path: request.path,
             ifMatch: request.headers["If-Match"].map(EntityTagCondition.init),
             ifNoneMatch: request.headers["If-None-Match"].map(EntityTagCondition.init),
-            logger: requestLogger)
+            logger: logger)
         let route = router.route(for: request)
         accessLog.trace(request, requestID: requestID)
         let origin = request.headers["Origin"]
-        router.routeRequest(request, to: route, context: context) { [cors, metrics] response in
+        router.routeRequest(request, to: route, context: context) { [cors, metrics, accessLog] response in
             var response = response
             cors.apply(to: &response.headers, requestOrigin: origin)
             response.headers.add("X-Request-ID", requestID)
