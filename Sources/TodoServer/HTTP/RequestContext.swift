@@ -26,6 +26,9 @@ public struct RequestContext: Sendable {
         return logger
     }
 
+    /// Whether `logger` writes lines of `level`: ask before building a line that costs something.
+    public func logs(at level: Logger.Level) -> Bool { baseLogger.logLevel <= level }
+
     /// A logger that drops everything (the default of contexts that tests build by hand).
     public static let silentLogger = Logger(label: "todo-server", factory: { _ in SwiftLogNoOpLogHandler() })
 

@@ -106,7 +106,7 @@ public struct AppRouter: Sendable {
             context.logger.debug("screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
             return routeProblem(refusal.problem, headers: refusal.headers, respond: respond)
         }
-        if let (problem, headers) = denial(of: request, route: route, logger: context.logger) {
+        if let (problem, headers) = denial(of: request, route: route, context: context) {
             return routeProblem(problem, headers: headers, respond: respond)
         }
         guard let route else {
@@ -149,10 +149,10 @@ public struct AppRouter: Sendable {
     }
 
     /// The 401 or 403 for a request whose token does not allow it, if tokens are on.
-    private func denial(of request: HTTPRequest, route: Route?, logger: Logger) -> (ProblemDetails, HTTPHeaders)? {
+    private func denial(of request: HTTPRequest, route: Route?, context: RequestContext) -> (ProblemDetails, HTTPHeaders)? {
         let decision = authentication.decide(method: request.method, route: route, authorization: request.headers["Authorization"])
-        if authentication.isEnabled {
-            logger.debug("token check", metadata: ["decision": "\(decision)", "method": "\(request.method.rawValue)", "path": "\(request.path)"])
+        if authentication.isEnabled, context.logs(at: .debug) {
+            context.logger.debug("token check", metadata: ["decision": "\(decision)", "method": "\(request.method.rawValue)", "path": "\(request.path)"])
         }
         switch decision {
         case .open, .readWrite, .readOnly:

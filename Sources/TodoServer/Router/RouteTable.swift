@@ -12,9 +12,14 @@ public struct RouteDefinition: Sendable, Equatable {
     public let indexRelation: String?
 
     /// For a template ending in one `{parameter}` segment: what comes before it (`/todos/`).
-    var parameterPrefix: Substring? {
-        guard template.hasSuffix("}"), let brace = template.firstIndex(of: "{") else { return nil }
-        return template[..<brace]
+    let parameterPrefix: String?
+
+    public init(route: Route, template: String, methods: [HTTPMethod], indexRelation: String?) {
+        self.route = route
+        self.template = template
+        self.methods = methods
+        self.indexRelation = indexRelation
+        parameterPrefix = template.hasSuffix("}") ? template.firstIndex(of: "{").map { String(template[..<$0]) } : nil
     }
 }
 
