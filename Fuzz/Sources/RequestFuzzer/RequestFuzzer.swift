@@ -2,16 +2,25 @@ import EventHTTP
 import Foundation
 import TodoServer
 
-/// Raw bytes → a request (method, target, headers, body) → the router and modules → one answer.
+/// Raw bytes → a request (method, target, headers, body) → the whole request pipeline (request id,
+/// screening, tokens, router, modules, conditional headers, CORS, metrics, access log) → one answer.
 ///
 /// Holds for every input: exactly one answer, synchronously (the store is in memory); never a 5xx;
 /// a JSON body that parses; a problem's `status` equal to the HTTP status; and a refused request
 /// leaves the stored to-dos as they were.
 let store = InMemoryTodoStore()
-let router = AppRouter.makeRouter(
-    dependencies: ModuleDependencies(store: store, openAPIDocument: Array("{}".utf8)),
-    screening: RequestScreening(maxBodyBytes: 4096, maxURIBytes: 1024, maxHeaderBytes: 4096, maxHeaderCount: 16),
-    cors: CORSPolicy())
+let pipeline: RequestPipeline = {
+    var configuration = ServerConfiguration()
+    configuration.threads = 1
+    configuration.maxBodyBytes = 4096
+    configuration.maxURIBytes = 1024
+    configuration.maxHeaderBytes = 4096
+    configuration.maxHeaderCount = 16
+    configuration.corsOrigin = "https://a.example, null"
+    return RequestPipeline(
+        configuration: configuration,
+        dependencies: ModuleDependencies(store: store, openAPIDocument: Array("{}".utf8)))
+}()
 let methods: [HTTPMethod] = [.get, .head, .post, .put, .patch, .delete, .options, .trace, .connect]
 
 /// Splits the input: byte 0 picks the method, then the target up to the first newline, header
@@ -39,14 +48,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     ) { _ in }
     let before = snapshot()
     var answers: [HTTPResponse] = []
-    router.routeRequest(
-        request, route: Route(path: request.path),
-        context: RequestContext(baseURL: "http://fuzz", query: QueryParameters(request.query), path: request.path)
-    ) { answers.append($0) }
+    pipeline.respond(to: request) { answer in
+        answers.append(answer)
+        return .sent
+    }
 
     precondition(answers.count == 1, "\(answers.count) answers to \(method) \(target)")
     let answer = answers[0]
     precondition(answer.status < 500, "\(answer.status) for \(method) \(target)")
+    precondition(answer.headers.values(for: "X-Request-ID").count == 1, "no single X-Request-ID for \(method) \(target)")
     let type = answer.headers["Content-Type"] ?? ""
     if type.contains("json"), !answer.body.isEmpty {
         let parsed = try? JSONSerialization.jsonObject(with: Data(answer.body), options: [.fragmentsAllowed])

@@ -6,15 +6,19 @@ import Synchronization
 /// The whole server: configuration, the router with its modules, and the evhttp loops.
 public final class TodoApplication: HTTPHandler {
     public let configuration: ServerConfiguration
-    private let router: AppRouter
+    /// The whole answer to a request, from request value to response value; `handle` feeds it.
+    public let pipeline: RequestPipeline
     private let cors: CORSPolicy
     private let identity: RequestIdentity
-    private let accessLog: AccessLog
-    private let metrics: RequestMetrics
     private let serializer = JSONSerializer()
     let logger: Logger
     private let state = StateBox()
-    private let boundPort = Atomic<Int>(0)
+    private let boundPort = BoundPort()
+
+    /// The port `start` bound, for base URLs when a request names no host.
+    private final class BoundPort: Sendable {
+        let value = Atomic<Int>(0)
+    }
 
     /// The loops once started, and whether a stop came first; shared with the metrics module.
     private final class StateBox: Sendable {
@@ -34,29 +38,18 @@ public final class TodoApplication: HTTPHandler {
     ) throws {
         self.configuration = configuration
         self.logger = logger
-        cors = CORSPolicy(
-            allowedOrigin: configuration.corsOrigin, maxAgeSeconds: configuration.corsMaxAgeSeconds,
-            allowCredentials: configuration.corsCredentials, allowAuthorization: configuration.requiresTokens)
+        cors = CORSPolicy(configuration: configuration)
         identity = RequestIdentity(publicURL: configuration.publicURL)
-        accessLog = AccessLog(logger: logger)
         let state = self.state
         let dependencies = ModuleDependencies(
             store: store, clock: clock, ids: ids,
             defaultTimeZone: TimeZone(identifier: configuration.timeZone) ?? TimeZone(identifier: "UTC")!,
             openConnections: { state.withLock { $0.server }?.openConnections ?? 0 },
             openAPIDocument: try OpenAPIDocument.load(), droppedLogLines: droppedLogLines)
-        metrics = RequestMetrics(factory: dependencies.metricsFactory, loopCount: configuration.effectiveThreads)
-        router = AppRouter.makeRouter(
-            dependencies: dependencies,
-            screening: RequestScreening(
-                maxBodyBytes: configuration.maxBodyBytes, maxURIBytes: configuration.maxURIBytes,
-                maxHeaderBytes: configuration.maxHeaderBytes, maxHeaderCount: configuration.maxHeaderCount,
-                maxConnections: configuration.maxConnections),
-            cors: cors,
-            authentication: BearerAuthentication(
-                authTokens: configuration.authTokens, readTokens: configuration.readTokens,
-                metricsPublic: configuration.metricsPublic),
-            logger: logger)
+        let boundPort = self.boundPort
+        pipeline = RequestPipeline(
+            configuration: configuration, dependencies: dependencies, logger: logger,
+            fallbackBaseURL: { "http://localhost:\(boundPort.value.load(ordering: .relaxed))" })
     }
 
     /// Binds the port and starts the loops; returns the bound port (useful with port 0).
@@ -75,7 +68,7 @@ public final class TodoApplication: HTTPHandler {
             return state.stopRequested
         }
         let port = try http.start()
-        boundPort.store(port, ordering: .relaxed)
+        boundPort.value.store(port, ordering: .relaxed)
         StartupBanner(configuration: configuration, port: port).log(to: logger)
         if stopRequested { requestStop() }
         return port
@@ -134,32 +127,8 @@ public final class TodoApplication: HTTPHandler {
         return response
     }
 
+    /// evhttp's parsed request into the pipeline, the pipeline's answer back to evhttp.
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
-        let started = ContinuousClock.now
-        let requestID = identity.requestID(for: request)
-        let context = RequestContext(
-            baseURL: identity.baseURL(for: request, fallback: "http://localhost:\(self.boundPort.load(ordering: .relaxed))"),
-            requestID: requestID, query: QueryParameters(request.query), path: request.path,
-            ifMatch: request.headers["If-Match"].map(EntityTagCondition.init),
-            ifNoneMatch: request.headers["If-None-Match"].map(EntityTagCondition.init))
-        let route = Route(path: request.path)
-        accessLog.trace(request, requestID: requestID)
-        let origin = request.headers["Origin"]
-        router.routeRequest(request, route: route, context: context) { [cors, accessLog, metrics] response in
-            var response = response
-            cors.apply(to: &response.headers, requestOrigin: origin)
-            response.headers.add("X-Request-ID", requestID)
-            let delivery = responder.send(response)
-            let duration = ContinuousClock.now - started
-            guard delivery == .sent else {
-                accessLog.recordUndelivered(
-                    method: request.method, path: request.path, status: response.status, duration: duration, requestID: requestID)
-                return
-            }
-            metrics.record(
-                loop: responder.loopIndex, route: route?.template ?? "unmatched", method: request.method,
-                status: response.status, duration: duration)
-            accessLog.record(request: request, response: response, duration: duration, requestID: requestID)
-        }
+        pipeline.respond(to: request, loop: responder.loopIndex, sink: responder)
     }
 }

@@ -1,3 +1,5 @@
+import Logging
+
 /// What a module needs to know of a request besides its use-case input.
 public struct RequestContext: Sendable {
     /// Scheme, host and port that absolute URLs start with (`http://localhost:8080`), no slash at the end.
@@ -12,10 +14,27 @@ public struct RequestContext: Sendable {
     public var ifMatch: EntityTagCondition?
     /// `If-None-Match`, when sent.
     public var ifNoneMatch: EntityTagCondition?
+    /// The server's logger, which `logger` adds the request id to.
+    private let baseLogger: Logger
+
+    /// The request's logger: its lines carry `request_id`. Whatever logs on behalf of the request
+    /// (router, presenters, interactors) logs through it. Made when asked for, so that a request
+    /// nothing logs for pays nothing (the access log line names its request id itself).
+    public var logger: Logger {
+        var logger = baseLogger
+        logger[metadataKey: "request_id"] = .string(requestID)
+        return logger
+    }
+
+    /// Whether `logger` writes lines of `level`: ask before building a line that costs something.
+    public func logs(at level: Logger.Level) -> Bool { baseLogger.logLevel <= level }
+
+    /// A logger that drops everything (the default of contexts that tests build by hand).
+    public static let silentLogger = Logger(label: "todo-server", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public init(
         baseURL: String, requestID: String = "test", query: QueryParameters = QueryParameters(), path: String = "/",
-        ifMatch: EntityTagCondition? = nil, ifNoneMatch: EntityTagCondition? = nil
+        ifMatch: EntityTagCondition? = nil, ifNoneMatch: EntityTagCondition? = nil, logger: Logger = RequestContext.silentLogger
     ) {
         self.baseURL = baseURL
         self.requestID = requestID
@@ -23,5 +42,6 @@ public struct RequestContext: Sendable {
         self.path = path
         self.ifMatch = ifMatch
         self.ifNoneMatch = ifNoneMatch
+        baseLogger = logger
     }
 }

@@ -53,14 +53,11 @@ public struct AppRouter: Sendable {
     private let cors: CORSPolicy
     private let authentication: BearerAuthentication
     private let serializer: JSONSerializer
-    /// Screening and token decisions at debug level.
-    private let logger: Logger
 
     /// Builds and wires every module once around the shared dependencies.
     public static func makeRouter(
         dependencies: ModuleDependencies, screening: RequestScreening, cors: CORSPolicy,
-        authentication: BearerAuthentication = BearerAuthentication(),
-        logger: Logger = Logger(label: "todo-server", factory: { _ in SwiftLogNoOpLogHandler() })
+        authentication: BearerAuthentication = BearerAuthentication()
     ) -> AppRouter {
         let serializer = JSONSerializer()
         let store = dependencies.store
@@ -79,13 +76,13 @@ public struct AppRouter: Sendable {
                     registry: dependencies.metricsRegistry, factory: dependencies.metricsFactory, store: store,
                     openConnections: dependencies.openConnections, droppedLogLines: dependencies.droppedLogLines),
                 view: MetricsView(serializer: serializer)),
-            screening: screening, cors: cors, authentication: authentication, serializer: serializer, logger: logger)
+            screening: screening, cors: cors, authentication: authentication, serializer: serializer)
     }
 
     private init(
         todos: any TodosModuleInput, upcoming: any UpcomingModuleInput, system: any SystemModuleInput,
         metrics: any MetricsModuleInput, screening: RequestScreening, cors: CORSPolicy,
-        authentication: BearerAuthentication, serializer: JSONSerializer, logger: Logger
+        authentication: BearerAuthentication, serializer: JSONSerializer
     ) {
         self.todos = todos
         self.upcoming = upcoming
@@ -95,17 +92,21 @@ public struct AppRouter: Sendable {
         self.cors = cors
         self.authentication = authentication
         self.serializer = serializer
-        self.logger = logger
     }
 
-    /// Answers `request` through `respond`, exactly once; `route` is `Route(path: request.path)`,
-    /// matched by the caller, which also labels its metrics with it.
-    public func routeRequest(_ request: HTTPRequest, route: Route?, context: RequestContext, respond: @escaping Respond) {
+    /// The route `request`'s path names, if any (the pipeline labels its metrics with it too).
+    public func route(for request: HTTPRequest) -> Route? {
+        Route(path: request.path)
+    }
+
+    /// Answers `request` through `respond`, exactly once; `route` is `route(for: request)`. Screening
+    /// and token decisions are logged at debug level through the request's logger.
+    public func routeRequest(_ request: HTTPRequest, to route: Route?, context: RequestContext, respond: @escaping Respond) {
         if let refusal = screening.refusal(of: request) {
-            logger.debug("screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
+            context.logger.debug("screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
             return routeProblem(refusal.problem, headers: refusal.headers, respond: respond)
         }
-        if let (problem, headers) = denial(of: request, route: route) {
+        if let (problem, headers) = denial(of: request, route: route, context: context) {
             return routeProblem(problem, headers: headers, respond: respond)
         }
         guard let route else {
@@ -148,10 +149,10 @@ public struct AppRouter: Sendable {
     }
 
     /// The 401 or 403 for a request whose token does not allow it, if tokens are on.
-    private func denial(of request: HTTPRequest, route: Route?) -> (ProblemDetails, HTTPHeaders)? {
+    private func denial(of request: HTTPRequest, route: Route?, context: RequestContext) -> (ProblemDetails, HTTPHeaders)? {
         let decision = authentication.decide(method: request.method, route: route, authorization: request.headers["Authorization"])
-        if authentication.isEnabled {
-            logger.debug("token check", metadata: ["decision": "\(decision)", "method": "\(request.method.rawValue)", "path": "\(request.path)"])
+        if authentication.isEnabled, context.logs(at: .debug) {
+            context.logger.debug("token check", metadata: ["decision": "\(decision)", "method": "\(request.method.rawValue)", "path": "\(request.path)"])
         }
         switch decision {
         case .open, .readWrite, .readOnly:

@@ -3,7 +3,8 @@ import EventHTTP
 /// Cross-origin rules: the headers every response carries and the answer to a preflight.
 public struct CORSPolicy: Sendable {
     static let exposedHeaders = "Location, ETag, Link, X-Total-Count, X-Request-ID"
-    static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
+    /// Every method some route answers (`Route.table`).
+    static let allowedMethods = Route.methodsOfAnyRoute.map(\.rawValue).joined(separator: ", ")
     static let baseAllowedHeaders = ["Content-Type", "If-Match", "If-None-Match"]
 
     /// Which origins may read answers: any (`*`), or the listed ones (`null` allows `file://` pages).

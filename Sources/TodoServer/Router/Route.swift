@@ -1,6 +1,7 @@
 import EventHTTP
 
-/// A route of the API: what a request path names, which methods it allows.
+/// A route of the API: what a request path names, which methods it allows. The paths, methods
+/// and templates are those of `Route.table`.
 public enum Route: Sendable, Equatable {
     case index
     case health
@@ -10,33 +11,26 @@ public enum Route: Sendable, Equatable {
     case metrics
     case openAPI
 
-    /// Matches a raw (percent-encoded) path; static paths win over `/todos/{id}`.
+    /// Matches a raw (percent-encoded) path against `Route.table`; static paths win over `/todos/{id}`.
     public init?(path: String) {
-        switch path {
-        case "/": self = .index
-        case "/healthz": self = .health
-        case "/todos": self = .todos
-        case "/todos/upcoming": self = .upcoming
-        case "/metrics": self = .metrics
-        case "/openapi.json": self = .openAPI
-        default:
-            let utf8 = path.utf8
-            let prefix = "/todos/".utf8
-            guard utf8.count > prefix.count, utf8.starts(with: prefix) else { return nil }
-            let id = utf8.dropFirst(prefix.count)
-            guard !id.contains(UInt8(ascii: "/")) else { return nil }
-            self = .todo(id: PercentDecoding.decode(Substring(id)))
+        for definition in Route.table where definition.parameterPrefix == nil && definition.template == path {
+            self = definition.route
+            return
         }
+        for definition in Route.table {
+            guard let prefix = definition.parameterPrefix?.utf8 else { continue }
+            let utf8 = path.utf8
+            guard utf8.count > prefix.count, utf8.starts(with: prefix) else { continue }
+            let id = utf8.dropFirst(prefix.count)
+            guard !id.contains(UInt8(ascii: "/")) else { continue }
+            self = .todo(id: PercentDecoding.decode(Substring(id)))
+            return
+        }
+        return nil
     }
 
     /// The methods the route answers, in the order `Allow` lists them.
-    public var allowedMethods: [HTTPMethod] {
-        switch self {
-        case .index, .health, .upcoming, .metrics, .openAPI: [.get, .head, .options]
-        case .todos: [.get, .head, .post, .delete, .options]
-        case .todo: [.get, .head, .put, .patch, .delete, .options]
-        }
-    }
+    public var allowedMethods: [HTTPMethod] { definition.methods }
 
     /// The `Allow` field value.
     public var allow: String {
@@ -44,15 +38,5 @@ public enum Route: Sendable, Equatable {
     }
 
     /// The path template, as logs and metrics name the route.
-    public var template: String {
-        switch self {
-        case .index: "/"
-        case .health: "/healthz"
-        case .todos: "/todos"
-        case .upcoming: "/todos/upcoming"
-        case .todo: "/todos/{id}"
-        case .metrics: "/metrics"
-        case .openAPI: "/openapi.json"
-        }
-    }
+    public var template: String { definition.template }
 }

@@ -7,18 +7,19 @@ import Testing
 struct AppRouterTests {
     let store = FakeTodoStore([makeTodo("abc", title: "Existing")])
 
+    /// One request through the whole pipeline, in process.
     private func route(
         _ method: HTTPMethod, _ uri: String, headers: HTTPHeaders = [:], body: String = "",
-        limits: RequestScreening = RequestScreening(maxBodyBytes: 100, maxURIBytes: 64)
-    ) throws -> HTTPResponseSnapshot {
-        let router = AppRouter.makeRouter(
-            dependencies: ModuleDependencies(store: store, clock: FakeClock("2026-11-22T10:00:00.000Z"), ids: SequentialIDs()),
-            screening: limits, cors: CORSPolicy())
-        let capture = ResponseCapture()
-        let request = HTTPRequest(method: method, uri: uri, headers: headers, body: Array(body.utf8))
-        let context = RequestContext(baseURL: "http://h", query: QueryParameters(request.query), path: request.path)
-        router.routeRequest(request, route: Route(path: request.path), context: context, respond: capture.respond)
-        return try #require(capture.only)
+        maxBodyBytes: Int = 100, maxURIBytes: Int = 64
+    ) async throws -> HTTPResponseSnapshot {
+        let client = try InProcessClient(
+            configure: {
+                $0.maxBodyBytes = maxBodyBytes
+                $0.maxURIBytes = maxURIBytes
+                $0.publicURL = "http://h"
+            },
+            store: store, clock: FakeClock("2026-11-22T10:00:00.000Z"), ids: SequentialIDs())
+        return await client.request(method, uri, headers: headers, body: body)
     }
 
     @Test("matches paths to routes; static paths win over {id}", arguments: [
@@ -35,21 +36,21 @@ struct AppRouterTests {
     }
 
     @Test("dispatches each method to its use case")
-    func dispatch() throws {
-        #expect(try route(.get, "/todos").array.map { $0["id"] as? String } == ["abc"])
-        #expect(try route(.get, "/todos/abc").object["title"] as? String == "Existing")
-        #expect(try route(.head, "/todos/abc").status == 200)
-        let created = try route(.post, "/todos", headers: ["Content-Type": "application/json"], body: #"{"title":"New"}"#)
+    func dispatch() async throws {
+        #expect(try await route(.get, "/todos").array.map { $0["id"] as? String } == ["abc"])
+        #expect(try await route(.get, "/todos/abc").object["title"] as? String == "Existing")
+        #expect(try await route(.head, "/todos/abc").status == 200)
+        let created = try await route(.post, "/todos", headers: ["Content-Type": "application/json"], body: #"{"title":"New"}"#)
         #expect(created.status == 201)
         #expect(created.header("Location") == "http://h/todos/id-1")
-        #expect(try route(.patch, "/todos/abc", body: #"{"completed":true}"#).object["completed"] as? Bool == true)
-        #expect(try route(.put, "/todos/abc", body: #"{"title":"Put"}"#).object["title"] as? String == "Put")
-        #expect(try route(.delete, "/todos/abc").status == 204)
-        #expect(try route(.delete, "/todos").status == 204)
+        #expect(try await route(.patch, "/todos/abc", body: #"{"completed":true}"#).object["completed"] as? Bool == true)
+        #expect(try await route(.put, "/todos/abc", body: #"{"title":"Put"}"#).object["title"] as? String == "Put")
+        #expect(try await route(.delete, "/todos/abc").status == 204)
+        #expect(try await route(.delete, "/todos").status == 204)
         #expect(store.count == 0)
-        #expect(try route(.get, "/todos/upcoming").object["sections"] as? [Any] != nil)
-        #expect(try route(.get, "/healthz").object["status"] as? String == "ok")
-        #expect(try route(.get, "/").object["name"] as? String == "TodoServer")
+        #expect(try await route(.get, "/todos/upcoming").object["sections"] as? [Any] != nil)
+        #expect(try await route(.get, "/healthz").object["status"] as? String == "ok")
+        #expect(try await route(.get, "/").object["name"] as? String == "TodoServer")
     }
 
     @Test("405 names the allowed methods", arguments: [
@@ -59,8 +60,8 @@ struct AppRouterTests {
         (.trace, "/", "GET, HEAD, OPTIONS"),
         (.put, "/todos/upcoming", "GET, HEAD, OPTIONS"),
     ])
-    func methodNotAllowed(method: HTTPMethod, path: String, allow: String) throws {
-        let response = try route(method, path)
+    func methodNotAllowed(method: HTTPMethod, path: String, allow: String) async throws {
+        let response = try await route(method, path)
         #expect(response.status == 405)
         #expect(response.header("Allow") == allow)
         #expect(response.header("Content-Type") == "application/problem+json")
@@ -68,17 +69,17 @@ struct AppRouterTests {
     }
 
     @Test("unknown path is 404 problem, whatever the method")
-    func notFound() throws {
+    func notFound() async throws {
         for method in [HTTPMethod.get, .post, .options] {
-            let response = try route(method, "/nope")
+            let response = try await route(method, "/nope")
             #expect(response.status == 404)
             #expect(response.object["detail"] as? String == "No route matches '/nope'.")
         }
     }
 
     @Test("a preflight is 204 with the CORS headers, echoing the asked headers")
-    func preflight() throws {
-        let response = try route(.options, "/todos/abc", headers: ["Access-Control-Request-Method": "PATCH", "Access-Control-Request-Headers": "content-type, x-custom"])
+    func preflight() async throws {
+        let response = try await route(.options, "/todos/abc", headers: ["Access-Control-Request-Method": "PATCH", "Access-Control-Request-Headers": "content-type, x-custom"])
         #expect(response.status == 204)
         #expect(response.header("Access-Control-Allow-Methods") == "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
         #expect(response.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match, x-custom")
@@ -91,30 +92,30 @@ struct AppRouterTests {
         ("application/json", 201), ("application/json; charset=utf-8", 201), ("application/merge-patch+json", 201),
         ("APPLICATION/JSON", 201), ("application/x-www-form-urlencoded", 201),
     ])
-    func contentTypes(type: String, status: Int) throws {
-        let response = try route(.post, "/todos", headers: ["Content-Type": type], body: #"{"title":"x"}"#)
+    func contentTypes(type: String, status: Int) async throws {
+        let response = try await route(.post, "/todos", headers: ["Content-Type": type], body: #"{"title":"x"}"#)
         #expect(response.status == status)
         if status == 415 { #expect(store.count == 1) }
     }
 
     @Test("a Content-Type on a request without a body is ignored")
-    func contentTypeWithoutBody() throws {
-        #expect(try route(.get, "/todos", headers: ["Content-Type": "text/plain"]).status == 200)
-        #expect(try route(.delete, "/todos/abc", headers: ["Content-Type": "text/plain"]).status == 204)
+    func contentTypeWithoutBody() async throws {
+        #expect(try await route(.get, "/todos", headers: ["Content-Type": "text/plain"]).status == 200)
+        #expect(try await route(.delete, "/todos/abc", headers: ["Content-Type": "text/plain"]).status == 204)
     }
 
     @Test("413 over the body limit, 414 over the URI limit, 400 on two Content-Lengths; nothing is stored")
-    func limits() throws {
+    func limits() async throws {
         let big = #"{"title":""# + String(repeating: "x", count: 100) + #""}"#
-        let tooLarge = try route(.post, "/todos", body: big)
+        let tooLarge = try await route(.post, "/todos", body: big)
         #expect(tooLarge.status == 413)
         #expect(tooLarge.object["detail"] as? String == "The request body is larger than the limit of 100 bytes.")
         let exact = #"{"title":""# + String(repeating: "x", count: 88) + #""}"#
         #expect(exact.utf8.count == 100)
-        #expect(try route(.post, "/todos", body: exact).status == 201)
-        #expect(try route(.get, "/todos?q=" + String(repeating: "a", count: 56)).status == 414)
-        #expect(try route(.get, "/todos?q=" + String(repeating: "a", count: 55)).status == 200)
-        let smuggle = try route(.post, "/todos", headers: ["Content-Length": "5", "content-length": "7"], body: "{}")
+        #expect(try await route(.post, "/todos", body: exact).status == 201)
+        #expect(try await route(.get, "/todos?q=" + String(repeating: "a", count: 56)).status == 414)
+        #expect(try await route(.get, "/todos?q=" + String(repeating: "a", count: 55)).status == 200)
+        let smuggle = try await route(.post, "/todos", headers: ["Content-Length": "5", "content-length": "7"], body: "{}")
         #expect(smuggle.status == 400)
         #expect(smuggle.header("Connection") == "close")
         #expect(store.count == 2)

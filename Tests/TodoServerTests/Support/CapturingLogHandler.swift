@@ -1,7 +1,8 @@
 import Logging
 import Synchronization
 
-/// A log handler that keeps each line's message and metadata, to check the access log.
+/// A log handler that keeps each line's message and metadata (the logger's, then the line's), to
+/// check the access log and the per-request logger.
 struct CapturingLogHandler: LogHandler {
     /// One logged line.
     struct Line: Sendable {
@@ -31,7 +32,7 @@ struct CapturingLogHandler: LogHandler {
     func log(event: LogEvent) {
         let line = Line(
             level: event.level, message: "\(event.message)",
-            metadata: (event.metadata ?? [:]).mapValues { "\($0)" })
+            metadata: metadata.merging(event.metadata ?? [:]) { $1 }.mapValues { "\($0)" })
         storage.lines.withLock { $0.append(line) }
     }
 }

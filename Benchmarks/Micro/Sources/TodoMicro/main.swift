@@ -23,7 +23,7 @@ let router = AppRouter.makeRouter(
 var firstID = ""
 for index in 0..<20 {
     let body = Array(#"{"title":"a thirty character title no \#(index)"}"#.utf8)
-    router.routeRequest(HTTPRequest(method: .post, uri: "/todos", body: body), route: .todos, context: RequestContext(baseURL: "http://h")) { response in
+    router.routeRequest(HTTPRequest(method: .post, uri: "/todos", body: body), to: .todos, context: RequestContext(baseURL: "http://h")) { response in
         if firstID.isEmpty, let text = String(bytes: response.body, encoding: .utf8), let range = text.range(of: #""id":""#) {
             firstID = String(text[range.upperBound...].prefix(36))
         }
@@ -32,7 +32,7 @@ for index in 0..<20 {
 
 var sink = 0
 @MainActor func route(_ request: HTTPRequest) {
-    router.routeRequest(request, route: Route(path: request.path), context: RequestContext(baseURL: "http://127.0.0.1:8080", path: request.path)) {
+    router.routeRequest(request, to: router.route(for: request), context: RequestContext(baseURL: "http://127.0.0.1:8080", path: request.path)) {
         sink &+= $0.body.count
     }
 }

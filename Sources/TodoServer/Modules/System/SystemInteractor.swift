@@ -24,10 +24,7 @@ public struct SystemInteractor: SystemUseCases {
     public func serviceInfo() -> ServiceInfo {
         ServiceInfo(
             name: "TodoServer", version: Self.version,
-            routes: [
-                ("self", "/"), ("todos", "/todos"), ("upcoming", "/todos/upcoming"), ("health", "/healthz"),
-                ("metrics", "/metrics"), ("openapi", "/openapi.json"),
-            ],
+            routes: Route.table.compactMap { route in route.indexRelation.map { ($0, route.template) } },
             build: build)
     }
 

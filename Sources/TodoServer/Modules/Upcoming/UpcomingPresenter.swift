@@ -16,6 +16,9 @@ public struct UpcomingPresenter: UpcomingModuleInput {
             case .success(let data):
                 view.displayUpcoming(ResponseViewModel(status: 200, body: viewModel(data, baseURL: context.baseURL)), respond: respond)
             case .failure(let error):
+                if case .store(let failure) = error {
+                    context.logger.error("upcoming: the store failed", metadata: ["reason": "\(failure.reason)"])
+                }
                 view.displayProblem(ResponseViewModel(problem: error.problem), respond: respond)
             }
         }

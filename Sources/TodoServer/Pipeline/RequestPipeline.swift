@@ -1,0 +1,85 @@
+import EventHTTP
+import Logging
+
+/// The whole answer to one request, without a socket: request id and per-request logger (its
+/// `RequestContext.logger`, `request_id` in its metadata), route
+/// matching, screening, tokens and the module (through the router), then the CORS headers and
+/// `X-Request-ID`, delivery, metrics and the access log line.
+///
+/// `TodoApplication` feeds it what evhttp parsed and hands the answer to evhttp; tests and fuzzers
+/// feed it request values and read the answer in process.
+public struct RequestPipeline: Sendable {
+    private let router: AppRouter
+    private let cors: CORSPolicy
+    private let identity: RequestIdentity
+    private let metrics: RequestMetrics
+    private let accessLog: AccessLog
+    /// The server's logger; each request's `RequestContext.logger` adds its `request_id`.
+    private let logger: Logger
+    /// Base URL when neither `publicURL` nor `Host` gives one (HTTP/1.0 without `Host`).
+    private let fallbackBaseURL: @Sendable () -> String
+
+    /// Wires the modules around `dependencies` with the limits, CORS and tokens of `configuration`;
+    /// lines go to `logger` (nowhere by default), each request's with its `request_id`.
+    public init(
+        configuration: ServerConfiguration, dependencies: ModuleDependencies,
+        logger: Logger = RequestContext.silentLogger,
+        fallbackBaseURL: @escaping @Sendable () -> String = { "http://localhost" }
+    ) {
+        cors = CORSPolicy(configuration: configuration)
+        identity = RequestIdentity(publicURL: configuration.publicURL)
+        metrics = RequestMetrics(factory: dependencies.metricsFactory, loopCount: configuration.effectiveThreads)
+        self.logger = logger
+        accessLog = AccessLog(logger: logger)
+        self.fallbackBaseURL = fallbackBaseURL
+        router = AppRouter.makeRouter(
+            dependencies: dependencies,
+            screening: RequestScreening(
+                maxBodyBytes: configuration.maxBodyBytes, maxURIBytes: configuration.maxURIBytes,
+                maxHeaderBytes: configuration.maxHeaderBytes, maxHeaderCount: configuration.maxHeaderCount,
+                maxConnections: configuration.maxConnections),
+            cors: cors,
+            authentication: BearerAuthentication(
+                authTokens: configuration.authTokens, readTokens: configuration.readTokens,
+                metricsPublic: configuration.metricsPublic))
+    }
+
+    /// Answers `request` through `sink`, exactly once (later, when the store answers later).
+    /// `loop` is the event loop the request came in on, for the metrics' per-loop state.
+    public func respond<Sink: ResponseSink>(to request: HTTPRequest, loop: Int = 0, sink: Sink) {
+        let started = ContinuousClock.now
+        let requestID = identity.requestID(for: request)
+        let context = RequestContext(
+            baseURL: identity.baseURL(for: request, fallback: fallbackBaseURL()),
+            requestID: requestID, query: QueryParameters(request.query), path: request.path,
+            ifMatch: request.headers["If-Match"].map(EntityTagCondition.init),
+            ifNoneMatch: request.headers["If-None-Match"].map(EntityTagCondition.init),
+            logger: logger)
+        let route = router.route(for: request)
+        accessLog.trace(request, requestID: requestID)
+        let origin = request.headers["Origin"]
+        router.routeRequest(request, to: route, context: context) { [cors, metrics, accessLog] response in
+            var response = response
+            cors.apply(to: &response.headers, requestOrigin: origin)
+            response.headers.add("X-Request-ID", requestID)
+            let delivery = sink.send(response)
+            let duration = ContinuousClock.now - started
+            guard delivery == .sent else {
+                accessLog.recordUndelivered(
+                    method: request.method, path: request.path, status: response.status, duration: duration, requestID: requestID)
+                return
+            }
+            metrics.record(
+                loop: loop, route: route?.template ?? "unmatched", method: request.method,
+                status: response.status, duration: duration)
+            accessLog.record(request: request, response: response, duration: duration, requestID: requestID)
+        }
+    }
+
+    /// `respond(to:loop:sink:)` with a closure for the answer.
+    public func respond(
+        to request: HTTPRequest, loop: Int = 0, deliver: @escaping (HTTPResponse) -> HTTPResponder.Delivery
+    ) {
+        respond(to: request, loop: loop, sink: ClosureSink(deliver))
+    }
+}
