@@ -351,8 +351,30 @@ public struct JSONWriter {
         return text
     }
 
+    /// `YYYY-MM-DD` at `out` (10 bytes), for a year from 0 to 9999.
+    @inline(__always)
+    static func writeDay(year: Int, month: Int, day: Int, to out: UnsafeMutablePointer<UInt8>) {
+        let zero = UInt8(ascii: "0")
+        out[0] = zero + UInt8(truncatingIfNeeded: year / 1000)
+        out[1] = zero + UInt8(truncatingIfNeeded: year / 100 % 10)
+        out[2] = zero + UInt8(truncatingIfNeeded: year / 10 % 10)
+        out[3] = zero + UInt8(truncatingIfNeeded: year % 10)
+        out[4] = UInt8(ascii: "-")
+        out[5] = zero + UInt8(truncatingIfNeeded: month / 10)
+        out[6] = zero + UInt8(truncatingIfNeeded: month % 10)
+        out[7] = UInt8(ascii: "-")
+        out[8] = zero + UInt8(truncatingIfNeeded: day / 10)
+        out[9] = zero + UInt8(truncatingIfNeeded: day % 10)
+    }
+
+    /// Whether `utf8` has no byte to escape.
+    @inline(__always)
+    static func isClean(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        firstToEscape(in: utf8, from: 0) == utf8.count
+    }
+
     /// Writes `value` in decimal at `out`; returns the digit count (at most 20).
-    private static func writeDigits(_ value: UInt, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    static func writeDigits(_ value: UInt, to out: UnsafeMutablePointer<UInt8>) -> Int {
         var length = 1
         var rest = value / 10
         while rest > 0 {
@@ -446,6 +468,22 @@ public struct JSONWriter {
         }
     }
 }
+extension JSONWriter {
+    /// Lets `body` write up to `maximum` bytes of one value through a cursor, after a comma if
+    /// one is due: one reservation for a whole object.
+    @inline(__always)
+    public mutating func withCursor(maximum: Int, _ body: (inout JSONCursor) -> Void) {
+        let comma = needsComma
+        write(maximum: maximum + 1) { out in
+            var cursor = JSONCursor(comma ? out + 1 : out)
+            if comma { out[0] = UInt8(ascii: ",") }
+            body(&cursor)
+            return out.distance(to: cursor.pointer)
+        }
+        needsComma = true
+    }
+}
+
 /// A view model that writes itself as JSON.
 public protocol JSONWritable {
     func write(to writer: inout JSONWriter)

@@ -91,4 +91,30 @@ struct JSONWriterBufferTests {
         Array(value.utf8).withUnsafeBufferPointer { writer.string(utf8: $0) }
         #expect(String(decoding: writer.finish(), as: UTF8.self) == escapedByteByByte(value))
     }
+
+    @Test("to-dos written in one step match the member-by-member text, for random fields")
+    func oneStepToDos() {
+        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        print("JSONWriterBufferTests.oneStepToDos: seed \(seed) (TODO_TEST_SEED repeats it)")
+        var generator = SplitMix64(seed: seed)
+        let alphabet = Array("abcXYZ019 -_/é😀~")
+        var writer = JSONWriter(capacity: 4)
+        var expected: [String] = []
+        writer.beginArray()
+        for index in 0..<300 {
+            var data = TodoData(makeTodo("id-\(index)", title: String((0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })))
+            data.completed = Bool.random(using: &generator)
+            data.order = Bool.random(using: &generator) ? Int.random(in: Int.min...Int.max, using: &generator) : nil
+            data.dueDate = Bool.random(using: &generator) ? CalendarDay(daysSinceEpoch: Int.random(in: -719_162...2_932_896, using: &generator)) : nil
+            data.createdAt = Timestamp(millisecondsSinceEpoch: Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator))
+            data.updatedAt = Timestamp(millisecondsSinceEpoch: Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator))
+            let base = index % 2 == 0 ? "http://h:1" : "https://example.com"
+            TodoViewModel(data, baseURL: base).write(to: &writer)
+            let due = data.dueDate.map { "\"\($0.description)\"" } ?? "null"
+            let order = data.order.map(String.init) ?? "null"
+            expected.append(#"{"completed":\#(data.completed),"createdAt":"\#(data.createdAt)","dueDate":\#(due),"id":"\#(data.id)","order":\#(order),"title":"\#(data.title)","updatedAt":"\#(data.updatedAt)","url":"\#(base)/todos/\#(data.id)"}"#)
+        }
+        writer.endArray()
+        #expect(String(decoding: writer.finish(), as: UTF8.self) == "[" + expected.joined(separator: ",") + "]")
+    }
 }
