@@ -1,4 +1,5 @@
 import CLibevent
+import Glibc
 
 /// The one-shot answer channel of a request; use it on the request's loop thread only.
 public struct HTTPResponder {
@@ -56,12 +57,12 @@ public struct HTTPResponder {
             }
         }
         if evhttp_find_header(output, "Date") == nil {
-            // evhttp would format the field itself (~3.3k instructions); the loop's time was
-            // just brought up to date above.
-            var now = timeval()
-            event_base_gettimeofday_cached(evhttp_connection_get_base(connection), &now)
+            // evhttp would format the field itself (~3.3k instructions) from `time(NULL)`; the
+            // same clock here (the loop's cached time is derived from the monotonic clock and
+            // can differ from the wall clock by a second).
+            let now = time(nil)
             withUnsafeTemporaryAllocation(of: CChar.self, capacity: HTTPDate.length + 1) { date in
-                HTTPDate.write(secondsSinceEpoch: Int(now.tv_sec), to: date.baseAddress!)
+                HTTPDate.write(secondsSinceEpoch: Int(now), to: date.baseAddress!)
                 _ = evhttp_add_header(output, "Date", date.baseAddress!)
             }
         }
