@@ -1,3 +1,5 @@
+import Glibc
+
 /// Writes into room that `JSONWriter.withCursor` reserved, through a bare pointer: for a view
 /// model that knows its shape and has checked that its strings need no escape, so that a whole
 /// object costs one reservation instead of one per member.
@@ -12,7 +14,7 @@ public struct JSONCursor {
     @inline(__always)
     public mutating func raw(_ text: StaticString) {
         let count = text.utf8CodeUnitCount
-        pointer.update(from: text.utf8Start, count: count)
+        _ = memcpy(pointer, text.utf8Start, count)
         pointer += count
     }
 
@@ -29,7 +31,7 @@ public struct JSONCursor {
     /// Bytes known to need no escape, without quotes.
     @inline(__always)
     public mutating func unquoted(clean utf8: UnsafeBufferPointer<UInt8>) {
-        if let source = utf8.baseAddress { pointer.update(from: source, count: utf8.count) }
+        if let source = utf8.baseAddress { _ = memcpy(pointer, source, utf8.count) }
         pointer += utf8.count
     }
 

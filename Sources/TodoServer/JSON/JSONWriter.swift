@@ -1,3 +1,5 @@
+import Glibc
+
 /// Writes JSON text (RFC 8259) straight into a byte buffer: what the views serialize with.
 ///
 /// Foundation's `JSONEncoder` cost ~46k instructions of a 207k-instruction request here (measured
@@ -17,7 +19,7 @@ public struct JSONWriter {
     private var cachedDayText: UInt128 = 0
 
     public init(capacity: Int = 512) {
-        storage = [UInt8](repeating: 0, count: Swift.max(capacity, 16))
+        storage = Self.zeroed(Swift.max(capacity, 16), keeping: UnsafeBufferPointer(start: nil, count: 0))
     }
 
     /// The JSON written so far (a copy: `finish()` hands over the buffer instead).
@@ -50,7 +52,7 @@ public struct JSONWriter {
             var position = 0
             if comma { out[0] = UInt8(ascii: ","); position = 1 }
             out[position] = UInt8(ascii: "\"")
-            (out + position + 1).update(from: source, count: length)
+            _ = memcpy((out + position + 1), source, length)
             out[position + 1 + length] = UInt8(ascii: "\"")
             out[position + 2 + length] = UInt8(ascii: ":")
             return position + 3 + length
@@ -84,7 +86,7 @@ public struct JSONWriter {
                 var position = 0
                 if comma { out[0] = UInt8(ascii: ","); position = 1 }
                 out[position] = UInt8(ascii: "\"")
-                if let source = value.baseAddress { (out + position + 1).update(from: source, count: value.count) }
+                if let source = value.baseAddress { _ = memcpy((out + position + 1), source, value.count) }
                 out[position + 1 + value.count] = UInt8(ascii: "\"")
                 return position + 2 + value.count
             }
@@ -111,7 +113,7 @@ public struct JSONWriter {
         let length = middle.utf8CodeUnitCount
         let source = middle.utf8Start
         write(maximum: length) { out in
-            out.update(from: source, count: length)
+            _ = memcpy(out, source, length)
             return length
         }
         appendEscaped(suffix)
@@ -134,11 +136,11 @@ public struct JSONWriter {
             if comma { out[0] = UInt8(ascii: ","); position = 1 }
             out[position] = UInt8(ascii: "\"")
             position += 1
-            if let source = head.baseAddress { (out + position).update(from: source, count: head.count) }
+            if let source = head.baseAddress { _ = memcpy((out + position), source, head.count) }
             position += head.count
-            (out + position).update(from: middleStart, count: middleCount)
+            _ = memcpy((out + position), middleStart, middleCount)
             position += middleCount
-            if let source = tail.baseAddress { (out + position).update(from: source, count: tail.count) }
+            if let source = tail.baseAddress { _ = memcpy((out + position), source, tail.count) }
             position += tail.count
             out[position] = UInt8(ascii: "\"")
             return position + 1
@@ -190,7 +192,7 @@ public struct JSONWriter {
             var position = 0
             if comma { out[0] = UInt8(ascii: ","); position = 1 }
             out[position] = UInt8(ascii: "\"")
-            withUnsafeBytes(of: dayText) { (out + position + 1).update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: 10) }
+            withUnsafeBytes(of: dayText) { _ = memcpy((out + position + 1), $0.bindMemory(to: UInt8.self).baseAddress!, 10) }
             let p = out + position + 11
             let zero = UInt8(ascii: "0")
             let hours = inDay / 3_600_000, minutes = inDay / 60_000 % 60, seconds = inDay / 1000 % 60, millis = inDay % 1000
@@ -228,7 +230,7 @@ public struct JSONWriter {
             var position = 0
             if comma { out[0] = UInt8(ascii: ","); position = 1 }
             out[position] = UInt8(ascii: "\"")
-            withUnsafeBytes(of: dayText) { (out + position + 1).update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: 10) }
+            withUnsafeBytes(of: dayText) { _ = memcpy((out + position + 1), $0.bindMemory(to: UInt8.self).baseAddress!, 10) }
             out[position + 11] = UInt8(ascii: "\"")
             return position + 12
         }
@@ -256,14 +258,25 @@ public struct JSONWriter {
 
     private mutating func grow(toHold extra: Int) {
         let wanted = Swift.max(storage.count * 2, count + extra)
-        storage.append(contentsOf: repeatElement(0, count: wanted - storage.count))
+        storage = storage.withUnsafeBufferPointer { Self.zeroed(wanted, keeping: UnsafeBufferPointer(rebasing: $0[0..<count])) }
+    }
+
+    /// `count` bytes: `kept`, then zeros. With `memcpy` and `memset`: the generic element-wise
+    /// paths (`Array(repeating:count:)`, `append(contentsOf:)`) crawl in debug builds.
+    private static func zeroed(_ count: Int, keeping kept: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let base = buffer.baseAddress!
+            if let source = kept.baseAddress { _ = memcpy(base, source, kept.count) }
+            _ = memset(base + kept.count, 0, count - kept.count)
+            initialized = count
+        }
     }
 
     @inline(__always)
     private mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         write(maximum: bytes.count) { out in
-            out.update(from: source, count: bytes.count)
+            _ = memcpy(out, source, bytes.count)
             return bytes.count
         }
     }
@@ -300,7 +313,7 @@ public struct JSONWriter {
         write(maximum: length + 1) { out in
             var position = 0
             if comma { out[0] = UInt8(ascii: ","); position = 1 }
-            (out + position).update(from: source, count: length)
+            _ = memcpy((out + position), source, length)
             return position + length
         }
         needsComma = true
