@@ -27,6 +27,16 @@ public struct AccessLog: Sendable {
         guard logger.logLevel <= .info else { return }
         let (seconds, attoseconds) = duration.components
         let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        // The server's own handler gets the line's parts and writes the bytes at once: swift-log's
+        // message interpolation, metadata dictionary, merge and key sort cost ~13k instructions.
+        if let handler = logger.handler as? StdoutLogHandler, handler.metadata.isEmpty, microseconds >= 0 {
+            let detail = response.status >= 400 ? Self.problemDetail(of: response) : nil
+            handler.logAccess(StdoutLogHandler.AccessEntry(
+                method: request.method.rawValue, path: request.path, query: request.query, status: response.status,
+                bodyBytes: response.body.count, microseconds: microseconds, detail: detail, requestID: requestID,
+                client: request.clientAddress))
+            return
+        }
         let milliseconds = "\(microseconds / 1000).\(String(microseconds % 1000 + 1000).dropFirst())"
         let target = request.query.map { "\(request.path)?\($0)" } ?? request.path
         var message = "\(request.method.rawValue) \(target) \(response.status) \(response.body.count) \(milliseconds)ms"

@@ -4,6 +4,9 @@ import EventHTTP
 struct RequestIdentity: Sendable {
     /// Configured scheme, host and port, if any; it wins over `Host`.
     let publicURL: String?
+    /// Where new request ids come from: a ChaCha20 keystream keyed from the operating system
+    /// (`UInt64.random` made a `getrandom` system call per id).
+    let random = RandomSource()
 
     /// The client's `X-Request-ID` when it is 1 to 128 visible ASCII characters, else a new one.
     func requestID(for request: HTTPRequest) -> String {
@@ -16,7 +19,7 @@ struct RequestIdentity: Sendable {
 
     /// A fresh id: 16 lowercase hex digits.
     func newRequestID() -> String {
-        var value = UInt64.random(in: .min ... .max)
+        var value = random.next64()
         return String(unsafeUninitializedCapacity: 16) { buffer in
             for index in (0..<16).reversed() {
                 let nibble = UInt8(value & 0xF)

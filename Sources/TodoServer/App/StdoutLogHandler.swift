@@ -11,9 +11,9 @@ import Logging
 public struct StdoutLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
-    private let label: String
+    let label: String
     private let descriptor: Int32
-    private let format: LogFormat
+    let format: LogFormat
     private let writer: LogWriter?
 
     /// `descriptor` is where lines go: standard output unless a test says otherwise.
@@ -42,6 +42,11 @@ public struct StdoutLogHandler: LogHandler {
     public func log(event: LogEvent) {
         let merged = event.metadata.map { metadata.merging($0) { $1 } } ?? metadata
         let line = Self.line(level: event.level, label: label, metadata: merged, message: event.message.description, format: format)
+        emit(line)
+    }
+
+    /// Queues `line` with the writer, or writes it to the descriptor.
+    func emit(_ line: [UInt8]) {
         if let writer {
             writer.enqueue(line)
             return
@@ -61,13 +66,11 @@ public struct StdoutLogHandler: LogHandler {
         }
     }
 
-    /// One event as a line, newline included.
+    /// One event as a line at `time` (now unless a test says otherwise), newline included.
     public static func line(
-        level: Logger.Level, label: String, metadata: Logger.Metadata, message: String, format: LogFormat
+        level: Logger.Level, label: String, metadata: Logger.Metadata, message: String, format: LogFormat,
+        time: Timestamp = StdoutLogHandler.now()
     ) -> [UInt8] {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let time = Timestamp(millisecondsSinceEpoch: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec / 1_000_000))
         switch format {
         case .text: return textLine(time: time, level: level, label: label, metadata: metadata, message: message)
         case .json: return jsonLine(time: time, level: level, label: label, metadata: metadata, message: message)
@@ -113,6 +116,8 @@ public struct StdoutLogHandler: LogHandler {
             writer.string(metadata[key]!.description)
         }
         writer.endObject()
-        return writer.bytes + [UInt8(ascii: "\n")]
+        var line = writer.finish()
+        line.append(UInt8(ascii: "\n"))
+        return line
     }
 }

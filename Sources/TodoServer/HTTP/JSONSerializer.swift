@@ -10,8 +10,8 @@ public struct JSONSerializer: Sendable {
         if headers.fields.isEmpty { headers = HTTPHeaders(capacity: 6) }
         guard let body = model.body else { return HTTPResponse(status: model.status, headers: headers) }
         headers.add("Content-Type", model.contentType)
-        var writer = JSONWriter()
+        var writer = JSONWriter(capacity: body.jsonSizeHint)
         body.write(to: &writer)
-        return HTTPResponse(status: model.status, headers: headers, body: writer.bytes)
+        return HTTPResponse(status: model.status, headers: headers, body: writer.finish())
     }
 }

@@ -1,131 +1,410 @@
+import Glibc
+
 /// Writes JSON text (RFC 8259) straight into a byte buffer: what the views serialize with.
 ///
 /// Foundation's `JSONEncoder` cost ~46k instructions of a 207k-instruction request here (measured
 /// with `Benchmarks/callgrind.sh`); this writer appends bytes with no intermediate values. Commas
 /// are placed by the writer: call `key` before each member's value.
+///
+/// Each call reserves room for the most it can write once, then stores bytes through one pointer
+/// (no per-byte `Array.append` with its uniqueness and capacity checks); strings are checked for
+/// bytes to escape eight at a time; the date part of a timestamp is formatted once per day seen.
 public struct JSONWriter {
-    public private(set) var bytes: [UInt8]
+    /// The output is `storage[0..<count]`; the rest is zero-filled room to write into.
+    private var storage: [UInt8]
+    private var count = 0
     private var needsComma = false
+    /// The last day a timestamp fell on, and its `YYYY-MM-DD` (a list's to-dos share a few days).
+    private var cachedDay = Int.min
+    private var cachedDayText: UInt128 = 0
 
     public init(capacity: Int = 512) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        storage = Self.zeroed(Swift.max(capacity, 16), keeping: UnsafeBufferPointer(start: nil, count: 0))
     }
 
-    public mutating func beginObject() {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
+    /// The JSON written so far (a copy: `finish()` hands over the buffer instead).
+    public var bytes: [UInt8] { Array(storage[0..<count]) }
+
+    /// The JSON written, in the writer's own buffer (trimmed, not copied); the writer is empty after.
+    public mutating func finish() -> [UInt8] {
+        var result: [UInt8] = []
+        swap(&result, &storage)
+        result.removeLast(result.count - count)
+        count = 0
         needsComma = false
+        return result
     }
 
-    public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
-    }
+    public mutating func beginObject() { punctuation(UInt8(ascii: "{")) }
 
-    public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        needsComma = false
-    }
+    public mutating func endObject() { closing(UInt8(ascii: "}")) }
 
-    public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
-        needsComma = true
-    }
+    public mutating func beginArray() { punctuation(UInt8(ascii: "[")) }
+
+    public mutating func endArray() { closing(UInt8(ascii: "]")) }
 
     /// A member name (ASCII, nothing to escape), then the colon.
     public mutating func key(_ name: StaticString) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        let length = name.utf8CodeUnitCount
+        let source = name.utf8Start
+        let comma = needsComma
+        write(maximum: length + 4) { out in
+            var position = 0
+            if comma { out[0] = UInt8(ascii: ","); position = 1 }
+            out[position] = UInt8(ascii: "\"")
+            _ = memcpy((out + position + 1), source, length)
+            out[position + 1 + length] = UInt8(ascii: "\"")
+            out[position + 2 + length] = UInt8(ascii: ":")
+            return position + 3 + length
+        }
         needsComma = false
     }
 
-    /// A member name from a string (escaped), then the colon.
+    /// A member name from a string (escaped), then the colon. Disfavoured: a literal name takes
+    /// the `StaticString` overload, which copies it without a scan.
+    @_disfavoredOverload
     public mutating func key(_ name: String) {
         string(name)
-        bytes.append(UInt8(ascii: ":"))
+        write(maximum: 1) { out in
+            out[0] = UInt8(ascii: ":")
+            return 1
+        }
         needsComma = false
     }
 
     public mutating func string(_ value: String) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        appendEscaped(value)
-        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { string(utf8: $0) }
+    }
+
+    /// A string given as UTF-8 bytes, escaped. Most strings need no escape: those are checked
+    /// eight bytes at a time and copied with their quotes and comma in one step.
+    public mutating func string(utf8 value: UnsafeBufferPointer<UInt8>) {
+        if Self.firstToEscape(in: value, from: 0) == value.count {
+            let comma = needsComma
+            write(maximum: value.count + 3) { out in
+                var position = 0
+                if comma { out[0] = UInt8(ascii: ","); position = 1 }
+                out[position] = UInt8(ascii: "\"")
+                if let source = value.baseAddress { _ = memcpy((out + position + 1), source, value.count) }
+                out[position + 1 + value.count] = UInt8(ascii: "\"")
+                return position + 2 + value.count
+            }
+        } else {
+            separate()
+            quote()
+            appendEscaped(value)
+            quote()
+        }
         needsComma = true
     }
 
     /// `"\(prefix)\(middle)\(suffix)"`, escaped: a URL made of a base and an id, without building
     /// the joined string.
     public mutating func string(_ prefix: String, _ middle: StaticString, _ suffix: String) {
+        var prefix = prefix, suffix = suffix
+        let done = prefix.withUTF8 { head in
+            suffix.withUTF8 { tail in joinedIfClean(head, middle, tail) }
+        }
+        if done { return }
         separate()
-        bytes.append(UInt8(ascii: "\""))
+        quote()
         appendEscaped(prefix)
-        bytes.append(contentsOf: UnsafeBufferPointer(start: middle.utf8Start, count: middle.utf8CodeUnitCount))
+        let length = middle.utf8CodeUnitCount
+        let source = middle.utf8Start
+        write(maximum: length) { out in
+            _ = memcpy(out, source, length)
+            return length
+        }
         appendEscaped(suffix)
-        bytes.append(UInt8(ascii: "\""))
+        quote()
         needsComma = true
     }
 
+    /// `"head middle tail"` in one step when neither part needs an escape; false otherwise.
+    private mutating func joinedIfClean(
+        _ head: UnsafeBufferPointer<UInt8>, _ middle: StaticString, _ tail: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        guard Self.firstToEscape(in: head, from: 0) == head.count, Self.firstToEscape(in: tail, from: 0) == tail.count else {
+            return false
+        }
+        let comma = needsComma
+        let middleCount = middle.utf8CodeUnitCount
+        let middleStart = middle.utf8Start
+        write(maximum: head.count + middleCount + tail.count + 3) { out in
+            var position = 0
+            if comma { out[0] = UInt8(ascii: ","); position = 1 }
+            out[position] = UInt8(ascii: "\"")
+            position += 1
+            if let source = head.baseAddress { _ = memcpy((out + position), source, head.count) }
+            position += head.count
+            _ = memcpy((out + position), middleStart, middleCount)
+            position += middleCount
+            if let source = tail.baseAddress { _ = memcpy((out + position), source, tail.count) }
+            position += tail.count
+            out[position] = UInt8(ascii: "\"")
+            return position + 1
+        }
+        needsComma = true
+        return true
+    }
+
     public mutating func int(_ value: Int) {
-        separate()
-        if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            appendDigits(value.magnitude)
-        } else {
-            appendDigits(UInt(value))
+        let comma = needsComma
+        write(maximum: 21) { out in
+            var position = 0
+            if comma { out[0] = UInt8(ascii: ","); position = 1 }
+            if value < 0 {
+                out[position] = UInt8(ascii: "-")
+                position += 1
+            }
+            return position + Self.writeDigits(value.magnitude, to: out + position)
         }
         needsComma = true
     }
 
     public mutating func bool(_ value: Bool) {
-        separate()
-        if value {
-            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
-        } else {
-            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
-        }
-        needsComma = true
+        literal(value ? "true" : "false")
     }
 
     public mutating func null() {
-        separate()
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-        needsComma = true
+        literal("null")
     }
 
     /// `"2026-11-22T10:00:00.000Z"`.
     public mutating func timestamp(_ value: Timestamp) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        value.appendRFC3339(to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        let ms = value.millisecondsSinceEpoch
+        let days = Int(ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000)
+        let inDay = Int(ms - Int64(days) * 86_400_000)
+        if days != cachedDay {
+            let day = CalendarDay(daysSinceEpoch: days)
+            guard (0...9999).contains(day.year) else {
+                var text: [UInt8] = []
+                value.appendRFC3339(to: &text)
+                return text.withUnsafeBufferPointer { quotedASCII($0) }
+            }
+            cachedDay = days
+            cachedDayText = Self.dayText(year: day.year, month: day.month, day: day.day)
+        }
+        let comma = needsComma
+        let dayText = cachedDayText
+        write(maximum: 27) { out in
+            var position = 0
+            if comma { out[0] = UInt8(ascii: ","); position = 1 }
+            out[position] = UInt8(ascii: "\"")
+            withUnsafeBytes(of: dayText) { _ = memcpy((out + position + 1), $0.bindMemory(to: UInt8.self).baseAddress!, 10) }
+            let p = out + position + 11
+            let zero = UInt8(ascii: "0")
+            let hours = inDay / 3_600_000, minutes = inDay / 60_000 % 60, seconds = inDay / 1000 % 60, millis = inDay % 1000
+            p[0] = UInt8(ascii: "T")
+            p[1] = zero + UInt8(truncatingIfNeeded: hours / 10)
+            p[2] = zero + UInt8(truncatingIfNeeded: hours % 10)
+            p[3] = UInt8(ascii: ":")
+            p[4] = zero + UInt8(truncatingIfNeeded: minutes / 10)
+            p[5] = zero + UInt8(truncatingIfNeeded: minutes % 10)
+            p[6] = UInt8(ascii: ":")
+            p[7] = zero + UInt8(truncatingIfNeeded: seconds / 10)
+            p[8] = zero + UInt8(truncatingIfNeeded: seconds % 10)
+            p[9] = UInt8(ascii: ".")
+            p[10] = zero + UInt8(truncatingIfNeeded: millis / 100)
+            p[11] = zero + UInt8(truncatingIfNeeded: millis / 10 % 10)
+            p[12] = zero + UInt8(truncatingIfNeeded: millis % 10)
+            p[13] = UInt8(ascii: "Z")
+            p[14] = UInt8(ascii: "\"")
+            return position + 26
+        }
         needsComma = true
     }
 
     /// `"2026-11-24"`.
     public mutating func day(_ value: CalendarDay) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        value.appendISO8601(to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        let (year, month, day) = (value.year, value.month, value.day)
+        guard (0...9999).contains(year) else {
+            var text: [UInt8] = []
+            value.appendISO8601(to: &text)
+            return text.withUnsafeBufferPointer { quotedASCII($0) }
+        }
+        let dayText = Self.dayText(year: year, month: month, day: day)
+        let comma = needsComma
+        write(maximum: 13) { out in
+            var position = 0
+            if comma { out[0] = UInt8(ascii: ","); position = 1 }
+            out[position] = UInt8(ascii: "\"")
+            withUnsafeBytes(of: dayText) { _ = memcpy((out + position + 1), $0.bindMemory(to: UInt8.self).baseAddress!, 10) }
+            out[position + 11] = UInt8(ascii: "\"")
+            return position + 12
+        }
         needsComma = true
     }
 
     /// Bytes that are already JSON.
     public mutating func raw(_ json: [UInt8]) {
         separate()
-        bytes.append(contentsOf: json)
+        json.withUnsafeBufferPointer { copy($0) }
         needsComma = true
     }
 
-    private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    // MARK: - Writing
+
+    /// Makes room for `maximum` bytes, lets `body` store up to that many at the end of the output
+    /// and keeps as many as it says it wrote.
+    @inline(__always)
+    private mutating func write(maximum: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        if storage.count - count < maximum { grow(toHold: maximum) }
+        let start = count
+        let written = storage.withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
+        count = start + written
     }
+
+    private mutating func grow(toHold extra: Int) {
+        let wanted = Swift.max(storage.count * 2, count + extra)
+        storage = storage.withUnsafeBufferPointer { Self.zeroed(wanted, keeping: UnsafeBufferPointer(rebasing: $0[0..<count])) }
+    }
+
+    /// `count` bytes: `kept`, then zeros. With `memcpy` and `memset`: the generic element-wise
+    /// paths (`Array(repeating:count:)`, `append(contentsOf:)`) crawl in debug builds.
+    private static func zeroed(_ count: Int, keeping kept: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let base = buffer.baseAddress!
+            if let source = kept.baseAddress { _ = memcpy(base, source, kept.count) }
+            _ = memset(base + kept.count, 0, count - kept.count)
+            initialized = count
+        }
+    }
+
+    @inline(__always)
+    private mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        write(maximum: bytes.count) { out in
+            _ = memcpy(out, source, bytes.count)
+            return bytes.count
+        }
+    }
+
+    @inline(__always)
+    private mutating func punctuation(_ byte: UInt8) {
+        let comma = needsComma
+        write(maximum: 2) { out in
+            if comma {
+                out[0] = UInt8(ascii: ",")
+                out[1] = byte
+                return 2
+            }
+            out[0] = byte
+            return 1
+        }
+        needsComma = false
+    }
+
+    @inline(__always)
+    private mutating func closing(_ byte: UInt8) {
+        write(maximum: 1) { out in
+            out[0] = byte
+            return 1
+        }
+        needsComma = true
+    }
+
+    @inline(__always)
+    private mutating func literal(_ text: StaticString) {
+        let length = text.utf8CodeUnitCount
+        let source = text.utf8Start
+        let comma = needsComma
+        write(maximum: length + 1) { out in
+            var position = 0
+            if comma { out[0] = UInt8(ascii: ","); position = 1 }
+            _ = memcpy((out + position), source, length)
+            return position + length
+        }
+        needsComma = true
+    }
+
+    /// ASCII with nothing to escape, in quotes, as a value.
+    private mutating func quotedASCII(_ text: UnsafeBufferPointer<UInt8>) {
+        separate()
+        quote()
+        copy(text)
+        quote()
+        needsComma = true
+    }
+
+    @inline(__always)
+    private mutating func quote() {
+        write(maximum: 1) { out in
+            out[0] = UInt8(ascii: "\"")
+            return 1
+        }
+    }
+
+    @inline(__always)
+    private mutating func separate() {
+        guard needsComma else { return }
+        write(maximum: 1) { out in
+            out[0] = UInt8(ascii: ",")
+            return 1
+        }
+    }
+
+    /// `YYYY-MM-DD` packed little-endian into the low 10 bytes.
+    private static func dayText(year: Int, month: Int, day: Int) -> UInt128 {
+        let zero = UInt8(ascii: "0")
+        var text: UInt128 = 0
+        withUnsafeMutableBytes(of: &text) { out in
+            out[0] = zero + UInt8(truncatingIfNeeded: year / 1000)
+            out[1] = zero + UInt8(truncatingIfNeeded: year / 100 % 10)
+            out[2] = zero + UInt8(truncatingIfNeeded: year / 10 % 10)
+            out[3] = zero + UInt8(truncatingIfNeeded: year % 10)
+            out[4] = UInt8(ascii: "-")
+            out[5] = zero + UInt8(truncatingIfNeeded: month / 10)
+            out[6] = zero + UInt8(truncatingIfNeeded: month % 10)
+            out[7] = UInt8(ascii: "-")
+            out[8] = zero + UInt8(truncatingIfNeeded: day / 10)
+            out[9] = zero + UInt8(truncatingIfNeeded: day % 10)
+        }
+        return text
+    }
+
+    /// `YYYY-MM-DD` at `out` (10 bytes), for a year from 0 to 9999.
+    @inline(__always)
+    static func writeDay(year: Int, month: Int, day: Int, to out: UnsafeMutablePointer<UInt8>) {
+        let zero = UInt8(ascii: "0")
+        out[0] = zero + UInt8(truncatingIfNeeded: year / 1000)
+        out[1] = zero + UInt8(truncatingIfNeeded: year / 100 % 10)
+        out[2] = zero + UInt8(truncatingIfNeeded: year / 10 % 10)
+        out[3] = zero + UInt8(truncatingIfNeeded: year % 10)
+        out[4] = UInt8(ascii: "-")
+        out[5] = zero + UInt8(truncatingIfNeeded: month / 10)
+        out[6] = zero + UInt8(truncatingIfNeeded: month % 10)
+        out[7] = UInt8(ascii: "-")
+        out[8] = zero + UInt8(truncatingIfNeeded: day / 10)
+        out[9] = zero + UInt8(truncatingIfNeeded: day % 10)
+    }
+
+    /// Whether `utf8` has no byte to escape.
+    @inline(__always)
+    static func isClean(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        firstToEscape(in: utf8, from: 0) == utf8.count
+    }
+
+    /// Writes `value` in decimal at `out`; returns the digit count (at most 20).
+    static func writeDigits(_ value: UInt, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var length = 1
+        var rest = value / 10
+        while rest > 0 {
+            length += 1
+            rest /= 10
+        }
+        rest = value
+        var index = length
+        repeat {
+            index -= 1
+            out[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while index > 0
+        return length
+    }
+
+    // MARK: - Escaping
 
     /// The string's UTF-8 with `"`, `\\` and control characters escaped; runs with nothing to
     /// escape are copied whole.
@@ -139,64 +418,100 @@ public struct JSONWriter {
     }
 
     private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        guard let base = utf8.baseAddress else { return }
+        guard let base = utf8.baseAddress, !utf8.isEmpty else { return }
         var start = 0
-        for index in 0..<utf8.count {
-            let byte = base[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start))
-            escape(byte)
+        var index = Self.firstToEscape(in: utf8, from: 0)
+        while index < utf8.count {
+            copy(UnsafeBufferPointer(start: base + start, count: index - start))
+            escape(base[index])
             start = index + 1
+            index = Self.firstToEscape(in: utf8, from: start)
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(start: base + start, count: utf8.count - start))
+        copy(UnsafeBufferPointer(start: base + start, count: utf8.count - start))
+    }
+
+    /// The index of the first byte from `start` that needs escaping (`"`, `\\`, below 0x20), or
+    /// the count: eight bytes per step with the classic "has a zero byte" word tricks.
+    @inline(__always)
+    private static func firstToEscape(in utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = utf8.baseAddress else { return 0 }
+        var index = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= utf8.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // A byte below 0x20, or one equal to `"` or `\`, sets its high bit in `found`
+            // (bytes ≥ 0x80 are masked out by `~word`).
+            let below = (word &- ones &* 0x20) & ~word
+            let isQuote = (quote &- ones) & ~quote
+            let isBackslash = (backslash &- ones) & ~backslash
+            if (below | isQuote | isBackslash) & highs != 0 { break }
+            index += 8
+        }
+        while index < utf8.count {
+            let byte = base[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
+            index += 1
+        }
+        return index
     }
 
     private mutating func escape(_ byte: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        default:
-            func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
-            bytes.append(UInt8(ascii: "u"))
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(hex(byte >> 4))
-            bytes.append(hex(byte & 0xF))
+        write(maximum: 6) { out in
+            out[0] = UInt8(ascii: "\\")
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out[1] = byte
+            case 0x08: out[1] = UInt8(ascii: "b")
+            case 0x0C: out[1] = UInt8(ascii: "f")
+            case 0x0A: out[1] = UInt8(ascii: "n")
+            case 0x0D: out[1] = UInt8(ascii: "r")
+            case 0x09: out[1] = UInt8(ascii: "t")
+            default:
+                func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
+                out[1] = UInt8(ascii: "u")
+                out[2] = UInt8(ascii: "0")
+                out[3] = UInt8(ascii: "0")
+                out[4] = hex(byte >> 4)
+                out[5] = hex(byte & 0xF)
+                return 6
+            }
+            return 2
         }
     }
-
-    private mutating func appendDigits(_ value: UInt) {
-        if value < 10 {
-            bytes.append(UInt8(ascii: "0") + UInt8(value))
-            return
+}
+extension JSONWriter {
+    /// Lets `body` write up to `maximum` bytes of one value through a cursor, after a comma if
+    /// one is due: one reservation for a whole object.
+    @inline(__always)
+    public mutating func withCursor(maximum: Int, _ body: (inout JSONCursor) -> Void) {
+        let comma = needsComma
+        write(maximum: maximum + 1) { out in
+            var cursor = JSONCursor(comma ? out + 1 : out)
+            if comma { out[0] = UInt8(ascii: ",") }
+            body(&cursor)
+            return out.distance(to: cursor.pointer)
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            }
-            bytes.append(contentsOf: buffer[(20 - count)...])
-        }
+        needsComma = true
     }
 }
 
 /// A view model that writes itself as JSON.
 public protocol JSONWritable {
     func write(to writer: inout JSONWriter)
+    /// About how many bytes `write` produces: the writer's first buffer (too small costs a
+    /// regrowth, too large wastes room; neither changes the output).
+    var jsonSizeHint: Int { get }
+}
+
+extension JSONWritable {
+    public var jsonSizeHint: Int { 512 }
 }
 
 extension Array: JSONWritable where Element: JSONWritable {
+    public var jsonSizeHint: Int { 2 + (first?.jsonSizeHint ?? 0) * count }
+
     public func write(to writer: inout JSONWriter) {
         writer.beginArray()
         for element in self { element.write(to: &writer) }

@@ -1,0 +1,104 @@
+import Glibc
+
+/// Writes into room that `JSONWriter.withCursor` reserved, through a bare pointer: for a view
+/// model that knows its shape and has checked that its strings need no escape, so that a whole
+/// object costs one reservation instead of one per member.
+public struct JSONCursor {
+    private(set) var pointer: UnsafeMutablePointer<UInt8>
+
+    init(_ pointer: UnsafeMutablePointer<UInt8>) {
+        self.pointer = pointer
+    }
+
+    /// Text that is already JSON (names, punctuation, `true`).
+    @inline(__always)
+    public mutating func raw(_ text: StaticString) {
+        let count = text.utf8CodeUnitCount
+        _ = memcpy(pointer, text.utf8Start, count)
+        pointer += count
+    }
+
+    /// A string known to need no escape, in quotes.
+    @inline(__always)
+    public mutating func quoted(clean utf8: UnsafeBufferPointer<UInt8>) {
+        pointer[0] = UInt8(ascii: "\"")
+        pointer += 1
+        unquoted(clean: utf8)
+        pointer[0] = UInt8(ascii: "\"")
+        pointer += 1
+    }
+
+    /// Bytes known to need no escape, without quotes.
+    @inline(__always)
+    public mutating func unquoted(clean utf8: UnsafeBufferPointer<UInt8>) {
+        if let source = utf8.baseAddress { _ = memcpy(pointer, source, utf8.count) }
+        pointer += utf8.count
+    }
+
+    /// `true` or `false`.
+    @inline(__always)
+    public mutating func bool(_ value: Bool) {
+        if value { raw("true") } else { raw("false") }
+    }
+
+    /// An integer, or `null`.
+    @inline(__always)
+    public mutating func int(_ value: Int?) {
+        guard let value else { return raw("null") }
+        if value < 0 {
+            pointer[0] = UInt8(ascii: "-")
+            pointer += 1
+        }
+        pointer += JSONWriter.writeDigits(value.magnitude, to: pointer)
+    }
+
+    /// `"2026-11-22T10:00:00.000Z"` for a year from 0 to 9999 (check with `JSONCursor.fits`).
+    @inline(__always)
+    public mutating func timestamp(_ value: Timestamp) {
+        let ms = value.millisecondsSinceEpoch
+        let days = Int(ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000)
+        let inDay = Int(ms - Int64(days) * 86_400_000)
+        let day = CalendarDay(daysSinceEpoch: days)
+        pointer[0] = UInt8(ascii: "\"")
+        JSONWriter.writeDay(year: day.year, month: day.month, day: day.day, to: pointer + 1)
+        let p = pointer + 11
+        let zero = UInt8(ascii: "0")
+        let hours = inDay / 3_600_000, minutes = inDay / 60_000 % 60, seconds = inDay / 1000 % 60, millis = inDay % 1000
+        p[0] = UInt8(ascii: "T")
+        p[1] = zero + UInt8(truncatingIfNeeded: hours / 10)
+        p[2] = zero + UInt8(truncatingIfNeeded: hours % 10)
+        p[3] = UInt8(ascii: ":")
+        p[4] = zero + UInt8(truncatingIfNeeded: minutes / 10)
+        p[5] = zero + UInt8(truncatingIfNeeded: minutes % 10)
+        p[6] = UInt8(ascii: ":")
+        p[7] = zero + UInt8(truncatingIfNeeded: seconds / 10)
+        p[8] = zero + UInt8(truncatingIfNeeded: seconds % 10)
+        p[9] = UInt8(ascii: ".")
+        p[10] = zero + UInt8(truncatingIfNeeded: millis / 100)
+        p[11] = zero + UInt8(truncatingIfNeeded: millis / 10 % 10)
+        p[12] = zero + UInt8(truncatingIfNeeded: millis % 10)
+        p[13] = UInt8(ascii: "Z")
+        p[14] = UInt8(ascii: "\"")
+        pointer += 26
+    }
+
+    /// `"2026-11-24"`, or `null`, for a year from 0 to 9999.
+    @inline(__always)
+    public mutating func day(_ value: CalendarDay?) {
+        guard let value else { return raw("null") }
+        pointer[0] = UInt8(ascii: "\"")
+        JSONWriter.writeDay(year: value.year, month: value.month, day: value.day, to: pointer + 1)
+        pointer[11] = UInt8(ascii: "\"")
+        pointer += 12
+    }
+
+    /// Whether `timestamp` and `day` can write these (years 0 to 9999; others take the writer's
+    /// general path).
+    public static func fits(_ timestamp: Timestamp) -> Bool {
+        (-62_167_219_200_000...253_402_300_799_999).contains(timestamp.millisecondsSinceEpoch)
+    }
+
+    public static func fits(_ day: CalendarDay?) -> Bool {
+        day.map { (0...9999).contains($0.year) } ?? true
+    }
+}

@@ -1,0 +1,84 @@
+import Glibc
+import Logging
+import Testing
+@testable import TodoServer
+
+@Suite("Access lines written without swift-log's message and metadata")
+struct AccessLineTests {
+    typealias Entry = StdoutLogHandler.AccessEntry
+
+    static let time = Timestamp(millisecondsSinceEpoch: 1_795_341_600_123)
+
+    /// Entries and the message `AccessLog` built for them with string interpolation.
+    static let cases: [(Entry, String)] = [
+        (Entry(method: "GET", path: "/todos", query: "limit=2&sort=title", status: 200, bodyBytes: 517, microseconds: 1_234,
+               detail: nil, requestID: "q-1", client: "127.0.0.1:5000"),
+         "GET /todos?limit=2&sort=title 200 517 1.234ms"),
+        (Entry(method: "POST", path: "/todos", query: nil, status: 201, bodyBytes: 0, microseconds: 0,
+               detail: nil, requestID: "0123456789abcdef", client: "[::1]:80"),
+         "POST /todos 201 0 0.000ms"),
+        (Entry(method: "GET", path: "/todos/\"x\\", query: "", status: 404, bodyBytes: 190, microseconds: 12_345_007,
+               detail: "No to-do has the id \"x\\\".\n", requestID: "r\"1", client: "10.0.0.2:1"),
+         "GET /todos/\"x\\? 404 190 12345.007ms — No to-do has the id \"x\\\".\n"),
+        (Entry(method: "PATCH", path: "/todos/é", query: nil, status: 500, bodyBytes: 9_999_999_999, microseconds: 999,
+               detail: "", requestID: "z", client: ""),
+         "PATCH /todos/é 500 9999999999 0.999ms — "),
+    ]
+
+    @Test("text lines: the same bytes as the general path, metadata keys in order")
+    func text() {
+        for (entry, message) in Self.cases {
+            let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: .text, time: Self.time)
+            let general = StdoutLogHandler.line(
+                level: .info, label: "todo-server", metadata: ["request_id": "\(entry.requestID)", "client": "\(entry.client)"],
+                message: message, format: .text, time: Self.time)
+            #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self))
+        }
+        let first = StdoutLogHandler.accessLine(Self.cases[0].0, label: "todo-server", format: .text, time: Self.time)
+        #expect(String(decoding: first, as: UTF8.self)
+            == "2026-11-22T10:00:00.123Z info todo-server: client=127.0.0.1:5000 request_id=q-1 GET /todos?limit=2&sort=title 200 517 1.234ms\n")
+    }
+
+    @Test("JSON lines: the same bytes as the general path, escapes included")
+    func json() {
+        for (entry, message) in Self.cases {
+            let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: .json, time: Self.time)
+            let general = StdoutLogHandler.line(
+                level: .info, label: "todo-server", metadata: ["request_id": "\(entry.requestID)", "client": "\(entry.client)"],
+                message: message, format: .json, time: Self.time)
+            #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self))
+        }
+        let third = StdoutLogHandler.accessLine(Self.cases[2].0, label: "todo-server", format: .json, time: Self.time)
+        #expect(String(decoding: third, as: UTF8.self)
+            == #"{"time":"2026-11-22T10:00:00.123Z","level":"info","label":"todo-server","message":"GET /todos/\"x\\? 404 190 12345.007ms — No to-do has the id \"x\\\".\n","client":"10.0.0.2:1","request_id":"r\"1"}"# + "\n")
+    }
+
+    @Test("a live server's access lines through StdoutLogHandler: one per request, query, client and detail")
+    func live() throws {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        let server = try LiveServer(logHandler: StdoutLogHandler(label: "todo-server", logLevel: .info, descriptor: fds[1]))
+        _ = try server.request("GET", "/todos?limit=2", headers: [("X-Request-ID", "a-1")])
+        let missing = try server.request("GET", "/todos/nope", headers: [("X-Request-ID", "a-2")])
+        let detail = try #require(missing.object["detail"] as? String)
+        var text = ""
+        let arrived = eventually(timeout: .seconds(20), interval: .milliseconds(20)) {
+            var bytes = [UInt8](repeating: 0, count: 65536)
+            let count = read(fds[0], &bytes, bytes.count)
+            if count > 0 { text += String(decoding: bytes[..<count], as: UTF8.self) }
+            return text.contains("request_id=a-2 ")
+        }
+        #expect(arrived, "\(text)")
+        let lines = text.split(separator: "\n").map(String.init)
+        let first = try #require(lines.first { $0.contains("request_id=a-1 ") })
+        #expect(first.dropFirst(25).hasPrefix("info todo-server: client=127.0.0.1:"))
+        #expect(first.contains(" request_id=a-1 GET /todos?limit=2 200 "))
+        #expect(first.hasSuffix("ms"))
+        let second = try #require(lines.first { $0.contains("request_id=a-2 ") })
+        #expect(second.contains(" request_id=a-2 GET /todos/nope 404 "))
+        #expect(second.hasSuffix("ms — \(detail)"))
+        #expect(lines.filter { $0.contains("request_id=a-1 ") }.count == 1)
+    }
+}

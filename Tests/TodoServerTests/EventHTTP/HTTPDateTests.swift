@@ -1,0 +1,65 @@
+import EventHTTP
+import Foundation
+import Glibc
+import Testing
+
+@Suite("HTTPDate: the Date field without evhttp's formatting")
+struct HTTPDateTests {
+    private func written(_ seconds: Int) -> String {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: HTTPDate.length + 1) { buffer in
+            HTTPDate.write(secondsSinceEpoch: seconds, to: buffer.baseAddress!)
+            return String(cString: buffer.baseAddress!)
+        }
+    }
+
+    /// What evhttp writes (`evutil_date_rfc1123`: `gmtime_r`, then this format), via the C library
+    /// (the C locale's day and month names).
+    private func reference(_ seconds: Int) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    @Test("known instants", arguments: [
+        (0, "Thu, 01 Jan 1970 00:00:00 GMT"), (784_111_777, "Sun, 06 Nov 1994 08:49:37 GMT"),
+        (1_795_341_600, "Sun, 22 Nov 2026 10:00:00 GMT"), (951_782_400, "Tue, 29 Feb 2000 00:00:00 GMT"),
+        (253_402_300_799, "Fri, 31 Dec 9999 23:59:59 GMT"), (-1, "Wed, 31 Dec 1969 23:59:59 GMT"),
+    ])
+    func known(seconds: Int, text: String) {
+        #expect(written(seconds) == text)
+        #expect(written(seconds).utf8.count == HTTPDate.length)
+    }
+
+    @Test("matches the C library's calendar for 20,000 random instants from 1970 to 9999")
+    func random() {
+        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        print("HTTPDateTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        var generator = SplitMix64(seed: seed)
+        var mismatches: [Int] = []
+        for _ in 0..<20_000 {
+            let seconds = Int.random(in: 0...253_402_300_799, using: &generator)
+            if written(seconds) != reference(seconds) { mismatches.append(seconds) }
+        }
+        #expect(mismatches.isEmpty, "first: \(mismatches.first.map { "\($0): \(written($0)) vs \(reference($0))" } ?? "")")
+    }
+
+    @Test("every answer carries exactly one Date field, of the time it was sent")
+    func live() throws {
+        let server = try LiveServer()
+        let before = time(nil)
+        let answers = try [
+            server.request("GET", "/todos"), server.request("GET", "/todos/nope"),
+            server.request("OPTIONS", "/todos", headers: [("Origin", "http://a"), ("Access-Control-Request-Method", "POST")]),
+            server.request("HEAD", "/todos"),
+        ]
+        let after = time(nil)
+        for answer in answers {
+            #expect(answer.headerCount("Date") == 1)
+            let date = try #require(answer.header("Date"))
+            #expect((before...after).map { written($0) }.contains(date), "\(date)")
+        }
+    }
+}
