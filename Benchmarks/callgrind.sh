@@ -8,7 +8,8 @@
 # valgrind 3.19 cannot read the release binary's DWARF, so it runs a copy without debug info
 # (symbols kept). A server whose run under valgrind fails gets "n/a" (Hummingbird's SwiftNIO binary
 # here: it does not survive the dump) and still has its allocations counted. Environment: N (2000), SERVERS
-# ("todo c hummingbird"), INSTRUCTIONS (1; 0 counts allocations only).
+# ("todo c hummingbird"), INSTRUCTIONS (1; 0 counts allocations only), TODO_BINARY (measure this
+# staged todo-server instead of building one; only what SERVERS names is built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -18,15 +19,24 @@ trap 'rm -rf "$work"' EXIT
 port=19180
 export TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=1
 
-scripts/build-release.sh .build/staging >/dev/null
-make -s -C Benchmarks/C
-swift build -c release --package-path Benchmarks/Peers/TodoHummingbird >/dev/null
+staged=.build/staging
+if [ -n "${TODO_BINARY:-}" ]; then
+  staged=$(dirname "$TODO_BINARY")
+elif [[ " $SERVERS " == *" todo "* ]]; then
+  scripts/build-release.sh .build/staging >/dev/null
+fi
+[[ " $SERVERS " == *" c "* ]] && make -s -C Benchmarks/C
 make -s -C Benchmarks/malloc-count
 preload="$PWD/Benchmarks/malloc-count/libmalloccount.so"
-cp -R .build/staging/. "$work/todo"
-objcopy --strip-debug "$work/todo/todo-server"
+if [[ " $SERVERS " == *" todo "* ]]; then
+  cp -R "$staged/." "$work/todo"
+  objcopy --strip-debug "$work/todo/todo-server"
+fi
 hb="$work/TodoHummingbird"
-objcopy --strip-debug Benchmarks/Peers/TodoHummingbird/.build/release/TodoHummingbird "$hb"
+if [[ " $SERVERS " == *" hummingbird "* ]]; then
+  swift build -c release --package-path Benchmarks/Peers/TodoHummingbird >/dev/null
+  objcopy --strip-debug Benchmarks/Peers/TodoHummingbird/.build/release/TodoHummingbird "$hb"
+fi
 
 command_for() {
   case "$1" in
