@@ -75,9 +75,10 @@ import Testing
                 onLoop.withLock { $0 = $0 && pthread_equal(pthread_self(), loopThread.withLock { $0! }) != 0 }
             }
             oneShot.timer?.schedule(after: .milliseconds(5))
-            holder.timer = LoopTimer(loop: handle, repeating: true) {
+            // Weakly: the holder keeps the timer, whose closure would otherwise keep the holder.
+            holder.timer = LoopTimer(loop: handle, repeating: true) { [weak holder] in
                 repeated.withLock { $0 += 1 }
-                if repeated.withLock({ $0 }) == 3 { holder.timer?.stop() }
+                if repeated.withLock({ $0 }) == 3 { holder?.timer?.stop() }
             }
             holder.timer?.schedule(after: .milliseconds(2))
         }
