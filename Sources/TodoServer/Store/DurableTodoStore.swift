@@ -1,5 +1,6 @@
 import EventHTTP
 import Glibc
+import Synchronization
 import Logging
 
 /// The in-memory store made durable: every change is written to a journal in the data directory
@@ -104,9 +105,13 @@ public final class DurableTodoStore: TodoStore {
     @discardableResult
     public func close(waitingAtMost seconds: Double = 30) -> Bool {
         let closed = journal.close(waitingAtMost: seconds)
-        Glibc.close(lockFD)
+        // Once only: a second close(2) of the lock's number would close whatever file reused it.
+        if !lockReleased.exchange(true, ordering: .acquiringAndReleasing) { Glibc.close(lockFD) }
         return closed
     }
+
+    /// Whether `close` has released the data directory's lock.
+    private let lockReleased = Atomic<Bool>(false)
 
     /// Hands the change to the journal's writer, which prepares it on the store as the changes
     /// before it leave it, and answers on the calling loop once its records are written (under
