@@ -347,19 +347,9 @@ public struct JSONWriter {
 
     /// `YYYY-MM-DD` packed little-endian into the low 10 bytes.
     private static func dayText(year: Int, month: Int, day: Int) -> UInt128 {
-        let zero = UInt8(ascii: "0")
         var text: UInt128 = 0
         withUnsafeMutableBytes(of: &text) { out in
-            out[0] = zero + UInt8(truncatingIfNeeded: year / 1000)
-            out[1] = zero + UInt8(truncatingIfNeeded: year / 100 % 10)
-            out[2] = zero + UInt8(truncatingIfNeeded: year / 10 % 10)
-            out[3] = zero + UInt8(truncatingIfNeeded: year % 10)
-            out[4] = UInt8(ascii: "-")
-            out[5] = zero + UInt8(truncatingIfNeeded: month / 10)
-            out[6] = zero + UInt8(truncatingIfNeeded: month % 10)
-            out[7] = UInt8(ascii: "-")
-            out[8] = zero + UInt8(truncatingIfNeeded: day / 10)
-            out[9] = zero + UInt8(truncatingIfNeeded: day % 10)
+            writeDay(year: year, month: month, day: day, to: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
         return text
     }
