@@ -29,18 +29,23 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .target(
+            name: "LockTracing",
+            dependencies: ["CSupport"]
+        ),
+        .target(
             name: "EventHTTP",
-            dependencies: ["CLibevent", "CSupport"]
+            dependencies: ["CLibevent", "CSupport", "LockTracing"]
         ),
         .target(
             name: "PostgresLoop",
-            dependencies: ["CLibpq", "EventHTTP"]
+            dependencies: ["CLibpq", "EventHTTP", "LockTracing"]
         ),
         .target(
             name: "TodoServer",
             dependencies: [
                 "EventHTTP",
                 "PostgresLoop",
+                "LockTracing",
                 "CSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -62,6 +67,7 @@ let package = Package(
                 "TodoServer",
                 "EventHTTP",
                 "PostgresLoop",
+                "LockTracing",
                 "TodoServerApp",
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,5 +1,6 @@
 import CLibevent
 import Glibc
+import LockTracing
 import Synchronization
 
 /// One libevent loop: its own `event_base`, `evhttp` and `SO_REUSEPORT` listener, run on one thread.
@@ -122,7 +123,7 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         LoopExecutor.bindCurrentThread(to: self)
         event_base_dispatch(base)
-        tasks.withLock { $0 = nil }
+        tasks.withTracedLock { $0 = nil }
         if let http { evhttp_free(http) }
         endAllLingering()
         if let wakeEvent { event_free(wakeEvent) }
@@ -142,14 +143,14 @@ final class EventLoop: @unchecked Sendable {
         gracePeriodMilliseconds.store(Int(gracePeriodSeconds * 1000), ordering: .sequentiallyConsistent)
         // Under the tasks lock: `run` clears the tasks before it frees the wake event, so a stop
         // requested after the loop has drained and exited is a no-op instead of a use after free.
-        tasks.withLock { tasks in
+        tasks.withTracedLock { tasks in
             if tasks != nil { event_active(wakeEvent, 0, 0) }
         }
     }
 
     /// Queues `work` for the loop's thread and wakes the loop; drops it once the loop has exited.
     func enqueue(_ work: @escaping @Sendable () -> Void) {
-        let wake = tasks.withLock { tasks -> Bool in
+        let wake = tasks.withTracedLock { tasks -> Bool in
             guard tasks != nil else { return false }
             tasks!.append(work)
             return tasks!.count == 1
@@ -158,7 +159,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     fileprivate func runTasks() {
-        let work = tasks.withLock { tasks -> [@Sendable () -> Void] in
+        let work = tasks.withTracedLock { tasks -> [@Sendable () -> Void] in
             defer { if tasks != nil { tasks = [] } }
             return tasks ?? []
         }
@@ -343,12 +344,12 @@ final class ConnectionLimits: Sendable {
     /// A counter for one more loop.
     func makeCounter() -> Counter {
         let counter = Counter()
-        counters.withLock { $0.append(counter) }
+        counters.withTracedLock { $0.append(counter) }
         return counter
     }
 
     /// Open connections across the loops.
     func total() -> Int {
-        counters.withLock { $0.reduce(0) { $0 + $1.open.load(ordering: .relaxed) } }
+        counters.withTracedLock { $0.reduce(0) { $0 + $1.open.load(ordering: .relaxed) } }
     }
 }

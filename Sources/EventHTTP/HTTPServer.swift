@@ -1,5 +1,6 @@
 import CLibevent
 import Glibc
+import LockTracing
 import Synchronization
 
 /// A multi-loop evhttp server: `loopCount` threads, each with its own listener on one port.
@@ -38,7 +39,7 @@ public final class HTTPServer: Sendable {
                 backlog: configuration.backlog, description: (configuration.host, port), exclusive: index == 0)
             loops.append(loop)
         }
-        try state.withLock { (state) throws(HTTPServerError) in
+        try state.withTracedLock { (state) throws(HTTPServerError) in
             guard !state.started else { throw .alreadyStarted }
             state.started = true
             state.loops = loops
@@ -58,25 +59,25 @@ public final class HTTPServer: Sendable {
     /// Stops accepting on every loop; each exits once its requests are answered or the grace
     /// period is over. Safe from any thread, and more than once.
     public func shutdown(gracePeriodSeconds: Double = 10) {
-        let loops = state.withLock { $0.loops }
+        let loops = state.withTracedLock { $0.loops }
         for loop in loops { loop.requestShutdown(gracePeriodSeconds: gracePeriodSeconds) }
     }
 
     /// Connections open across the loops, counted from accept until they close (connections closed
     /// without a request leave the count within a second).
     public var openConnections: Int {
-        state.withLock { $0.loops }.reduce(0) { $0 + $1.openConnections }
+        state.withTracedLock { $0.loops }.reduce(0) { $0 + $1.openConnections }
     }
 
     /// Requests the handler has been given that are not finished (answered and written, or cut
     /// off by their connection's close), across the loops.
     public var requestsInFlight: Int {
-        state.withLock { $0.loops }.reduce(0) { $0 + $1.inFlight.count }
+        state.withTracedLock { $0.loops }.reduce(0) { $0 + $1.inFlight.count }
     }
 
     /// What the framing and the connection budgets saw, across the loops.
     public var wireStatistics: WireStatistics {
-        WireCounters.sum(state.withLock { $0.loops }.map(\.wireCounters))
+        WireCounters.sum(state.withTracedLock { $0.loops }.map(\.wireCounters))
     }
 
     /// The libevent version the server runs on (`2.1.12-stable`).
@@ -84,7 +85,7 @@ public final class HTTPServer: Sendable {
 
     /// Blocks until every loop thread has exited. Call it from one thread: later calls return at once.
     public func waitUntilStopped() {
-        let threads = state.withLock { state in
+        let threads = state.withTracedLock { state in
             defer { state.threads = [] }
             return state.threads
         }

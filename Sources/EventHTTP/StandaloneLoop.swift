@@ -1,5 +1,6 @@
 import CLibevent
 import Glibc
+import LockTracing
 import Synchronization
 
 /// An event loop of its own on its own thread, without the HTTP server: for code that needs fd
@@ -35,7 +36,7 @@ public final class StandaloneLoop: Sendable {
             event_base_free(base)
             throw .cannotCreateLoop
         }
-        self.thread.withLock { $0 = thread }
+        self.thread.withTracedLock { $0 = thread }
     }
 
     /// The loop for `execute`, `FileWatch` and `LoopTimer`.
@@ -47,20 +48,20 @@ public final class StandaloneLoop: Sendable {
     /// timers still registered are left to their owners (cancel them on the loop first). Idempotent.
     public func shutdown() {
         enqueue { [base] in event_base_loopbreak(base.pointer) }
-        guard let thread = thread.withLock({ value -> pthread_t? in defer { value = nil }; return value }) else { return }
+        guard let thread = thread.withTracedLock({ value -> pthread_t? in defer { value = nil }; return value }) else { return }
         pthread_join(thread, nil)
     }
 
     private func run() {
         event_base_loop(base.pointer, EVLOOP_NO_EXIT_ON_EMPTY)
         runTasks()
-        tasks.withLock { $0 = nil }
+        tasks.withTracedLock { $0 = nil }
         event_free(taskEvent.pointer)
         event_base_free(base.pointer)
     }
 
     private func enqueue(_ work: @escaping @Sendable () -> Void) {
-        let wake = tasks.withLock { tasks -> Bool in
+        let wake = tasks.withTracedLock { tasks -> Bool in
             guard tasks != nil else { return false }
             tasks!.append(work)
             return tasks!.count == 1
@@ -69,7 +70,7 @@ public final class StandaloneLoop: Sendable {
     }
 
     fileprivate func runTasks() {
-        let work = tasks.withLock { tasks -> [@Sendable () -> Void] in
+        let work = tasks.withTracedLock { tasks -> [@Sendable () -> Void] in
             defer { if tasks != nil { tasks = [] } }
             return tasks ?? []
         }

@@ -1,4 +1,5 @@
 import EventHTTP
+import LockTracing
 import Synchronization
 
 /// The database for a whole server: one `PostgresLoopPool` per event loop, made on first use on that
@@ -13,15 +14,15 @@ public final class PostgresClient: Sendable {
 
     /// The pool of `loop`; call it on that loop's thread.
     public func pool(on loop: LoopHandle) -> PostgresLoopPool {
-        if let pool = pools.withLock({ $0[loop.identity] }) { return pool.valueOnLoop }
+        if let pool = pools.withTracedLock({ $0[loop.identity] }) { return pool.valueOnLoop }
         let pool = PostgresLoopPool(loop: loop, configuration: configuration)
-        pools.withLock { $0[loop.identity] = LoopBound(pool, on: loop) }
+        pools.withTracedLock { $0[loop.identity] = LoopBound(pool, on: loop) }
         return pool
     }
 
     /// Closes every pool on its own loop: their requests fail with `closed`.
     public func close() {
-        let all = pools.withLock { pools in
+        let all = pools.withTracedLock { pools in
             defer { pools = [:] }
             return Array(pools.values)
         }

@@ -1,6 +1,7 @@
 import EventHTTP
 import Foundation
 import Logging
+import LockTracing
 import Synchronization
 
 /// The whole server: configuration, the router with its modules, and the evhttp loops.
@@ -24,8 +25,8 @@ public final class TodoApplication: HTTPHandler {
     private final class StateBox: Sendable {
         private let value = Mutex<(server: HTTPServer?, stopRequested: Bool)>((nil, false))
 
-        func withLock<T>(_ body: (inout (server: HTTPServer?, stopRequested: Bool)) -> T) -> T {
-            value.withLock { body(&$0) }
+        func withTracedLock<T>(_ body: (inout (server: HTTPServer?, stopRequested: Bool)) -> T) -> T {
+            value.withTracedLock { body(&$0) }
         }
     }
 
@@ -44,7 +45,7 @@ public final class TodoApplication: HTTPHandler {
         let dependencies = ModuleDependencies(
             store: store, clock: clock, ids: ids,
             defaultTimeZone: TimeZone(identifier: configuration.timeZone) ?? TimeZone(identifier: "UTC")!,
-            openConnections: { state.withLock { $0.server }?.openConnections ?? 0 },
+            openConnections: { state.withTracedLock { $0.server }?.openConnections ?? 0 },
             openAPIDocument: try OpenAPIDocument.load(), droppedLogLines: droppedLogLines)
         let boundPort = self.boundPort
         pipeline = RequestPipeline(
@@ -63,7 +64,7 @@ public final class TodoApplication: HTTPHandler {
                 maxBodyBytes: configuration.maxBodyBytes, maxChunkLineBytes: configuration.maxHeaderBytes,
                 maxPipelinedRequests: configuration.maxPipelinedRequests, maxOutputBytes: configuration.maxOutputBytes),
             handler: self)
-        let stopRequested = state.withLock { state in
+        let stopRequested = state.withTracedLock { state in
             state.server = http
             return state.stopRequested
         }
@@ -77,7 +78,7 @@ public final class TodoApplication: HTTPHandler {
     /// Stops accepting; each loop exits once its requests in flight are answered or the grace
     /// period is over. Returns at once; safe from any thread (a signal handler's), even before `start`.
     public func requestStop() {
-        let http = state.withLock { state in
+        let http = state.withTracedLock { state in
             state.stopRequested = true
             return state.server
         }
@@ -85,20 +86,20 @@ public final class TodoApplication: HTTPHandler {
     }
 
     /// Connections open across the loops (0 before `start`): what `/metrics` reports.
-    public var openConnections: Int { state.withLock { $0.server }?.openConnections ?? 0 }
+    public var openConnections: Int { state.withTracedLock { $0.server }?.openConnections ?? 0 }
 
     /// Blocks until every loop has exited; call from one thread.
     public func waitUntilStopped() {
-        state.withLock { $0.server }?.waitUntilStopped()
+        state.withTracedLock { $0.server }?.waitUntilStopped()
         // The server's loops hold this application as their handler: let go of them once they have
         // exited, so that neither keeps the other (and the store) alive.
-        state.withLock { $0.server = nil }
+        state.withTracedLock { $0.server = nil }
         logger.info("stopped")
     }
 
     /// What the framing and the connection budgets saw (zero before `start`).
     public var wireStatistics: WireStatistics {
-        state.withLock { $0.server }?.wireStatistics ?? .zero
+        state.withTracedLock { $0.server }?.wireStatistics ?? .zero
     }
 
     /// `requestStop`, then `waitUntilStopped`.

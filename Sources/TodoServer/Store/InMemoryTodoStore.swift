@@ -1,4 +1,5 @@
 import CSupport
+import LockTracing
 import Synchronization
 
 /// The default store: a dictionary behind a `Mutex`, safe under several loop threads.
@@ -35,7 +36,7 @@ public final class InMemoryTodoStore: TodoStore {
     /// A store holding `todos` exactly as given, revisions included, whose sequence continues
     /// after `revision`: what recovery from disk builds.
     public init(restoring todos: [String: Todo], revision: UInt64) {
-        state.withLock(tracing: self) { state in
+        state.withTracedLock { state in
             state.todos = todos
             state.revision = revision
             state.index = DefaultOrderIndex(todos.values)
@@ -43,7 +44,7 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public init(_ initial: [Todo] = []) {
-        state.withLock(tracing: self) { state in
+        state.withTracedLock { state in
             for var todo in initial {
                 todo.revision = state.nextRevision()
                 state.todos[todo.id] = todo
@@ -52,7 +53,7 @@ public final class InMemoryTodoStore: TodoStore {
         }
     }
 
-    public var count: Int { state.withLock(tracing: self) { $0.todos.count } }
+    public var count: Int { state.withTracedLock { $0.todos.count } }
 
     public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
         completion(.success(insertNow(todo)))
@@ -60,7 +61,7 @@ public final class InMemoryTodoStore: TodoStore {
 
     /// `insert`, answered by return: the stored to-do with its revision.
     func insertNow(_ todo: Todo) -> Todo {
-        state.withLock(tracing: self) { state in
+        state.withTracedLock { state in
             var todo = todo
             todo.revision = state.nextRevision()
             state.put(todo)
@@ -69,14 +70,14 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
-        completion(.success(state.withLock(tracing: self) { $0.todos[id] }))
+        completion(.success(state.withTracedLock { $0.todos[id] }))
     }
 
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
         if query.sort == TodoSort() {
-            return completion(.success(state.withLock(tracing: self) { state in Self.indexedPage(query, state) }))
+            return completion(.success(state.withTracedLock { state in Self.indexedPage(query, state) }))
         }
-        completion(.success(state.withLock(tracing: self) { state in Self.sortedPage(query, state) }))
+        completion(.success(state.withTracedLock { state in Self.sortedPage(query, state) }))
     }
 
     /// A page in any other order. Only the to-dos up to the end of the page are put in order, and
@@ -128,7 +129,7 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public func allTodos(completion: @escaping (Result<[Todo], StoreError>) -> Void) {
-        completion(.success(state.withLock(tracing: self) { Array($0.todos.values) }))
+        completion(.success(state.withTracedLock { Array($0.todos.values) }))
     }
 
     public func update(
@@ -140,7 +141,7 @@ public final class InMemoryTodoStore: TodoStore {
 
     /// `update`, answered by return.
     func updateNow(id: String, change: (inout Todo) -> Bool) -> StoreUpdate {
-        state.withLock(tracing: self) { state in
+        state.withTracedLock { state in
             guard var todo = state.todos[id] else { return .notFound }
             let old = todo
             guard change(&todo) else { return .unchanged(old) }
@@ -159,7 +160,7 @@ public final class InMemoryTodoStore: TodoStore {
 
     /// `remove`, answered by return, with the store revision the removal took (nil if none).
     func removeNow(id: String, precondition: ((Todo) -> Bool)?) -> (removal: StoreRemoval, revision: UInt64?) {
-        state.withLock(tracing: self) { state in
+        state.withTracedLock { state in
             guard let todo = state.todos[id] else { return (.notFound, nil) }
             if let precondition, !precondition(todo) { return (.preconditionFailed(todo), nil) }
             state.delete(id: id)
@@ -176,7 +177,7 @@ public final class InMemoryTodoStore: TodoStore {
     /// the OS (glibc keeps them otherwise), so an emptied store shrinks the process.
     func removeAllNow() -> UInt64 {
         var old = State()
-        let revision = state.withLock(tracing: self) { state in
+        let revision = state.withTracedLock { state in
             swap(&state, &old)
             state.revision = old.revision
             return state.nextRevision()
@@ -190,7 +191,7 @@ public final class InMemoryTodoStore: TodoStore {
     /// prepares them on a `StoreDraft` and applies them only once they are written).
     func apply(_ records: [JournalRecord]) {
         var cleared: [State] = []
-        state.withLock(tracing: self) { state in
+        state.withTracedLock { state in
             for record in records {
                 switch record {
                 case .put(let todo): state.put(todo)
@@ -212,6 +213,6 @@ public final class InMemoryTodoStore: TodoStore {
     /// Every to-do and the current revision, as one consistent picture (copy-on-write: O(1) here,
     /// the copy is paid by the next change).
     func snapshot() -> (todos: [String: Todo], revision: UInt64) {
-        state.withLock(tracing: self) { ($0.todos, $0.revision) }
+        state.withTracedLock { ($0.todos, $0.revision) }
     }
 }

@@ -1,3 +1,4 @@
+import LockTracing
 import Synchronization
 
 /// A ChaCha20 keystream keyed once from the operating system, shared by the loops behind a lock
@@ -10,10 +11,10 @@ final class RandomSource: Sendable {
 
     /// Two fresh 64-bit words.
     func next128() -> (UInt64, UInt64) {
-        generator.withLock(tracing: self) { ($0.next(), $0.next()) }
+        generator.withTracedLock { ($0.next(), $0.next()) }
     }
 
     func next64() -> UInt64 {
-        generator.withLock(tracing: self) { $0.next() }
+        generator.withTracedLock { $0.next() }
     }
 }

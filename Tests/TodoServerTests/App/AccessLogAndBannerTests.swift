@@ -1,3 +1,4 @@
+import LockTracing
 import Foundation
 import Glibc
 import Logging
@@ -12,7 +13,7 @@ struct AccessLogAndBannerTests {
         let server = try LiveServer(logHandler: CapturingLogHandler(storage: storage))
         _ = try server.request("GET", "/todos?limit=2&sort=title", headers: [("X-Request-ID", "q-1")])
         let missing = try server.request("GET", "/todos/nope", headers: [("X-Request-ID", "q-2")])
-        let lines = storage.lines.withLock { $0 }
+        let lines = storage.lines.withTracedLock { $0 }
         let first = try #require(lines.first { $0.metadata["request_id"] == "q-1" })
         #expect(first.message.hasPrefix("GET /todos?limit=2&sort=title 200 "))
         let client = try #require(first.metadata["client"])
@@ -34,7 +35,7 @@ struct AccessLogAndBannerTests {
         _ = try server.request("GET", "/todos", headers: [("X-Request-ID", "t-1"), ("Authorization", "Bearer reader-9"), ("Cookie", "s=1"), ("Proxy-Authorization", "Basic eDp5")])
         _ = try server.request("POST", "/todos", headers: [("Authorization", "Bearer reader-9")], body: "{}")
         _ = try server.request("GET", "/todos/" + String(repeating: "a", count: 100), headers: [("Authorization", "Bearer reader-9")])
-        let lines = storage.lines.withLock { $0 }
+        let lines = storage.lines.withTracedLock { $0 }
         let headers = try #require(lines.first { $0.level == .trace && $0.metadata["request_id"] == "t-1" })
         #expect(headers.message == "request headers: Host: 127.0.0.1 | X-Request-ID: t-1 | Authorization: (redacted) | Cookie: (redacted) | Proxy-Authorization: (redacted)")
         let decisions = lines.filter { $0.level == .debug && $0.message == "token check" }.map { $0.metadata["decision"] }
@@ -49,7 +50,7 @@ struct AccessLogAndBannerTests {
         let storage = CapturingLogHandler.Storage()
         let server = try LiveServer(configure: { $0.readTokens = ["reader-9"] }, logHandler: CapturingLogHandler(storage: storage))
         _ = try server.request("GET", "/todos", headers: [("Authorization", "Bearer reader-9")])
-        #expect(storage.lines.withLock { $0 }.allSatisfy { $0.level >= .info })
+        #expect(storage.lines.withTracedLock { $0 }.allSatisfy { $0.level >= .info })
     }
 
     @Test("the banner: URL, store, access, loops; debug dumps each setting with its source")
@@ -61,7 +62,7 @@ struct AccessLogAndBannerTests {
                 $0.logLevel = .debug
                 $0.provenance.sources["authTokens"] = .environment("TODO_AUTH_TOKENS")
             }, logHandler: CapturingLogHandler(storage: storage), logLevel: .debug)
-        let messages = storage.lines.withLock { $0 }.map(\.message)
+        let messages = storage.lines.withTracedLock { $0 }.map(\.message)
         #expect(messages.contains("listening on http://127.0.0.1:\(server.port)/"))
         #expect(messages.contains("store: in memory — set TODO_DATA_DIR or TODO_DATABASE_URL to keep to-dos"))
         #expect(messages.contains("access: bearer tokens required (1 read-write, 0 read-only); /metrics needs a token"))

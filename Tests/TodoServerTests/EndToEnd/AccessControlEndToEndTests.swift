@@ -1,3 +1,4 @@
+import LockTracing
 import Foundation
 import Testing
 @testable import TodoServer
@@ -70,7 +71,7 @@ struct AccessControlEndToEndTests {
         let server = try tokenServer(logHandler: CapturingLogHandler(storage: storage, logLevel: .trace))
         _ = try server.request("GET", "/todos", headers: [("Authorization", "Bearer reader-secret-1")])
         _ = try server.request("GET", "/todos", headers: [("Authorization", "Bearer wrong-secret-9")])
-        let lines = storage.lines.withLock { $0 }
+        let lines = storage.lines.withTracedLock { $0 }
         let text = lines.map { "\($0.message) \($0.metadata)" }.joined(separator: "\n")
         #expect(text.contains("Authorization: (redacted)"), "the trace line lists the header, not its value")
         #expect(!text.contains("reader-secret-1") && !text.contains("wrong-secret-9") && !text.contains("writer-secret-1"))

@@ -1,3 +1,4 @@
+import LockTracing
 import Foundation
 import Logging
 import Testing
@@ -107,7 +108,7 @@ struct RoutesEndToEndTests {
         let badID = try server.request("GET", "/healthz", headers: [("X-Request-ID", String(repeating: "a", count: 200))])
         #expect(badID.header("X-Request-ID")?.count == 16)
 
-        let lines = storage.lines.withLock { $0 }.filter { $0.metadata["request_id"] != nil }
+        let lines = storage.lines.withTracedLock { $0 }.filter { $0.metadata["request_id"] != nil }
         #expect(lines.count == 3)
         #expect(lines.first?.metadata["request_id"] == "abc-123")
         #expect(lines.first?.message.hasPrefix("GET /healthz 200 25 ") == true)

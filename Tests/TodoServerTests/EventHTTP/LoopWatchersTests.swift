@@ -1,5 +1,6 @@
 import EventHTTP
 import Glibc
+import LockTracing
 import Synchronization
 import Testing
 
@@ -27,36 +28,36 @@ import Testing
                 guard readable else { return }
                 var buffer = [UInt8](repeating: 0, count: 64)
                 let count = read(reader, &buffer, 64)
-                if count > 0 { received.withLock { $0 += buffer[0..<count] } }
+                if count > 0 { received.withTracedLock { $0 += buffer[0..<count] } }
             }
             holder.watch?.watch(readable: true, writable: false)
         }
         #expect(write(writer, "ab", 2) == 2)
-        #expect(eventually { received.withLock { $0 } == Array("ab".utf8) })
+        #expect(eventually { received.withTracedLock { $0 } == Array("ab".utf8) })
         #expect(write(writer, "c", 1) == 1)
-        #expect(eventually { received.withLock { $0 } == Array("abc".utf8) })
+        #expect(eventually { received.withTracedLock { $0 } == Array("abc".utf8) })
 
         // Cancelled: the next byte stays in the pipe.
         let cancelled = Mutex(false)
         handle.execute {
             holder.watch?.cancel()
-            cancelled.withLock { $0 = true }
+            cancelled.withTracedLock { $0 = true }
         }
-        #expect(eventually { cancelled.withLock { $0 } })
+        #expect(eventually { cancelled.withTracedLock { $0 } })
         #expect(write(writer, "d", 1) == 1)
         // A timer set after the write fires in a later loop iteration than the one whose poll saw
         // the pipe readable: once it fired, a live watch would have read the byte.
         let turned = Mutex(false)
         handle.execute {
-            holder.timer = LoopTimer(loop: handle) { turned.withLock { $0 = true } }
+            holder.timer = LoopTimer(loop: handle) { turned.withTracedLock { $0 = true } }
             holder.timer?.schedule(after: .milliseconds(20))
         }
-        #expect(eventually { turned.withLock { $0 } })
+        #expect(eventually { turned.withTracedLock { $0 } })
         _ = fcntl(reader, F_SETFL, O_NONBLOCK)
         var byte: UInt8 = 0
         #expect(read(reader, &byte, 1) == 1)
         #expect(byte == UInt8(ascii: "d"))
-        #expect(received.withLock { $0 } == Array("abc".utf8))
+        #expect(received.withTracedLock { $0 } == Array("abc".utf8))
         handle.execute { holder.timer?.cancel() }
     }
 
@@ -69,31 +70,31 @@ import Testing
         let holder = Holder()
         let oneShot = Holder()
         handle.execute {
-            loopThread.withLock { $0 = pthread_self() }
+            loopThread.withTracedLock { $0 = pthread_self() }
             oneShot.timer = LoopTimer(loop: handle) {
-                once.withLock { $0 += 1 }
-                onLoop.withLock { $0 = $0 && pthread_equal(pthread_self(), loopThread.withLock { $0! }) != 0 }
+                once.withTracedLock { $0 += 1 }
+                onLoop.withTracedLock { $0 = $0 && pthread_equal(pthread_self(), loopThread.withTracedLock { $0! }) != 0 }
             }
             oneShot.timer?.schedule(after: .milliseconds(5))
             // Weakly: the holder keeps the timer, whose closure would otherwise keep the holder.
             holder.timer = LoopTimer(loop: handle, repeating: true) { [weak holder] in
-                repeated.withLock { $0 += 1 }
-                if repeated.withLock({ $0 }) == 3 { holder?.timer?.stop() }
+                repeated.withTracedLock { $0 += 1 }
+                if repeated.withTracedLock({ $0 }) == 3 { holder?.timer?.stop() }
             }
             holder.timer?.schedule(after: .milliseconds(2))
         }
-        #expect(eventually { once.withLock { $0 } == 1 && repeated.withLock { $0 } == 3 })
+        #expect(eventually { once.withTracedLock { $0 } == 1 && repeated.withTracedLock { $0 } == 3 })
         // Let a few more periods pass on the loop: neither fires again.
         let later = Mutex(false)
         handle.execute {
-            let probe = LoopTimer(loop: handle) { later.withLock { $0 = true } }
+            let probe = LoopTimer(loop: handle) { later.withTracedLock { $0 = true } }
             probe?.schedule(after: .milliseconds(30))
             holder.probe = probe
         }
-        #expect(eventually { later.withLock { $0 } })
-        #expect(once.withLock { $0 } == 1)
-        #expect(repeated.withLock { $0 } == 3)
-        #expect(onLoop.withLock { $0 })
+        #expect(eventually { later.withTracedLock { $0 } })
+        #expect(once.withTracedLock { $0 } == 1)
+        #expect(repeated.withTracedLock { $0 } == 3)
+        #expect(onLoop.withTracedLock { $0 })
         handle.execute {
             holder.timer?.cancel()
             oneShot.timer?.cancel()

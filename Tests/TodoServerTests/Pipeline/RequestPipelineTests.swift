@@ -1,3 +1,4 @@
+import LockTracing
 import EventHTTP
 import Logging
 import Testing
@@ -126,7 +127,7 @@ struct RequestPipelineTests {
         let client = try client(logHandler: CapturingLogHandler(storage: storage))
         let response = await client.request(.get, "/todos/missing?x=1", headers: ["X-Request-ID": "req-1"], client: "198.51.100.4:4242")
         #expect(response.status == 404)
-        let lines = storage.lines.withLock { $0 }
+        let lines = storage.lines.withTracedLock { $0 }
         let line = try #require(lines.only)
         #expect(line.level == .info)
         #expect(line.message.hasPrefix("GET /todos/missing?x=1 404 \(response.body.count) "))
@@ -141,7 +142,7 @@ struct RequestPipelineTests {
         var client = try client(logHandler: CapturingLogHandler(storage: storage))
         client.delivery = .connectionClosed
         _ = await client.request(.get, "/todos", headers: ["X-Request-ID": "gone-1"])
-        let line = try #require(storage.lines.withLock { $0 }.only)
+        let line = try #require(storage.lines.withTracedLock { $0 }.only)
         #expect(line.level == .warning)
         #expect(line.message == "GET /todos not delivered: the connection closed before the answer")
         #expect(line.metadata["request_id"] == "gone-1")
@@ -156,7 +157,7 @@ struct RequestPipelineTests {
             logHandler: CapturingLogHandler(storage: storage))
         let response = await client.request(.get, "/todos/upcoming", headers: ["X-Request-ID": "up-7"])
         #expect(response.status >= 500)
-        let lines = storage.lines.withLock { $0 }
+        let lines = storage.lines.withTracedLock { $0 }
         let moduleLine = try #require(lines.first { $0.level == .error })
         #expect(moduleLine.message == "upcoming: the store failed")
         #expect(moduleLine.metadata["request_id"] == "up-7")
@@ -170,7 +171,7 @@ struct RequestPipelineTests {
             $0.authTokens = ["rw-token"]
         }
         _ = await client.request(.get, "/todos", headers: ["X-Request-ID": "tok-1"])
-        let line = try #require(storage.lines.withLock { $0 }.first { $0.message == "token check" })
+        let line = try #require(storage.lines.withTracedLock { $0 }.first { $0.message == "token check" })
         #expect(line.metadata["request_id"] == "tok-1")
         #expect(line.metadata["decision"] == "missingToken")
     }

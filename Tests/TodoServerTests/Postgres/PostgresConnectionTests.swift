@@ -1,6 +1,7 @@
 import EventHTTP
 import Glibc
 import PostgresLoop
+import LockTracing
 import Synchronization
 import Testing
 
@@ -36,20 +37,20 @@ struct PostgresConnectionTests {
         session.connection.withValue { connection in
             for index in 0..<1000 {
                 connection.execute(.prepared(twice), [String(index)]) { result in
-                    answers.withLock { $0.append((index, result)) }
+                    answers.withTracedLock { $0.append((index, result)) }
                 }
-                maxInFlight.withLock { $0 = max($0, connection.pendingCount) }
+                maxInFlight.withTracedLock { $0 = max($0, connection.pendingCount) }
             }
         }
-        #expect(eventually { answers.withLock { $0.count } == 1000 })
-        let all = answers.withLock { $0 }
+        #expect(eventually { answers.withTracedLock { $0.count } == 1000 })
+        let all = answers.withTracedLock { $0 }
         #expect(all.map(\.0) == Array(0..<1000))
         for (index, result) in all {
             let rows = try result.get()
             #expect(rows[0, 0] == String(index * 2))
             #expect(rows[0, 1] == String(repeating: "x", count: index % 7))
         }
-        #expect(maxInFlight.withLock { $0 } == 1000)
+        #expect(maxInFlight.withTracedLock { $0 } == 1000)
     }
 
     @Test func anErrorAbortsOnlyItsOwnRequest() async throws {
@@ -59,11 +60,11 @@ struct PostgresConnectionTests {
         let answers = Mutex<[Int: Result<PostgresRows, PostgresError>]>([:])
         session.connection.withValue { connection in
             for (index, divisor) in ["4", "0", "5"].enumerated() {
-                connection.execute(.prepared(divide), [divisor]) { result in answers.withLock { $0[index] = result } }
+                connection.execute(.prepared(divide), [divisor]) { result in answers.withTracedLock { $0[index] = result } }
             }
         }
-        #expect(eventually { answers.withLock { $0.count } == 3 })
-        let all = answers.withLock { $0 }
+        #expect(eventually { answers.withTracedLock { $0.count } == 3 })
+        let all = answers.withTracedLock { $0 }
         #expect(try all[0]!.get()[0, 0] == "25")
         #expect(try all[2]!.get()[0, 0] == "20")
         guard case .failure(.server(let error)) = all[1]! else {
@@ -108,19 +109,19 @@ struct PostgresConnectionTests {
         let answers = Mutex<[(pthread_t, String?)]>([])
         let samePool = Mutex(false)
         handle.execute {
-            loopThread.withLock { $0 = pthread_self() }
+            loopThread.withTracedLock { $0 = pthread_self() }
             let pool = client.pool(on: handle)
-            samePool.withLock { $0 = client.pool(on: handle) === pool }
+            samePool.withTracedLock { $0 = client.pool(on: handle) === pool }
             for index in 0..<300 {
                 pool.execute(.unprepared("SELECT $1::int + pg_backend_pid() * 0, pg_backend_pid()"), [String(index)]) { result in
-                    answers.withLock { $0.append((pthread_self(), (try? result.get())?[0, 1])) }
+                    answers.withTracedLock { $0.append((pthread_self(), (try? result.get())?[0, 1])) }
                 }
             }
         }
-        #expect(eventually { answers.withLock { $0.count } == 300 })
-        let all = answers.withLock { $0 }
-        let thread = try #require(loopThread.withLock { $0 })
-        #expect(samePool.withLock { $0 })
+        #expect(eventually { answers.withTracedLock { $0.count } == 300 })
+        let all = answers.withTracedLock { $0 }
+        let thread = try #require(loopThread.withTracedLock { $0 })
+        #expect(samePool.withTracedLock { $0 })
         #expect(all.allSatisfy { pthread_equal($0.0, thread) != 0 })
         #expect(all.allSatisfy { $0.1 != nil })
         // Requests sent while all three connected spread over them (each takes the least busy).

@@ -1,6 +1,7 @@
 import EventHTTP
 import Glibc
 import PostgresLoop
+import LockTracing
 import Synchronization
 import Testing
 
@@ -25,17 +26,17 @@ final class PostgresLoadDriver: @unchecked Sendable {
     }
 
     private func issue(_ connection: PostgresConnection) {
-        let number = counts.withLock { counts -> Int in
+        let number = counts.withTracedLock { counts -> Int in
             counts.issued += 1
             return counts.issued
         }
         connection.execute(.prepared(statement), [String(number)]) { result in
             switch result {
             case .success:
-                self.counts.withLock { $0.succeeded += 1 }
+                self.counts.withTracedLock { $0.succeeded += 1 }
                 self.issue(connection)
             case .failure(let error):
-                self.counts.withLock { $0.failures.append(error) }
+                self.counts.withTracedLock { $0.failures.append(error) }
             }
         }
     }
@@ -54,12 +55,12 @@ struct PostgresFaultTests {
 
         let driver = PostgresLoadDriver()
         driver.start(on: session.connection, depth: 32)
-        #expect(eventually { driver.counts.withLock { $0.succeeded } >= 200 })
+        #expect(eventually { driver.counts.withTracedLock { $0.succeeded } >= 200 })
         try cluster.stopServer(mode: "immediate")
 
         // No hang: every request sent is answered, the ones in flight with a failure.
-        #expect(eventually { driver.counts.withLock { $0.failures.count == 32 && $0.answered == $0.issued } })
-        let counts = driver.counts.withLock { $0 }
+        #expect(eventually { driver.counts.withTracedLock { $0.failures.count == 32 && $0.answered == $0.issued } })
+        let counts = driver.counts.withTracedLock { $0 }
         print("stopped under load: \(counts.succeeded) succeeded, \(counts.failures.count) failed: \(Set(counts.failures.map { "\($0)" }))")
         // They were sent, so their outcome is unknown: connection lost (not a time-out, not "never sent").
         #expect(counts.failures.allSatisfy {
@@ -88,11 +89,11 @@ struct PostgresFaultTests {
         let answers = Mutex<[Result<PostgresRows, PostgresError>]>([])
         session.connection.withValue { connection in
             for _ in 0..<5 {
-                connection.execute(.unprepared("SELECT 1")) { result in answers.withLock { $0.append(result) } }
+                connection.execute(.unprepared("SELECT 1")) { result in answers.withTracedLock { $0.append(result) } }
             }
         }
-        #expect(eventually { answers.withLock { $0.count } == 5 })
-        let all = answers.withLock { $0 }
+        #expect(eventually { answers.withTracedLock { $0.count } == 5 })
+        let all = answers.withTracedLock { $0 }
         guard case .failure(.timedOut) = all[0] else {
             Issue.record("the oldest request should time out, got \(all[0])")
             return

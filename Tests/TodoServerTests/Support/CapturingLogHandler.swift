@@ -1,4 +1,5 @@
 import Logging
+import LockTracing
 import Synchronization
 
 /// A log handler that keeps each line's message and metadata (the logger's, then the line's), to
@@ -33,6 +34,6 @@ struct CapturingLogHandler: LogHandler {
         let line = Line(
             level: event.level, message: "\(event.message)",
             metadata: metadata.merging(event.metadata ?? [:]) { $1 }.mapValues { "\($0)" })
-        storage.lines.withLock { $0.append(line) }
+        storage.lines.withTracedLock { $0.append(line) }
     }
 }

@@ -1,3 +1,4 @@
+import LockTracing
 import Synchronization
 @testable import TodoServer
 
@@ -9,12 +10,12 @@ final class FakeClock: TodoClock {
         current = Mutex(FakeClock.timestamp(iso))
     }
 
-    func now() -> Timestamp { current.withLock { $0 } }
+    func now() -> Timestamp { current.withTracedLock { $0 } }
 
-    func set(_ iso: String) { current.withLock { $0 = FakeClock.timestamp(iso) } }
+    func set(_ iso: String) { current.withTracedLock { $0 = FakeClock.timestamp(iso) } }
 
     func advance(milliseconds: Int64) {
-        current.withLock { $0 = Timestamp(millisecondsSinceEpoch: $0.millisecondsSinceEpoch + milliseconds) }
+        current.withTracedLock { $0 = Timestamp(millisecondsSinceEpoch: $0.millisecondsSinceEpoch + milliseconds) }
     }
 
     /// `2026-11-22T10:00:00.000Z` (always this shape) as a timestamp.
@@ -49,12 +50,12 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
     init(_ initial: [Todo] = [], failure: StoreError? = nil, deferred: Bool = false) {
         self.failure = failure
         self.deferred = deferred
-        todos.withLock { for todo in initial { $0[todo.id] = todo } }
+        todos.withTracedLock { for todo in initial { $0[todo.id] = todo } }
         revision.store(initial.map(\.revision).max() ?? 0, ordering: .relaxed)
     }
 
-    var count: Int { todos.withLock { $0.count } }
-    var stored: [String: Todo] { todos.withLock { $0 } }
+    var count: Int { todos.withTracedLock { $0.count } }
+    var stored: [String: Todo] { todos.withTracedLock { $0 } }
 
     /// Runs the answers held back so far; returns how many there were.
     @discardableResult
@@ -66,7 +67,7 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
     }
 
     private func answer<T>(_ call: String, _ completion: @escaping (Result<T, StoreError>) -> Void, _ work: @escaping () -> T) {
-        calls.withLock { $0.append(call) }
+        calls.withTracedLock { $0.append(call) }
         let run = { [failure] in
             if let failure { return completion(.failure(failure)) }
             completion(.success(work()))
@@ -80,14 +81,14 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         answer("insert", completion) {
             var todo = todo
             todo.revision = self.nextRevision()
-            self.todos.withLock { [todo] in $0[todo.id] = todo }
+            self.todos.withTracedLock { [todo] in $0[todo.id] = todo }
             return todo
         }
     }
 
     func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
         answer("list(\(query.offset),\(query.limit))", completion) {
-            let matching = self.todos.withLock { $0.values.filter(query.includes) }.sorted(by: query.sort.areInIncreasingOrder)
+            let matching = self.todos.withTracedLock { $0.values.filter(query.includes) }.sorted(by: query.sort.areInIncreasingOrder)
             return TodoPage(
                 items: Array(matching.dropFirst(query.offset).prefix(query.limit)), total: matching.count,
                 revision: self.revision.load(ordering: .relaxed))
@@ -95,11 +96,11 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
     }
 
     func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
-        answer("todo", completion) { self.todos.withLock { $0[id] } }
+        answer("todo", completion) { self.todos.withTracedLock { $0[id] } }
     }
 
     func allTodos(completion: @escaping (Result<[Todo], StoreError>) -> Void) {
-        answer("allTodos", completion) { self.todos.withLock { Array($0.values) } }
+        answer("allTodos", completion) { self.todos.withTracedLock { Array($0.values) } }
     }
 
     func update(
@@ -107,7 +108,7 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
     ) {
         answer("update", completion) {
-            self.todos.withLock { todos -> StoreUpdate in
+            self.todos.withTracedLock { todos -> StoreUpdate in
                 guard var todo = todos[id] else { return .notFound }
                 guard change(&todo) else { return .unchanged(todos[id]!) }
                 todo.revision = self.nextRevision()
@@ -122,7 +123,7 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
     ) {
         answer("remove", completion) {
-            self.todos.withLock { todos -> StoreRemoval in
+            self.todos.withTracedLock { todos -> StoreRemoval in
                 guard let todo = todos[id] else { return .notFound }
                 if let precondition, !precondition(todo) { return .preconditionFailed(todo) }
                 todos[id] = nil
@@ -132,7 +133,7 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
     }
 
     func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
-        answer("removeAll", completion) { self.todos.withLock { $0.removeAll() } }
+        answer("removeAll", completion) { self.todos.withTracedLock { $0.removeAll() } }
     }
 }
 

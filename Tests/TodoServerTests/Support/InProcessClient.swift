@@ -1,5 +1,6 @@
 import EventHTTP
 import Logging
+import LockTracing
 import Synchronization
 @testable import TodoServer
 
@@ -47,7 +48,7 @@ struct InProcessClient {
         }
 
         func send(_ response: HTTPResponse) -> HTTPResponder.Delivery {
-            let waiting = continuation.withLock { value in
+            let waiting = continuation.withTracedLock { value in
                 defer { value = nil }
                 return value
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockTracing
 import Synchronization
 
 /// A throwaway PostgreSQL cluster for the tests: `initdb` into a temporary directory (as the
@@ -31,7 +32,7 @@ final class PostgresTestCluster: Sendable {
         guard isAvailable else { return nil }
         do {
             let cluster = try PostgresTestCluster()
-            sharedDirectory.withLock { $0 = cluster.directory }
+            sharedDirectory.withTracedLock { $0 = cluster.directory }
             atexit { PostgresTestCluster.stopShared() }
             return cluster
         } catch {
@@ -43,7 +44,7 @@ final class PostgresTestCluster: Sendable {
     private static let sharedDirectory = Mutex<String?>(nil)
 
     private static func stopShared() {
-        guard let directory = sharedDirectory.withLock({ $0 }) else { return }
+        guard let directory = sharedDirectory.withTracedLock({ $0 }) else { return }
         PostgresTestCluster.stop(directory: directory, owner: getuid() == 0 ? "postgres" : nil)
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import EventHTTP
 import PostgresLoop
+import LockTracing
 import Synchronization
 
 /// One `PostgresConnection` on a `StandaloneLoop` of its own, for tests: opened on the loop, used from
@@ -31,11 +32,11 @@ struct PostgresTestSession {
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         connection.withValue { connection in
-            result.withLock { $0 = body(connection) }
+            result.withTracedLock { $0 = body(connection) }
             done.signal()
         }
         done.wait()
-        return result.withLock { $0! }
+        return result.withTracedLock { $0! }
     }
 
     /// Sends one request and waits for its answer (nil if none came within `seconds`).
@@ -44,12 +45,12 @@ struct PostgresTestSession {
         let done = DispatchSemaphore(value: 0)
         connection.withValue { connection in
             connection.execute(.unprepared(sql), parameters) { answer in
-                result.withLock { $0 = answer }
+                result.withTracedLock { $0 = answer }
                 done.signal()
             }
         }
         guard done.wait(timeout: .now() + .seconds(seconds)) == .success else { return nil }
-        return result.withLock { $0 }
+        return result.withTracedLock { $0 }
     }
 
     func close() {

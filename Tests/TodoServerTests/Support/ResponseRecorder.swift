@@ -1,4 +1,5 @@
 import Foundation
+import LockTracing
 import Synchronization
 
 /// Appends every response the end-to-end tests receive to a JSON Lines file when
@@ -20,7 +21,7 @@ final class ResponseRecorder: Sendable {
     }
 
     func record(method: String, target: String, response: HTTPResponseSnapshot) {
-        handle.withLock { handle in
+        handle.withTracedLock { handle in
             guard let handle else { return }
             let entry: [String: Any] = [
                 "method": method, "target": target, "status": response.status,

@@ -1,3 +1,4 @@
+import LockTracing
 import Testing
 @testable import TodoServer
 
@@ -27,7 +28,7 @@ struct TodosInteractorConditionsTests {
         #expect(run { todos.patch(id: "a", with: Array(#"{"title":"New"}"#.utf8), preconditions: noneMatch(#"W/"7""#), completion: $0) } == .failure(refused))
         #expect(run { todos.delete(id: "a", preconditions: noneMatch(#""7""#), completion: $0) }.map { $0.map { 0 } } == .failure(refused))
         #expect(store.stored["a"] == original)
-        #expect(store.calls.withLock { $0 } == ["update", "update", "remove"])
+        #expect(store.calls.withTracedLock { $0 } == ["update", "update", "remove"])
 
         let changed = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"New"}"#.utf8), preconditions: noneMatch(#""6""#), completion: $0) }).get()
         #expect(changed.title == "New")

@@ -1,3 +1,4 @@
+import LockTracing
 import Testing
 @testable import TodoServer
 
@@ -36,7 +37,7 @@ struct TodosInteractorTests {
         let store = FakeTodoStore()
         let result = run { interactor(store).create(from: Array(#"{"title":""}"#.utf8), completion: $0) }
         #expect(result == .failure(.invalidFields([FieldError(field: "title", message: "must not be empty")])))
-        #expect(store.calls.withLock { $0 } == [])
+        #expect(store.calls.withTracedLock { $0 } == [])
         #expect(store.count == 0)
     }
 

@@ -1,3 +1,4 @@
+import LockTracing
 import EventHTTP
 import Testing
 @testable import TodoServer
@@ -17,7 +18,7 @@ struct TodosPresenterConditionsTests {
         presenter.presentDeletion(id: "abc", context: context) { _ in }
         presenter.presentDeletion(id: "abc", context: RequestContext(baseURL: "http://localhost:8080")) { _ in }
         let expected = TodoPreconditions(ifMatch: .tags([EntityTag("17")]), ifNoneMatch: .any)
-        #expect(stub.givenPreconditions.withLock { $0 } == [expected, expected, expected, TodoPreconditions()])
+        #expect(stub.givenPreconditions.withTracedLock { $0 } == [expected, expected, expected, TodoPreconditions()])
     }
 
     @Test("a 412 for a missing to-do carries no ETag; one for an existing to-do carries its tag")
@@ -28,7 +29,7 @@ struct TodosPresenterConditionsTests {
             .presentDeletion(id: "x", context: context) { _ in }
         TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: EntityTag("4"), failure: .ifNoneMatch))), view: view)
             .presentReplacement(id: "x", body: [], context: context) { _ in }
-        let problems = view.problems.withLock { $0 }
+        let problems = view.problems.withTracedLock { $0 }
         #expect(problems.map(\.status) == [412, 412])
         #expect(problems.map { $0.headers["ETag"] } == [nil, #""4""#])
         #expect(problems[0].body?.detail == "If-Match: * asks for an existing to-do, and no to-do has the id 'x'.")

@@ -1,4 +1,5 @@
 import EventHTTP
+import LockTracing
 import Synchronization
 import Testing
 @testable import TodoServer
@@ -10,10 +11,10 @@ final class CapturingTodosView: TodosDisplay {
     let empties = Mutex<[ResponseViewModel<NoBody>]>([])
     let problems = Mutex<[ResponseViewModel<ProblemDetails>]>([])
 
-    func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond) { todos.withLock { $0.append(model) } }
-    func displayTodoList(_ model: ResponseViewModel<[TodoViewModel]>, respond: Respond) { lists.withLock { $0.append(model) } }
-    func displayNoContent(_ model: ResponseViewModel<NoBody>, respond: Respond) { empties.withLock { $0.append(model) } }
-    func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond) { problems.withLock { $0.append(model) } }
+    func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond) { todos.withTracedLock { $0.append(model) } }
+    func displayTodoList(_ model: ResponseViewModel<[TodoViewModel]>, respond: Respond) { lists.withTracedLock { $0.append(model) } }
+    func displayNoContent(_ model: ResponseViewModel<NoBody>, respond: Respond) { empties.withTracedLock { $0.append(model) } }
+    func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond) { problems.withTracedLock { $0.append(model) } }
 }
 
 /// Use cases that answer with canned data and keep the preconditions they are given.
@@ -38,17 +39,17 @@ final class StubTodosUseCases: TodosUseCases {
     func patch(
         id: String, with body: [UInt8], preconditions: TodoPreconditions, completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
-        givenPreconditions.withLock { $0.append(preconditions) }
+        givenPreconditions.withTracedLock { $0.append(preconditions) }
         completion(todo)
     }
     func replace(
         id: String, with body: [UInt8], preconditions: TodoPreconditions, completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
-        givenPreconditions.withLock { $0.append(preconditions) }
+        givenPreconditions.withTracedLock { $0.append(preconditions) }
         completion(todo)
     }
     func delete(id: String, preconditions: TodoPreconditions, completion: @escaping (Result<Void, TodosError>) -> Void) {
-        givenPreconditions.withLock { $0.append(preconditions) }
+        givenPreconditions.withTracedLock { $0.append(preconditions) }
         completion(todo.map { _ in () })
     }
     func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void) { completion(.success(())) }
@@ -64,7 +65,7 @@ struct TodosPresenterTests {
         let view = CapturingTodosView()
         TodosPresenter(interactor: StubTodosUseCases(todo: .success(data)), view: view)
             .presentCreation(body: [], context: context) { _ in }
-        let model = try #require(view.todos.withLock { $0.first })
+        let model = try #require(view.todos.withTracedLock { $0.first })
         #expect(model.status == 201)
         #expect(model.headers["Location"] == "http://localhost:8080/todos/abc")
         #expect(model.headers["ETag"] == #""17""#)
@@ -81,7 +82,7 @@ struct TodosPresenterTests {
         presenter.presentTodo(id: "abc", context: context) { _ in }
         presenter.presentPatch(id: "abc", body: [], context: context) { _ in }
         presenter.presentReplacement(id: "abc", body: [], context: context) { _ in }
-        let models = view.todos.withLock { $0 }
+        let models = view.todos.withTracedLock { $0 }
         #expect(models.map(\.status) == [200, 200, 200])
         #expect(models.allSatisfy { $0.headers["Location"] == nil })
         #expect(models.allSatisfy { $0.headers["ETag"] == #""17""# })
@@ -93,7 +94,7 @@ struct TodosPresenterTests {
         let stub = StubTodosUseCases(todo: .success(data), all: [data, TodoData(makeTodo("def"))])
         TodosPresenter(interactor: stub, view: view)
             .presentList(context: RequestContext(baseURL: "https://todo.example.com")) { _ in }
-        let model = try #require(view.lists.withLock { $0.first })
+        let model = try #require(view.lists.withTracedLock { $0.first })
         #expect(model.status == 200)
         #expect(model.body?.map(\.url) == ["https://todo.example.com/todos/abc", "https://todo.example.com/todos/def"])
         #expect(model.headers["ETag"] == #""list-42""#)
@@ -109,7 +110,7 @@ struct TodosPresenterTests {
             baseURL: "http://h:1", query: QueryParameters("q=buy+milk&limit=10&offset=10&sort=-order"), path: "/todos")
         TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: all), view: view)
             .presentList(context: context) { _ in }
-        let model = try #require(view.lists.withLock { $0.first })
+        let model = try #require(view.lists.withTracedLock { $0.first })
         #expect(model.body?.map(\.id) == (10..<20).map { "t\($0)" })
         #expect(model.headers["X-Total-Count"] == "25")
         #expect(model.headers["Link"] == [
@@ -127,10 +128,10 @@ struct TodosPresenterTests {
         presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"17""#))) { _ in }
         presenter.presentList(context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""list-42""#))) { _ in }
         presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""16""#))) { _ in }
-        let empties = view.empties.withLock { $0 }
+        let empties = view.empties.withTracedLock { $0 }
         #expect(empties.map(\.status) == [304, 304])
         #expect(empties.map { $0.headers["ETag"] } == [#""17""#, #""list-42""#])
-        #expect(view.todos.withLock { $0.map(\.status) } == [200])
+        #expect(view.todos.withTracedLock { $0.map(\.status) } == [200])
     }
 
     @Test("deletions are 204 with no body")
@@ -139,8 +140,8 @@ struct TodosPresenterTests {
         let presenter = TodosPresenter(interactor: StubTodosUseCases(todo: .success(data)), view: view)
         presenter.presentDeletion(id: "abc", context: context) { _ in }
         presenter.presentDeletionOfAll(context: context) { _ in }
-        #expect(view.empties.withLock { $0.map(\.status) } == [204, 204])
-        #expect(view.empties.withLock { $0.allSatisfy { $0.body == nil } })
+        #expect(view.empties.withTracedLock { $0.map(\.status) } == [204, 204])
+        #expect(view.empties.withTracedLock { $0.allSatisfy { $0.body == nil } })
     }
 
     @Test("errors become problem view models with their status")
@@ -154,11 +155,11 @@ struct TodosPresenterTests {
             TodosPresenter(interactor: StubTodosUseCases(todo: .failure(error)), view: view)
                 .presentTodo(id: "x", context: context) { _ in }
         }
-        let models = view.problems.withLock { $0 }
+        let models = view.problems.withTracedLock { $0 }
         #expect(models.map(\.status) == [404, 422, 400, 503])
         TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: EntityTag("9"), failure: .ifMatch))), view: view)
             .presentPatch(id: "x", body: [], context: context) { _ in }
-        let precondition = try #require(view.problems.withLock { $0.last })
+        let precondition = try #require(view.problems.withTracedLock { $0.last })
         #expect(precondition.status == 412)
         #expect(precondition.headers["ETag"] == #""9""#)
         #expect(models.allSatisfy { $0.contentType == "application/problem+json" })

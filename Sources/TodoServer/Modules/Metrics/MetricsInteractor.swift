@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import LockTracing
 import Synchronization
 
 /// Sets the scrape-time gauges (to-dos stored, open connections) and renders the registry.
@@ -35,7 +36,7 @@ public struct MetricsInteractor: MetricsUseCases {
         todosGauge.record(store.count)
         connectionsGauge.record(openConnections())
         let dropped = droppedLogLines()
-        let added = droppedReported.value.withLock { reported in
+        let added = droppedReported.value.withTracedLock { reported in
             defer { reported = max(reported, dropped) }
             return dropped - reported
         }

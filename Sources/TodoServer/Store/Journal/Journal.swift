@@ -2,6 +2,7 @@ import Dispatch
 import EventHTTP
 import Glibc
 import Logging
+import LockTracing
 import Synchronization
 
 /// When the journal forces its writes to the disk.
@@ -112,11 +113,11 @@ final class Journal: Sendable {
     }
 
     /// Why changes are refused now (nil: they are not).
-    var refusal: String? { inbox.withLock(tracing: self) { $0.refusal } }
+    var refusal: String? { inbox.withTracedLock { $0.refusal } }
 
     /// Queues `change` for the writer; it is answered on its loop once written (or refused).
     func submit(_ change: Change) {
-        let (closed, first) = inbox.withLock(tracing: self) { inbox -> (Bool, Bool) in
+        let (closed, first) = inbox.withTracedLock { inbox -> (Bool, Bool) in
             guard !inbox.closed else { return (true, false) }
             inbox.changes.append(change)
             return (false, inbox.changes.count == 1)
@@ -130,8 +131,8 @@ final class Journal: Sendable {
     /// The `interval` policy's fsync, once a second while the journal is open; on the writer thread.
     private func scheduleIntervalSync() {
         writerQueue.asyncAfter(deadline: .now() + 1) { [weak self] in
-            guard let self, !inbox.withLock(tracing: self, { $0.closed }) else { return }
-            writer.withLock(tracing: self) { writer in
+            guard let self, !inbox.withTracedLock({ $0.closed }) else { return }
+            writer.withTracedLock { writer in
                 guard writer.unsynced, writer.failure == nil, writer.fd >= 0 else { return }
                 do {
                     try sync(&writer)
@@ -145,7 +146,7 @@ final class Journal: Sendable {
 
     /// Writes every queued change as one batch; runs on the writer thread.
     private func drain() {
-        let (batch, closed) = inbox.withLock(tracing: self) { inbox in
+        let (batch, closed) = inbox.withTracedLock { inbox in
             defer { inbox.changes = [] }
             return (inbox.changes, inbox.closed)
         }
@@ -155,7 +156,7 @@ final class Journal: Sendable {
             return
         }
         var compact = false
-        let outcome = writer.withLock(tracing: self) { writer -> BatchOutcome in
+        let outcome = writer.withTracedLock { writer -> BatchOutcome in
             if writer.failure != nil, let failure = repair(&writer) { return .refused(failure) }
             var draft = StoreDraft(memory: memory, revision: writer.revision)
             var records: [JournalRecord] = []
@@ -214,7 +215,7 @@ final class Journal: Sendable {
             }
         }
         if writer.buffer.capacity > 1 << 20 { writer.buffer = [] }
-        let wasRefusing = inbox.withLock(tracing: self) { inbox in
+        let wasRefusing = inbox.withTracedLock { inbox in
             defer { inbox.refusal = nil }
             return inbox.refusal != nil
         }
@@ -239,7 +240,7 @@ final class Journal: Sendable {
         writer.fileBytes = goodLength
         _ = ftruncate(writer.fd, off_t(goodLength))
         let reason = failure.error.reason + " Changes are refused until the disk accepts writes again."
-        inbox.withLock(tracing: self) { $0.refusal = reason }
+        inbox.withTracedLock { $0.refusal = reason }
         logger.error("journal failed; refusing changes", metadata: ["reason": "\(failure.error.reason)"])
         return StoreError(reason: reason)
     }
@@ -267,7 +268,7 @@ final class Journal: Sendable {
             return nil
         } catch {
             let reason = "The journal cannot be repaired (\(error)); changes are refused until the disk accepts writes again."
-            inbox.withLock(tracing: self) { $0.refusal = reason }
+            inbox.withTracedLock { $0.refusal = reason }
             logger.error("journal repair failed", metadata: ["reason": "\(error)"])
             return StoreError(reason: reason)
         }
@@ -282,12 +283,12 @@ final class Journal: Sendable {
     /// whether the journal was closed.
     @discardableResult
     func close(waitingAtMost seconds: Double) -> Bool {
-        inbox.withLock(tracing: self) { $0.closed = true }
+        inbox.withTracedLock { $0.closed = true }
         let done = DispatchSemaphore(value: 0)
         writerQueue.async { [self] in
             drain()
             compactionQueue.sync {}
-            writer.withLock(tracing: self) { writer in
+            writer.withTracedLock { writer in
                 guard writer.fd >= 0 else { return }
                 if policy != .never, writer.unsynced, writer.failure == nil { try? sync(&writer) }
                 Glibc.close(writer.fd)
@@ -305,7 +306,7 @@ extension Journal {
     /// files go. On the writer thread.
     private func startCompaction() {
         compacting.store(true, ordering: .releasing)
-        writer.withLock(tracing: self) { writer in
+        writer.withTracedLock { writer in
             do {
                 try rotate(&writer, snapshotInBackground: true)
             } catch {
