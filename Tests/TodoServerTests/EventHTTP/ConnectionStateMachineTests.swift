@@ -25,7 +25,8 @@ struct ConnectionStateMachineTests {
     /// `machine` with connection `id` accepted below the limit and its session `id + 1000` registered.
     func open(_ id: UInt, in machine: inout Machine) {
         #expect(machine.accepted(connection(id), openOnServer: 0) == .admitted(overLimit: false, resumedAfterFailures: nil))
-        #expect(machine.sessionStarted(session(id + 1000), on: connection(id)))
+        let registered = machine.sessionStarted(session(id + 1000), on: connection(id))
+        #expect(registered)
     }
 
     // MARK: accept and the connection limit
@@ -81,11 +82,14 @@ struct ConnectionStateMachineTests {
     @Test("a session is registered once, and only for an accepted connection")
     func sessions() {
         var machine = machine()
-        #expect(!machine.sessionStarted(session(5), on: connection(1)), "connection not accepted")
+        let beforeAccept = machine.sessionStarted(session(5), on: connection(1))
+        #expect(!beforeAccept, "connection not accepted")
         _ = machine.accepted(connection(1), openOnServer: 0)
-        #expect(machine.sessionStarted(session(5), on: connection(1)))
+        let first = machine.sessionStarted(session(5), on: connection(1))
+        #expect(first)
         #expect(machine.knows(session(5)))
-        #expect(!machine.sessionStarted(session(5), on: connection(1)))
+        let second = machine.sessionStarted(session(5), on: connection(1))
+        #expect(!second)
         // Its first request does not watch the close again.
         #expect(machine.requestStarted(request(1), session: session(5), connection: connection(1)) == .init(watchClose: false, refuse: false))
     }
