@@ -44,29 +44,23 @@ struct ConnectionBudget: Sendable, Equatable {
     }
 }
 
-/// The per-connection wire state an event loop keeps: the framing of its input and its budget.
+/// The per-connection wire state an event loop keeps: the framing of its input (its budget is in
+/// the loop's `ConnectionStateMachine`).
 final class WireConnection {
     let bufferEvent: OpaquePointer
     let input: OpaquePointer
     let output: OpaquePointer
     var framing: HTTPFraming
-    var budget: ConnectionBudget
     /// Bytes read from the socket so far (the framing's stream offsets, before any edit).
     var received = 0
-    /// Whether reading is currently allowed (the read watermark is open).
-    var reading = true
     /// The refusal to send instead of evhttp's error page, once the framing refused the stream.
     var refusal: HTTPFraming.Refusal?
 
-    init(
-        bufferEvent: OpaquePointer, input: OpaquePointer, output: OpaquePointer, limits: HTTPFraming.Limits,
-        budget: ConnectionBudget
-    ) {
+    init(bufferEvent: OpaquePointer, input: OpaquePointer, output: OpaquePointer, limits: HTTPFraming.Limits) {
         self.bufferEvent = bufferEvent
         self.input = input
         self.output = output
         framing = HTTPFraming(limits: limits)
-        self.budget = budget
     }
 }
 

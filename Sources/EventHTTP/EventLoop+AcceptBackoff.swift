@@ -8,10 +8,11 @@ import Glibc
 final class ListenerGate {
     private(set) var listener: OpaquePointer?
     private var retryTimer: OpaquePointer?
-    private var backoff: AcceptBackoff
+    /// The back-off's retry interval, for the report (the back-off itself is in the loop's machine).
+    private let retryInterval: Duration
 
-    init(retryInterval: Duration, logInterval: Duration) {
-        backoff = AcceptBackoff(retryInterval: retryInterval, logInterval: logInterval)
+    init(retryInterval: Duration) {
+        self.retryInterval = retryInterval
     }
 
     /// Takes charge of `listener` (already bound and handed to evhttp) on `loop`'s base.
@@ -25,7 +26,6 @@ final class ListenerGate {
     func detach() {
         if let retryTimer { event_del(retryTimer) }
         listener = nil
-        backoff.stop()
     }
 
     /// Frees the timer; after the loop has exited.
@@ -45,29 +45,28 @@ final class ListenerGate {
             case .resume:
                 if let listener { evconnlistener_enable(listener) }
             case .reportPaused(let reason, let failures):
-                let retry = backoff.retryInterval.components
+                let retry = retryInterval.components
                 loop.handler.serverEvent(
                     .acceptPaused(
                         loop: loop.index, reason: reason, failures: failures,
                         retryMilliseconds: Int(retry.seconds * 1000 + retry.attoseconds / 1_000_000_000_000_000)))
             case .reportResumed(let failures):
-                loop.handler.serverEvent(.acceptResumed(loop: loop.index, failures: failures))
+                reportResumed(failures: failures, loop: loop)
             }
         }
     }
 
     fileprivate func acceptFailed(error: Int32, loop: EventLoop) {
-        perform(backoff.acceptFailed(error: error, now: .now), loop: loop)
+        perform(loop.machine.acceptFailed(error: error, now: .now), loop: loop)
     }
 
     fileprivate func retryDue(loop: EventLoop) {
-        perform(backoff.retryDue(), loop: loop)
+        perform(loop.machine.acceptRetryDue(), loop: loop)
     }
 
-    /// A connection was accepted; cheap unless it ends an episode of failures.
-    func accepted(loop: EventLoop) {
-        guard backoff.episodeFailures > 0 else { return }
-        perform(backoff.accepted(), loop: loop)
+    /// A connection was accepted after `failures` failed attempts: the episode is over.
+    func reportResumed(failures: Int, loop: EventLoop) {
+        loop.handler.serverEvent(.acceptResumed(loop: loop.index, failures: failures))
     }
 }
 

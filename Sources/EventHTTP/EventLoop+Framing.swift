@@ -31,8 +31,7 @@ extension EventLoop {
         let context = Unmanaged.passUnretained(self).toOpaque()
         _ = evbuffer_add_cb(input, inputCallback, context)
         _ = evbuffer_add_cb(output, outputBudgetCallback, context)
-        let wire = WireConnection(
-            bufferEvent: bufferEvent, input: input, output: output, limits: wireSettings.framing, budget: wireSettings.budget)
+        let wire = WireConnection(bufferEvent: bufferEvent, input: input, output: output, limits: wireSettings.framing)
         if let old = wireOfBufferEvent.updateValue(wire, forKey: bufferEvent) { forget(old) }
         wires[input] = wire
         wires[output] = wire
@@ -48,10 +47,6 @@ extension EventLoop {
         // A freed buffer's address may already belong to a newer connection.
         if wires[wire.input] === wire { wires.removeValue(forKey: wire.input) }
         if wires[wire.output] === wire { wires.removeValue(forKey: wire.output) }
-        if !wire.reading {
-            throttled -= 1
-            wireCounters.throttledConnections.store(throttled, ordering: .relaxed)
-        }
     }
 
     /// The refusal to answer on the connection whose output buffer is `output`, if its stream was refused.
@@ -59,25 +54,11 @@ extension EventLoop {
         wires[output]?.refusal
     }
 
-    /// Whether some connection has a request whose head arrived and whose answer is not written yet.
-    var hasRequestsAwaitingAnswer: Bool {
-        wireOfBufferEvent.values.contains { $0.budget.awaitsAnswer }
-    }
-
-    /// The answer to a request on `connection` (an evhttp connection) was written.
-    func recordAnswer(on connection: OpaquePointer?) {
-        guard let connection, let bufferEvent = evhttp_connection_get_bufferevent(connection),
-            let wire = wireOfBufferEvent[bufferEvent]
-        else { return }
-        wire.budget.recordAnswer()
-        updateReading(wire)
-    }
-
     /// Bytes were added to (or removed from) a connection's input.
     fileprivate func inputChanged(_ buffer: OpaquePointer, added: Int) {
         guard !editingInput, added > 0, let wire = wires[buffer] else { return }
         let length = evbuffer_get_length(buffer)
-        if length >= 256 << 10 { trimCountdown = 3 }
+        machine.bufferSeen(bytes: length)
         wireCounters.noteInput(length)
         wire.received += added
         if wire.received == added { trackConnection(of: wire.bufferEvent) }
@@ -88,42 +69,38 @@ extension EventLoop {
         }
         var events = FramingEvents()
         feed(wire, buffer, from: length - added, count: added, into: &events)
-        wire.budget.record(events)
+        let id = ConnectionStateMachine.ConnectionID(wire.bufferEvent)
+        if events.headsCompleted > 0 || events.messagesCompleted > 0 { apply(machine.framed(id, events), to: wire.bufferEvent) }
         if events.headsCompleted > 0 { wireCounters.requestHeads.add(events.headsCompleted, ordering: .relaxed) }
         if !events.removals.isEmpty { remove(events.removals, from: buffer, wire: wire) }
         if let refusal = events.refusal {
             wire.refusal = refusal
             wireCounters.refusedStreams.add(1, ordering: .relaxed)
-            wire.budget.finished = true
             cut(buffer, wire: wire, at: refusal.cutOffset, poison: true)
             bufferevent_disable(wire.bufferEvent, Int16(EV_READ))
+            apply(machine.streamFinished(id, refused: true), to: wire.bufferEvent)
         } else if let from = events.discardFrom {
-            wire.budget.finished = true
             cut(buffer, wire: wire, at: from, poison: false)
+            apply(machine.streamFinished(id, refused: false), to: wire.bufferEvent)
         }
-        updateReading(wire)
     }
 
     /// Output changed: reading stops while more than `maxOutputBytes` wait to be sent.
     fileprivate func outputBudgetChanged(_ buffer: OpaquePointer) {
         let length = evbuffer_get_length(buffer)
-        if length >= 256 << 10 { trimCountdown = 3 }
+        machine.bufferSeen(bytes: length)
         // Cheap in the common case: no lookup unless over the limit or some connection is throttled.
-        guard length > wireSettings.budget.maxOutputBytes || throttled > 0, let wire = wires[buffer] else { return }
-        wire.budget.outputBytes = length
-        updateReading(wire)
+        guard length > wireSettings.budget.maxOutputBytes || machine.throttledCount > 0, let wire = wires[buffer] else { return }
+        apply(machine.outputPending(ConnectionStateMachine.ConnectionID(wire.bufferEvent), bytes: length), to: wire.bufferEvent)
     }
 
-    /// Opens or closes the read watermark to match the connection's budget.
-    private func updateReading(_ wire: WireConnection) {
-        let allow = wire.budget.allowsReading
-        guard allow != wire.reading else { return }
-        wire.reading = allow
-        throttled += allow ? -1 : 1
-        wireCounters.throttledConnections.store(throttled, ordering: .relaxed)
+    /// Opens or closes `bufferEvent`'s read watermark as its budget says.
+    func apply(_ reading: ConnectionStateMachine.ReadingAction, to bufferEvent: OpaquePointer) {
+        guard reading != .unchanged else { return }
+        wireCounters.throttledConnections.store(machine.throttledCount, ordering: .relaxed)
         // A high watermark of 1 byte stops reading (at most one more byte is read, then it is
         // suspended until the client catches up); evhttp's own enable/disable does not undo it.
-        bufferevent_setwatermark(wire.bufferEvent, Int16(EV_READ), 0, allow ? wireSettings.inputBytes : 1)
+        bufferevent_setwatermark(bufferEvent, Int16(EV_READ), 0, reading == .resumeReading ? wireSettings.inputBytes : 1)
     }
 
     /// Hands `count` bytes from `start` in `buffer` to the connection's framing, without copying.
@@ -188,13 +165,6 @@ extension EventLoop {
         editingInput = true
         body()
         editingInput = false
-    }
-
-    /// Gives freed buffer memory back to the system a few seconds after a large buffer was seen.
-    func trimMemoryIfDue() {
-        guard trimCountdown > 0 else { return }
-        trimCountdown -= 1
-        if trimCountdown == 0 { malloc_trim(0) }
     }
 }
 

@@ -1,4 +1,5 @@
 import CLibevent
+import CSupport
 import Glibc
 import LockTracing
 import Synchronization
@@ -18,18 +19,15 @@ final class EventLoop: @unchecked Sendable {
     let handler: any HTTPHandler
     /// The loop's position among the server's loops, handed to the handler with each request.
     let index: Int
-    let inFlight = InFlightRequests()
-    /// Connections that have sent a request and are not closed yet, with their bufferevents.
-    private var connections: [OpaquePointer: OpaquePointer] = [:]
-    /// The bufferevent of every connection accepted and not known to be closed.
-    private var accepted = Set<OpaquePointer>()
-    /// Accepted while the server was at its connection limit: their requests are refused.
-    private var overLimit = Set<OpaquePointer>()
-    /// `accepted.count`, readable from any thread; counted in `limits`.
-    private let counter: ConnectionLimits.Counter
+    /// Accepted connections, their sessions, requests in flight, budgets, back-off and the drain:
+    /// the loop feeds it what happens and carries out what it answers (`EventLoop+StateMachine`).
+    var machine: ConnectionStateMachine
+    /// The machine's open connections, readable from any thread; counted in `limits`.
+    let counter: ConnectionLimits.Counter
+    /// The machine's requests in flight, readable from any thread.
+    let inFlightCount = Atomic<Int>(0)
     private let limits: ConnectionLimits
     private var sweepTimer: OpaquePointer?
-    private var drainDeadline: timeval = timeval()
     private let gracePeriodMilliseconds = Atomic<Int>(0)
     /// The listener and its back-off at the descriptor limit.
     let listenerGate: ListenerGate
@@ -37,12 +35,8 @@ final class EventLoop: @unchecked Sendable {
     var wires: [OpaquePointer: WireConnection] = [:]
     var wireOfBufferEvent: [OpaquePointer: WireConnection] = [:]
     let wireSettings: WireSettings
-    /// Connections whose reading is stopped by their budget.
-    var throttled = 0
     /// Set while the loop edits an input buffer itself.
     var editingInput = false
-    /// Sweeps left before freed memory is handed back (0: nothing to do).
-    var trimCountdown = 0
     /// Set once shutdown began: answers then carry `Connection: close`.
     let draining = DrainSignal()
     let wireCounters = WireCounters()
@@ -63,8 +57,11 @@ final class EventLoop: @unchecked Sendable {
         self.index = index
         self.limits = limits
         counter = limits.makeCounter()
-        listenerGate = ListenerGate(retryInterval: configuration.acceptRetryInterval, logInterval: configuration.acceptLogInterval)
+        listenerGate = ListenerGate(retryInterval: configuration.acceptRetryInterval)
         wireSettings = WireSettings(configuration)
+        machine = ConnectionStateMachine(
+            maxConnections: limits.maxConnections, budget: wireSettings.budget,
+            acceptRetryInterval: configuration.acceptRetryInterval, acceptLogInterval: configuration.acceptLogInterval)
         // Every method evhttp knows, plus bit 15, which libevent 2.1.12 gives a method it does not
         // know: so unknown methods reach the router (405 with Allow) instead of evhttp's HTML 501.
         let everyMethod: UInt16 = 0xFFFF
@@ -167,19 +164,17 @@ final class EventLoop: @unchecked Sendable {
     }
 
     fileprivate func handle(_ request: OpaquePointer) {
-        inFlight.began(request, on: evhttp_request_get_connection(request))
+        let session = evhttp_request_get_connection(request)
+        let bufferEvent = session.flatMap { evhttp_connection_get_bufferevent($0) }
+        let start = machine.requestStarted(
+            ConnectionStateMachine.RequestID(request), session: session.map(ConnectionStateMachine.SessionID.init),
+            connection: bufferEvent.map(ConnectionStateMachine.ConnectionID.init))
+        inFlightCount.store(machine.requestsInFlight, ordering: .relaxed)
         let context = Unmanaged.passUnretained(self).toOpaque()
         evhttp_request_set_on_complete_cb(request, completeCallback, context)
-        var refused = false
-        if let connection = evhttp_request_get_connection(request) {
-            if connections[connection] == nil, let bufferEvent = evhttp_connection_get_bufferevent(connection) {
-                connections[connection] = bufferEvent
-                evhttp_connection_set_closecb(connection, closeCallback, context)
-            }
-            refused = !overLimit.isEmpty && connections[connection].map(overLimit.contains) == true
-        }
+        if start.watchClose, let session { evhttp_connection_set_closecb(session, closeCallback, context) }
         var parsed = HTTPRequest(evhttpRequest: request)
-        parsed.connectionOverLimit = refused
+        parsed.connectionOverLimit = start.refuse
         let responder = HTTPResponder(
             request: request, isHead: parsed.method == .head, loopIndex: index, closeConnection: parsed.hasUnreadBody,
             draining: draining)
@@ -191,37 +186,40 @@ final class EventLoop: @unchecked Sendable {
     func trackConnection(of bufferEvent: OpaquePointer) {
         var argument: UnsafeMutableRawPointer?
         bufferevent_getcb(bufferEvent, nil, nil, nil, &argument)
-        guard let argument, accepted.contains(bufferEvent) else { return }
-        let connection = OpaquePointer(argument)
-        guard connections[connection] == nil, evhttp_connection_get_bufferevent(connection) == bufferEvent else { return }
-        connections[connection] = bufferEvent
-        evhttp_connection_set_closecb(connection, closeCallback, Unmanaged.passUnretained(self).toOpaque())
+        let id = ConnectionStateMachine.ConnectionID(bufferEvent)
+        guard let argument, machine.connections[id] != nil else { return }
+        let session = OpaquePointer(argument)
+        guard !machine.knows(ConnectionStateMachine.SessionID(session)),
+            evhttp_connection_get_bufferevent(session) == bufferEvent,
+            machine.sessionStarted(ConnectionStateMachine.SessionID(session), on: id)
+        else { return }
+        evhttp_connection_set_closecb(session, closeCallback, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    fileprivate func closed(_ connection: OpaquePointer) {
-        inFlight.connectionClosed(connection)
-        guard let bufferEvent = connections.removeValue(forKey: connection) else { return }
-        if wireOfBufferEvent[bufferEvent]?.refusal != nil { linger(on: bufferEvent) }
+    fileprivate func closed(_ session: OpaquePointer) {
+        let closed = machine.connectionClosed(ConnectionStateMachine.SessionID(session))
+        inFlightCount.store(machine.requestsInFlight, ordering: .relaxed)
+        guard let closed else { return }
+        let bufferEvent = closed.connection.pointer
+        if closed.linger { linger(on: bufferEvent) }
         forgetWire(bufferEvent)
-        accepted.remove(bufferEvent)
-        overLimit.remove(bufferEvent)
-        counter.open.store(accepted.count, ordering: .relaxed)
+        publishConnections()
     }
 
     /// A new connection: makes its bufferevent, counts it, and marks it over the limit when the
     /// server already holds `maxConnections` (after sweeping out the ones closed unseen).
     fileprivate func acceptConnection() -> OpaquePointer? {
         guard let bufferEvent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
-        listenerGate.accepted(loop: self)
-        overLimit.remove(bufferEvent)
+        let id = ConnectionStateMachine.ConnectionID(bufferEvent)
+        var action = machine.accepted(id, openOnServer: limits.total())
+        if action == .sweepFirst {
+            sweep()
+            action = machine.accepted(id, openOnServer: limits.total(), afterSweep: true)
+        }
+        if case .admitted(_, let failures?) = action { listenerGate.reportResumed(failures: failures, loop: self) }
         watchForWireErrors(bufferEvent)
         watchFraming(bufferEvent)
-        if limits.total() >= limits.maxConnections {
-            sweep()
-            if limits.total() >= limits.maxConnections { overLimit.insert(bufferEvent) }
-        }
-        accepted.insert(bufferEvent)
-        counter.open.store(accepted.count, ordering: .relaxed)
+        publishConnections()
         return bufferEvent
     }
 
@@ -229,55 +227,65 @@ final class EventLoop: @unchecked Sendable {
     /// hang-ups), which no callback reports: a connection lives while its bufferevent has an event
     /// in the loop or it has sent a request and is not closed.
     fileprivate func sweep() {
-        var live = Set(connections.values)
-        withUnsafeMutablePointer(to: &live) { pointer in
+        var owners = Set<ConnectionStateMachine.ConnectionID>()
+        withUnsafeMutablePointer(to: &owners) { pointer in
             _ = event_base_foreach_event(base, { _, event, argument in
                 guard let event, event_get_fd(event) >= 0, let owner = event_get_callback_arg(event) else { return 0 }
-                argument!.assumingMemoryBound(to: Set<OpaquePointer>.self).pointee.insert(OpaquePointer(owner))
+                argument!.assumingMemoryBound(to: Set<ConnectionStateMachine.ConnectionID>.self).pointee.insert(
+                    ConnectionStateMachine.ConnectionID(rawValue: UInt(bitPattern: owner)))
                 return 0
             }, pointer)
         }
-        for bufferEvent in accepted.subtracting(live) { forgetWire(bufferEvent) }
-        accepted.formIntersection(live)
-        overLimit.formIntersection(live)
-        counter.open.store(accepted.count, ordering: .relaxed)
-        trimMemoryIfDue()
+        let swept = machine.sweep(eventOwners: owners)
+        for id in swept.dropped { forgetWire(id.pointer) }
+        publishConnections()
+        if swept.trimMemory { malloc_trim(0) }
     }
 
     fileprivate func completed(_ request: OpaquePointer) {
-        inFlight.completed(request)
-        recordAnswer(on: evhttp_request_get_connection(request))
+        let bufferEvent = evhttp_request_get_connection(request).flatMap { evhttp_connection_get_bufferevent($0) }
+        let reading = machine.requestCompleted(
+            ConnectionStateMachine.RequestID(request), connection: bufferEvent.map(ConnectionStateMachine.ConnectionID.init))
+        inFlightCount.store(machine.requestsInFlight, ordering: .relaxed)
+        if let bufferEvent { apply(reading, to: bufferEvent) }
     }
 
     fileprivate func beginShutdown() {
-        listenerGate.detach()
-        if let bound, let http {
-            evhttp_del_accept_socket(http, bound)
-            self.bound = nil
-        }
-        draining.active = true
-        gettimeofday(&drainDeadline, nil)
-        let grace = timeval(seconds: Double(gracePeriodMilliseconds.load(ordering: .sequentiallyConsistent)) / 1000)
-        drainDeadline.tv_sec += grace.tv_sec
-        drainDeadline.tv_usec += grace.tv_usec
-        var tick = timeval(tv_sec: 0, tv_usec: 10_000)
-        event_add(drainTimer, &tick)
-        checkDrained()
+        let grace = Duration.milliseconds(gracePeriodMilliseconds.load(ordering: .sequentiallyConsistent))
+        for action in machine.shutdownRequested(now: .now, gracePeriod: grace) { perform(action) }
     }
 
     fileprivate func checkDrained() {
-        var now = timeval()
-        gettimeofday(&now, nil)
-        let pastDeadline = (now.tv_sec, now.tv_usec) >= (drainDeadline.tv_sec, drainDeadline.tv_usec)
-        // Requests in the handlers, and requests whose head arrived before the stop (their body may
-        // still be arriving), are answered first.
-        guard (inFlight.isEmpty && !hasRequestsAwaitingAnswer) || pastDeadline else { return }
-        event_del(drainTimer)
-        if let http {
-            evhttp_free(http)
-            self.http = nil
+        if let action = machine.tick(now: .now) { perform(action) }
+    }
+
+    private func perform(_ action: ConnectionStateMachine.ShutdownAction) {
+        switch action {
+        case .stopAccepting:
+            listenerGate.detach()
+            if let bound, let http {
+                evhttp_del_accept_socket(http, bound)
+                self.bound = nil
+            }
+        case .markDraining:
+            draining.active = true
+        case .armDrainTimer(let interval):
+            var tick = timeval(interval)
+            event_add(drainTimer, &tick)
+        case .closeServerAndExit:
+            event_del(drainTimer)
+            if let http {
+                evhttp_free(http)
+                self.http = nil
+            }
+            event_base_loopexit(base, nil)
         }
-        event_base_loopexit(base, nil)
+    }
+
+    /// Publishes the machine's connection figures for other threads.
+    func publishConnections() {
+        counter.open.store(machine.openConnections, ordering: .relaxed)
+        wireCounters.throttledConnections.store(machine.throttledCount, ordering: .relaxed)
     }
 }
 
@@ -285,6 +293,11 @@ extension timeval {
     init(seconds: Double) {
         let whole = seconds.rounded(.down)
         self.init(tv_sec: Int(whole), tv_usec: Int((seconds - whole) * 1_000_000))
+    }
+
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self.init(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
     }
 }
 

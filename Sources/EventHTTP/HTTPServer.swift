@@ -72,7 +72,7 @@ public final class HTTPServer: Sendable {
     /// Requests the handler has been given that are not finished (answered and written, or cut
     /// off by their connection's close), across the loops.
     public var requestsInFlight: Int {
-        state.withTracedLock { $0.loops }.reduce(0) { $0 + $1.inFlight.count }
+        state.withTracedLock { $0.loops }.reduce(0) { $0 + $1.inFlightCount.load(ordering: .relaxed) }
     }
 
     /// What the framing and the connection budgets saw, across the loops.
