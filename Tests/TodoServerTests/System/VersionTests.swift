@@ -1,4 +1,5 @@
 import Foundation
+import EventHTTP
 import LockTracing
 import Logging
 import Testing
@@ -47,5 +48,17 @@ struct VersionTests {
         let first = try #require(storage.lines.withTracedLock { $0.first })
         #expect(first.message == "listening on http://127.0.0.1:80/")
         #expect(first.metadata["version"] == SystemInteractor.version)
+    }
+}
+
+@Suite("Build facts in the index")
+struct BuildFactsTests {
+    @Test("platform is os-arch, the Swift version one of the known ones, libevent 2.x: the values, not this machine's bytes")
+    func shapes() {
+        let platform = SystemInteractor.platform.split(separator: "-", maxSplits: 1).map(String.init)
+        #expect(["linux", "macos", "other"].contains(platform[0]))
+        #expect(platform.count == 1 || ["x86_64", "arm64"].contains(platform[1]))
+        #expect(["6.4+", "6.3", "6.2", "6.1 or earlier"].contains(SystemInteractor.swiftVersion))
+        #expect(HTTPServer.libeventVersion.hasPrefix("2."))
     }
 }
