@@ -134,7 +134,7 @@ struct TodoServerCommand: AsyncParsableCommand {
                 metadata: [
                     "todos": "\(report.todos)", "snapshot_todos": "\(report.snapshotTodos)",
                     "journal_records": "\(report.journalRecords)", "dropped_bytes": "\(report.droppedBytes)",
-                    "ms": "\(Double(elapsed.components.attoseconds / 10_000_000_000_000 + elapsed.components.seconds * 100_000) / 100)",
+                    "ms": "\(DecimalText.milliseconds(elapsed))",
                     "data_dir": "\(directory)", "fsync": "\(configuration.fsync.rawValue)",
                 ])
             return store

@@ -25,8 +25,7 @@ public struct AccessLog: Sendable {
 
     public func record(request: HTTPRequest, response: HTTPResponse, duration: Duration, requestID: String) {
         guard logger.logLevel <= .info else { return }
-        let (seconds, attoseconds) = duration.components
-        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        let microseconds = duration.wholeMicroseconds
         // The server's own handler gets the line's parts and writes the bytes at once: swift-log's
         // message interpolation, metadata dictionary, merge and key sort cost ~13k instructions.
         if let handler = logger.handler as? StdoutLogHandler, handler.metadata.isEmpty, microseconds >= 0 {
@@ -37,7 +36,7 @@ public struct AccessLog: Sendable {
                 client: request.clientAddress))
             return
         }
-        let milliseconds = "\(microseconds / 1000).\(String(microseconds % 1000 + 1000).dropFirst())"
+        let milliseconds = DecimalText.milliseconds(duration)
         let target = request.query.map { "\(request.path)?\($0)" } ?? request.path
         var message = "\(request.method.rawValue) \(target) \(response.status) \(response.body.count) \(milliseconds)ms"
         if response.status >= 400, let detail = Self.problemDetail(of: response) {

@@ -19,13 +19,9 @@ struct RequestIdentity: Sendable {
 
     /// A fresh id: 16 lowercase hex digits.
     func newRequestID() -> String {
-        var value = random.next64()
+        let value = random.next64()
         return String(unsafeUninitializedCapacity: 16) { buffer in
-            for index in (0..<16).reversed() {
-                let nibble = UInt8(value & 0xF)
-                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-                value >>= 4
-            }
+            Hex.write(value, digits: 16, to: buffer.baseAddress!)
             return 16
         }
     }

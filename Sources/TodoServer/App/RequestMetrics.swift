@@ -49,6 +49,6 @@ private final class LoopMetrics: @unchecked Sendable {
             return made
         }()
         counter.increment()
-        timer.recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        timer.recordNanoseconds(duration.wholeNanoseconds)
     }
 }

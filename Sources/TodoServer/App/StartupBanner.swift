@@ -47,6 +47,7 @@ struct StartupBanner {
             "listening on \(url)",
             metadata: [
                 "host": "\(configuration.host)", "port": "\(port)", "threads": "\(configuration.effectiveThreads)",
+                "version": "\(SystemInteractor.version)",
             ])
         let file = configFileLine
         logger.log(level: file.level, "\(file.message)")

@@ -79,16 +79,11 @@ extension StdoutLogHandler {
             line.append(contentsOf: query.utf8)
         }
         line.append(UInt8(ascii: " "))
-        appendDecimal(Int64(entry.status), to: &line)
+        DecimalText.appendDecimal(Int64(entry.status), to: &line)
         line.append(UInt8(ascii: " "))
-        appendDecimal(Int64(entry.bodyBytes), to: &line)
+        DecimalText.appendDecimal(Int64(entry.bodyBytes), to: &line)
         line.append(UInt8(ascii: " "))
-        appendDecimal(entry.microseconds / 1000, to: &line)
-        line.append(UInt8(ascii: "."))
-        let fraction = Int(entry.microseconds % 1000)
-        line.append(UInt8(ascii: "0") + UInt8(fraction / 100))
-        line.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-        line.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+        DecimalText.appendMilliseconds(microseconds: entry.microseconds, to: &line)
         line.append(contentsOf: "ms".utf8)
         if let detail = entry.detail {
             line.append(contentsOf: " — ".utf8)
@@ -96,20 +91,6 @@ extension StdoutLogHandler {
         }
     }
 
-    /// `value` (0 or more) in decimal.
-    private static func appendDecimal(_ value: Int64, to line: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var count = 0
-        var rest = value.magnitude
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            line.append(contentsOf: buffer[(24 - count)...])
-        }
-    }
 
     /// The wall-clock time, as `line(level:…)` takes it.
     public static func now() -> Timestamp {

@@ -66,7 +66,7 @@ enum PercentDecoding {
         while index < utf8.count {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%"), index + 2 < utf8.count,
-               let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) {
+               let high = Hex.value(of: utf8[index + 1]), let low = Hex.value(of: utf8[index + 2]) {
                 bytes.append(high << 4 | low)
                 index += 3
             } else {
@@ -77,14 +77,6 @@ enum PercentDecoding {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 /// RFC 3986 percent-encoding of everything but the unreserved characters.
@@ -97,8 +89,9 @@ enum PercentEncoding {
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                result += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
+                result.unicodeScalars.append("%")
+                result.unicodeScalars.append(Unicode.Scalar(Hex.digit(UInt64(byte >> 4), uppercase: true)))
+                result.unicodeScalars.append(Unicode.Scalar(Hex.digit(UInt64(byte), uppercase: true)))
             }
         }
         return result

@@ -61,24 +61,7 @@ public struct JSONCursor {
         let day = CalendarDay(daysSinceEpoch: days)
         pointer[0] = UInt8(ascii: "\"")
         JSONWriter.writeDay(year: day.year, month: day.month, day: day.day, to: pointer + 1)
-        let p = pointer + 11
-        let zero = UInt8(ascii: "0")
-        let hours = inDay / 3_600_000, minutes = inDay / 60_000 % 60, seconds = inDay / 1000 % 60, millis = inDay % 1000
-        p[0] = UInt8(ascii: "T")
-        p[1] = zero + UInt8(truncatingIfNeeded: hours / 10)
-        p[2] = zero + UInt8(truncatingIfNeeded: hours % 10)
-        p[3] = UInt8(ascii: ":")
-        p[4] = zero + UInt8(truncatingIfNeeded: minutes / 10)
-        p[5] = zero + UInt8(truncatingIfNeeded: minutes % 10)
-        p[6] = UInt8(ascii: ":")
-        p[7] = zero + UInt8(truncatingIfNeeded: seconds / 10)
-        p[8] = zero + UInt8(truncatingIfNeeded: seconds % 10)
-        p[9] = UInt8(ascii: ".")
-        p[10] = zero + UInt8(truncatingIfNeeded: millis / 100)
-        p[11] = zero + UInt8(truncatingIfNeeded: millis / 10 % 10)
-        p[12] = zero + UInt8(truncatingIfNeeded: millis % 10)
-        p[13] = UInt8(ascii: "Z")
-        p[14] = UInt8(ascii: "\"")
+        JSONWriter.writeTimeOfDay(millisecondsInDay: inDay, to: pointer + 11)
         pointer += 26
     }
 

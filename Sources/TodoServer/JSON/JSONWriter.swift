@@ -193,24 +193,7 @@ public struct JSONWriter {
             if comma { out[0] = UInt8(ascii: ","); position = 1 }
             out[position] = UInt8(ascii: "\"")
             withUnsafeBytes(of: dayText) { _ = memcpy((out + position + 1), $0.bindMemory(to: UInt8.self).baseAddress!, 10) }
-            let p = out + position + 11
-            let zero = UInt8(ascii: "0")
-            let hours = inDay / 3_600_000, minutes = inDay / 60_000 % 60, seconds = inDay / 1000 % 60, millis = inDay % 1000
-            p[0] = UInt8(ascii: "T")
-            p[1] = zero + UInt8(truncatingIfNeeded: hours / 10)
-            p[2] = zero + UInt8(truncatingIfNeeded: hours % 10)
-            p[3] = UInt8(ascii: ":")
-            p[4] = zero + UInt8(truncatingIfNeeded: minutes / 10)
-            p[5] = zero + UInt8(truncatingIfNeeded: minutes % 10)
-            p[6] = UInt8(ascii: ":")
-            p[7] = zero + UInt8(truncatingIfNeeded: seconds / 10)
-            p[8] = zero + UInt8(truncatingIfNeeded: seconds % 10)
-            p[9] = UInt8(ascii: ".")
-            p[10] = zero + UInt8(truncatingIfNeeded: millis / 100)
-            p[11] = zero + UInt8(truncatingIfNeeded: millis / 10 % 10)
-            p[12] = zero + UInt8(truncatingIfNeeded: millis % 10)
-            p[13] = UInt8(ascii: "Z")
-            p[14] = UInt8(ascii: "\"")
+            JSONWriter.writeTimeOfDay(millisecondsInDay: inDay, to: out + position + 11)
             return position + 26
         }
         needsComma = true
@@ -354,6 +337,28 @@ public struct JSONWriter {
         return text
     }
 
+    /// `THH:MM:SS.mmmZ"` at `out` (15 bytes): the time of day of a timestamp and its closing quote.
+    @inline(__always)
+    static func writeTimeOfDay(millisecondsInDay inDay: Int, to p: UnsafeMutablePointer<UInt8>) {
+        let zero = UInt8(ascii: "0")
+        let hours = inDay / 3_600_000, minutes = inDay / 60_000 % 60, seconds = inDay / 1000 % 60, millis = inDay % 1000
+        p[0] = UInt8(ascii: "T")
+        p[1] = zero + UInt8(truncatingIfNeeded: hours / 10)
+        p[2] = zero + UInt8(truncatingIfNeeded: hours % 10)
+        p[3] = UInt8(ascii: ":")
+        p[4] = zero + UInt8(truncatingIfNeeded: minutes / 10)
+        p[5] = zero + UInt8(truncatingIfNeeded: minutes % 10)
+        p[6] = UInt8(ascii: ":")
+        p[7] = zero + UInt8(truncatingIfNeeded: seconds / 10)
+        p[8] = zero + UInt8(truncatingIfNeeded: seconds % 10)
+        p[9] = UInt8(ascii: ".")
+        p[10] = zero + UInt8(truncatingIfNeeded: millis / 100)
+        p[11] = zero + UInt8(truncatingIfNeeded: millis / 10 % 10)
+        p[12] = zero + UInt8(truncatingIfNeeded: millis % 10)
+        p[13] = UInt8(ascii: "Z")
+        p[14] = UInt8(ascii: "\"")
+    }
+
     /// `YYYY-MM-DD` at `out` (10 bytes), for a year from 0 to 9999.
     @inline(__always)
     static func writeDay(year: Int, month: Int, day: Int, to out: UnsafeMutablePointer<UInt8>) {
@@ -459,12 +464,8 @@ public struct JSONWriter {
             case 0x0D: out[1] = UInt8(ascii: "r")
             case 0x09: out[1] = UInt8(ascii: "t")
             default:
-                func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
                 out[1] = UInt8(ascii: "u")
-                out[2] = UInt8(ascii: "0")
-                out[3] = UInt8(ascii: "0")
-                out[4] = hex(byte >> 4)
-                out[5] = hex(byte & 0xF)
+                Hex.write(UInt64(byte), digits: 4, to: out + 2)
                 return 6
             }
             return 2

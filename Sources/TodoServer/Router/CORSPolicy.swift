@@ -40,7 +40,7 @@ public struct CORSPolicy: Sendable {
             }
             guard !host.isEmpty else { return false }
             if host.hasPrefix("[") {
-                return host.hasSuffix("]") && host.dropFirst().dropLast().utf8.allSatisfy { CORSPolicy.isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }
+                return host.hasSuffix("]") && host.dropFirst().dropLast().utf8.allSatisfy { Hex.value(of: $0) != nil || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }
             }
             return host.utf8.allSatisfy { CORSPolicy.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
         }
@@ -111,13 +111,6 @@ public struct CORSPolicy: Sendable {
     static func isAlphanumeric(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: false
-        }
-    }
-
-    static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
         default: false
         }
     }

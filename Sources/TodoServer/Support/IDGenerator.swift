@@ -19,20 +19,25 @@ public struct UUIDGenerator: IDGenerator {
         low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000 // variant 10
         return String(unsafeUninitializedCapacity: 36) { out in
             var position = 0
-            // Dashes before hex digits 8, 12, 16 and 20 of 32 (no array: it would be allocated).
-            func append(_ word: UInt64, dashAt first: Int, _ second: Int) {
-                for index in 0..<16 {
-                    if index == first || index == second {
-                        out[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * index)) & 0xF
-                    out[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-                    position += 1
-                }
+            let base = out.baseAddress!
+            // 8-4-4-4-12 digits: the high word's 16 as 8, 4, 4; the low word's as 4, 12.
+            func group(_ value: UInt64, digits: Int) {
+                Hex.write(value, digits: digits, to: base + position)
+                position += digits
             }
-            append(high, dashAt: 8, 12)
-            append(low, dashAt: 0, 4)
+            func dash() {
+                base[position] = UInt8(ascii: "-")
+                position += 1
+            }
+            group(high >> 32, digits: 8)
+            dash()
+            group(high >> 16, digits: 4)
+            dash()
+            group(high, digits: 4)
+            dash()
+            group(low >> 48, digits: 4)
+            dash()
+            group(low, digits: 12)
             return position
         }
     }

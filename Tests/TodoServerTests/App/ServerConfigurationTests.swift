@@ -4,25 +4,7 @@ import Testing
 @testable import TodoServer
 
 @Suite("ServerConfiguration")
-struct ServerConfigurationTests {
-    private func writeFile(_ json: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("todo-\(UUID().uuidString).json").path
-        try json.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    /// The error loading these layers gives, or nil when they load.
-    private func loadError(
-        flags: [String: String] = [:], environment: [String: String] = [:], filePath: String? = nil
-    ) -> ConfigurationError? {
-        do {
-            _ = try ServerConfiguration.load(flags: flags, environment: environment, filePath: filePath)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
+struct ServerConfigurationTests: ConfigurationFixtures {
     @Test("defaults when nothing is set")
     func defaults() async throws {
         var configuration = try ServerConfiguration.load(flags: [:], environment: [:], filePath: nil)

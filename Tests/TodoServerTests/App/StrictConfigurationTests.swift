@@ -3,24 +3,7 @@ import Testing
 @testable import TodoServer
 
 @Suite("ServerConfiguration: strict file, one named source per error")
-struct StrictConfigurationTests {
-    private func writeFile(_ json: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("todo-\(UUID().uuidString).json").path
-        try json.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    private func loadError(
-        flags: [String: String] = [:], environment: [String: String] = [:], filePath: String? = nil
-    ) -> ConfigurationError? {
-        do {
-            _ = try ServerConfiguration.load(flags: flags, environment: environment, filePath: filePath)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
+struct StrictConfigurationTests: ConfigurationFixtures {
     @Test("a file value of the wrong type or range names key, value and the file", arguments: [
         (#"{"port": 19023.5}"#, "'port' is 19023.5 but must be an integer from 0 to 65535", "port"),
         (#"{"port": "8080"}"#, #"'port' is "8080" but must be an integer from 0 to 65535"#, "port"),

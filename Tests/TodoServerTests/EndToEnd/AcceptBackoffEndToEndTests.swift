@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite("End to end: accepting at the descriptor limit")
+@Suite("End to end: accepting at the descriptor limit", .tags(.endToEnd))
 struct AcceptBackoffEndToEndTests {
     @Test("at EMFILE the loops pause accepting instead of spinning, log once per interval, and resume once descriptors free up")
     func backoffAtDescriptorLimit() throws {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: bearer tokens and the CORS allow-list")
+@Suite("End to end: bearer tokens and the CORS allow-list", .tags(.endToEnd))
 struct AccessControlEndToEndTests {
     private func tokenServer(metricsPublic: Bool = false, logHandler: CapturingLogHandler? = nil) throws -> LiveServer {
         try LiveServer(

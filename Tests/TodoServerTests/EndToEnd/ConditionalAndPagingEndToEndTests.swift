@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: conditional requests and paging")
+@Suite("End to end: conditional requests and paging", .tags(.endToEnd))
 struct ConditionalAndPagingEndToEndTests {
     @Test("two clients edit one to-do: the second's stale If-Match gets 412 and the first's change stays")
     func lostUpdate() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: conditional writes (RFC 9110 If-None-Match, If-Match: *, changes that change nothing)")
+@Suite("End to end: conditional writes (RFC 9110 If-None-Match, If-Match: *, changes that change nothing)", .tags(.endToEnd))
 struct ConditionalWritesEndToEndTests {
     /// Creates a to-do; its path and ETag.
     private func create(_ server: LiveServer, _ body: String) throws -> (path: String, etag: String) {

@@ -4,7 +4,7 @@ import Glibc
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: kill -9 under load, fsync=always")
+@Suite("End to end: kill -9 under load, fsync=always", .tags(.endToEnd))
 struct CrashEndToEndTests {
     /// What one to-do may look like after the crash: titles it may have (nil: absent).
     private typealias Outcomes = [String: Set<String?>]

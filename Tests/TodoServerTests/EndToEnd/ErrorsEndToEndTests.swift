@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: errors are problem+json")
+@Suite("End to end: errors are problem+json", .tags(.endToEnd))
 struct ErrorsEndToEndTests {
     private func expectProblem(_ response: HTTPResponseSnapshot, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(response.status == status, sourceLocation: sourceLocation)

@@ -1,7 +1,7 @@
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: a form body")
+@Suite("End to end: a form body", .tags(.endToEnd))
 struct FormBodyEndToEndTests {
     @Test("a form-encoded body (http --form, an HTML form) gets a 400 that says to send JSON, and stores nothing")
     func formBody() throws {

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: hardening against bad and greedy clients")
+@Suite("End to end: hardening against bad and greedy clients", .tags(.endToEnd))
 struct HardeningEndToEndTests {
     @Test("header fields: at the count and size limits served, one over gets a problem+json 431 and a close")
     func headerLimits() throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// Issue 9, items 1, 2 and the first half of 7: strict framing, bounded buffers and a graceful
 /// stop that answers requests whose head has arrived, over real sockets.
-@Suite("End to end: hostile clients on the wire")
+@Suite("End to end: hostile clients on the wire", .tags(.endToEnd))
 struct HostileWireEndToEndTests {
     /// A refusal on the wire: problem+json with the status, CORS and a request id, then a close.
     private func expectRefusal(

@@ -6,7 +6,7 @@ import Testing
 @testable import TodoServer
 
 /// The journaled server over real sockets while its disk stalls or fails (the journal's fault seam).
-@Suite("End to end: the journal under a stalled or failing disk")
+@Suite("End to end: the journal under a stalled or failing disk", .tags(.endToEnd))
 struct JournalEndToEndTests {
     typealias DataDirectory = DurableTodoStoreTests.DataDirectory
 

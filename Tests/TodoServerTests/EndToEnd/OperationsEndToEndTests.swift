@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: metrics and the OpenAPI document")
+@Suite("End to end: metrics and the OpenAPI document", .tags(.endToEnd))
 struct OperationsEndToEndTests {
     /// The value of the sample `name{labels}` in a Prometheus exposition, 0 when absent.
     private func sample(_ text: String, _ series: String) -> Double {

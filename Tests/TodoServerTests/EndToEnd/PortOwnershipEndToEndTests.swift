@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@Suite("End to end: one server per port")
+@Suite("End to end: one server per port", .tags(.endToEnd))
 struct PortOwnershipEndToEndTests {
     @Test("a second todo-server on a port another one serves exits non-zero naming the address in use; the first keeps every connection")
     func secondServerRefused() throws {

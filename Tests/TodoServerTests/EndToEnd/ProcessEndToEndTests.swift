@@ -3,7 +3,7 @@ import Glibc
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: the todo-server process")
+@Suite("End to end: the todo-server process", .tags(.endToEnd))
 struct ProcessEndToEndTests {
     @Test("SIGTERM: stops accepting, finishes the response in flight, exits 0")
     func sigterm() throws {

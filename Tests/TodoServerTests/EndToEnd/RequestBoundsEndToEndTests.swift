@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: bounded titles, prepared sort and search keys")
+@Suite("End to end: bounded titles, prepared sort and search keys", .tags(.endToEnd))
 struct RequestBoundsEndToEndTests {
     private let json = [("Content-Type", "application/json")]
 

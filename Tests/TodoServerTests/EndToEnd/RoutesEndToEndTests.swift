@@ -4,7 +4,7 @@ import Logging
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: routes")
+@Suite("End to end: routes", .tags(.endToEnd))
 struct RoutesEndToEndTests {
     @Test("create, read, list, patch, put, delete one, delete all over HTTP")
     func lifecycle() throws {
@@ -55,7 +55,7 @@ struct RoutesEndToEndTests {
         let index = try server.request("GET", "/")
         #expect(index.status == 200)
         #expect((index.object["links"] as? [String: String])?["todos"] == "http://127.0.0.1/todos")
-        #expect(index.object["version"] as? String == "0.2.0")
+        #expect(index.object["version"] as? String == SystemInteractor.version)
         #expect(try server.request("GET", "/healthz").text == #"{"status":"ok","todos":0}"#)
 
         for (title, due) in [("today", "2026-11-22"), ("tomorrow", "2026-11-23"), ("next", "2026-11-27"), ("far", "2026-12-25")] {

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: the todo-server process's configuration, banner and logs")
+@Suite("End to end: the todo-server process's configuration, banner and logs", .tags(.endToEnd))
 struct StartupAndLogsEndToEndTests {
     private func temporaryDirectory() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("todo-\(UUID().uuidString)").path

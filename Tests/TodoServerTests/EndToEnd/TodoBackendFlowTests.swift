@@ -3,7 +3,7 @@ import Testing
 @testable import TodoServer
 
 /// The Todo-Backend client's flow: a preflight before every request, JSON content type on every one.
-@Suite("End to end: Todo-Backend client flow")
+@Suite("End to end: Todo-Backend client flow", .tags(.endToEnd))
 struct TodoBackendFlowTests {
     private func call(_ server: LiveServer, _ method: String, _ target: String, body: String? = nil) throws -> HTTPResponseSnapshot {
         let client = try server.client()

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 @testable import TodoServer
 
-@Suite("End to end: the wire")
+@Suite("End to end: the wire", .tags(.endToEnd))
 struct WireEndToEndTests {
     @Test("HEAD has GET's headers and Content-Length but no body; the connection stays usable")
     func head() throws {

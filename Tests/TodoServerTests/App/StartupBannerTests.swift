@@ -1,0 +1,51 @@
+import Logging
+import Testing
+@testable import TodoServer
+
+@Suite("StartupBanner: the lines start-up writes")
+struct StartupBannerTests {
+    @Test("the URL a browser opens: wildcards become localhost, bare IPv6 addresses get brackets", arguments: [
+        ("0.0.0.0", "http://localhost:8080/"), ("::", "http://localhost:8080/"), ("[::]", "http://localhost:8080/"),
+        ("::1", "http://[::1]:8080/"), ("[::1]", "http://[::1]:8080/"), ("example.com", "http://example.com:8080/"),
+    ])
+    func url(host: String, expected: String) {
+        var configuration = ServerConfiguration()
+        configuration.host = host
+        #expect(StartupBanner(configuration: configuration, port: 8080).url == expected)
+    }
+
+    @Test("the config file line: used at info, a missing default at notice, none when built in code")
+    func configFile() {
+        var configuration = ServerConfiguration()
+        configuration.provenance.file = .used("/etc/todo.json")
+        #expect(StartupBanner(configuration: configuration, port: 1).configFileLine == (.info, "config file: /etc/todo.json"))
+        configuration.provenance.file = .missingDefault("./todo-server.json")
+        #expect(StartupBanner(configuration: configuration, port: 1).configFileLine
+            == (.notice, "no config file at ./todo-server.json: using flags, TODO_* variables and built-in defaults"))
+        configuration.provenance.file = .notLoaded
+        #expect(StartupBanner(configuration: configuration, port: 1).configFileLine == (.info, "config file: none (configuration built in code)"))
+    }
+
+    @Test("the store line names the directory and fsync mode, or says the store is in memory")
+    func store() {
+        var configuration = ServerConfiguration()
+        #expect(StartupBanner(configuration: configuration, port: 1).storeLine
+            == "store: in memory — set TODO_DATA_DIR or TODO_DATABASE_URL to keep to-dos")
+        configuration.dataDirectory = "/data"
+        configuration.fsync = .always
+        #expect(StartupBanner(configuration: configuration, port: 1).storeLine == "store: journal in /data (fsync always)")
+    }
+
+    @Test("the access line warns when no token is needed, or counts the tokens without showing them")
+    func access() {
+        var configuration = ServerConfiguration()
+        configuration.host = "0.0.0.0"
+        #expect(StartupBanner(configuration: configuration, port: 9).accessLine
+            == "access: no token needed — anyone who reaches 0.0.0.0:9 may read and change to-dos")
+        configuration.authTokens = ["w1", "w2"]
+        configuration.readTokens = ["r1"]
+        configuration.metricsPublic = true
+        let line = StartupBanner(configuration: configuration, port: 9).accessLine
+        #expect(line == "access: bearer tokens required (2 read-write, 1 read-only); /metrics public")
+    }
+}

@@ -1,0 +1,125 @@
+import EventHTTP
+import Prometheus
+import Testing
+@testable import TodoServer
+
+/// The metrics module role by role: the interactor sets the scrape-time gauges and counts dropped
+/// log lines once; the presenter labels the exposition; the view writes it as it is.
+@Suite("Metrics module")
+struct MetricsModuleTests {
+    /// The exposition's text for one scrape of `interactor`.
+    private func scrape(_ interactor: MetricsInteractor) -> String {
+        String(decoding: interactor.exposition().bytes, as: UTF8.self)
+    }
+
+    private func sampleLines(_ text: String, _ name: String) -> [String] {
+        text.split(separator: "\n").map(String.init).filter { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }
+    }
+
+    @Test("the interactor records the stored to-dos and the open connections at scrape time")
+    func gauges() {
+        let registry = PrometheusCollectorRegistry()
+        let connections = ConnectionCount(3)
+        let interactor = MetricsInteractor(
+            registry: registry, factory: PrometheusMetricsFactory(registry: registry),
+            store: InMemoryTodoStore([makeTodo("a"), makeTodo("b")]), openConnections: { connections.value })
+        let first = scrape(interactor)
+        #expect(sampleLines(first, "todos") == ["todos 2.0"])
+        #expect(sampleLines(first, "http_open_connections") == ["http_open_connections 3.0"])
+        connections.value = 7
+        #expect(sampleLines(scrape(interactor), "http_open_connections") == ["http_open_connections 7.0"])
+    }
+
+    @Test("dropped log lines are added to the counter once: a second scrape with no new drops adds nothing")
+    func droppedLinesCountedOnce() {
+        let registry = PrometheusCollectorRegistry()
+        let dropped = ConnectionCount(5)
+        let interactor = MetricsInteractor(
+            registry: registry, factory: PrometheusMetricsFactory(registry: registry), store: InMemoryTodoStore(),
+            openConnections: { 0 }, droppedLogLines: { dropped.value })
+        #expect(sampleLines(scrape(interactor), "log_lines_dropped_total") == ["log_lines_dropped_total 5"])
+        #expect(sampleLines(scrape(interactor), "log_lines_dropped_total") == ["log_lines_dropped_total 5"])
+        dropped.value = 12
+        #expect(sampleLines(scrape(interactor), "log_lines_dropped_total") == ["log_lines_dropped_total 12"])
+    }
+
+    @Test("request metrics: one counter per route, method and status; durations in the loop's histogram")
+    func requestMetrics() {
+        let registry = PrometheusCollectorRegistry()
+        let metrics = RequestMetrics(factory: PrometheusMetricsFactory(registry: registry), loopCount: 2)
+        metrics.record(loop: 0, route: "/todos", method: .get, status: 200, duration: .milliseconds(3))
+        metrics.record(loop: 1, route: "/todos", method: .get, status: 200, duration: .milliseconds(4))
+        metrics.record(loop: 0, route: "/todos/{id}", method: .delete, status: 404, duration: .microseconds(10))
+        let text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+        #expect(sampleLines(text, "http_requests_total").sorted() == [
+            #"http_requests_total{route="/todos",method="GET",status="200"} 2"#,
+            #"http_requests_total{route="/todos/{id}",method="DELETE",status="404"} 1"#,
+        ])
+        #expect(sampleLines(text, "http_request_duration_seconds_count").sorted() == [
+            #"http_request_duration_seconds_count{loop="0"} 2"#,
+            #"http_request_duration_seconds_count{loop="1"} 1"#,
+        ])
+        #expect(sampleLines(text, "http_request_duration_seconds_sum").sorted() == [
+            #"http_request_duration_seconds_sum{loop="0"} 0.00301"#,
+            #"http_request_duration_seconds_sum{loop="1"} 0.004"#,
+        ])
+    }
+
+    @Test("the presenter answers 200 with the Prometheus text media type and the interactor's bytes")
+    func presenter() throws {
+        let interactor = FixedExposition(bytes: Array("todos 4.0\n".utf8))
+        let view = RecordingMetricsDisplay()
+        let presenter = MetricsPresenter(interactor: interactor, view: view)
+        let capture = ResponseCapture()
+        presenter.presentMetrics(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        let model = try #require(view.models.only)
+        #expect(model.status == 200)
+        #expect(model.contentType == "text/plain; version=0.0.4; charset=utf-8")
+        #expect(model.body == RawBody(Array("todos 4.0\n".utf8)))
+        #expect(interactor.calls.value == 1)
+        #expect(capture.only?.status == 200)
+    }
+
+    @Test("the view writes the exposition bytes unchanged, with its Content-Type")
+    func view() throws {
+        let capture = ResponseCapture()
+        let body = "# TYPE todos gauge\ntodos 1.0\n\"quoted\" \\ kept\n"
+        MetricsView(serializer: JSONSerializer()).displayMetrics(
+            ResponseViewModel(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: RawBody(Array(body.utf8))),
+            respond: capture.respond)
+        let response = try #require(capture.only)
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
+        #expect(response.text == body)
+    }
+}
+
+/// A number the test changes between scrapes.
+private final class ConnectionCount: @unchecked Sendable {
+    var value: Int
+    init(_ value: Int) { self.value = value }
+}
+
+/// An interactor that answers fixed bytes and counts how often it was asked.
+private final class FixedExposition: MetricsUseCases, @unchecked Sendable {
+    let bytes: [UInt8]
+    let calls = ConnectionCount(0)
+    init(bytes: [UInt8]) { self.bytes = bytes }
+    func exposition() -> RawBody {
+        calls.value += 1
+        return RawBody(bytes)
+    }
+}
+
+/// A view that keeps the models it is given and answers an empty 200.
+private final class RecordingMetricsDisplay: MetricsDisplay, @unchecked Sendable {
+    var models: [ResponseViewModel<RawBody>] = []
+    func displayMetrics(_ model: ResponseViewModel<RawBody>, respond: Respond) {
+        models.append(model)
+        respond(HTTPResponse(status: model.status, headers: [:]))
+    }
+}
+
+extension Array {
+    fileprivate var only: Element? { count == 1 ? first : nil }
+}

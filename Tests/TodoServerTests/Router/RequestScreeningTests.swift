@@ -1,0 +1,89 @@
+import EventHTTP
+import Testing
+@testable import TodoServer
+
+@Suite("RequestScreening: what is refused before routing")
+struct RequestScreeningTests {
+    let screening = RequestScreening(maxBodyBytes: 10, maxURIBytes: 20, maxHeaderBytes: 120, maxHeaderCount: 4, maxConnections: 7)
+
+    private func request(_ uri: String = "/todos", _ headers: HTTPHeaders = ["Host": "h"], body: String = "") -> HTTPRequest {
+        HTTPRequest(method: .post, uri: uri, headers: headers, body: Array(body.utf8))
+    }
+
+    @Test("a request within every limit passes")
+    func passes() {
+        #expect(screening.refusal(of: request("/todos?limit=5", ["Host": "h:80", "If-Match": "\"1\""], body: "0123456789")) == nil)
+    }
+
+    @Test("a connection over the limit: 503 naming the limit, Retry-After 1, Connection close")
+    func connectionOverLimit() throws {
+        var overLimit = request()
+        overLimit.connectionOverLimit = true
+        let refusal = try #require(screening.refusal(of: overLimit))
+        #expect(refusal.problem.status == 503)
+        #expect(refusal.problem.detail == "The server holds its limit of 7 open connections; retry on a new connection shortly.")
+        #expect(refusal.headers == ["Connection": "close", "Retry-After": "1"])
+    }
+
+    @Test("smuggling shapes are refused with 400 and a close", arguments: [
+        (["Host": "h", "Content-Length": "1", "content-length": "1"], "The request has 2 Content-Length headers; send exactly one."),
+        (["Host": "h", "Content-Length": "1", "Transfer-Encoding": "chunked"], "The request has both Content-Length and Transfer-Encoding; send one."),
+        (["Host": "a", "HOST": "b"], "The request has 2 Host headers; send exactly one."),
+        (["Host": "a b"], "The Host header is not a host name or address with an optional port."),
+    ] as [(HTTPHeaders, String)])
+    func smuggling(headers: HTTPHeaders, detail: String) throws {
+        let refusal = try #require(screening.refusal(of: request("/", headers)))
+        #expect(refusal.problem.status == 400)
+        #expect(refusal.problem.detail == detail)
+        #expect(refusal.headers == ["Connection": "close"])
+    }
+
+    @Test("an empty If-Match or If-None-Match is 400 and keeps the connection")
+    func emptyCondition() throws {
+        let refusal = try #require(screening.refusal(of: request("/", ["Host": "h", "If-None-Match": " \t"])))
+        #expect(refusal.problem.status == 400)
+        #expect(refusal.problem.detail == "The If-None-Match header is empty; send * or one or more entity tags, or leave it out.")
+        #expect(refusal.headers == [:])
+    }
+
+    @Test("size limits: URI 414 (connection kept), header count and bytes 431, body 413 (closed)")
+    func sizes() throws {
+        let uri = try #require(screening.refusal(of: request("/" + String(repeating: "a", count: 20))))
+        #expect(uri.problem.status == 414)
+        #expect(uri.headers == [:])
+        #expect(screening.refusal(of: request("/" + String(repeating: "a", count: 19))) == nil)
+
+        let count = try #require(screening.refusal(of: request("/", ["Host": "h", "A": "1", "B": "2", "C": "3", "D": "4"])))
+        #expect(count.problem.status == 431)
+        #expect(count.problem.detail == "The request has 5 header fields; the limit is 4.")
+        #expect(count.headers == ["Connection": "close"])
+
+        // "POST" + "/" + 12 for the request line, then "Host: h\r\n" (9) and one long field.
+        let long = String(repeating: "v", count: 120 - 17 - 9 - 4 - 1)
+        #expect(screening.refusal(of: request("/", ["Host": "h", "X": long])) == nil)
+        let bytes = try #require(screening.refusal(of: request("/", ["Host": "h", "X": long + "v"])))
+        #expect(bytes.problem.status == 431)
+        #expect(bytes.problem.detail == "The request line and header fields take 121 bytes; the limit is 120.")
+
+        let body = try #require(screening.refusal(of: request(body: "01234567890")))
+        #expect(body.problem.status == 413)
+        #expect(body.headers == ["Connection": "close"])
+    }
+
+    @Test("body media types: JSON, +json and the form type curl sends are read; others are not", arguments: [
+        ("application/json", true), ("Application/JSON; charset=utf-8", true), ("application/merge-patch+json", true),
+        (" application/x-www-form-urlencoded ", true), ("text/plain", false), ("application/xml", false),
+        ("application/jsonx", false), ("", false),
+    ])
+    func bodyTypes(contentType: String, accepted: Bool) {
+        #expect(RequestScreening.acceptsBody(ofType: contentType) == accepted)
+    }
+
+    @Test("Host values: names, addresses and ports pass; spaces, slashes, @ and empty or overlong values do not", arguments: [
+        ("example.com", true), ("example.com:8080", true), ("127.0.0.1", true), ("[::1]:80", true), ("my_host", true),
+        ("", false), ("a b", false), ("a/b", false), ("user@host", false), (String(repeating: "a", count: 256), false),
+    ])
+    func hosts(host: String, valid: Bool) {
+        #expect(RequestScreening.isValidHost(host) == valid)
+    }
+}
