@@ -1,0 +1,87 @@
+import CLibevent
+import Glibc
+
+/// The response's header fields as one evhttp header entry.
+///
+/// `evhttp_send_reply` prints every entry of the output header list with its own
+/// `evbuffer_add_printf("%s: %s\r\n")` (~1.5k instructions each) after `evhttp_add_header` copied
+/// it in three allocations. The entry written here holds the first field's name as its key and,
+/// as its value, the first value followed by `\r\nName: value` for every further field: evhttp
+/// prints the same bytes in one call. The fields evhttp itself looks up or rewrites (`Date`,
+/// `Content-Length`, `Transfer-Encoding`, `Connection`, `Proxy-Connection`) never go in it, so its
+/// own decisions see what they saw before; a response that names one of them, or whose bytes hold
+/// a NUL, CR or LF (which `evhttp_add_header` would refuse), goes field by field as before.
+extension HTTPResponder {
+    /// Names evhttp looks up in the output headers (`evhttp_make_header_response`).
+    private static let namesEvhttpReads = ["Date", "Content-Length", "Transfer-Encoding", "Connection", "Proxy-Connection"]
+
+    /// Appends `headers` to `output` as one entry. False, with nothing appended, when they have to
+    /// go field by field.
+    static func appendJoined(_ headers: HTTPHeaders, to output: UnsafeMutablePointer<evkeyvalq>) -> Bool {
+        let fields = headers.fields
+        guard let first = fields.first else { return true }
+        var valueLength = 0
+        for (index, field) in fields.enumerated() {
+            for name in namesEvhttpReads where field.name.equalsIgnoringASCIICase(name) { return false }
+            if index > 0 { valueLength += field.name.utf8.count + 4 }
+            valueLength += field.value.utf8.count
+        }
+        let keyLength = first.name.utf8.count
+        guard let key = malloc(keyLength + 1)?.assumingMemoryBound(to: UInt8.self) else { return false }
+        guard let value = malloc(valueLength + 1)?.assumingMemoryBound(to: UInt8.self) else {
+            free(key)
+            return false
+        }
+        var written = 0
+        var clean = copyChecked(first.name, to: key) == keyLength
+        if clean {
+            for (index, field) in fields.enumerated() {
+                if index > 0 {
+                    value[written] = 0x0D
+                    value[written + 1] = 0x0A
+                    written += 2
+                    guard let count = copyChecked(field.name, to: value + written) else { clean = false; break }
+                    written += count
+                    value[written] = UInt8(ascii: ":")
+                    value[written + 1] = UInt8(ascii: " ")
+                    written += 2
+                }
+                guard let count = copyChecked(field.value, to: value + written) else { clean = false; break }
+                written += count
+            }
+        }
+        guard clean, written == valueLength else {
+            free(key)
+            free(value)
+            return false
+        }
+        key[keyLength] = 0
+        value[valueLength] = 0
+        return clibevent_append_owned_header(
+            output, UnsafeMutableRawPointer(key).assumingMemoryBound(to: CChar.self),
+            UnsafeMutableRawPointer(value).assumingMemoryBound(to: CChar.self)) == 0
+    }
+
+    /// Appends `Date: <now>` (IMF-fixdate) to `output`.
+    static func appendDate(secondsSinceEpoch seconds: Int, to output: UnsafeMutablePointer<evkeyvalq>) {
+        guard let key = strdup("Date") else { return }
+        guard let value = malloc(HTTPDate.length + 1)?.assumingMemoryBound(to: CChar.self) else {
+            free(key)
+            return
+        }
+        HTTPDate.write(secondsSinceEpoch: seconds, to: value)
+        _ = clibevent_append_owned_header(output, key, value)
+    }
+
+    /// Copies the UTF-8 bytes of `text` to `destination`; nil if one is a NUL, CR or LF.
+    private static func copyChecked(_ text: String, to destination: UnsafeMutablePointer<UInt8>) -> Int? {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            for byte in bytes where byte <= 0x0D {
+                if byte == 0 || byte == 0x0A || byte == 0x0D { return nil }
+            }
+            if let base = bytes.baseAddress { destination.update(from: base, count: bytes.count) }
+            return bytes.count
+        }
+        return copied ?? nil
+    }
+}
