@@ -12,8 +12,19 @@ import Glibc
 /// own decisions see what they saw before; a response that names one of them, or whose bytes hold
 /// a NUL, CR or LF (which `evhttp_add_header` would refuse), goes field by field as before.
 extension HTTPResponder {
-    /// Names evhttp looks up in the output headers (`evhttp_make_header_response`).
-    private static let namesEvhttpReads = ["Date", "Content-Length", "Transfer-Encoding", "Connection", "Proxy-Connection"]
+    /// Whether evhttp looks `name` up in the output headers (`evhttp_make_header_response`):
+    /// `Date`, `Content-Length`, `Transfer-Encoding`, `Connection`, `Proxy-Connection`. By length
+    /// first: a loop over a list of names retains and releases each of them.
+    private static func isReadByEvhttp(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 4: name.equalsIgnoringASCIICase("Date")
+        case 10: name.equalsIgnoringASCIICase("Connection")
+        case 14: name.equalsIgnoringASCIICase("Content-Length")
+        case 16: name.equalsIgnoringASCIICase("Proxy-Connection")
+        case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
+        default: false
+        }
+    }
 
     /// Appends `headers` to `output` as one entry. False, with nothing appended, when they have to
     /// go field by field.
@@ -22,7 +33,7 @@ extension HTTPResponder {
         guard let first = fields.first else { return true }
         var valueLength = 0
         for (index, field) in fields.enumerated() {
-            for name in namesEvhttpReads where field.name.equalsIgnoringASCIICase(name) { return false }
+            if isReadByEvhttp(field.name) { return false }
             if index > 0 { valueLength += field.name.utf8.count + 4 }
             valueLength += field.value.utf8.count
         }
