@@ -6,6 +6,14 @@ extension HTTPRequest {
     init(evhttpRequest request: OpaquePointer) {
         var headers = HTTPHeaders()
         if let list = evhttp_request_get_input_headers(request) {
+            // Counted first: appending to an empty list regrows it (two or three allocations).
+            var count = 0
+            var counted = clibevent_first_header(list)
+            while let current = counted {
+                count += 1
+                counted = clibevent_next_header(current)
+            }
+            headers = HTTPHeaders(capacity: count)
             var field = clibevent_first_header(list)
             while let current = field {
                 headers.add(String(cString: current.pointee.key), String(cString: current.pointee.value))
