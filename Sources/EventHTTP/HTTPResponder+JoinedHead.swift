@@ -29,48 +29,50 @@ extension HTTPResponder {
     /// Appends `headers` to `output` as one entry. False, with nothing appended, when they have to
     /// go field by field.
     static func appendJoined(_ headers: HTTPHeaders, to output: UnsafeMutablePointer<evkeyvalq>) -> Bool {
-        let fields = headers.fields
-        guard let first = fields.first else { return true }
-        var valueLength = 0
-        for (index, field) in fields.enumerated() {
-            if isReadByEvhttp(field.name) { return false }
-            if index > 0 { valueLength += field.name.utf8.count + 4 }
-            valueLength += field.value.utf8.count
-        }
-        let keyLength = first.name.utf8.count
-        guard let key = malloc(keyLength + 1)?.assumingMemoryBound(to: UInt8.self) else { return false }
-        guard let value = malloc(valueLength + 1)?.assumingMemoryBound(to: UInt8.self) else {
-            free(key)
-            return false
-        }
-        var written = 0
-        var clean = copyChecked(first.name, to: key) == keyLength
-        if clean {
-            for (index, field) in fields.enumerated() {
-                if index > 0 {
-                    value[written] = 0x0D
-                    value[written + 1] = 0x0A
-                    written += 2
-                    guard let count = copyChecked(field.name, to: value + written) else { clean = false; break }
-                    written += count
-                    value[written] = UInt8(ascii: ":")
-                    value[written + 1] = UInt8(ascii: " ")
-                    written += 2
-                }
-                guard let count = copyChecked(field.value, to: value + written) else { clean = false; break }
-                written += count
+        // Through the array's buffer by index: iterating copies each field and retains its strings.
+        headers.fields.withUnsafeBufferPointer { fields in
+            guard !fields.isEmpty else { return true }
+            var valueLength = 0
+            for index in fields.indices {
+                if isReadByEvhttp(fields[index].name) { return false }
+                if index > 0 { valueLength += fields[index].name.utf8.count + 4 }
+                valueLength += fields[index].value.utf8.count
             }
+            let keyLength = fields[0].name.utf8.count
+            guard let key = malloc(keyLength + 1)?.assumingMemoryBound(to: UInt8.self) else { return false }
+            guard let value = malloc(valueLength + 1)?.assumingMemoryBound(to: UInt8.self) else {
+                free(key)
+                return false
+            }
+            var written = 0
+            var clean = copyChecked(fields[0].name, to: key) == keyLength
+            if clean {
+                for index in fields.indices {
+                    if index > 0 {
+                        value[written] = 0x0D
+                        value[written + 1] = 0x0A
+                        written += 2
+                        guard let count = copyChecked(fields[index].name, to: value + written) else { clean = false; break }
+                        written += count
+                        value[written] = UInt8(ascii: ":")
+                        value[written + 1] = UInt8(ascii: " ")
+                        written += 2
+                    }
+                    guard let count = copyChecked(fields[index].value, to: value + written) else { clean = false; break }
+                    written += count
+                }
+            }
+            guard clean, written == valueLength else {
+                free(key)
+                free(value)
+                return false
+            }
+            key[keyLength] = 0
+            value[valueLength] = 0
+            return clibevent_append_owned_header(
+                output, UnsafeMutableRawPointer(key).assumingMemoryBound(to: CChar.self),
+                UnsafeMutableRawPointer(value).assumingMemoryBound(to: CChar.self)) == 0
         }
-        guard clean, written == valueLength else {
-            free(key)
-            free(value)
-            return false
-        }
-        key[keyLength] = 0
-        value[valueLength] = 0
-        return clibevent_append_owned_header(
-            output, UnsafeMutableRawPointer(key).assumingMemoryBound(to: CChar.self),
-            UnsafeMutableRawPointer(value).assumingMemoryBound(to: CChar.self)) == 0
     }
 
     /// Appends `Date: <now>` (IMF-fixdate) to `output`.
@@ -85,6 +87,7 @@ extension HTTPResponder {
     }
 
     /// Copies the UTF-8 bytes of `text` to `destination`; nil if one is a NUL, CR or LF.
+    @inline(__always)
     private static func copyChecked(_ text: String, to destination: UnsafeMutablePointer<UInt8>) -> Int? {
         let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
             for byte in bytes where byte <= 0x0D {
