@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <errno.h>
+#include <stdlib.h>
 
 #include <event2/event.h>
 #include <event2/buffer.h>
@@ -30,6 +31,25 @@ static inline struct evkeyval *clibevent_first_header(struct evkeyvalq *headers)
 
 static inline struct evkeyval *clibevent_next_header(struct evkeyval *header) {
     return header->next.tqe_next;
+}
+
+/* Appends a header field whose key and value were allocated with malloc: the list owns them from
+   here on (evhttp frees both, and the field, with free when the request is freed). Unlike
+   evhttp_add_header, nothing is copied or checked: the caller has checked the bytes. */
+static inline int clibevent_append_owned_header(struct evkeyvalq *headers, char *key, char *value) {
+    struct evkeyval *header = (struct evkeyval *)calloc(1, sizeof(struct evkeyval));
+    if (header == NULL) {
+        free(key);
+        free(value);
+        return -1;
+    }
+    header->key = key;
+    header->value = value;
+    header->next.tqe_next = NULL;
+    header->next.tqe_prev = headers->tqh_last;
+    *headers->tqh_last = header;
+    headers->tqh_last = &header->next.tqe_next;
+    return 0;
 }
 
 #endif

@@ -64,6 +64,17 @@ extension String {
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
+        // On the bytes: `zip` over two UTF8Views costs ~100 instructions per name compared.
+        let onBytes = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for index in 0..<x.count where x[index] != y[index] {
+                    let folded = x[index] | 0x20
+                    guard folded == y[index] | 0x20, folded >= 0x61, folded <= 0x7A else { return false }
+                }
+                return true
+            }
+        }
+        if let onBytes, let onBytes { return onBytes }
         for (x, y) in zip(a, b) where x != y {
             guard x | 0x20 == y | 0x20, (x | 0x20) >= 0x61, (x | 0x20) <= 0x7A else { return false }
         }

@@ -13,7 +13,11 @@ public final class LogWriter: @unchecked Sendable {
     private let dropped = Atomic<Int>(0)
     // Guarded by `condition`.
     private let condition = NSCondition()
-    private var pending: [[UInt8]] = []
+    /// The queued lines, back to back. The writer thread swaps it with its own drained buffer, so
+    /// that (below `keptCapacity`) neither is allocated again for every batch.
+    private var pending: [UInt8] = []
+    /// Largest buffer capacity kept for reuse after a batch: a burst does not stay resident.
+    private static let keptCapacity = 64 << 10
     /// Bytes queued or being written; the bound applies to these.
     private var bufferedBytes = 0
     private var droppedSinceNotice = 0
@@ -43,7 +47,7 @@ public final class LogWriter: @unchecked Sendable {
             dropped.add(1, ordering: .relaxed)
             return
         }
-        pending.append(line)
+        pending.append(contentsOf: line)
         bufferedBytes += line.count
         condition.signal()
     }
@@ -71,6 +75,8 @@ public final class LogWriter: @unchecked Sendable {
     }
 
     private func drain() {
+        // The buffer the last batch was written from, empty: `pending`'s next storage.
+        var spare: [UInt8] = []
         while true {
             condition.lock()
             while pending.isEmpty, droppedSinceNotice == 0, !closed { condition.wait() }
@@ -78,17 +84,20 @@ public final class LogWriter: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let batch = pending
-            pending = []
+            swap(&pending, &spare)
             let lost = droppedSinceNotice
             droppedSinceNotice = 0
             busy = true
             condition.unlock()
 
-            var bytes = batch.reduce(into: [UInt8]()) { $0 += $1 }
-            let batchBytes = bytes.count
-            if lost > 0 { bytes += notice(lost) }
-            write(bytes)
+            let batchBytes = spare.count
+            if lost > 0 { spare += notice(lost) }
+            write(spare)
+            if spare.capacity > Self.keptCapacity {
+                spare = []
+            } else {
+                spare.removeAll(keepingCapacity: true)
+            }
 
             condition.lock()
             bufferedBytes -= batchBytes

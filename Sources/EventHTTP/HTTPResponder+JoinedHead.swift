@@ -1,0 +1,101 @@
+import CLibevent
+import Glibc
+
+/// The response's header fields as one evhttp header entry.
+///
+/// `evhttp_send_reply` prints every entry of the output header list with its own
+/// `evbuffer_add_printf("%s: %s\r\n")` (~1.5k instructions each) after `evhttp_add_header` copied
+/// it in three allocations. The entry written here holds the first field's name as its key and,
+/// as its value, the first value followed by `\r\nName: value` for every further field: evhttp
+/// prints the same bytes in one call. The fields evhttp itself looks up or rewrites (`Date`,
+/// `Content-Length`, `Transfer-Encoding`, `Connection`, `Proxy-Connection`) never go in it, so its
+/// own decisions see what they saw before; a response that names one of them, or whose bytes hold
+/// a NUL, CR or LF (which `evhttp_add_header` would refuse), goes field by field as before.
+extension HTTPResponder {
+    /// Whether evhttp looks `name` up in the output headers (`evhttp_make_header_response`):
+    /// `Date`, `Content-Length`, `Transfer-Encoding`, `Connection`, `Proxy-Connection`. By length
+    /// first: a loop over a list of names retains and releases each of them.
+    private static func isReadByEvhttp(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 4: name.equalsIgnoringASCIICase("Date")
+        case 10: name.equalsIgnoringASCIICase("Connection")
+        case 14: name.equalsIgnoringASCIICase("Content-Length")
+        case 16: name.equalsIgnoringASCIICase("Proxy-Connection")
+        case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
+        default: false
+        }
+    }
+
+    /// Appends `headers` to `output` as one entry. False, with nothing appended, when they have to
+    /// go field by field.
+    static func appendJoined(_ headers: HTTPHeaders, to output: UnsafeMutablePointer<evkeyvalq>) -> Bool {
+        // Through the array's buffer by index: iterating copies each field and retains its strings.
+        headers.fields.withUnsafeBufferPointer { fields in
+            guard !fields.isEmpty else { return true }
+            var valueLength = 0
+            for index in fields.indices {
+                if isReadByEvhttp(fields[index].name) { return false }
+                if index > 0 { valueLength += fields[index].name.utf8.count + 4 }
+                valueLength += fields[index].value.utf8.count
+            }
+            let keyLength = fields[0].name.utf8.count
+            guard let key = malloc(keyLength + 1)?.assumingMemoryBound(to: UInt8.self) else { return false }
+            guard let value = malloc(valueLength + 1)?.assumingMemoryBound(to: UInt8.self) else {
+                free(key)
+                return false
+            }
+            var written = 0
+            var clean = copyChecked(fields[0].name, to: key) == keyLength
+            if clean {
+                for index in fields.indices {
+                    if index > 0 {
+                        value[written] = 0x0D
+                        value[written + 1] = 0x0A
+                        written += 2
+                        guard let count = copyChecked(fields[index].name, to: value + written) else { clean = false; break }
+                        written += count
+                        value[written] = UInt8(ascii: ":")
+                        value[written + 1] = UInt8(ascii: " ")
+                        written += 2
+                    }
+                    guard let count = copyChecked(fields[index].value, to: value + written) else { clean = false; break }
+                    written += count
+                }
+            }
+            guard clean, written == valueLength else {
+                free(key)
+                free(value)
+                return false
+            }
+            key[keyLength] = 0
+            value[valueLength] = 0
+            return clibevent_append_owned_header(
+                output, UnsafeMutableRawPointer(key).assumingMemoryBound(to: CChar.self),
+                UnsafeMutableRawPointer(value).assumingMemoryBound(to: CChar.self)) == 0
+        }
+    }
+
+    /// Appends `Date: <now>` (IMF-fixdate) to `output`.
+    static func appendDate(secondsSinceEpoch seconds: Int, to output: UnsafeMutablePointer<evkeyvalq>) {
+        guard let key = strdup("Date") else { return }
+        guard let value = malloc(HTTPDate.length + 1)?.assumingMemoryBound(to: CChar.self) else {
+            free(key)
+            return
+        }
+        HTTPDate.write(secondsSinceEpoch: seconds, to: value)
+        _ = clibevent_append_owned_header(output, key, value)
+    }
+
+    /// Copies the UTF-8 bytes of `text` to `destination`; nil if one is a NUL, CR or LF.
+    @inline(__always)
+    private static func copyChecked(_ text: String, to destination: UnsafeMutablePointer<UInt8>) -> Int? {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            for byte in bytes where byte <= 0x0D {
+                if byte == 0 || byte == 0x0A || byte == 0x0D { return nil }
+            }
+            if let base = bytes.baseAddress { destination.update(from: base, count: bytes.count) }
+            return bytes.count
+        }
+        return copied ?? nil
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import EventHTTP
+
+/// Answers by path with header fields that go on the wire as one joined entry, or that must not.
+private struct HeadHandler: HTTPHandler {
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        var headers = HTTPHeaders()
+        var status = 200
+        switch request.path {
+        case "/plain":
+            headers.add("ETag", "\"7\"")
+            headers.add("Content-Type", "application/json")
+            headers.add("X-Request-ID", "abc123")
+        case "/crlf":
+            headers.add("X-A", "one")
+            headers.add("X-Bad", "x\r\nSet-Cookie: evil=1")
+            headers.add("X-C", "three")
+        case "/nul":
+            headers.add("X-N", "a\u{0}b")
+            headers.add("X-After", "z")
+        case "/own-date":
+            headers.add("X-A", "one")
+            headers.add("Date", "Tue, 01 Jan 2030 00:00:00 GMT")
+        case "/no-content":
+            status = 204
+            headers.add("X-A", "one")
+        case "/bare":
+            break
+        default:
+            status = 404
+        }
+        let body: [UInt8] = status == 204 ? [] : Array("{}".utf8)
+        responder.send(HTTPResponse(status: status, headers: headers, body: body))
+    }
+}
+
+@Suite("EventHTTP: the response head on the wire")
+struct ResponseHeadTests {
+    /// The raw answers to `requests` (the last one asks to close), split into head lines and the rest.
+    private func exchange(_ requests: [String]) throws -> String {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1), handler: HeadHandler())
+        let port = try server.start()
+        defer {
+            server.shutdown(gracePeriodSeconds: 0)
+            server.waitUntilStopped()
+        }
+        let client = try TestHTTPClient(port: port, recordsResponses: false)
+        try client.send(requests.joined())
+        return String(decoding: client.readToEnd(), as: UTF8.self)
+    }
+
+    /// `raw` with every IMF-fixdate `Date` value replaced by `<date>`, after checking its form.
+    private func maskingDates(_ raw: String) -> String {
+        raw.replacing(/Date: [A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT\r\n/, with: "Date: <date>\r\n")
+    }
+
+    @Test("the handler's fields in order, then Date and Content-Length; Connection: close last when the client asked")
+    func orderOfFields() throws {
+        let raw = try exchange([
+            "GET /plain HTTP/1.1\r\nHost: h\r\n\r\n",
+            "GET /plain HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
+        ])
+        let head = "HTTP/1.1 200 OK\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\nDate: <date>\r\nContent-Length: 2\r\n"
+        #expect(maskingDates(raw) == head + "\r\n{}" + head + "Connection: close\r\n\r\n{}")
+    }
+
+    @Test("a field value holding CR LF is dropped as evhttp_add_header drops it; the other fields stay")
+    func injectedLineIsDropped() throws {
+        let raw = try exchange(["GET /crlf HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"])
+        #expect(maskingDates(raw) == "HTTP/1.1 200 OK\r\nX-A: one\r\nX-C: three\r\nDate: <date>\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+    }
+
+    @Test("a field value holding a NUL ends there, and the fields after it are still sent")
+    func nulEndsTheValue() throws {
+        let raw = try exchange(["GET /nul HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"])
+        #expect(maskingDates(raw) == "HTTP/1.1 200 OK\r\nX-N: a\r\nX-After: z\r\nDate: <date>\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+    }
+
+    @Test("a handler's own Date is the only one sent")
+    func ownDate() throws {
+        let raw = try exchange(["GET /own-date HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"])
+        #expect(raw == "HTTP/1.1 200 OK\r\nX-A: one\r\nDate: Tue, 01 Jan 2030 00:00:00 GMT\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+    }
+
+    @Test("204 has no Content-Length; HEAD has the GET's; an answer without fields still gets Date and Content-Length")
+    func bodilessAndBare() throws {
+        let raw = try exchange([
+            "GET /no-content HTTP/1.1\r\nHost: h\r\n\r\n",
+            "HEAD /plain HTTP/1.1\r\nHost: h\r\n\r\n",
+            "GET /bare HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
+        ])
+        #expect(maskingDates(raw) == "HTTP/1.1 204 No Content\r\nX-A: one\r\nDate: <date>\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\nContent-Length: 2\r\nDate: <date>\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nDate: <date>\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+    }
+}
