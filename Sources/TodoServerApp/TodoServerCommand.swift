@@ -58,6 +58,14 @@ struct TodoServerCommand: AsyncParsableCommand {
     var shutdownGraceSeconds: String?
     @Option(name: .customLong("data-dir"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "dataDir")))
     var dataDir: String?
+    @Option(name: .customLong("database-url"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "databaseUrl")))
+    var databaseUrl: String?
+    @Option(
+        name: .customLong("database-connections-per-loop"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "databaseConnectionsPerLoop")))
+    var databaseConnectionsPerLoop: String?
+    @Option(name: .customLong("database-timeout-ms"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "databaseTimeoutMs")))
+    var databaseTimeoutMs: String?
     @Option(name: .customLong("fsync"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "fsync")))
     var fsync: String?
     @Option(name: .customLong("compaction-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "compactionBytes")))
@@ -98,6 +106,7 @@ struct TodoServerCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "todo-server")
         signal(SIGXFSZ, SIG_IGN)  // a file-size limit fails the journal write (EFBIG), never kills the server
+        try await DatabaseStartup.migrate(configuration, logger: logger)
         let durable = try openStore(configuration, logger: logger)
         let application = try TodoApplication(
             configuration: configuration, logger: logger, store: durable ?? InMemoryTodoStore(),
@@ -166,6 +175,9 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("logBufferBytes", logBufferBytes),
             ("shutdownGraceSeconds", shutdownGraceSeconds),
             ("dataDir", dataDir),
+            ("databaseUrl", databaseUrl),
+            ("databaseConnectionsPerLoop", databaseConnectionsPerLoop),
+            ("databaseTimeoutMs", databaseTimeoutMs),
             ("fsync", fsync),
             ("compactionBytes", compactionBytes),
             ("authTokens", authTokens),
