@@ -14,11 +14,6 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
         self.init(String(revision))
     }
 
-    /// The strong tag of a list at a store-wide revision.
-    public init(listRevision: UInt64) {
-        self.init("list-\(listRevision)")
-    }
-
     public var description: String { (isWeak ? "W/" : "") + "\"" + opaque + "\"" }
 }
 

@@ -35,7 +35,7 @@ public final class DurableTodoStore: TodoStore {
             Glibc.close(lockFD)
             throw error
         }
-        let memory = InMemoryTodoStore(restoring: recovered.todos, revision: recovered.revision)
+        let memory = InMemoryTodoStore(restoring: recovered.todos)
         self.memory = memory
         report = recovered.report
         journal = Journal(
@@ -47,7 +47,12 @@ public final class DurableTodoStore: TodoStore {
     /// What start-up recovered.
     public let report: RecoveryReport
 
+    /// The number of to-dos, read without waiting.
     public var count: Int { memory.count }
+
+    public func statistics(completion: @escaping (Result<StoreStatistics, StoreError>) -> Void) {
+        memory.statistics(completion: completion)
+    }
 
     /// Why changes are refused now (the disk failed a write or fsync), nil while they are not.
     public var writeRefusal: String? { journal.refusal }
@@ -60,44 +65,45 @@ public final class DurableTodoStore: TodoStore {
         memory.list(query, completion: completion)
     }
 
-    public func allTodos(completion: @escaping (Result<[Todo], StoreError>) -> Void) {
-        memory.allTodos(completion: completion)
+    public func upcoming(
+        from: CalendarDay, through: CalendarDay, completion: @escaping (Result<[Todo], StoreError>) -> Void
+    ) {
+        memory.upcoming(from: from, through: through, completion: completion)
     }
 
     public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
-        submit(completion) { draft in
+        submit(completion) { _ in
             var stored = todo
-            stored.revision = draft.nextRevision()
+            stored.revision = 1
             return (stored, [.put(stored)])
         }
     }
 
     public func update(
-        id: String, change: @escaping @Sendable (inout Todo) -> Bool,
+        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp,
         completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
     ) {
         submit(completion) { draft in
-            guard var todo = draft.todo(id: id) else { return (.notFound, []) }
-            let old = todo
-            guard change(&todo) else { return (.unchanged(old), []) }
-            todo.revision = draft.nextRevision()
-            return (.updated(todo), [.put(todo)])
+            let outcome = StoreUpdate.decide(
+                stored: draft.todo(id: id), change: change, condition: condition, at: time,
+                nextRevision: { draft.nextRevision(after: $0) })
+            guard case .updated(let todo) = outcome else { return (outcome, []) }
+            return (outcome, [.put(todo)])
         }
     }
 
     public func remove(
-        id: String, precondition: (@Sendable (Todo) -> Bool)?,
-        completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
+        id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
     ) {
         submit(completion) { draft in
             guard let todo = draft.todo(id: id) else { return (.notFound, []) }
-            if let precondition, !precondition(todo) { return (.preconditionFailed(todo), []) }
-            return (.removed, [.remove(id: id, revision: draft.nextRevision())])
+            if condition.failure(for: todo) != nil { return (.conditionFailed(todo), []) }
+            return (.removed, [.remove(id: id, revision: draft.nextRevision(after: todo))])
         }
     }
 
     public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
-        submit(completion) { draft in ((), [.removeAll(revision: draft.nextRevision())]) }
+        submit(completion) { _ in ((), [.removeAll(revision: 0)]) }
     }
 
     /// Syncs and closes the journal; call once the loops have stopped. Gives up after `seconds`

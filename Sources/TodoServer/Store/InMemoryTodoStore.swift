@@ -4,69 +4,67 @@ import Synchronization
 
 /// The default store: a dictionary behind a `Mutex`, safe under several loop threads.
 /// Get by id is O(1); a page of the default order is O(limit) through `DefaultOrderIndex` (other
-/// sorts filter and sort); every call completes before it returns.
+/// sorts filter and sort); `upcoming` reads a slice of `DueDateIndex`; every call completes
+/// before it returns.
 public final class InMemoryTodoStore: TodoStore {
     private struct State {
         var todos: [String: Todo] = [:]
         var index = DefaultOrderIndex()
-        var revision: UInt64 = 0
-
-        mutating func nextRevision() -> UInt64 {
-            revision += 1
-            return revision
-        }
+        var dueIndex = DueDateIndex()
 
         /// Stores `todo` (replacing the one with its id) and files it in the index: every write
         /// path, the journal's `apply` included, goes through here and `delete`.
         mutating func put(_ todo: Todo) {
             if let replaced = todos.updateValue(todo, forKey: todo.id) {
                 index.replace(replaced, with: todo)
+                dueIndex.replace(replaced, with: todo)
             } else {
                 index.insert(todo)
+                dueIndex.insert(todo)
             }
         }
 
         mutating func delete(id: String) {
-            if let removed = todos.removeValue(forKey: id) { index.remove(removed) }
+            if let removed = todos.removeValue(forKey: id) {
+                index.remove(removed)
+                dueIndex.remove(removed)
+            }
         }
     }
 
     private let state = Mutex(State())
 
-    /// A store holding `todos` exactly as given, revisions included, whose sequence continues
-    /// after `revision`: what recovery from disk builds.
-    public init(restoring todos: [String: Todo], revision: UInt64) {
+    /// A store holding `todos` exactly as given, revisions included: what recovery from disk builds.
+    public init(restoring todos: [String: Todo]) {
         state.withTracedLock { state in
             state.todos = todos
-            state.revision = revision
             state.index = DefaultOrderIndex(todos.values)
+            state.dueIndex = DueDateIndex(todos.values)
         }
     }
 
+    /// A store holding `initial`, each at revision 1.
     public init(_ initial: [Todo] = []) {
         state.withTracedLock { state in
             for var todo in initial {
-                todo.revision = state.nextRevision()
-                state.todos[todo.id] = todo
-                state.index.insert(todo)
+                todo.revision = 1
+                state.put(todo)
             }
         }
     }
 
+    /// The number of to-dos, read without waiting.
     public var count: Int { state.withTracedLock { $0.todos.count } }
 
-    public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
-        completion(.success(insertNow(todo)))
+    public func statistics(completion: @escaping (Result<StoreStatistics, StoreError>) -> Void) {
+        completion(.success(StoreStatistics(count: count)))
     }
 
-    /// `insert`, answered by return: the stored to-do with its revision.
-    func insertNow(_ todo: Todo) -> Todo {
-        state.withTracedLock { state in
-            var todo = todo
-            todo.revision = state.nextRevision()
-            state.put(todo)
-            return todo
-        }
+    public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
+        var todo = todo
+        todo.revision = 1
+        state.withTracedLock { [todo] state in state.put(todo) }
+        completion(.success(todo))
     }
 
     public func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
@@ -96,14 +94,14 @@ public final class InMemoryTodoStore: TodoStore {
                 todos.formIndex(after: &position)
             }
         }
-        guard query.offset < matching.count else { return TodoPage(items: [], total: matching.count, revision: state.revision) }
+        guard query.offset < matching.count else { return TodoPage(items: [], total: matching.count) }
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
         let sort = query.sort
         let first = matching.smallest(overflow ? matching.count : min(end, matching.count)) {
             sort.areInIncreasingOrder(todos.values[$0], todos.values[$1])
         }
         let page = first.dropFirst(query.offset).prefix(query.limit).map { todos.values[$0] }
-        return TodoPage(items: page, total: matching.count, revision: state.revision)
+        return TodoPage(items: page, total: matching.count)
     }
 
     /// A page in the default order from the index: O(limit) without filters, one pass with them.
@@ -116,7 +114,7 @@ public final class InMemoryTodoStore: TodoStore {
             if query.offset < end {
                 for key in keys[query.offset..<end] { items.append(state.todos[key.id]!) }
             }
-            return TodoPage(items: items, total: keys.count, revision: state.revision)
+            return TodoPage(items: items, total: keys.count)
         }
         var total = 0
         for key in keys {
@@ -125,66 +123,48 @@ public final class InMemoryTodoStore: TodoStore {
             if total >= query.offset && items.count < query.limit { items.append(todo) }
             total += 1
         }
-        return TodoPage(items: items, total: total, revision: state.revision)
+        return TodoPage(items: items, total: total)
     }
 
-    public func allTodos(completion: @escaping (Result<[Todo], StoreError>) -> Void) {
-        completion(.success(state.withTracedLock { Array($0.todos.values) }))
+    public func upcoming(
+        from: CalendarDay, through: CalendarDay, completion: @escaping (Result<[Todo], StoreError>) -> Void
+    ) {
+        completion(.success(state.withTracedLock { state in
+            state.dueIndex.ids(from: from, through: through).map { state.todos[$0]! }
+        }))
     }
 
     public func update(
-        id: String, change: @escaping @Sendable (inout Todo) -> Bool,
+        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp,
         completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
     ) {
-        completion(.success(updateNow(id: id, change: change)))
-    }
-
-    /// `update`, answered by return.
-    func updateNow(id: String, change: (inout Todo) -> Bool) -> StoreUpdate {
-        state.withTracedLock { state in
-            guard var todo = state.todos[id] else { return .notFound }
-            let old = todo
-            guard change(&todo) else { return .unchanged(old) }
-            todo.revision = state.nextRevision()
-            state.put(todo)
-            return .updated(todo)
-        }
+        completion(.success(state.withTracedLock { state in
+            let outcome = StoreUpdate.decide(
+                stored: state.todos[id], change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
+            if case .updated(let todo) = outcome { state.put(todo) }
+            return outcome
+        }))
     }
 
     public func remove(
-        id: String, precondition: (@Sendable (Todo) -> Bool)?,
-        completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
+        id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
     ) {
-        completion(.success(removeNow(id: id, precondition: precondition).removal))
-    }
-
-    /// `remove`, answered by return, with the store revision the removal took (nil if none).
-    func removeNow(id: String, precondition: ((Todo) -> Bool)?) -> (removal: StoreRemoval, revision: UInt64?) {
-        state.withTracedLock { state in
-            guard let todo = state.todos[id] else { return (.notFound, nil) }
-            if let precondition, !precondition(todo) { return (.preconditionFailed(todo), nil) }
+        completion(.success(state.withTracedLock { state -> StoreRemoval in
+            guard let todo = state.todos[id] else { return .notFound }
+            if condition.failure(for: todo) != nil { return .conditionFailed(todo) }
             state.delete(id: id)
-            return (.removed, state.nextRevision())
-        }
+            return .removed
+        }))
     }
 
+    /// Removes every to-do. The freed pages go back to the OS (glibc keeps them otherwise), so an
+    /// emptied store shrinks the process.
     public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
-        _ = removeAllNow()
-        completion(.success(()))
-    }
-
-    /// `removeAll`, answered by return: the store revision it took. The freed pages go back to
-    /// the OS (glibc keeps them otherwise), so an emptied store shrinks the process.
-    func removeAllNow() -> UInt64 {
         var old = State()
-        let revision = state.withTracedLock { state in
-            swap(&state, &old)
-            state.revision = old.revision
-            return state.nextRevision()
-        }
+        state.withTracedLock { state in swap(&state, &old) }
         old = State()  // frees the old to-dos here, outside the lock, before the trim
         malloc_trim(0)
-        return revision
+        completion(.success(()))
     }
 
     /// Applies changes the journal has written, with the revisions they took (the durable store
@@ -199,10 +179,8 @@ public final class InMemoryTodoStore: TodoStore {
                 case .removeAll:
                     var old = State()
                     swap(&state, &old)
-                    state.revision = old.revision
                     cleared.append(old)
                 }
-                state.revision = max(state.revision, record.revision)
             }
         }
         guard !cleared.isEmpty else { return }
@@ -210,9 +188,9 @@ public final class InMemoryTodoStore: TodoStore {
         malloc_trim(0)
     }
 
-    /// Every to-do and the current revision, as one consistent picture (copy-on-write: O(1) here,
-    /// the copy is paid by the next change).
-    func snapshot() -> (todos: [String: Todo], revision: UInt64) {
-        state.withTracedLock { ($0.todos, $0.revision) }
+    /// Every to-do, as one consistent picture (copy-on-write: O(1) here, the copy is paid by the
+    /// next change).
+    func snapshot() -> [String: Todo] {
+        state.withTracedLock { $0.todos }
     }
 }

@@ -87,17 +87,17 @@ public struct TodoSort: Sendable, Equatable {
     }
 }
 
-/// One page of a list: the to-dos, how many passed the filters, and the store's revision.
+/// One page of a list and how many to-dos passed the filters on all pages. (No store revision:
+/// the list `ETag` is derived by the presenter from what the answer shows: the page's ids and
+/// revisions, the total, offset and limit, through a stable 64-bit hash (FNV-1a) that is the same
+/// on every instance and every run.)
 public struct TodoPage: Sendable, Equatable {
     public var items: [Todo]
     /// How many to-dos passed the filters, on all pages.
     public var total: Int
-    /// The store-wide revision when the page was read: it changes whenever any to-do changes.
-    public var revision: UInt64
 
-    public init(items: [Todo], total: Int, revision: UInt64) {
+    public init(items: [Todo], total: Int) {
         self.items = items
         self.total = total
-        self.revision = revision
     }
 }

@@ -1,30 +1,33 @@
 /// Where to-dos live, behind the interactors.
 ///
 /// Every call answers through `completion` exactly once: at once, or later on the calling loop
-/// thread, so that a networked store can plug in without blocking the loop. The store stamps each
-/// change with the next value of a store-wide revision sequence.
+/// thread, so that a networked store can plug in without blocking the loop. Nothing crossing the
+/// seam is a closure: each call is a value a database can serve in one statement. Revisions are
+/// per to-do: 1 when inserted, +1 per change that changes something.
 public protocol TodoStore: Sendable {
-    /// Stores a new to-do; answers it with its revision.
+    /// Stores a new to-do; answers it as stored (revision 1).
     func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void)
     func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void)
-    /// One page of the to-dos that pass the query's filters, in its order.
+    /// One page of the to-dos that pass the query's filters, in its order, and how many pass.
     func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void)
-    /// Every to-do, in no particular order.
-    func allTodos(completion: @escaping (Result<[Todo], StoreError>) -> Void)
-    /// Applies `change` to the current to-do atomically; `change` returns false to leave it as it
-    /// is (a failed precondition).
+    /// The not-completed to-dos due on a day in `from...through`, ordered by due date, then
+    /// order (unset last), then createdAt, then id.
+    func upcoming(
+        from: CalendarDay, through: CalendarDay, completion: @escaping (Result<[Todo], StoreError>) -> Void)
+    /// In one atomic step: if `condition` holds for the stored to-do, applies `change` to it. A
+    /// change that leaves every field as it is answers `.unchanged` and keeps revision and
+    /// `updatedAt`; otherwise the revision goes up by one and `updatedAt` becomes `time`.
     func update(
-        id: String, change: @escaping @Sendable (inout Todo) -> Bool,
+        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp,
         completion: @escaping (Result<StoreUpdate, StoreError>) -> Void)
-    /// Removes a to-do if `precondition` (when given) holds for it.
+    /// In one atomic step: removes the to-do if `condition` holds for it.
     func remove(
-        id: String, precondition: (@Sendable (Todo) -> Bool)?,
-        completion: @escaping (Result<StoreRemoval, StoreError>) -> Void)
+        id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void)
     func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void)
-    /// The number of to-dos, read without waiting (for health and metrics).
-    var count: Int { get }
-    /// Why the store refuses changes now (a disk that fails writes), nil while it takes them;
-    /// read without waiting (for health).
+    /// Figures about the whole store (for metrics and health).
+    func statistics(completion: @escaping (Result<StoreStatistics, StoreError>) -> Void)
+    /// Why the store refuses changes now, nil while it takes them; read without waiting (for
+    /// `/healthz`): a journal on a failing disk, a database found unreachable by the last attempts.
     var writeRefusal: String? { get }
 }
 
@@ -35,24 +38,30 @@ extension TodoStore {
 /// What `TodoStore.update` did.
 public enum StoreUpdate: Sendable, Equatable {
     case updated(Todo)
-    /// The change refused itself; the to-do as it is.
+    /// The change would leave the to-do as it is; the to-do as stored.
     case unchanged(Todo)
+    /// The condition refused; the to-do as stored.
+    case conditionFailed(Todo)
+    /// No to-do has the id (whatever the condition).
     case notFound
 }
 
 /// What `TodoStore.remove` did.
 public enum StoreRemoval: Sendable, Equatable {
     case removed
-    /// The precondition refused; the to-do as it is.
-    case preconditionFailed(Todo)
+    /// The condition refused; the to-do as stored.
+    case conditionFailed(Todo)
     case notFound
 }
 
-/// A store that could not do what it was asked (a networked store's outage).
+/// A store that could not do what it was asked. `retryAfter` (seconds) when trying again later
+/// may work (a deadline passed, a database restarting): the presenter answers 503 + Retry-After.
 public struct StoreError: Error, Sendable, Equatable {
     public let reason: String
+    public let retryAfter: Int?
 
-    public init(reason: String) {
+    public init(reason: String, retryAfter: Int? = nil) {
         self.reason = reason
+        self.retryAfter = retryAfter
     }
 }

@@ -38,7 +38,15 @@ struct DurableTodoStoreTests {
     }
 
     func titles(_ store: DurableTodoStore) throws -> [String: String] {
-        Dictionary(uniqueKeysWithValues: try wait { store.allTodos(completion: $0) }.map { ($0.id, $0.title) })
+        Dictionary(uniqueKeysWithValues: try wait { store.list(TodoQuery(limit: Int.max), completion: $0) }.items.map { ($0.id, $0.title) })
+    }
+
+    /// 2026-11-22T11:00:00.000Z: when the tests' changes happen.
+    static let later = FakeClock.timestamp("2026-11-22T11:00:00.000Z")
+
+    /// Sets the title, unconditionally.
+    func retitle(_ store: DurableTodoStore, _ id: String, _ title: String) throws -> StoreUpdate {
+        try wait { store.update(id: id, change: TodoChange(title: title), condition: .none, at: Self.later, completion: $0) }
     }
 
     @Test("a record encodes and decodes to itself, optional fields and non-ASCII titles included")
@@ -57,29 +65,36 @@ struct DurableTodoStoreTests {
         #expect(scanned.validLength == bytes.count)
     }
 
-    @Test("changes survive closing and reopening, and revisions continue after the recovered ones")
+    @Test("changes survive closing and reopening, and each to-do's revision continues after the recovered one")
     func reopen() throws {
         let directory = DataDirectory()
         var store = try directory.open()
         let a = try wait { store.insert(makeTodo("a", title: "A"), completion: $0) }
         _ = try wait { store.insert(makeTodo("b", title: "B"), completion: $0) }
-        _ = try wait { store.insert(makeTodo("c", title: "C"), completion: $0) }
-        #expect(try wait { store.update(id: "a", change: { $0.title = "A2"; return true }, completion: $0) }
-            == .updated(makeTodo("a", title: "A2", revision: 4)))
-        #expect(try wait { store.remove(id: "b", precondition: nil, completion: $0) } == .removed)
+        #expect(try wait { store.insert(makeTodo("c", title: "C"), completion: $0) }.revision == 1)
+        var a2 = makeTodo("a", title: "A2", revision: 2)
+        a2.updatedAt = Self.later
+        #expect(try retitle(store, "a", "A2") == .updated(a2))
+        #expect(try retitle(store, "a", "A2") == .unchanged(a2))
+        #expect(try wait { store.remove(id: "b", condition: RevisionCondition(ifMatch: .oneOf([2])), completion: $0) }
+            == .conditionFailed(makeTodo("b", title: "B", revision: 1)))
+        #expect(try wait { store.remove(id: "b", condition: RevisionCondition(ifMatch: .oneOf([1])), completion: $0) } == .removed)
         #expect(a.revision == 1)
         store.close()
 
         store = try directory.open()
         #expect(store.report == RecoveryReport(todos: 2, snapshotTodos: 0, journalRecords: 5, droppedBytes: 0, generation: 1))
         #expect(try titles(store) == ["a": "A2", "c": "C"])
-        #expect(try wait { store.insert(makeTodo("d"), completion: $0) }.revision == 6)
+        #expect(try wait { store.todo(id: "a", completion: $0) } == a2)
+        #expect(try wait { store.todo(id: "c", completion: $0) }?.revision == 1)
+        #expect(try retitle(store, "a", "A3") == .updated({ var a3 = a2; a3.title = "A3"; a3.revision = 3; return a3 }()))
+        #expect(try wait { store.insert(makeTodo("d"), completion: $0) }.revision == 1)
         try wait { store.removeAll(completion: $0) }
         store.close()
 
         store = try directory.open()
         #expect(store.count == 0)
-        #expect(try wait { store.list(TodoQuery(), completion: $0) }.revision == 7)
+        #expect(try wait { store.list(TodoQuery(), completion: $0) } == TodoPage(items: [], total: 0))
         store.close()
     }
 
@@ -143,7 +158,7 @@ struct DurableTodoStoreTests {
         let directory = DataDirectory()
         var store = try directory.open()
         _ = try wait { store.insert(makeTodo("a", title: "kept"), completion: $0) }
-        _ = try wait { store.update(id: "a", change: { $0.title = "damaged"; $0.completed = true; return true }, completion: $0) }
+        _ = try wait { store.update(id: "a", change: TodoChange(title: "damaged", completed: true), condition: .none, at: Self.later, completion: $0) }
         store.close()
         var bytes = try FileIO.readAll(directory.journal)
         bytes[bytes.count - 12] ^= 0x20
@@ -185,7 +200,9 @@ struct DurableTodoStoreTests {
         for index in 0..<100 {
             _ = try wait { store.insert(makeTodo("todo-\(index)", title: "Title number \(index)"), completion: $0) }
         }
-        _ = try wait { store.remove(id: "todo-0", precondition: nil, completion: $0) }
+        _ = try wait { store.remove(id: "todo-0", condition: .none, completion: $0) }
+        _ = try retitle(store, "todo-50", "Fifty")
+        _ = try retitle(store, "todo-50", "Fifty again")
         store.close()
         let files = directory.files()
         #expect(files.contains { $0.hasPrefix("snapshot-") })
@@ -197,7 +214,11 @@ struct DurableTodoStoreTests {
         #expect(store.report.snapshotTodos > 0)
         #expect(store.report.snapshotTodos + store.report.journalRecords >= 99)
         #expect(try titles(store)["todo-99"] == "Title number 99")
-        #expect(try wait { store.insert(makeTodo("next"), completion: $0) }.revision == 102)
+        #expect(try wait { store.todo(id: "todo-50", completion: $0) }?.revision == 3, "revisions survive the snapshot")
+        #expect(try wait { store.todo(id: "todo-99", completion: $0) }?.revision == 1)
+        #expect(try retitle(store, "todo-50", "Fifty once more") != .notFound)
+        #expect(try wait { store.todo(id: "todo-50", completion: $0) }?.revision == 4)
+        #expect(try wait { store.insert(makeTodo("next"), completion: $0) }.revision == 1)
         store.close()
     }
 }

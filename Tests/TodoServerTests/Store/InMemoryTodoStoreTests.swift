@@ -10,32 +10,78 @@ struct InMemoryTodoStoreTests {
         return try #require(answer).get()
     }
 
-    @Test("inserts, finds, updates and removes by id")
+    /// 2026-11-22T11:00:00.000Z: when the tests' changes happen.
+    private let later = FakeClock.timestamp("2026-11-22T11:00:00.000Z")
+
+    @Test("inserts, finds, updates and removes by id; revisions are per to-do; conditions are values")
     func crud() throws {
         let store = InMemoryTodoStore()
         #expect(try sync { store.insert(makeTodo("a", title: "A"), completion: $0) }.revision == 1)
-        #expect(try sync { store.insert(makeTodo("b", title: "B"), completion: $0) }.revision == 2)
+        #expect(try sync { store.insert(makeTodo("b", title: "B"), completion: $0) }.revision == 1, "each to-do starts at 1")
         #expect(store.count == 2)
+        #expect(try sync { store.statistics(completion: $0) } == StoreStatistics(count: 2))
         #expect(try sync { store.todo(id: "a", completion: $0) }?.title == "A")
         #expect(try sync { store.todo(id: "zz", completion: $0) } == nil)
-        let updated = try sync { store.update(id: "a", change: { $0.title = "A2"; return true }, completion: $0) }
-        #expect(updated == .updated(makeTodo("a", title: "A2", revision: 3)))
-        #expect(try sync { store.todo(id: "a", completion: $0) }?.title == "A2")
-        let refused = try sync { store.update(id: "a", change: { $0.title = "never"; return false }, completion: $0) }
-        #expect(refused == .unchanged(makeTodo("a", title: "A2", revision: 3)))
-        #expect(try sync { store.todo(id: "a", completion: $0) }?.title == "A2")
-        #expect(try sync { store.update(id: "zz", change: { _ in true }, completion: $0) } == .notFound)
-        let refusedRemoval = try sync { store.remove(id: "a", precondition: { $0.revision == 99 }, completion: $0) }
-        #expect(refusedRemoval == .preconditionFailed(makeTodo("a", title: "A2", revision: 3)))
-        #expect(try sync { store.remove(id: "a", precondition: { $0.revision == 3 }, completion: $0) } == .removed)
-        #expect(try sync { store.remove(id: "a", precondition: nil, completion: $0) } == .notFound)
-        #expect(try sync { store.allTodos(completion: $0) }.map(\.id) == ["b"])
+        let updated = try sync { store.update(id: "a", change: TodoChange(title: "A2"), condition: .none, at: later, completion: $0) }
+        var expected = makeTodo("a", title: "A2", revision: 2)
+        expected.updatedAt = later
+        #expect(updated == .updated(expected))
+        #expect(try sync { store.todo(id: "a", completion: $0) } == expected)
+        #expect(try sync { store.todo(id: "b", completion: $0) }?.revision == 1, "another to-do's change leaves b's revision")
+        let same = try sync {
+            store.update(id: "a", change: TodoChange(title: "A2", order: .clear), condition: .none, at: FakeClock.timestamp("2026-11-23T00:00:00.000Z"), completion: $0)
+        }
+        #expect(same == .unchanged(expected), "a change that changes nothing keeps revision and updatedAt")
+        let refused = try sync {
+            store.update(id: "a", change: TodoChange(title: "never"), condition: RevisionCondition(ifMatch: .oneOf([1])), at: later, completion: $0)
+        }
+        #expect(refused == .conditionFailed(expected))
+        #expect(try sync { store.todo(id: "a", completion: $0) } == expected)
+        #expect(try sync { store.update(id: "zz", change: TodoChange(title: "x"), condition: .none, at: later, completion: $0) } == .notFound)
+        #expect(try sync {
+            store.update(id: "zz", change: TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .any), at: later, completion: $0)
+        } == .notFound, "a missing to-do is notFound whatever the condition")
+        let refusedRemoval = try sync { store.remove(id: "a", condition: RevisionCondition(ifMatch: .oneOf([99])), completion: $0) }
+        #expect(refusedRemoval == .conditionFailed(expected))
+        #expect(try sync { store.remove(id: "a", condition: RevisionCondition(ifMatch: .oneOf([1, 2])), completion: $0) } == .removed)
+        #expect(try sync { store.remove(id: "a", condition: .none, completion: $0) } == .notFound)
+        #expect(try sync { store.list(TodoQuery(), completion: $0) }.items.map(\.id) == ["b"])
         try sync { store.removeAll(completion: $0) }
         #expect(store.count == 0)
-        #expect(try sync { store.list(TodoQuery(), completion: $0) } == TodoPage(items: [], total: 0, revision: 5))
+        #expect(try sync { store.list(TodoQuery(), completion: $0) } == TodoPage(items: [], total: 0))
     }
 
-    @Test("lists a filtered, sorted page with the total and the store revision")
+    @Test("upcoming answers the open to-dos due in the range, by due date, order (unset last), createdAt, id")
+    func upcoming() throws {
+        let store = InMemoryTodoStore([
+            makeTodo("before", due: "2026-11-22"),
+            makeTodo("first", due: "2026-11-23"),
+            makeTodo("done", completed: true, due: "2026-11-24"),
+            makeTodo("no-due"),
+            makeTodo("z-unordered", due: "2026-11-24"),
+            makeTodo("a-unordered", due: "2026-11-24"),
+            makeTodo("ordered", order: 5, due: "2026-11-24"),
+            makeTodo("early", due: "2026-11-24", created: "2026-11-21T09:00:00.000Z"),
+            makeTodo("last", due: "2026-11-30"),
+            makeTodo("after", due: "2026-12-01"),
+        ])
+        let range = { (from: String, through: String) in
+            try self.sync { store.upcoming(from: CalendarDay(from)!, through: CalendarDay(through)!, completion: $0) }.map(\.id)
+        }
+        #expect(try range("2026-11-23", "2026-11-30") == ["first", "ordered", "early", "a-unordered", "z-unordered", "last"])
+        #expect(try range("2026-11-24", "2026-11-24") == ["ordered", "early", "a-unordered", "z-unordered"])
+        #expect(try range("2026-11-25", "2026-11-29") == [])
+        #expect(try range("2026-12-02", "2026-11-01") == [], "an empty range")
+        // Completing, re-dating and clearing move to-dos in and out of the range.
+        _ = try sync { store.update(id: "first", change: TodoChange(completed: true), condition: .none, at: later, completion: $0) }
+        _ = try sync { store.update(id: "done", change: TodoChange(completed: false), condition: .none, at: later, completion: $0) }
+        _ = try sync { store.update(id: "after", change: TodoChange(dueDate: .set(CalendarDay("2026-11-23")!)), condition: .none, at: later, completion: $0) }
+        _ = try sync { store.update(id: "last", change: TodoChange(dueDate: .clear), condition: .none, at: later, completion: $0) }
+        _ = try sync { store.remove(id: "early", condition: .none, completion: $0) }
+        #expect(try range("2026-11-23", "2026-11-30") == ["after", "ordered", "a-unordered", "done", "z-unordered"])
+    }
+
+    @Test("lists a filtered, sorted page with the total")
     func list() throws {
         let store = InMemoryTodoStore([
             makeTodo("a", title: "Buy milk", completed: false, order: 2),
@@ -46,7 +92,7 @@ struct InMemoryTodoStoreTests {
         let page = try sync { store.list(TodoQuery(completed: false, titleContains: "buy", limit: 1, offset: 1), completion: $0) }
         #expect(page.items.map(\.id) == ["d"])
         #expect(page.total == 2)
-        #expect(page.revision == 4)
+        #expect(page.items.map(\.revision) == [1])
         let all = try sync { store.list(TodoQuery(sort: TodoSort(.title, descending: true)), completion: $0) }
         #expect(all.items.map(\.id) == ["c", "a", "d", "b"])
     }
@@ -65,9 +111,9 @@ struct InMemoryTodoStoreTests {
     }
 }
 
-@Suite("InMemoryTodoStore default-order index")
+@Suite("InMemoryTodoStore default-order and due-date indexes")
 struct DefaultOrderIndexTests {
-    @Test("random inserts, updates and removes: indexed pages equal a filtered sort of everything")
+    @Test("random inserts, updates and removes: indexed pages and upcoming ranges equal a filtered sort of everything")
     func matchesSort() throws {
         let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
         print("InMemoryTodoStoreTests: seed \(seed) (TODO_TEST_SEED repeats it)")
@@ -80,23 +126,39 @@ struct DefaultOrderIndexTests {
                 let id = "t\(step)"
                 let order: Int? = Bool.random(using: &generator) ? Int.random(in: -5...5, using: &generator) : nil
                 let created = Int64.random(in: 0...50, using: &generator) * 1000
+                let due: CalendarDay? = Bool.random(using: &generator) ? CalendarDay(daysSinceEpoch: Int.random(in: 20_000...20_010, using: &generator)) : nil
                 let todo = Todo(
                     id: id, title: ["Buy", "call", "BUY milk"].randomElement(using: &generator)!, completed: Bool.random(using: &generator),
-                    order: order, dueDate: nil, createdAt: Timestamp(millisecondsSinceEpoch: created),
+                    order: order, dueDate: due, createdAt: Timestamp(millisecondsSinceEpoch: created),
                     updatedAt: Timestamp(millisecondsSinceEpoch: created))
                 store.insert(todo) { _ in }
                 ids.append(id)
             } else if roll < 9 {
                 let id = ids.randomElement(using: &generator)!
                 let order: Int? = Bool.random(using: &generator) ? Int.random(in: -5...5, using: &generator) : nil
-                store.update(id: id, change: { $0.order = order; return true }) { _ in }
+                let due: TodoChange.Field<CalendarDay> = [.keep, .clear, .set(CalendarDay(daysSinceEpoch: Int.random(in: 20_000...20_010, using: &generator)))]
+                    .randomElement(using: &generator)!
+                let completed: Bool? = [nil, true, false].randomElement(using: &generator)!
+                let change = TodoChange(completed: completed, order: order.map { .set($0) } ?? .clear, dueDate: due)
+                store.update(id: id, change: change, condition: .none, at: Timestamp(millisecondsSinceEpoch: 99_000)) { _ in }
             } else {
                 let index = Int.random(in: 0..<ids.count, using: &generator)
-                store.remove(id: ids.remove(at: index), precondition: nil) { _ in }
+                store.remove(id: ids.remove(at: index), condition: .none) { _ in }
             }
         }
+        // Everything, read through the other (sorting) path.
         var everything: [Todo] = []
-        store.allTodos { everything = (try? $0.get()) ?? [] }
+        store.list(TodoQuery(sort: TodoSort(.createdAt), limit: Int.max)) { everything = (try? $0.get().items) ?? [] }
+        #expect(everything.count == ids.count)
+        for (from, through) in [(20_000, 20_010), (20_003, 20_003), (20_002, 20_007), (19_000, 19_999)] {
+            var upcoming: [Todo]?
+            store.upcoming(from: CalendarDay(daysSinceEpoch: from), through: CalendarDay(daysSinceEpoch: through)) { upcoming = try? $0.get() }
+            let expected = everything.filter { todo in
+                guard !todo.completed, let due = todo.dueDate?.daysSinceEpoch else { return false }
+                return (from...through).contains(due)
+            }.sorted { a, b in a.dueDate != b.dueDate ? a.dueDate! < b.dueDate! : TodoSort().areInIncreasingOrder(a, b) }
+            #expect(upcoming?.map(\.id) == expected.map(\.id), "upcoming \(from)...\(through)")
+        }
         for query in [
             TodoQuery(), TodoQuery(limit: 7, offset: 11), TodoQuery(completed: true, limit: 5, offset: 3),
             TodoQuery(titleContains: "buy", limit: 1000), TodoQuery(offset: 5000),

@@ -39,6 +39,21 @@ struct JournalFaultTests {
         return found
     }
 
+    /// 2026-11-22T11:00:00.000Z: when the tests' changes happen.
+    private let later = FakeClock.timestamp("2026-11-22T11:00:00.000Z")
+
+    /// The change that sets `title`, unconditionally.
+    private func retitle(_ store: DurableTodoStore, _ id: String, _ title: String, completion: @escaping (Result<StoreUpdate, StoreError>) -> Void) {
+        store.update(id: id, change: TodoChange(title: title), condition: .none, at: later, completion: completion)
+    }
+
+    /// `makeTodo` as changed at `later`.
+    private func changed(_ id: String, title: String, revision: UInt64) -> Todo {
+        var todo = makeTodo(id, title: title, revision: revision)
+        todo.updatedAt = later
+        return todo
+    }
+
     private func fileSize(_ path: String) -> Int {
         var info = stat()
         return stat(path, &info) == 0 ? Int(info.st_size) : -1
@@ -55,27 +70,27 @@ struct JournalFaultTests {
         let sizeBefore = fileSize(directory.journal)
 
         fault.set(operation, EIO)
-        let failedUpdate = answer { store.update(id: "a", change: { $0.title = "never stored"; return true }, completion: $0) }
+        let failedUpdate = answer { retitle(store, "a", "never stored", completion: $0) }
         guard case .failure(let error) = failedUpdate else { Issue.record("the update must fail: \(String(describing: failedUpdate))"); return }
         #expect(error.reason.contains("Input/output error"))
         #expect(stored(store, "a") == a, "a refused change must not be visible")
         #expect(store.writeRefusal?.contains("Input/output error") == true)
         #expect(fileSize(directory.journal) == sizeBefore, "the refused record is cut off the file")
-        let failedDelete = answer { store.remove(id: "a", precondition: nil, completion: $0) }
+        let failedDelete = answer { store.remove(id: "a", condition: .none, completion: $0) }
         guard case .failure = failedDelete else { Issue.record("the delete must fail"); return }
         #expect(stored(store, "a") == a, "a refused delete must not hide the to-do")
 
         fault.set(operation, nil)
-        let b = try #require(try answer { store.update(id: "a", change: { $0.title = "B"; return true }, completion: $0) }?.get())
-        // Revisions 2 and 3 went to the refused changes: never handed out again.
-        #expect(b == .updated(makeTodo("a", title: "B", revision: 4)))
+        let b = try #require(try answer { retitle(store, "a", "B", completion: $0) }?.get())
+        // Revisions 2 and 3 of "a" went to the refused change and removal: never handed out again.
+        #expect(b == .updated(changed("a", title: "B", revision: 4)))
         #expect(store.writeRefusal == nil)
         store.close()
 
         store = try directory.open()
-        #expect(stored(store, "a") == makeTodo("a", title: "B", revision: 4))
+        #expect(stored(store, "a") == changed("a", title: "B", revision: 4))
         #expect(store.report.droppedBytes == 0)
-        #expect(try answer { store.insert(makeTodo("c"), completion: $0) }?.get().revision == 5)
+        #expect(try answer { store.insert(makeTodo("c"), completion: $0) }?.get().revision == 1)
         store.close()
     }
 
@@ -94,20 +109,20 @@ struct JournalFaultTests {
         gate.arm()
         store.insert(makeTodo("x", title: "X")) { first.set($0) }
         #expect(gate.waitUntilReached())
-        store.remove(id: "a", precondition: nil) { removal.set($0) }
-        store.update(id: "a", change: { $0.title = "after the delete"; return true }) { update.set($0) }
+        store.remove(id: "a", condition: .none) { removal.set($0) }
+        retitle(store, "a", "after the delete") { update.set($0) }
         gate.failFollowing(with: EIO)
         gate.release()
         #expect(eventually { first.get() != nil && removal.get() != nil && update.get() != nil })
-        #expect((try? first.get()?.get())?.revision == 2)
+        #expect((try? first.get()?.get())?.revision == 1)
         guard case .failure = removal.get(), case .failure = update.get() else {
             Issue.record("both must fail: \(String(describing: removal.get())), \(String(describing: update.get()))")
             return
         }
         #expect(stored(store, "a") == a)
         gate.failFollowing(with: nil)
-        let next = try #require(try answer { store.update(id: "a", change: { $0.title = "A2"; return true }, completion: $0) }?.get())
-        #expect(next == .updated(makeTodo("a", title: "A2", revision: 4)), "revision 3 went to the refused delete")
+        let next = try #require(try answer { retitle(store, "a", "A2", completion: $0) }?.get())
+        #expect(next == .updated(changed("a", title: "A2", revision: 3)), "revision 2 went to the refused delete")
     }
 
     @Test("a full disk (a real short write on tmpfs): the change is refused and cut off; writes resume once space is back, no restart")
@@ -142,7 +157,7 @@ struct JournalFaultTests {
 
         unlink(filler)
         let written = try #require(try answer { store.insert(makeTodo("big", title: title), completion: $0) }?.get())
-        #expect(written.revision == 8, "revisions 6 and 7 went to the refused changes")
+        #expect(written.revision == 1, "a new to-do starts at 1")
         #expect(store.writeRefusal == nil)
         #expect(stored(store, "big")?.title == title)
         store.close()
@@ -190,7 +205,8 @@ struct JournalFaultTests {
         #expect(store.report.losses.count == 1)
         #expect(store.report.losses.first?.contains("damaged at byte \(damaged): kept the 49 record(s) before it") == true)
         #expect(directory.files().contains(JournalFormat.journalName(1) + ".damaged"))
-        #expect(try answer { store.insert(makeTodo("after"), completion: $0) }?.get().revision == 50)
+        #expect(try answer { store.insert(makeTodo("after"), completion: $0) }?.get().revision == 1)
+        #expect(stored(store, "t48")?.revision == 1)
         store.close()
 
         store = try directory.open()

@@ -35,27 +35,62 @@ final class SequentialIDs: IDGenerator {
     func makeID() -> String { "id-\(next.add(1, ordering: .relaxed).oldValue)" }
 }
 
-/// A store that records what it was asked, can fail, and can hold its answers back until the test
-/// releases them (as a networked store completing later on the loop would).
+/// One call a `FakeTodoStore` was given, with its arguments.
+enum StoreCall: Equatable, CustomStringConvertible {
+    case insert(Todo)
+    case todo(id: String)
+    case list(TodoQuery)
+    case upcoming(from: CalendarDay, through: CalendarDay)
+    case update(id: String, change: TodoChange, condition: RevisionCondition, time: Timestamp)
+    case remove(id: String, condition: RevisionCondition)
+    case removeAll
+    case statistics
+
+    /// The method's name, for tests that check only the sequence.
+    var name: String {
+        switch self {
+        case .insert: "insert"
+        case .todo: "todo"
+        case .list: "list"
+        case .upcoming: "upcoming"
+        case .update: "update"
+        case .remove: "remove"
+        case .removeAll: "removeAll"
+        case .statistics: "statistics"
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .list(let query): "list(\(query.offset),\(query.limit))"
+        default: name
+        }
+    }
+}
+
+/// A store that records what it was given, can fail, and can hold its answers back until the test
+/// releases them (as a networked store completing later on the loop would). It keeps the store
+/// contract: per-to-do revisions (1 on insert, +1 per change that changes something), conditions
+/// evaluated against the stored to-do, the upcoming range and order.
 final class FakeTodoStore: TodoStore, @unchecked Sendable {
     private let todos = Mutex<[String: Todo]>([:])
-    private let revision = Atomic<UInt64>(0)
     /// Answers held back; the tests that defer use the store from one thread.
     private var pending: [() -> Void] = []
     private let failure: StoreError?
     private let deferred: Bool
-    let calls = Mutex<[String]>([])
+    let calls = Mutex<[StoreCall]>([])
 
     /// Initial to-dos keep the revisions they were made with.
     init(_ initial: [Todo] = [], failure: StoreError? = nil, deferred: Bool = false) {
         self.failure = failure
         self.deferred = deferred
         todos.withTracedLock { for todo in initial { $0[todo.id] = todo } }
-        revision.store(initial.map(\.revision).max() ?? 0, ordering: .relaxed)
     }
 
     var count: Int { todos.withTracedLock { $0.count } }
     var stored: [String: Todo] { todos.withTracedLock { $0 } }
+    /// The names of the calls so far, in order.
+    var callNames: [String] { calls.withTracedLock { $0.map(\.name) } }
 
     /// Runs the answers held back so far; returns how many there were.
     @discardableResult
@@ -66,7 +101,7 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         return answers.count
     }
 
-    private func answer<T>(_ call: String, _ completion: @escaping (Result<T, StoreError>) -> Void, _ work: @escaping () -> T) {
+    private func answer<T>(_ call: StoreCall, _ completion: @escaping (Result<T, StoreError>) -> Void, _ work: @escaping () -> T) {
         calls.withTracedLock { $0.append(call) }
         let run = { [failure] in
             if let failure { return completion(.failure(failure)) }
@@ -75,57 +110,60 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         if deferred { pending.append(run) } else { run() }
     }
 
-    private func nextRevision() -> UInt64 { revision.add(1, ordering: .relaxed).newValue }
-
     func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
-        answer("insert", completion) {
+        answer(.insert(todo), completion) {
             var todo = todo
-            todo.revision = self.nextRevision()
+            todo.revision = 1
             self.todos.withTracedLock { [todo] in $0[todo.id] = todo }
             return todo
         }
     }
 
     func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
-        answer("list(\(query.offset),\(query.limit))", completion) {
+        answer(.list(query), completion) {
             let matching = self.todos.withTracedLock { $0.values.filter(query.includes) }.sorted(by: query.sort.areInIncreasingOrder)
-            return TodoPage(
-                items: Array(matching.dropFirst(query.offset).prefix(query.limit)), total: matching.count,
-                revision: self.revision.load(ordering: .relaxed))
+            return TodoPage(items: Array(matching.dropFirst(query.offset).prefix(query.limit)), total: matching.count)
         }
     }
 
     func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
-        answer("todo", completion) { self.todos.withTracedLock { $0[id] } }
+        answer(.todo(id: id), completion) { self.todos.withTracedLock { $0[id] } }
     }
 
-    func allTodos(completion: @escaping (Result<[Todo], StoreError>) -> Void) {
-        answer("allTodos", completion) { self.todos.withTracedLock { Array($0.values) } }
+    func upcoming(from: CalendarDay, through: CalendarDay, completion: @escaping (Result<[Todo], StoreError>) -> Void) {
+        answer(.upcoming(from: from, through: through), completion) {
+            self.todos.withTracedLock { todos in
+                todos.values.filter { todo in
+                    guard !todo.completed, let due = todo.dueDate else { return false }
+                    return from <= due && due <= through
+                }
+            }.sorted { a, b in a.dueDate != b.dueDate ? a.dueDate! < b.dueDate! : TodoSort().areInIncreasingOrder(a, b) }
+        }
     }
 
     func update(
-        id: String, change: @escaping @Sendable (inout Todo) -> Bool,
+        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp,
         completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
     ) {
-        answer("update", completion) {
+        answer(.update(id: id, change: change, condition: condition, time: time), completion) {
             self.todos.withTracedLock { todos -> StoreUpdate in
-                guard var todo = todos[id] else { return .notFound }
-                guard change(&todo) else { return .unchanged(todos[id]!) }
-                todo.revision = self.nextRevision()
-                todos[id] = todo
-                return .updated(todo)
+                guard let stored = todos[id] else { return .notFound }
+                if condition.failure(for: stored) != nil { return .conditionFailed(stored) }
+                var changed = change.applied(to: stored)
+                guard !changed.hasSameContent(as: stored) else { return .unchanged(stored) }
+                changed.revision = stored.revision + 1
+                changed.updatedAt = time
+                todos[id] = changed
+                return .updated(changed)
             }
         }
     }
 
-    func remove(
-        id: String, precondition: (@Sendable (Todo) -> Bool)?,
-        completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
-    ) {
-        answer("remove", completion) {
+    func remove(id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void) {
+        answer(.remove(id: id, condition: condition), completion) {
             self.todos.withTracedLock { todos -> StoreRemoval in
                 guard let todo = todos[id] else { return .notFound }
-                if let precondition, !precondition(todo) { return .preconditionFailed(todo) }
+                if condition.failure(for: todo) != nil { return .conditionFailed(todo) }
                 todos[id] = nil
                 return .removed
             }
@@ -133,7 +171,11 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
     }
 
     func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
-        answer("removeAll", completion) { self.todos.withTracedLock { $0.removeAll() } }
+        answer(.removeAll, completion) { self.todos.withTracedLock { $0.removeAll() } }
+    }
+
+    func statistics(completion: @escaping (Result<StoreStatistics, StoreError>) -> Void) {
+        answer(.statistics, completion) { StoreStatistics(count: self.count) }
     }
 }
 

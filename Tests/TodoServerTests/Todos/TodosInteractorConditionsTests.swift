@@ -16,21 +16,25 @@ struct TodosInteractorConditionsTests {
         return answer
     }
 
-    private func noneMatch(_ value: String) -> TodoPreconditions { TodoPreconditions(ifNoneMatch: EntityTagCondition(value)) }
+    private func noneMatch(_ match: RevisionCondition.Match) -> RevisionCondition { RevisionCondition(ifNoneMatch: match) }
 
-    @Test("If-None-Match * or the current tag refuses PATCH, PUT and DELETE with 412 and the current tag; the store keeps the to-do")
+    @Test("If-None-Match any or the current revision refuses PATCH, PUT and DELETE with 412 and the current tag; the store keeps the to-do")
     func ifNoneMatch() throws {
         let original = makeTodo("a", title: "Old", revision: 7)
         let store = FakeTodoStore([original])
         let todos = interactor(store)
-        let refused = TodosError.preconditionFailed(id: "a", current: EntityTag("7"), failure: .ifNoneMatch)
-        #expect(run { todos.replace(id: "a", with: Array(#"{"title":"New"}"#.utf8), preconditions: noneMatch("*"), completion: $0) } == .failure(refused))
-        #expect(run { todos.patch(id: "a", with: Array(#"{"title":"New"}"#.utf8), preconditions: noneMatch(#"W/"7""#), completion: $0) } == .failure(refused))
-        #expect(run { todos.delete(id: "a", preconditions: noneMatch(#""7""#), completion: $0) }.map { $0.map { 0 } } == .failure(refused))
+        let refused = TodosError.preconditionFailed(id: "a", current: 7, failure: .ifNoneMatch)
+        #expect(run { todos.replace(id: "a", with: Array(#"{"title":"New"}"#.utf8), condition: noneMatch(.any), completion: $0) } == .failure(refused))
+        #expect(run { todos.patch(id: "a", with: Array(#"{"title":"New"}"#.utf8), condition: noneMatch(.oneOf([7])), completion: $0) } == .failure(refused))
+        #expect(run { todos.delete(id: "a", condition: noneMatch(.oneOf([6, 7])), completion: $0) }.map { $0.map { 0 } } == .failure(refused))
         #expect(store.stored["a"] == original)
-        #expect(store.calls.withTracedLock { $0 } == ["update", "update", "remove"])
+        #expect(store.callNames == ["update", "update", "remove"])
+        #expect(store.calls.withTracedLock { $0 }.first == .update(
+            id: "a", change: .replacement(title: "New", completed: false, order: nil, dueDate: nil),
+            condition: RevisionCondition(ifNoneMatch: .any), time: clock.now()))
+        #expect(store.calls.withTracedLock { $0 }.last == .remove(id: "a", condition: RevisionCondition(ifNoneMatch: .oneOf([6, 7]))))
 
-        let changed = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"New"}"#.utf8), preconditions: noneMatch(#""6""#), completion: $0) }).get()
+        let changed = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"New"}"#.utf8), condition: noneMatch(.oneOf([6])), completion: $0) }).get()
         #expect(changed.title == "New")
         #expect(changed.revision == 8)
     }
@@ -39,13 +43,13 @@ struct TodosInteractorConditionsTests {
     func ifMatchAnyOnMissing() {
         let todos = interactor(FakeTodoStore([makeTodo("other")]))
         let refused = TodosError.preconditionFailed(id: "nope", current: nil, failure: .ifMatchAnyButMissing)
-        let any = TodoPreconditions(ifMatch: .any)
-        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), preconditions: any, completion: $0) } == .failure(refused))
-        #expect(run { todos.replace(id: "nope", with: Array(#"{"title":"x"}"#.utf8), preconditions: any, completion: $0) } == .failure(refused))
-        #expect(run { todos.delete(id: "nope", preconditions: any, completion: $0) }.map { $0.map { 0 } } == .failure(refused))
-        let tagged = TodoPreconditions(ifMatch: EntityTagCondition(#""3""#), ifNoneMatch: .any)
-        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), preconditions: tagged, completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.delete(id: "nope", preconditions: tagged, completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
+        let any = RevisionCondition(ifMatch: .any)
+        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), condition: any, completion: $0) } == .failure(refused))
+        #expect(run { todos.replace(id: "nope", with: Array(#"{"title":"x"}"#.utf8), condition: any, completion: $0) } == .failure(refused))
+        #expect(run { todos.delete(id: "nope", condition: any, completion: $0) }.map { $0.map { 0 } } == .failure(refused))
+        let tagged = RevisionCondition(ifMatch: .oneOf([3]), ifNoneMatch: .any)
+        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), condition: tagged, completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.delete(id: "nope", condition: tagged, completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
     }
 
     @Test("a patch or replacement that changes nothing keeps revision and updatedAt, and is answered with the to-do")
@@ -55,20 +59,20 @@ struct TodosInteractorConditionsTests {
         let todos = interactor(store)
         clock.set("2026-11-23T09:00:00.000Z")
         for body in ["{}", #"{"title":" Same ","completed":true}"#, #"{"order":2,"dueDate":"2026-12-01"}"#] {
-            let answer = try #require(run { todos.patch(id: "a", with: Array(body.utf8), preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#""5""#)), completion: $0) }).get()
+            let answer = try #require(run { todos.patch(id: "a", with: Array(body.utf8), condition: RevisionCondition(ifMatch: .oneOf([5])), completion: $0) }).get()
             #expect(answer == TodoData(original), "\(body)")
         }
         let replaced = try #require(run {
-            todos.replace(id: "a", with: Array(#"{"title":"Same","completed":true,"order":2,"dueDate":"2026-12-01"}"#.utf8), preconditions: TodoPreconditions(), completion: $0)
+            todos.replace(id: "a", with: Array(#"{"title":"Same","completed":true,"order":2,"dueDate":"2026-12-01"}"#.utf8), condition: .none, completion: $0)
         }).get()
         #expect(replaced == TodoData(original))
         #expect(store.stored["a"] == original)
 
         // A title that differs only in case, or a field cleared, is a change.
-        let recased = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"same"}"#.utf8), preconditions: TodoPreconditions(), completion: $0) }).get()
+        let recased = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"same"}"#.utf8), condition: .none, completion: $0) }).get()
         #expect(recased.revision == 6)
         #expect(recased.updatedAt.description == "2026-11-23T09:00:00.000Z")
-        let cleared = try #require(run { todos.patch(id: "a", with: Array(#"{"dueDate":null}"#.utf8), preconditions: TodoPreconditions(), completion: $0) }).get()
+        let cleared = try #require(run { todos.patch(id: "a", with: Array(#"{"dueDate":null}"#.utf8), condition: .none, completion: $0) }).get()
         #expect(cleared.revision == 7)
         #expect(cleared.dueDate == nil)
     }
@@ -77,7 +81,7 @@ struct TodosInteractorConditionsTests {
     func canonicallyEquivalentTitle() throws {
         let store = FakeTodoStore([makeTodo("a", title: "caf\u{E9}", revision: 1)])
         let changed = try #require(run {
-            interactor(store).patch(id: "a", with: Array("{\"title\":\"cafe\u{301}\"}".utf8), preconditions: TodoPreconditions(), completion: $0)
+            interactor(store).patch(id: "a", with: Array("{\"title\":\"cafe\u{301}\"}".utf8), condition: .none, completion: $0)
         }).get()
         #expect(changed.revision == 2)
         #expect(Array(try #require(store.stored["a"]).title.utf8) == Array("cafe\u{301}".utf8))

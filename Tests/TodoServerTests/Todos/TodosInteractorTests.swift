@@ -37,7 +37,7 @@ struct TodosInteractorTests {
         let store = FakeTodoStore()
         let result = run { interactor(store).create(from: Array(#"{"title":""}"#.utf8), completion: $0) }
         #expect(result == .failure(.invalidFields([FieldError(field: "title", message: "must not be empty")])))
-        #expect(store.calls.withTracedLock { $0 } == [])
+        #expect(store.callNames == [])
         #expect(store.count == 0)
     }
 
@@ -63,19 +63,22 @@ struct TodosInteractorTests {
         let store = FakeTodoStore([makeTodo("a", title: "Old", order: 523, due: "2026-11-24")])
         let todos = interactor(store)
         clock.set("2026-11-22T11:00:00.500Z")
-        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"order":95,"dueDate":null}"#.utf8), preconditions: TodoPreconditions(), completion: $0) }).get()
+        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"order":95,"dueDate":null}"#.utf8), condition: .none, completion: $0) }).get()
         #expect(patched.title == "Old")
         #expect(patched.order == 95)
         #expect(patched.dueDate == nil)
         #expect(patched.createdAt.description == "2026-11-22T10:00:00.000Z")
         #expect(patched.updatedAt.description == "2026-11-22T11:00:00.500Z")
         #expect(store.stored["a"]?.order == 95)
+        #expect(store.calls.withTracedLock { $0 } == [.update(
+            id: "a", change: TodoChange(order: .set(95), dueDate: .clear), condition: .none,
+            time: FakeClock.timestamp("2026-11-22T11:00:00.500Z"))])
     }
 
     @Test("replace sets every writable field, absent ones to their defaults")
     func replace() throws {
         let store = FakeTodoStore([makeTodo("a", title: "Old", completed: true, order: 4, due: "2026-11-24")])
-        let replaced = try #require(run { interactor(store).replace(id: "a", with: Array(#"{"title":"New"}"#.utf8), preconditions: TodoPreconditions(), completion: $0) }).get()
+        let replaced = try #require(run { interactor(store).replace(id: "a", with: Array(#"{"title":"New"}"#.utf8), condition: .none, completion: $0) }).get()
         #expect(replaced.title == "New")
         #expect(replaced.completed == false)
         #expect(replaced.order == nil)
@@ -86,9 +89,9 @@ struct TodosInteractorTests {
     func notFound() {
         let todos = interactor(FakeTodoStore())
         #expect(run { todos.get(id: "nope", completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), preconditions: TodoPreconditions(), completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.replace(id: "nope", with: Array(#"{"title":"x"}"#.utf8), preconditions: TodoPreconditions(), completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.delete(id: "nope", preconditions: TodoPreconditions(), completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), condition: .none, completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.replace(id: "nope", with: Array(#"{"title":"x"}"#.utf8), condition: .none, completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.delete(id: "nope", condition: .none, completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
         #expect(TodosError.notFound(id: "nope").problem.status == 404)
     }
 
@@ -96,7 +99,7 @@ struct TodosInteractorTests {
     func delete() {
         let store = FakeTodoStore([makeTodo("a"), makeTodo("b")])
         let todos = interactor(store)
-        #expect(run { todos.delete(id: "a", preconditions: TodoPreconditions(), completion: $0) }.map { $0.map { 0 } } == .success(0))
+        #expect(run { todos.delete(id: "a", condition: .none, completion: $0) }.map { $0.map { 0 } } == .success(0))
         #expect(store.stored.keys.sorted() == ["b"])
         #expect(run { todos.deleteAll(completion: $0) }.map { $0.map { 0 } } == .success(0))
         #expect(store.count == 0)
@@ -121,25 +124,26 @@ struct TodosInteractorTests {
         #expect(try #require(answer).get().title == "A")
     }
 
-    @Test("If-Match: a matching tag or * applies the change; a stale one is 412 and changes nothing")
+    @Test("If-Match: a matching revision or any applies the change; a stale one is 412 and changes nothing")
     func ifMatch() throws {
         let store = FakeTodoStore([makeTodo("a", title: "Old", revision: 7)])
         let todos = interactor(store)
-        let stale = run { todos.patch(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#""6""#)), completion: $0) }
-        #expect(stale == .failure(.preconditionFailed(id: "a", current: EntityTag("7"), failure: .ifMatch)))
+        let stale = run { todos.patch(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), condition: RevisionCondition(ifMatch: .oneOf([6])), completion: $0) }
+        #expect(stale == .failure(.preconditionFailed(id: "a", current: 7, failure: .ifMatch)))
         #expect(store.stored["a"]?.title == "Old")
-        #expect(TodosError.preconditionFailed(id: "a", current: EntityTag("7"), failure: .ifMatch).problem.status == 412)
-        let weak = run { todos.replace(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#"W/"7""#)), completion: $0) }
-        #expect(weak == .failure(.preconditionFailed(id: "a", current: EntityTag("7"), failure: .ifMatch)))
-        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#""5", "7""#)), completion: $0) }).get()
+        #expect(TodosError.preconditionFailed(id: "a", current: 7, failure: .ifMatch).problem.status == 412)
+        // If-Match: W/"7" names no revision (the presenter drops weak tags): nothing matches.
+        let weak = run { todos.replace(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), condition: RevisionCondition(ifMatch: .oneOf([])), completion: $0) }
+        #expect(weak == .failure(.preconditionFailed(id: "a", current: 7, failure: .ifMatch)))
+        let patched = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"Mine"}"#.utf8), condition: RevisionCondition(ifMatch: .oneOf([5, 7])), completion: $0) }).get()
         #expect(patched.title == "Mine")
         #expect(patched.revision == 8)
-        let any = try #require(run { todos.patch(id: "a", with: Array(#"{"order":1}"#.utf8), preconditions: TodoPreconditions(ifMatch: .any), completion: $0) }).get()
+        let any = try #require(run { todos.patch(id: "a", with: Array(#"{"order":1}"#.utf8), condition: RevisionCondition(ifMatch: .any), completion: $0) }).get()
         #expect(any.revision == 9)
-        let staleDelete = run { todos.delete(id: "a", preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#""8""#)), completion: $0) }
-        #expect(staleDelete.map { $0.map { 0 } } == .failure(.preconditionFailed(id: "a", current: EntityTag("9"), failure: .ifMatch)))
+        let staleDelete = run { todos.delete(id: "a", condition: RevisionCondition(ifMatch: .oneOf([8])), completion: $0) }
+        #expect(staleDelete.map { $0.map { 0 } } == .failure(.preconditionFailed(id: "a", current: 9, failure: .ifMatch)))
         #expect(store.count == 1)
-        #expect(run { todos.delete(id: "a", preconditions: TodoPreconditions(ifMatch: EntityTagCondition(#""9""#)), completion: $0) }.map { $0.map { 0 } } == .success(0))
+        #expect(run { todos.delete(id: "a", condition: RevisionCondition(ifMatch: .oneOf([9])), completion: $0) }.map { $0.map { 0 } } == .success(0))
         #expect(store.count == 0)
     }
 

@@ -7,7 +7,7 @@ import Testing
 struct TodosPresenterConditionsTests {
     let data = TodoData(makeTodo("abc", title: "Buy milk", revision: 17))
 
-    @Test("PATCH, PUT and DELETE hand the request's If-Match and If-None-Match to the use cases")
+    @Test("PATCH, PUT and DELETE hand the id and the revisions If-Match and If-None-Match name to the use cases")
     func passesPreconditions() {
         let stub = StubTodosUseCases(todo: .success(data))
         let presenter = TodosPresenter(interactor: stub, view: CapturingTodosView())
@@ -16,9 +16,16 @@ struct TodosPresenterConditionsTests {
         presenter.presentPatch(id: "abc", body: [], context: context) { _ in }
         presenter.presentReplacement(id: "abc", body: [], context: context) { _ in }
         presenter.presentDeletion(id: "abc", context: context) { _ in }
-        presenter.presentDeletion(id: "abc", context: RequestContext(baseURL: "http://localhost:8080")) { _ in }
-        let expected = TodoPreconditions(ifMatch: .tags([EntityTag("17")]), ifNoneMatch: .any)
-        #expect(stub.givenPreconditions.withTracedLock { $0 } == [expected, expected, expected, TodoPreconditions()])
+        presenter.presentDeletion(id: "def", context: RequestContext(baseURL: "http://localhost:8080")) { _ in }
+        let weak = RequestContext(
+            baseURL: "http://localhost:8080", ifMatch: EntityTagCondition(#"W/"17", "17", "list-1", "017""#),
+            ifNoneMatch: EntityTagCondition(#"W/"17", "18", "x""#))
+        presenter.presentPatch(id: "ghi", body: [], context: weak) { _ in }
+        let expected = RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .any)
+        #expect(stub.givenConditions.withTracedLock { $0 } == [
+            expected, expected, expected, .none, RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .oneOf([17, 18])),
+        ])
+        #expect(stub.givenIDs.withTracedLock { $0 } == ["abc", "abc", "abc", "def", "ghi"])
     }
 
     @Test("a 412 for a missing to-do carries no ETag; one for an existing to-do carries its tag")
@@ -27,7 +34,7 @@ struct TodosPresenterConditionsTests {
         let context = RequestContext(baseURL: "http://localhost:8080")
         TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: nil, failure: .ifMatchAnyButMissing))), view: view)
             .presentDeletion(id: "x", context: context) { _ in }
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: EntityTag("4"), failure: .ifNoneMatch))), view: view)
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: 4, failure: .ifNoneMatch))), view: view)
             .presentReplacement(id: "x", body: [], context: context) { _ in }
         let problems = view.problems.withTracedLock { $0 }
         #expect(problems.map(\.status) == [412, 412])

@@ -17,11 +17,12 @@ final class CapturingTodosView: TodosDisplay {
     func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond) { problems.withTracedLock { $0.append(model) } }
 }
 
-/// Use cases that answer with canned data and keep the preconditions they are given.
+/// Use cases that answer with canned data and keep the ids and conditions they are given.
 final class StubTodosUseCases: TodosUseCases {
     let todo: Result<TodoData, TodosError>
     let all: [TodoData]
-    let givenPreconditions = Mutex<[TodoPreconditions]>([])
+    let givenConditions = Mutex<[RevisionCondition]>([])
+    let givenIDs = Mutex<[String]>([])
 
     init(todo: Result<TodoData, TodosError>, all: [TodoData] = []) {
         self.todo = todo
@@ -32,25 +33,32 @@ final class StubTodosUseCases: TodosUseCases {
         let limit = Int(parameters["limit"] ?? "") ?? 500
         let offset = Int(parameters["offset"] ?? "") ?? 0
         completion(.success(TodoListData(
-            items: Array(all.dropFirst(offset).prefix(limit)), total: all.count, offset: offset, limit: limit, revision: 42)))
+            items: Array(all.dropFirst(offset).prefix(limit)), total: all.count, offset: offset, limit: limit)))
     }
     func create(from body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
-    func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
+    func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
+        givenIDs.withTracedLock { $0.append(id) }
+        completion(todo)
+    }
     func patch(
-        id: String, with body: [UInt8], preconditions: TodoPreconditions, completion: @escaping (Result<TodoData, TodosError>) -> Void
+        id: String, with body: [UInt8], condition: RevisionCondition, completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
-        givenPreconditions.withTracedLock { $0.append(preconditions) }
+        record(id, condition)
         completion(todo)
     }
     func replace(
-        id: String, with body: [UInt8], preconditions: TodoPreconditions, completion: @escaping (Result<TodoData, TodosError>) -> Void
+        id: String, with body: [UInt8], condition: RevisionCondition, completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
-        givenPreconditions.withTracedLock { $0.append(preconditions) }
+        record(id, condition)
         completion(todo)
     }
-    func delete(id: String, preconditions: TodoPreconditions, completion: @escaping (Result<Void, TodosError>) -> Void) {
-        givenPreconditions.withTracedLock { $0.append(preconditions) }
+    func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void) {
+        record(id, condition)
         completion(todo.map { _ in () })
+    }
+    private func record(_ id: String, _ condition: RevisionCondition) {
+        givenIDs.withTracedLock { $0.append(id) }
+        givenConditions.withTracedLock { $0.append(condition) }
     }
     func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void) { completion(.success(())) }
 }
@@ -97,7 +105,8 @@ struct TodosPresenterTests {
         let model = try #require(view.lists.withTracedLock { $0.first })
         #expect(model.status == 200)
         #expect(model.body?.map(\.url) == ["https://todo.example.com/todos/abc", "https://todo.example.com/todos/def"])
-        #expect(model.headers["ETag"] == #""list-42""#)
+        // FNV-1a 64 of abc/17, def/0, total 2, offset 0, limit 500 (computed outside Swift).
+        #expect(model.headers["ETag"] == #""list-83dac5d3f993dc26""#)
         #expect(model.headers["X-Total-Count"] == "2")
         #expect(model.headers["Link"] == nil)
     }
@@ -126,12 +135,14 @@ struct TodosPresenterTests {
         let view = CapturingTodosView()
         let presenter = TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: [data]), view: view)
         presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"17""#))) { _ in }
-        presenter.presentList(context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""list-42""#))) { _ in }
+        presenter.presentList(context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"list-a321638e4ffa4311""#))) { _ in }
+        presenter.presentList(context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""list-83dac5d3f993dc26""#))) { _ in }
         presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""16""#))) { _ in }
         let empties = view.empties.withTracedLock { $0 }
         #expect(empties.map(\.status) == [304, 304])
-        #expect(empties.map { $0.headers["ETag"] } == [#""17""#, #""list-42""#])
+        #expect(empties.map { $0.headers["ETag"] } == [#""17""#, #""list-a321638e4ffa4311""#])
         #expect(view.todos.withTracedLock { $0.map(\.status) } == [200])
+        #expect(view.lists.withTracedLock { $0.map(\.status) } == [200], "another page's tag is not the list's")
     }
 
     @Test("deletions are 204 with no body")
@@ -157,7 +168,7 @@ struct TodosPresenterTests {
         }
         let models = view.problems.withTracedLock { $0 }
         #expect(models.map(\.status) == [404, 422, 400, 503])
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: EntityTag("9"), failure: .ifMatch))), view: view)
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: 9, failure: .ifMatch))), view: view)
             .presentPatch(id: "x", body: [], context: context) { _ in }
         let precondition = try #require(view.problems.withTracedLock { $0.last })
         #expect(precondition.status == 412)
@@ -165,5 +176,11 @@ struct TodosPresenterTests {
         #expect(models.allSatisfy { $0.contentType == "application/problem+json" })
         #expect(models[1].body?.errors == [FieldError(field: "title", message: "is required")])
         #expect(models[0].body?.detail == "No to-do has the id 'x'.")
+        #expect(models[3].headers["Retry-After"] == nil)
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.store(StoreError(reason: "restarting", retryAfter: 5)))), view: view)
+            .presentTodo(id: "x", context: context) { _ in }
+        let retry = try #require(view.problems.withTracedLock { $0.last })
+        #expect(retry.status == 503)
+        #expect(retry.headers["Retry-After"] == "5")
     }
 }

@@ -1,3 +1,4 @@
+import LockTracing
 import Foundation
 import Testing
 @testable import TodoServer
@@ -27,6 +28,22 @@ struct UpcomingInteractorTests {
         (0..<count).map { offset in
             let day = CalendarDay(first)!.adding(days: offset).description
             return makeTodo(day, due: day)
+        }
+    }
+
+    @Test("asks the store for one range, today through the end of next week, in the asked time zone and week")
+    func asksForTheWindow() {
+        for (now, tz, weekStart, from, through) in [
+            ("2026-11-22T10:00:00.000Z", "UTC", "monday", "2026-11-22", "2026-11-29"),
+            ("2026-11-22T10:00:00.000Z", "UTC", "sunday", "2026-11-22", "2026-12-05"),
+            ("2026-11-22T23:30:00.000Z", "Asia/Tokyo", "monday", "2026-11-23", "2026-12-06"),
+        ] {
+            let store = FakeTodoStore([makeTodo("a", due: from)])
+            let interactor = UpcomingInteractor(store: store, clock: FakeClock(now), defaultTimeZone: TimeZone(identifier: "UTC")!)
+            var answer: Result<UpcomingData, UpcomingError>?
+            interactor.upcoming(timeZone: tz, weekStart: weekStart) { answer = $0 }
+            #expect(store.calls.withTracedLock { $0 } == [.upcoming(from: CalendarDay(from)!, through: CalendarDay(through)!)], "\(now) \(tz) \(weekStart)")
+            #expect(groups(answer) == ["today": ["a"]])
         }
     }
 

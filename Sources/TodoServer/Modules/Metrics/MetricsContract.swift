@@ -9,8 +9,9 @@ public protocol MetricsModuleInput: Sendable {
 
 /// Gathers the current figures (the interactor).
 public protocol MetricsUseCases: Sendable {
-    /// Refreshes the gauges read at scrape time and renders every metric.
-    func exposition() -> RawBody
+    /// Refreshes the gauges read at scrape time (the to-do count from the store's statistics)
+    /// and renders every metric.
+    func exposition(completion: @escaping (RawBody) -> Void)
 }
 
 /// The view: writes the exposition as it is.

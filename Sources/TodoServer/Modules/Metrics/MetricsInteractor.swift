@@ -32,8 +32,15 @@ public struct MetricsInteractor: MetricsUseCases {
         droppedCounter = CoreMetrics.Counter(label: "log_lines_dropped_total", factory: factory)
     }
 
-    public func exposition() -> RawBody {
-        todosGauge.record(store.count)
+    /// A store that cannot say how many to-dos it holds leaves the gauge at its last value.
+    public func exposition(completion: @escaping (RawBody) -> Void) {
+        store.statistics { result in
+            if case .success(let statistics) = result { todosGauge.record(statistics.count) }
+            completion(render())
+        }
+    }
+
+    private func render() -> RawBody {
         connectionsGauge.record(openConnections())
         let dropped = droppedLogLines()
         let added = droppedReported.value.withTracedLock { reported in

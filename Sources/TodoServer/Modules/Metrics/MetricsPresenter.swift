@@ -11,7 +11,8 @@ public struct MetricsPresenter: MetricsModuleInput {
     }
 
     public func presentMetrics(context: RequestContext, respond: @escaping Respond) {
-        view.displayMetrics(
-            ResponseViewModel(status: 200, contentType: Self.contentType, body: interactor.exposition()), respond: respond)
+        interactor.exposition { body in
+            view.displayMetrics(ResponseViewModel(status: 200, contentType: Self.contentType, body: body), respond: respond)
+        }
     }
 }

@@ -7,7 +7,7 @@ public struct TodoData: Sendable, Equatable {
     public var dueDate: CalendarDay?
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
-    /// The store's revision of the to-do: its entity tag.
+    /// The to-do's revision (1 when created, +1 per change): its entity tag.
     public var revision: UInt64
 
     init(_ todo: Todo) {
@@ -32,9 +32,4 @@ public struct TodoListData: Sendable, Equatable {
     public var total: Int
     public var offset: Int
     public var limit: Int
-    /// The store-wide revision: the list's entity tag.
-    public var revision: UInt64
-
-    /// The strong entity tag of the list at this revision.
-    public var entityTag: EntityTag { EntityTag(listRevision: revision) }
 }

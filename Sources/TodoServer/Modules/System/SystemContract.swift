@@ -12,7 +12,8 @@ public protocol SystemModuleInput: Sendable {
 /// What the service says of itself (the interactor).
 public protocol SystemUseCases: Sendable {
     func serviceInfo() -> ServiceInfo
-    func health() -> HealthData
+    /// The store's refusal and statistics.
+    func health(completion: @escaping (HealthData) -> Void)
     /// The OpenAPI 3.1 document that describes the API, as shipped, with `serverURL` as its
     /// `servers` URL.
     func openAPIDocument(serverURL: String) -> [UInt8]

@@ -28,9 +28,17 @@ public struct SystemInteractor: SystemUseCases {
             build: build)
     }
 
-    public func health() -> HealthData {
+    /// Unhealthy while the store refuses changes, or when it cannot say how many to-dos it holds.
+    public func health(completion: @escaping (HealthData) -> Void) {
         let refusal = store.writeRefusal
-        return HealthData(healthy: refusal == nil, todoCount: store.count, reason: refusal)
+        store.statistics { result in
+            switch result {
+            case .success(let statistics):
+                completion(HealthData(healthy: refusal == nil, todoCount: statistics.count, reason: refusal))
+            case .failure(let error):
+                completion(HealthData(healthy: false, todoCount: 0, reason: refusal ?? error.reason))
+            }
+        }
     }
 
     public func openAPIDocument(serverURL: String) -> [UInt8] {

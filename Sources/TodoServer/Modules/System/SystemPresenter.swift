@@ -17,10 +17,11 @@ public struct SystemPresenter: SystemModuleInput {
     }
 
     public func presentHealth(context: RequestContext, respond: @escaping Respond) {
-        let health = interactor.health()
-        let model = HealthViewModel(
-            status: health.healthy ? "ok" : "unavailable", todos: health.todoCount, reason: health.reason)
-        view.displayHealth(ResponseViewModel(status: health.healthy ? 200 : 503, body: model), respond: respond)
+        interactor.health { health in
+            let model = HealthViewModel(
+                status: health.healthy ? "ok" : "unavailable", todos: health.todoCount, reason: health.reason)
+            view.displayHealth(ResponseViewModel(status: health.healthy ? 200 : 503, body: model), respond: respond)
+        }
     }
 
     /// The document's `servers` names the base URL of this request (the public URL, else `Host`),

@@ -1,16 +1,6 @@
-/// The preconditions of a change to one to-do (`If-Match`, `If-None-Match`), evaluated as RFC 9110
-/// §13.2.2 orders them against the to-do as stored, inside the store's atomic update.
+/// The preconditions of a change to one to-do as the request states them (`If-Match`,
+/// `If-None-Match`, entity tags), and the `RevisionCondition` they mean for the store.
 public struct TodoPreconditions: Sendable, Equatable {
-    /// Why a change was refused with 412.
-    public enum Failure: Sendable, Equatable {
-        /// `If-Match` lists no tag that strongly matches the current one.
-        case ifMatch
-        /// `If-Match: *` and the to-do does not exist (RFC 9110 §13.1.1).
-        case ifMatchAnyButMissing
-        /// `If-None-Match` is `*` or lists a tag that weakly matches the current one (§13.1.2).
-        case ifNoneMatch
-    }
-
     public var ifMatch: EntityTagCondition?
     public var ifNoneMatch: EntityTagCondition?
 
@@ -19,14 +9,30 @@ public struct TodoPreconditions: Sendable, Equatable {
         self.ifNoneMatch = ifNoneMatch
     }
 
-    /// Why the change must not happen to `todo` (nil: the to-do is missing), or nil when it may.
-    /// `If-Match` with tags on a missing to-do, and `If-None-Match` on a missing one, let the
-    /// request go on to its 404.
-    public func failure(for todo: Todo?) -> Failure? {
-        guard let todo else { return ifMatch == .any ? .ifMatchAnyButMissing : nil }
-        let tag = EntityTag(revision: todo.revision)
-        if let ifMatch, !ifMatch.matchesStrongly(tag) { return .ifMatch }
-        if let ifNoneMatch, ifNoneMatch.matchesWeakly(tag) { return .ifNoneMatch }
-        return nil
+    /// `If-Match` compares strongly: only strong tags in our format (`"<revision>"`, the revision
+    /// in canonical decimal) can match. `If-None-Match` compares weakly: `W/"7"` names revision 7
+    /// as `"7"` does. Tags in another format name no revision.
+    public var revisionCondition: RevisionCondition {
+        RevisionCondition(
+            ifMatch: ifMatch.map { Self.match($0, acceptingWeak: false) },
+            ifNoneMatch: ifNoneMatch.map { Self.match($0, acceptingWeak: true) })
+    }
+
+    private static func match(_ condition: EntityTagCondition, acceptingWeak: Bool) -> RevisionCondition.Match {
+        switch condition {
+        case .any:
+            return .any
+        case .tags(let tags):
+            return .oneOf(tags.compactMap { tag in acceptingWeak || !tag.isWeak ? tag.revision : nil })
+        }
+    }
+}
+
+extension EntityTag {
+    /// The revision a to-do's tag names (`"7"`: 7), nil for a tag in another format (`"07"`,
+    /// `"list-…"`, `"x"`).
+    var revision: UInt64? {
+        guard let value = UInt64(opaque), String(value) == opaque else { return nil }
+        return value
     }
 }

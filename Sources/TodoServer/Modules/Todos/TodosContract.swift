@@ -21,18 +21,18 @@ public protocol TodosUseCases: Sendable {
     func list(_ parameters: QueryParameters, completion: @escaping (Result<TodoListData, TodosError>) -> Void)
     func create(from body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void)
     func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void)
-    /// Applies a JSON merge patch (RFC 7396) if the preconditions hold; a patch that changes
+    /// Applies a JSON merge patch (RFC 7396) if the condition holds; a patch that changes
     /// nothing keeps the revision and `updatedAt`.
     func patch(
-        id: String, with body: [UInt8], preconditions: TodoPreconditions,
+        id: String, with body: [UInt8], condition: RevisionCondition,
         completion: @escaping (Result<TodoData, TodosError>) -> Void)
-    /// Replaces the writable fields if the preconditions hold; the same content keeps the
+    /// Replaces the writable fields if the condition holds; the same content keeps the
     /// revision and `updatedAt`.
     func replace(
-        id: String, with body: [UInt8], preconditions: TodoPreconditions,
+        id: String, with body: [UInt8], condition: RevisionCondition,
         completion: @escaping (Result<TodoData, TodosError>) -> Void)
-    /// Deletes the to-do if the preconditions hold.
-    func delete(id: String, preconditions: TodoPreconditions, completion: @escaping (Result<Void, TodosError>) -> Void)
+    /// Deletes the to-do if the condition holds.
+    func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void)
     func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void)
 }
 
@@ -51,8 +51,8 @@ public enum TodosError: HTTPProblemConvertible, Equatable {
     case malformedBody(ProblemDetails)
     case invalidFields([FieldError])
     case badQueryParameter(name: String, value: String, expected: String)
-    /// `current` is the to-do's tag, nil when it does not exist.
-    case preconditionFailed(id: String, current: EntityTag?, failure: TodoPreconditions.Failure)
+    /// `current` is the to-do's revision, nil when it does not exist.
+    case preconditionFailed(id: String, current: UInt64?, failure: RevisionCondition.Failure)
     case store(StoreError)
 
     public var problem: ProblemDetails {
@@ -68,8 +68,8 @@ public enum TodosError: HTTPProblemConvertible, Equatable {
         }
     }
 
-    private static func preconditionDetail(id: String, current: EntityTag?, failure: TodoPreconditions.Failure) -> String {
-        let version = current.map { " (ETag \($0))" } ?? ""
+    private static func preconditionDetail(id: String, current: UInt64?, failure: RevisionCondition.Failure) -> String {
+        let version = current.map { " (ETag \(EntityTag(revision: $0)))" } ?? ""
         return switch failure {
         case .ifMatch:
             "If-Match does not match the current version of to-do '\(id)'\(version); read it again and retry."

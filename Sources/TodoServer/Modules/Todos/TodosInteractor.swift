@@ -1,5 +1,5 @@
-/// The to-dos use cases: validation, ids and timestamps, list queries, preconditions; talks to
-/// the store.
+/// The to-dos use cases: validation, ids and timestamps, list queries, revision conditions;
+/// talks to the store.
 public struct TodosInteractor: TodosUseCases {
     private let store: any TodoStore
     private let clock: any TodoClock
@@ -21,8 +21,7 @@ public struct TodosInteractor: TodosUseCases {
             store.list(query) { result in
                 completion(result.mapError(TodosError.store).map { page in
                     TodoListData(
-                        items: page.items.map(TodoData.init), total: page.total, offset: query.offset, limit: query.limit,
-                        revision: page.revision)
+                        items: page.items.map(TodoData.init), total: page.total, offset: query.offset, limit: query.limit)
                 })
             }
         }
@@ -52,46 +51,41 @@ public struct TodosInteractor: TodosUseCases {
     }
 
     public func patch(
-        id: String, with body: [UInt8], preconditions: TodoPreconditions,
+        id: String, with body: [UInt8], condition: RevisionCondition,
         completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
         switch decoder.patch(from: body) {
         case .failure(let error):
             completion(.failure(error))
         case .success(let patch):
-            update(id: id, preconditions: preconditions, completion: completion) { todo in
-                if let title = patch.title { todo.title = title }
-                if let completed = patch.completed { todo.completed = completed }
-                if let order = patch.order { todo.order = order }
-                if let dueDate = patch.dueDate { todo.dueDate = dueDate }
-            }
+            let change = TodoChange(
+                title: patch.title, completed: patch.completed, order: Self.field(patch.order),
+                dueDate: Self.field(patch.dueDate))
+            update(id: id, change: change, condition: condition, completion: completion)
         }
     }
 
     public func replace(
-        id: String, with body: [UInt8], preconditions: TodoPreconditions,
+        id: String, with body: [UInt8], condition: RevisionCondition,
         completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
         switch decoder.draft(from: body) {
         case .failure(let error):
             completion(.failure(error))
         case .success(let draft):
-            update(id: id, preconditions: preconditions, completion: completion) { todo in
-                todo.title = draft.title
-                todo.completed = draft.completed
-                todo.order = draft.order
-                todo.dueDate = draft.dueDate
-            }
+            let change = TodoChange.replacement(
+                title: draft.title, completed: draft.completed, order: draft.order, dueDate: draft.dueDate)
+            update(id: id, change: change, condition: condition, completion: completion)
         }
     }
 
-    public func delete(id: String, preconditions: TodoPreconditions, completion: @escaping (Result<Void, TodosError>) -> Void) {
-        store.remove(id: id, precondition: { preconditions.failure(for: $0) == nil }) { result in
+    public func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void) {
+        store.remove(id: id, condition: condition) { result in
             completion(result.mapError(TodosError.store).flatMap { outcome in
                 switch outcome {
                 case .removed: .success(())
-                case .notFound: .failure(Self.missing(id: id, preconditions))
-                case .preconditionFailed(let todo): .failure(Self.refused(todo, preconditions))
+                case .notFound: .failure(Self.missing(id: id, condition))
+                case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
                 }
             })
         }
@@ -101,42 +95,40 @@ public struct TodosInteractor: TodosUseCases {
         store.removeAll { completion($0.mapError(TodosError.store)) }
     }
 
-    /// Applies `change` if the preconditions hold for the stored to-do. A change that leaves the
+    /// Applies `change` if the condition holds for the stored to-do. A change that leaves the
     /// writable fields as they are is not made: the store keeps the revision (the ETag) and
     /// `updatedAt`, and the to-do is answered as it is.
     private func update(
-        id: String, preconditions: TodoPreconditions, completion: @escaping (Result<TodoData, TodosError>) -> Void,
-        change: @escaping @Sendable (inout Todo) -> Void
+        id: String, change: TodoChange, condition: RevisionCondition,
+        completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
-        let now = clock.now()
-        store.update(id: id, change: { todo in
-            guard preconditions.failure(for: todo) == nil else { return false }
-            var changed = todo
-            change(&changed)
-            guard !changed.hasSameContent(as: todo) else { return false }
-            changed.updatedAt = now
-            todo = changed
-            return true
-        }) { result in
+        store.update(id: id, change: change, condition: condition, at: clock.now()) { result in
             completion(result.mapError(TodosError.store).flatMap { outcome in
                 switch outcome {
-                case .updated(let todo): .success(TodoData(todo))
-                // Refused by a precondition or changing nothing: the same pure test tells which.
-                case .unchanged(let todo):
-                    preconditions.failure(for: todo) == nil ? .success(TodoData(todo)) : .failure(Self.refused(todo, preconditions))
-                case .notFound: .failure(Self.missing(id: id, preconditions))
+                case .updated(let todo), .unchanged(let todo): .success(TodoData(todo))
+                case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
+                case .notFound: .failure(Self.missing(id: id, condition))
                 }
             })
         }
     }
 
-    /// The 412 for a to-do the preconditions refused.
-    private static func refused(_ todo: Todo, _ preconditions: TodoPreconditions) -> TodosError {
-        .preconditionFailed(id: todo.id, current: EntityTag(revision: todo.revision), failure: preconditions.failure(for: todo) ?? .ifMatch)
+    /// A merge patch's member as a field change: absent keeps, `null` clears.
+    private static func field<Value>(_ member: Value??) -> TodoChange.Field<Value> {
+        switch member {
+        case .none: .keep
+        case .some(.none): .clear
+        case .some(.some(let value)): .set(value)
+        }
+    }
+
+    /// The 412 for a to-do the condition refused.
+    private static func refused(_ todo: Todo, _ condition: RevisionCondition) -> TodosError {
+        .preconditionFailed(id: todo.id, current: todo.revision, failure: condition.failure(for: todo) ?? .ifMatch)
     }
 
     /// 412 for `If-Match: *` on a missing to-do, else 404.
-    private static func missing(id: String, _ preconditions: TodoPreconditions) -> TodosError {
-        preconditions.failure(for: nil).map { .preconditionFailed(id: id, current: nil, failure: $0) } ?? .notFound(id: id)
+    private static func missing(id: String, _ condition: RevisionCondition) -> TodosError {
+        condition.failure(for: nil).map { .preconditionFailed(id: id, current: nil, failure: $0) } ?? .notFound(id: id)
     }
 }

@@ -52,24 +52,25 @@ public struct TodosPresenter: TodosModuleInput {
     }
 
     public func presentPatch(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        interactor.patch(id: id, with: body, preconditions: Self.preconditions(context)) {
+        interactor.patch(id: id, with: body, condition: Self.condition(context)) {
             presentTodo($0, status: 200, context: context, respond: respond)
         }
     }
 
     public func presentReplacement(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        interactor.replace(id: id, with: body, preconditions: Self.preconditions(context)) {
+        interactor.replace(id: id, with: body, condition: Self.condition(context)) {
             presentTodo($0, status: 200, context: context, respond: respond)
         }
     }
 
     public func presentDeletion(id: String, context: RequestContext, respond: @escaping Respond) {
-        interactor.delete(id: id, preconditions: Self.preconditions(context)) { presentNoContent($0, respond: respond) }
+        interactor.delete(id: id, condition: Self.condition(context)) { presentNoContent($0, respond: respond) }
     }
 
-    /// The request's `If-Match` and `If-None-Match`, for a change.
-    private static func preconditions(_ context: RequestContext) -> TodoPreconditions {
-        TodoPreconditions(ifMatch: context.ifMatch, ifNoneMatch: context.ifNoneMatch)
+    /// The request's `If-Match` and `If-None-Match`, for a change, as the revisions they name.
+    private static func condition(_ context: RequestContext) -> RevisionCondition {
+        guard context.ifMatch != nil || context.ifNoneMatch != nil else { return .none }
+        return TodoPreconditions(ifMatch: context.ifMatch, ifNoneMatch: context.ifNoneMatch).revisionCondition
     }
 
     /// A single to-do with its `ETag`; a 201 also carries `Location`.
@@ -94,7 +95,8 @@ public struct TodosPresenter: TodosModuleInput {
 
     private func presentProblem(_ error: TodosError, respond: Respond) {
         var headers: HTTPHeaders = [:]
-        if case .preconditionFailed(_, let current?, _) = error { headers.set("ETag", current.description) }
+        if case .preconditionFailed(_, let current?, _) = error { headers.set("ETag", EntityTag(revision: current).description) }
+        if case .store(let failure) = error, let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
         view.displayProblem(ResponseViewModel(problem: error.problem, headers: headers), respond: respond)
     }
 }

@@ -26,7 +26,7 @@ public struct UpcomingInteractor: UpcomingUseCases {
             start = parsed
         }
         let window = UpcomingWindow(today: Self.today(at: clock.now(), in: zone), weekStart: start)
-        store.allTodos { result in
+        store.upcoming(from: window.today, through: window.endOfNextWeek) { result in
             completion(result.mapError(UpcomingError.store).map { Self.group($0, in: window) })
         }
     }

@@ -1,3 +1,5 @@
+import EventHTTP
+
 /// Shapes upcoming groups into sections with titles, or the seeds' "nothing due" message.
 public struct UpcomingPresenter: UpcomingModuleInput {
     static let nothingDueMessage = "Nothing is due before the end of next week."
@@ -19,7 +21,9 @@ public struct UpcomingPresenter: UpcomingModuleInput {
                 if case .store(let failure) = error {
                     context.logger.error("upcoming: the store failed", metadata: ["reason": "\(failure.reason)"])
                 }
-                view.displayProblem(ResponseViewModel(problem: error.problem), respond: respond)
+                var headers: HTTPHeaders = [:]
+                if case .store(let failure) = error, let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
+                view.displayProblem(ResponseViewModel(problem: error.problem, headers: headers), respond: respond)
             }
         }
     }

@@ -25,7 +25,7 @@ public enum FsyncPolicy: String, Sendable, CaseIterable {
 /// them when the policy is `always` (group commit), and only then applies them to memory and
 /// answers them, each on its own loop. A write or fsync that fails fails the whole batch: nothing
 /// of it is applied, the file is cut back to the last good record, and the revisions it took
-/// are never handed out again. Changes after a failure first repair the journal; the first
+/// from its to-dos are never handed out again while the store runs. Changes after a failure first repair the journal; the first
 /// batch written whole ends the refusal (no restart needed).
 final class Journal: Sendable {
     /// One change waiting for the writer. Its closures run on the writer thread; the answer is
@@ -78,8 +78,9 @@ final class Journal: Sendable {
         /// Bytes of whole, written records in the current journal.
         var fileBytes: Int
         var unsynced = false
-        /// The last revision handed out, failed batches' included.
-        var revision: UInt64
+        /// The last revision a failed batch took from a to-do, by id (until a write gives the
+        /// to-do a later one): never handed out again.
+        var burned: [String: UInt64] = [:]
         var failure: Failure?
         var buffer: [UInt8] = []
     }
@@ -97,7 +98,7 @@ final class Journal: Sendable {
     private let compactionQueue = DispatchQueue(label: "todo-server.journal.compaction", qos: .utility)
 
     /// Continues journal `generation`, open for appending at `fd` with `fileBytes` in it, over
-    /// `memory` (whose revision the sequence continues).
+    /// `memory`.
     init(
         directory: String, fd: Int32, generation: UInt64, fileBytes: Int, policy: FsyncPolicy, compactionBytes: Int,
         memory: InMemoryTodoStore, logger: Logger, faults: JournalFaults = .none
@@ -108,7 +109,7 @@ final class Journal: Sendable {
         self.logger = logger
         self.memory = memory
         self.faults = faults
-        writer = Mutex(Writer(fd: fd, generation: generation, fileBytes: fileBytes, revision: memory.snapshot().revision))
+        writer = Mutex(Writer(fd: fd, generation: generation, fileBytes: fileBytes))
         if policy == .interval { scheduleIntervalSync() }
     }
 
@@ -158,7 +159,7 @@ final class Journal: Sendable {
         var compact = false
         let outcome = writer.withTracedLock { writer -> BatchOutcome in
             if writer.failure != nil, let failure = repair(&writer) { return .refused(failure) }
-            var draft = StoreDraft(memory: memory, revision: writer.revision)
+            var draft = StoreDraft(memory: memory, burned: writer.burned)
             var records: [JournalRecord] = []
             var finishes: [(StoreError?) -> Void] = []
             finishes.reserveCapacity(batch.count)
@@ -168,10 +169,14 @@ final class Journal: Sendable {
                 records += prepared.records
                 finishes.append(prepared.finish)
             }
-            // Handed out for good, written or not: a revision never names two contents.
-            writer.revision = draft.revision
             guard !records.isEmpty else { return .prepared(finishes, nil) }
-            if let failure = append(records, &writer) { return .prepared(finishes, failure) }
+            if let failure = append(records, &writer) {
+                // Handed out for good, though never written: a revision never names two contents.
+                writer.burned.merge(draft.handedOut) { max($0, $1) }
+                return .prepared(finishes, failure)
+            }
+            // Written: the to-dos now hold (or removed) revisions above what was burned.
+            if !writer.burned.isEmpty { for id in draft.handedOut.keys { writer.burned[id] = nil } }
             memory.apply(records)
             compact = writer.fileBytes >= compactionBytes && !compacting.load(ordering: .acquiring)
             return .prepared(finishes, nil)
@@ -345,19 +350,19 @@ extension Journal {
         writer.unsynced = true
         let picture = memory.snapshot()
         guard snapshotInBackground else {
-            try SnapshotWriter.write(picture.todos, revision: picture.revision, generation: next, directory: directory)
+            try SnapshotWriter.write(picture, generation: next, directory: directory)
             try removeFiles(before: next)
             return
         }
         compactionQueue.async { [self] in
             let started = ContinuousClock.now
             do {
-                try SnapshotWriter.write(picture.todos, revision: picture.revision, generation: next, directory: directory)
+                try SnapshotWriter.write(picture, generation: next, directory: directory)
                 try removeFiles(before: next)
                 logger.info(
                     "journal compacted",
                     metadata: [
-                        "todos": "\(picture.todos.count)", "generation": "\(next)",
+                        "todos": "\(picture.count)", "generation": "\(next)",
                         "ms": "\((ContinuousClock.now - started).milliseconds)",
                     ])
             } catch {

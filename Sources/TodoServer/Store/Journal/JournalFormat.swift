@@ -3,7 +3,7 @@ import Glibc
 /// The byte layout of journal and snapshot files.
 ///
 /// A file starts with an 8-byte magic, a format version (UInt32) and its generation (UInt64); a
-/// snapshot adds the store revision and the to-do count (UInt64 each). Then come framed records:
+/// snapshot adds a store revision (0: revisions are per to-do, in the records) and the to-do count (UInt64 each). Then come framed records:
 /// payload length (UInt32), CRC-32C of the payload (UInt32), payload (`JournalRecord`).
 /// Snapshot `G` holds the state at the start of journal `G`; all integers are little-endian.
 enum JournalFormat {

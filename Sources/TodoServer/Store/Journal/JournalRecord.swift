@@ -1,17 +1,11 @@
-/// One change as the journal keeps it. A `put` carries the whole to-do as stored, so replaying a
-/// record is idempotent; every record carries the store revision the change took.
+/// One change as the journal keeps it. A `put` carries the whole to-do as stored (its revision
+/// included), so replaying a record is idempotent; a `remove` carries the revision the removal
+/// took from the to-do. `removeAll`'s revision is 0 (revisions are per to-do; journals written
+/// before that hold a store-wide one there, which nothing reads).
 enum JournalRecord: Equatable, Sendable {
     case put(Todo)
     case remove(id: String, revision: UInt64)
     case removeAll(revision: UInt64)
-
-    /// The store revision after this change.
-    var revision: UInt64 {
-        switch self {
-        case .put(let todo): todo.revision
-        case .remove(_, let revision), .removeAll(let revision): revision
-        }
-    }
 
     private enum Kind: UInt8 {
         case put = 1, remove = 2, removeAll = 3

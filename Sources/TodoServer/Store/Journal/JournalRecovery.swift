@@ -31,7 +31,6 @@ public enum RecoveryMode: String, Sendable, CaseIterable {
 enum JournalRecovery {
     struct Recovered {
         var todos: [String: Todo]
-        var revision: UInt64
         var fd: Int32
         var fileBytes: Int
         var report: RecoveryReport
@@ -43,13 +42,12 @@ enum JournalRecovery {
         let allJournals = names.compactMap { JournalFormat.generation(of: $0, prefix: "journal-", suffix: ".log") }.sorted()
         let base = snapshots.last ?? 0
         var todos: [String: Todo] = [:]
-        var revision: UInt64 = 0
         var report = RecoveryReport(todos: 0, snapshotTodos: 0, journalRecords: 0, droppedBytes: 0, generation: base)
         var damaged: [String] = []
         if let generation = snapshots.last {
             let path = directory + "/" + JournalFormat.snapshotName(generation)
             let snapshot = try readSnapshot(path, mode: mode)
-            (todos, revision) = (snapshot.todos, snapshot.revision)
+            todos = snapshot.todos
             report.snapshotTodos = todos.count
             if let loss = snapshot.loss {
                 report.losses.append(loss)
@@ -98,7 +96,7 @@ enum JournalRecovery {
             try JournalFormat.checkHeader(
                 bytes, magic: JournalFormat.journalMagic, headerSize: JournalFormat.journalHeaderSize, path: path)
             let scanned = JournalFormat.scanRecords(bytes, from: JournalFormat.journalHeaderSize)
-            for record in scanned.records { apply(record, to: &todos, revision: &revision) }
+            for record in scanned.records { apply(record, to: &todos) }
             report.journalRecords += scanned.records.count
             last = (generation, scanned.validLength)
             guard scanned.trailingBytes > 0 else { continue }
@@ -126,38 +124,35 @@ enum JournalRecovery {
             // Start afresh after everything there is, from a snapshot of what was kept.
             let generation = max(allJournals.last ?? 0, snapshots.last ?? 0) + 1
             let (fd, fileBytes) = try openForAppending(directory: directory, last: nil, base: generation)
-            try SnapshotWriter.write(todos, revision: revision, generation: generation, directory: directory)
+            try SnapshotWriter.write(todos, generation: generation, directory: directory)
             for path in damaged { try FileIO.rename(path, to: path + ".damaged") }
             try FileIO.syncDirectory(directory)
             report.generation = generation
-            return Recovered(todos: todos, revision: revision, fd: fd, fileBytes: fileBytes, report: report)
+            return Recovered(todos: todos, fd: fd, fileBytes: fileBytes, report: report)
         }
         let (fd, fileBytes) = try openForAppending(directory: directory, last: last, base: max(base, 1))
         report.generation = last?.generation ?? max(base, 1)
-        return Recovered(todos: todos, revision: revision, fd: fd, fileBytes: fileBytes, report: report)
+        return Recovered(todos: todos, fd: fd, fileBytes: fileBytes, report: report)
     }
 
-    static func apply(_ record: JournalRecord, to todos: inout [String: Todo], revision: inout UInt64) {
+    static func apply(_ record: JournalRecord, to todos: inout [String: Todo]) {
         switch record {
         case .put(let todo): todos[todo.id] = todo
         case .remove(let id, _): todos[id] = nil
         case .removeAll: todos.removeAll()
         }
-        revision = max(revision, record.revision)
     }
 
-    /// A snapshot's to-dos and revision; a damaged one is refused, or under `truncate` gives the
+    /// A snapshot's to-dos (their revisions in them; the header's store revision is not read);
+    /// a damaged one is refused, or under `truncate` gives the
     /// records before the damage and a sentence on what was lost.
     private static func readSnapshot(
         _ path: String, mode: RecoveryMode
-    ) throws(JournalError) -> (todos: [String: Todo], revision: UInt64, loss: String?) {
+    ) throws(JournalError) -> (todos: [String: Todo], loss: String?) {
         let bytes = try FileIO.readAll(path)
         try JournalFormat.checkHeader(
             bytes, magic: JournalFormat.snapshotMagic, headerSize: JournalFormat.snapshotHeaderSize, path: path)
-        let (revision, count) = bytes.withUnsafeBytes { raw in
-            (UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 20, as: UInt64.self)),
-             UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 28, as: UInt64.self)))
-        }
+        let count = bytes.withUnsafeBytes { raw in UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 28, as: UInt64.self)) }
         let scanned = JournalFormat.scanRecords(bytes, from: JournalFormat.snapshotHeaderSize)
         var loss: String?
         if scanned.trailingBytes != 0 || scanned.records.count != count {
@@ -168,9 +163,8 @@ enum JournalRecovery {
         }
         var todos: [String: Todo] = [:]
         todos.reserveCapacity(Int(min(count, 1 << 24)))
-        var ignored: UInt64 = 0
-        for record in scanned.records { apply(record, to: &todos, revision: &ignored) }
-        return (todos, revision, loss)
+        for record in scanned.records { apply(record, to: &todos) }
+        return (todos, loss)
     }
 
     /// Opens the last journal for appending, writing its header if it has none, or starts

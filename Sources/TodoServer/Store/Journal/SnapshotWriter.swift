@@ -1,9 +1,10 @@
 import Glibc
 
-/// Writes a snapshot file atomically: to a temporary name, synced, then renamed into place.
+/// Writes a snapshot file atomically: to a temporary name, synced, then renamed into place. The
+/// header's store revision is 0: revisions are per to-do, in each record.
 enum SnapshotWriter {
     static func write(
-        _ todos: [String: Todo], revision: UInt64, generation: UInt64, directory: String
+        _ todos: [String: Todo], generation: UInt64, directory: String
     ) throws(JournalError) {
         let path = directory + "/" + JournalFormat.snapshotName(generation)
         let temporary = path + ".tmp"
@@ -11,7 +12,7 @@ enum SnapshotWriter {
         let fd = try FileIO.openForAppend(temporary, create: true)
         var closed = false
         defer { if !closed { close(fd) } }
-        var buffer = JournalFormat.snapshotHeader(generation: generation, revision: revision, count: todos.count)
+        var buffer = JournalFormat.snapshotHeader(generation: generation, revision: 0, count: todos.count)
         buffer.reserveCapacity(1 << 20)
         for todo in todos.values {
             JournalRecord.put(todo).frame(into: &buffer)

@@ -6,12 +6,14 @@ struct StoreDraft {
     private var changed: [String: Todo?] = [:]
     /// Whether a prepared change removed every to-do.
     private var cleared = false
-    /// The last revision handed out.
-    private(set) var revision: UInt64
+    /// The last revision a refused batch handed out to a to-do, by id: never handed out again.
+    private let burned: [String: UInt64]
+    /// The last revision this draft handed out to a to-do, by id.
+    private(set) var handedOut: [String: UInt64] = [:]
 
-    init(memory: InMemoryTodoStore, revision: UInt64) {
+    init(memory: InMemoryTodoStore, burned: [String: UInt64]) {
         self.memory = memory
-        self.revision = revision
+        self.burned = burned
     }
 
     /// The to-do as the changes prepared so far leave it.
@@ -23,10 +25,11 @@ struct StoreDraft {
         return stored
     }
 
-    /// The next revision of the store-wide sequence.
-    mutating func nextRevision() -> UInt64 {
-        revision += 1
-        return revision
+    /// The to-do's next revision: one above its own and above any a refused change took.
+    mutating func nextRevision(after todo: Todo) -> UInt64 {
+        let next = max(todo.revision, burned[todo.id] ?? 0, handedOut[todo.id] ?? 0) + 1
+        handedOut[todo.id] = next
+        return next
     }
 
     /// Notes a prepared record, so that later changes see it.
