@@ -8,6 +8,13 @@ import TodoServer
 enum DatabaseStartup {
     static let unreachableExitCode: Int32 = 4
 
+    /// The PostgreSQL store when `databaseUrl` is set, its schema migrated.
+    static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> PostgresTodoStore? {
+        guard let postgres = configuration.postgres else { return nil }
+        try await migrate(configuration, logger: logger)
+        return try PostgresTodoStore(configuration: postgres)
+    }
+
     static func migrate(_ configuration: ServerConfiguration, logger: Logger) async throws {
         guard let postgres = configuration.postgres else { return }
         let database = configuration.maskedDatabaseURL ?? ""

@@ -106,10 +106,11 @@ struct TodoServerCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "todo-server")
         signal(SIGXFSZ, SIG_IGN)  // a file-size limit fails the journal write (EFBIG), never kills the server
-        try await DatabaseStartup.migrate(configuration, logger: logger)
+        let postgres = try await DatabaseStartup.open(configuration, logger: logger)
         let durable = try openStore(configuration, logger: logger)
+        let store: any TodoStore = if let durable { durable } else if let postgres { postgres } else { InMemoryTodoStore() }
         let application = try TodoApplication(
-            configuration: configuration, logger: logger, store: durable ?? InMemoryTodoStore(),
+            configuration: configuration, logger: logger, store: store,
             droppedLogLines: { output.droppedLines })
         let hangUp = HangUpSignal.ignore(logger: logger)
         defer { hangUp.cancel() }
@@ -118,6 +119,7 @@ struct TodoServerCommand: AsyncParsableCommand {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let durable { services.append(.init(service: StoreService(
                 store: durable, logger: logger, closeGraceSeconds: Double(configuration.shutdownGraceSeconds)))) }
+        if let postgres { services.append(.init(service: PostgresStoreService(store: postgres, logger: logger))) }
         services.append(.init(service: HTTPService(application: application, logger: logger)))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
