@@ -22,19 +22,24 @@ struct DatabaseStartupEndToEndTests {
     }
 
     @Test(.enabled(if: PostgresTestCluster.isAvailable))
-    func theSchemaIsMigratedBeforeTheServerListens() async throws {
+    func theSchemaIsMigratedBeforeTheServerListensAndTheToDosGoToTheDatabase() async throws {
         let cluster = PostgresTestCluster.shared!
         let database = "startup_\(UInt32.random(in: 0...UInt32.max))"
         try cluster.createDatabase(database)
         let server = try ServerProcess(
             arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", cluster.connectionString(database: database)])
         defer { server.signal(SIGTERM) }
-        _ = try server.waitForPort()
+        let port = try server.waitForPort()
+        #expect(try server.waitForLine(containing: "store: PostgreSQL at host=").contains("dbname=\(database)"))
         let ready = try #require(server.lines(containing: "database schema ready").first)
         #expect(ready.contains("applied=1,2"), "\(ready)")
         let session = try await PostgresTestSession.open(cluster, database: database)
         defer { session.close() }
         let versions = try await session.connection.query("SELECT version FROM schema_migrations ORDER BY version")
         #expect(versions.values == ["1", "2"])
+        let created = try TestHTTPClient(port: port).request("POST", "/todos", headers: [("Content-Type", "application/json")], body: #"{"title":"in the database"}"#)
+        #expect(created.status == 201)
+        let rows = try await session.connection.query("SELECT id::text, title, revision FROM todos")
+        #expect(rows.values == [created.object["id"] as? String, "in the database", "1"])
     }
 }
