@@ -58,6 +58,14 @@ struct TodoServerCommand: AsyncParsableCommand {
     var shutdownGraceSeconds: String?
     @Option(name: .customLong("data-dir"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "dataDir")))
     var dataDir: String?
+    @Option(name: .customLong("database-url"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "databaseUrl")))
+    var databaseUrl: String?
+    @Option(
+        name: .customLong("database-connections-per-loop"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "databaseConnectionsPerLoop")))
+    var databaseConnectionsPerLoop: String?
+    @Option(name: .customLong("database-timeout-ms"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "databaseTimeoutMs")))
+    var databaseTimeoutMs: String?
     @Option(name: .customLong("fsync"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "fsync")))
     var fsync: String?
     @Option(name: .customLong("compaction-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "compactionBytes")))
@@ -98,9 +106,11 @@ struct TodoServerCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "todo-server")
         signal(SIGXFSZ, SIG_IGN)  // a file-size limit fails the journal write (EFBIG), never kills the server
+        let postgres = try await DatabaseStartup.open(configuration, logger: logger)
         let durable = try openStore(configuration, logger: logger)
+        let store: any TodoStore = if let durable { durable } else if let postgres { postgres } else { InMemoryTodoStore() }
         let application = try TodoApplication(
-            configuration: configuration, logger: logger, store: durable ?? InMemoryTodoStore(),
+            configuration: configuration, logger: logger, store: store,
             droppedLogLines: { output.droppedLines })
         let hangUp = HangUpSignal.ignore(logger: logger)
         defer { hangUp.cancel() }
@@ -109,6 +119,7 @@ struct TodoServerCommand: AsyncParsableCommand {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let durable { services.append(.init(service: StoreService(
                 store: durable, logger: logger, closeGraceSeconds: Double(configuration.shutdownGraceSeconds)))) }
+        if let postgres { services.append(.init(service: PostgresStoreService(store: postgres, logger: logger))) }
         services.append(.init(service: HTTPService(application: application, logger: logger)))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -166,6 +177,9 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("logBufferBytes", logBufferBytes),
             ("shutdownGraceSeconds", shutdownGraceSeconds),
             ("dataDir", dataDir),
+            ("databaseUrl", databaseUrl),
+            ("databaseConnectionsPerLoop", databaseConnectionsPerLoop),
+            ("databaseTimeoutMs", databaseTimeoutMs),
             ("fsync", fsync),
             ("compactionBytes", compactionBytes),
             ("authTokens", authTokens),

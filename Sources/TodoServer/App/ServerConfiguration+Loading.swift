@@ -63,6 +63,14 @@ extension ServerConfiguration {
                     expected: "more than maxUriBytes (\(maxURIBytes))", source: source)
             }
         }
+        if databaseURL != nil, dataDirectory != nil,
+           let databaseSource = provenance.sources["databaseUrl"], let directorySource = provenance.sources["dataDir"]
+        {
+            throw ConfigurationError(
+                key: "databaseUrl",
+                problem: "'databaseUrl' (set by \(databaseSource)) and 'dataDir' (set by \(directorySource)) choose two stores: set only one of them",
+                source: nil)
+        }
         if corsCredentials, CORSPolicy.AllowedOrigins(parsing: corsOrigin) == .any, let source = provenance.sources["corsCredentials"] {
             throw ConfigurationError(
                 key: "corsCredentials", value: Self.shown("true", source),

@@ -67,6 +67,13 @@ extension ServerConfiguration {
             .optionalText("dataDir", \.dataDirectory, "Directory for the journal and snapshots; unset keeps to-dos in memory only.", expected: "a directory path") {
                 $0.contains("\0") ? nil : $0
             },
+            .databaseURL(),
+            .integer(
+                "databaseConnectionsPerLoop", \.databaseConnectionsPerLoop, 1...64,
+                "PostgreSQL connections each event loop keeps (with databaseUrl)."),
+            .integer(
+                "databaseTimeoutMs", \.databaseTimeoutMs, 10...600_000,
+                "Milliseconds a request waits for PostgreSQL before it gets a 503 with Retry-After and the connection is recycled."),
             .choice("fsync", \.fsync, "When journal writes reach the disk."),
             .integer("compactionBytes", \.compactionBytes, 4096...(1 << 40), "Journal size in bytes that triggers a snapshot."),
             .choice(

@@ -32,6 +32,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var shutdownGraceSeconds = 10
     /// Directory of the journal and snapshots; nil keeps the to-dos in memory only.
     public var dataDirectory: String?
+    /// A libpq connection string or URI of the PostgreSQL database that keeps the to-dos; nil keeps
+    /// them in memory (or in `dataDirectory`). Its host must need no DNS lookup.
+    public var databaseURL: String?
+    /// Connections each event loop keeps to the database.
+    public var databaseConnectionsPerLoop = 2
+    /// How long a request waits for the database before it gets a 503 with `Retry-After`.
+    public var databaseTimeoutMs = 2000
     /// When journal writes are forced to disk (with a data directory).
     public var fsync = FsyncPolicy.interval
     /// Journal size at which it is compacted into a snapshot.

@@ -28,6 +28,9 @@ struct StartupBanner {
     }
 
     var storeLine: String {
+        if let database = configuration.maskedDatabaseURL {
+            return "store: PostgreSQL at \(database) (\(configuration.databaseConnectionsPerLoop) connections per loop, \(configuration.databaseTimeoutMs) ms deadline)"
+        }
         guard let directory = configuration.dataDirectory else {
             return "store: in memory — set TODO_DATA_DIR or TODO_DATABASE_URL to keep to-dos"
         }

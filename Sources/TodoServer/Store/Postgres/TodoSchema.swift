@@ -39,7 +39,8 @@ public enum TodoSchema {
             """
             CREATE INDEX todos_title_key ON todos (title_key, id)
             """,
-        ])
+        ]),
+        PostgresMigration(version: 2, name: "todo_counts", statements: TodoCountsSchema.statements),
     ]
 
     public static var migrator: PostgresMigrator {

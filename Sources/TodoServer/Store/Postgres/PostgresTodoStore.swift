@@ -1,0 +1,186 @@
+import EventHTTP
+import LockTracing
+import PostgresLoop
+import Synchronization
+
+/// To-dos in PostgreSQL: each call is one prepared statement (`TodoSQL`) sent by the pool of the
+/// calling event loop (`PostgresClient`), answered on that loop with no thread hop. A call not
+/// answered within the configured deadline, or made while the database cannot be reached, fails
+/// with `StoreError(retryAfter:)` (503 + `Retry-After`); `writeRefusal` says the database is
+/// unavailable until a statement succeeds again.
+public final class PostgresTodoStore: TodoStore {
+    let client: PostgresClient
+    /// For calls made off the server's loops (tools, tests): a loop of the store's own.
+    private let fallbackLoop: StandaloneLoop
+    let health: PostgresStoreHealth
+
+    /// Seconds a client is told to wait when the database is unavailable.
+    public static let retryAfterSeconds = 1
+
+    public init(configuration: PostgresConfiguration) throws {
+        client = PostgresClient(configuration: configuration)
+        fallbackLoop = try StandaloneLoop()
+        health = PostgresStoreHealth()
+    }
+
+    /// Closes every connection; later calls fail.
+    public func close() {
+        client.close()
+        fallbackLoop.shutdown()
+    }
+
+    public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
+        run(TodoSQL.insert, TodoSQL.insertParameters(todo), completion: completion) { rows in
+            rows.count == 1 ? TodoRowDecoder.todo(rows, row: 0) : nil
+        }
+    }
+
+    public func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
+        guard TodoSQL.isTodoID(id) else { return completion(.success(nil)) }
+        run(TodoSQL.get, [id], completion: completion) { rows in
+            rows.count == 0 ? .some(nil) : TodoRowDecoder.todo(rows, row: 0).map { .some($0) }
+        }
+    }
+
+    public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
+        run(TodoSQL.list(query.sort), TodoSQL.listParameters(query), completion: completion) { rows in
+            guard rows.count >= 1, let total = rows[0, 0].flatMap({ Int($0) }),
+                  let items = TodoRowDecoder.todos(rows, first: 1) else { return nil }
+            return TodoPage(items: items, total: total)
+        }
+    }
+
+    public func upcoming(
+        from: CalendarDay, through: CalendarDay, completion: @escaping (Result<[Todo], StoreError>) -> Void
+    ) {
+        run(TodoSQL.upcoming, TodoSQL.upcomingParameters(from: from, through: through), completion: completion) {
+            TodoRowDecoder.todos($0)
+        }
+    }
+
+    public func update(
+        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp,
+        completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
+    ) {
+        guard TodoSQL.isTodoID(id) else { return completion(.success(.notFound)) }
+        let parameters = TodoSQL.updateParameters(
+            id: id, title: change.title, completed: change.completed, order: Self.fieldChange(change.order),
+            dueDate: Self.fieldChange(change.dueDate), condition: Self.condition(condition), at: time)
+        run(TodoSQL.update, parameters, completion: completion) { rows in
+            guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
+            guard let todo = TodoRowDecoder.todo(rows, row: 0, first: 1) else { return nil }
+            return switch rows[0, 0] {
+            case "updated": .updated(todo)
+            case "unchanged": .unchanged(todo)
+            case "failed": .conditionFailed(todo)
+            default: nil
+            }
+        }
+    }
+
+    public func remove(
+        id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
+    ) {
+        guard TodoSQL.isTodoID(id) else { return completion(.success(.notFound)) }
+        run(TodoSQL.remove, TodoSQL.removeParameters(id: id, condition: Self.condition(condition)), completion: completion) { rows in
+            guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
+            return switch rows[0, 0] {
+            case "removed": .removed
+            case "failed": TodoRowDecoder.todo(rows, row: 0, first: 1).map { .conditionFailed($0) }
+            default: nil
+            }
+        }
+    }
+
+    public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
+        run(TodoSQL.removeAll, [], completion: completion) { _ in () }
+    }
+
+    public func statistics(completion: @escaping (Result<StoreStatistics, StoreError>) -> Void) {
+        run(TodoSQL.count, [], completion: completion) { rows in
+            rows.count == 1 ? rows[0, 0].flatMap { Int($0) }.map { StoreStatistics(count: $0) } : nil
+        }
+    }
+
+    public var writeRefusal: String? {
+        let refusal = health.refusal
+        if refusal != nil, health.shouldProbe(now: .now) { probe() }
+        return refusal
+    }
+
+    /// Sends `statement` on the calling loop's pool (the store's own loop off the server's loops)
+    /// and answers `decode`'s value, or a `StoreError` (with `retryAfter` when the database is
+    /// unavailable or too slow: trying again later may work).
+    func run<Value>(
+        _ statement: PostgresStatement, _ parameters: [String?], completion: @escaping (Result<Value, StoreError>) -> Void,
+        decode: @escaping (PostgresRows) -> Value?
+    ) {
+        let health = self.health
+        let answer: PostgresConnection.Completion = { result in
+            switch result {
+            case .success(let rows):
+                health.succeeded()
+                if let value = decode(rows) {
+                    completion(.success(value))
+                } else {
+                    completion(.failure(StoreError(reason: "the database answered rows this server cannot read")))
+                }
+            case .failure(let error):
+                if error.isUnavailable { health.failed(Self.describe(error)) } else { health.succeeded() }
+                completion(.failure(Self.storeError(error)))
+            }
+        }
+        if let loop = LoopExecutor.current?.handle {
+            client.pool(on: loop).execute(.prepared(statement), parameters, completion: answer)
+        } else {
+            let loop = fallbackLoop.handle
+            let client = self.client
+            let box = UncheckedBox(answer)
+            loop.execute { client.pool(on: loop).execute(.prepared(statement), parameters, completion: box.value) }
+        }
+    }
+
+    /// One statement on the store's own loop to learn whether the database is back.
+    private func probe() {
+        run(TodoSQL.count, [], completion: { (_: Result<Void, StoreError>) in }) { _ in () }
+    }
+
+    static func describe(_ error: PostgresError) -> String {
+        switch error {
+        case .unavailable(let reason): "the database is unavailable: \(reason)"
+        case .connectionLost(let reason): "the connection to the database was lost: \(reason)"
+        case .timedOut: "the database did not answer within the deadline"
+        case .closed: "the database connections are closed"
+        case .server(let error): "the database refused the statement: \(error)"
+        }
+    }
+
+    static func storeError(_ error: PostgresError) -> StoreError {
+        StoreError(reason: describe(error), retryAfter: error.isUnavailable ? retryAfterSeconds : nil)
+    }
+
+    static func fieldChange<Value>(_ field: TodoChange.Field<Value>) -> TodoSQL.FieldChange<Value>? {
+        switch field {
+        case .keep: nil
+        case .set(let value): TodoSQL.FieldChange(value: value)
+        case .clear: TodoSQL.FieldChange(value: nil)
+        }
+    }
+
+    static func condition(_ condition: RevisionCondition) -> TodoSQL.Condition {
+        var result = TodoSQL.Condition()
+        if case .oneOf(let revisions) = condition.ifMatch { result.ifMatch = revisions }
+        switch condition.ifNoneMatch {
+        case .any: result.ifNoneMatchAny = true
+        case .oneOf(let revisions): result.ifNoneMatch = revisions
+        case nil: break
+        }
+        return result
+    }
+}
+
+/// A value carried to a loop thread that alone uses it (a completion made for that loop).
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

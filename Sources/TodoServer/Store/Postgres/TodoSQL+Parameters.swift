@@ -1,0 +1,75 @@
+/// The text parameters of `TodoSQL`'s statements (PostgreSQL's text input formats; nil is NULL).
+extension TodoSQL {
+    static func text(_ value: Bool) -> String { value ? "t" : "f" }
+
+    /// `{3,4}`: a bigint[] literal.
+    static func array(_ revisions: [UInt64]) -> String {
+        "{" + revisions.map(String.init).joined(separator: ",") + "}"
+    }
+
+    static func insertParameters(_ todo: Todo) -> [String?] {
+        [
+            todo.id, todo.title, TodoTitleKey.fold(todo.title), text(todo.completed), todo.order.map(String.init),
+            todo.dueDate?.description, String(todo.createdAt.millisecondsSinceEpoch),
+            String(todo.updatedAt.millisecondsSinceEpoch),
+        ]
+    }
+
+    static func listParameters(_ query: TodoQuery) -> [String?] {
+        [
+            query.completed.map(text), query.titleContains.map(TodoTitleKey.fold), String(query.limit),
+            String(query.offset),
+        ]
+    }
+
+    static func upcomingParameters(from: CalendarDay, through: CalendarDay) -> [String?] {
+        [from.description, through.description]
+    }
+
+    /// A condition as `condition(match:noneAny:none:)` reads it: the If-Match revisions (nil for none
+    /// or `*`: an existing row passes both), whether If-None-Match is `*`, its revisions.
+    struct Condition: Equatable {
+        var ifMatch: [UInt64]?
+        var ifNoneMatchAny = false
+        var ifNoneMatch: [UInt64]?
+
+        var parameters: [String?] {
+            [ifMatch.map(TodoSQL.array), TodoSQL.text(ifNoneMatchAny), ifNoneMatch.map(TodoSQL.array)]
+        }
+    }
+
+    /// A field an update sets (`value` nil clears it) or keeps (nil).
+    struct FieldChange<Value> {
+        var value: Value?
+    }
+
+    static func updateParameters(
+        id: String, title: String?, completed: Bool?, order: FieldChange<Int>?, dueDate: FieldChange<CalendarDay>?,
+        condition: Condition, at time: Timestamp
+    ) -> [String?] {
+        [
+            id, title, title.map(TodoTitleKey.fold), completed.map(text), text(order != nil),
+            order?.value.map(String.init), text(dueDate != nil), dueDate?.value?.description,
+        ] + condition.parameters + [String(time.millisecondsSinceEpoch)]
+    }
+
+    static func removeParameters(id: String, condition: Condition) -> [String?] {
+        [id] + condition.parameters
+    }
+
+    /// Whether `id` is a to-do id as this server makes them (a UUID in lower case): anything else
+    /// names no to-do, and is not sent (the uuid column would refuse it as a bad value).
+    static func isTodoID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else { return false }
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,29 @@
+import EventHTTP
+import PostgresLoop
+
+extension TodoSchema {
+    /// Brings the database of `configuration` to the newest schema before the server accepts
+    /// requests: one connection on a loop of its own, closed afterwards. Waiting for another
+    /// instance's migration (the advisory lock) may take up to `patience`; the database not reachable
+    /// within the connect time-out fails (`PostgresError.unavailable`). Answers the versions applied.
+    public static func migrate(
+        _ configuration: PostgresConfiguration, patience: Duration = .seconds(60)
+    ) async throws -> [Int] {
+        var configuration = configuration
+        configuration.timing.requestTimeout = max(configuration.timing.requestTimeout, patience)
+        configuration.retryLimit = 0
+        let loop = try StandaloneLoop()
+        let handle = loop.handle
+        let settings = configuration
+        let connection = await LoopBound.make(on: handle) {
+            let connection = PostgresConnection(loop: handle, configuration: settings)
+            connection.start()
+            return connection
+        }
+        defer {
+            connection.withValue { $0.close() }
+            loop.shutdown()
+        }
+        return try await migrator.migrate(connection)
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Logging
+import PostgresLoop
+import TodoServer
+
+/// Start-up with `databaseUrl`: the schema migrated before the server accepts a request, or a clear
+/// error and exit status 4 when the database cannot be reached or migrated.
+enum DatabaseStartup {
+    static let unreachableExitCode: Int32 = 4
+
+    /// The PostgreSQL store when `databaseUrl` is set, its schema migrated.
+    static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> PostgresTodoStore? {
+        guard let postgres = configuration.postgres else { return nil }
+        try await migrate(configuration, logger: logger)
+        return try PostgresTodoStore(configuration: postgres)
+    }
+
+    static func migrate(_ configuration: ServerConfiguration, logger: Logger) async throws {
+        guard let postgres = configuration.postgres else { return }
+        let database = configuration.maskedDatabaseURL ?? ""
+        let started = ContinuousClock.now
+        do {
+            let applied = try await TodoSchema.migrate(postgres)
+            let elapsed = ContinuousClock.now - started
+            logger.info(
+                "database schema ready",
+                metadata: [
+                    "database": "\(database)", "applied": "\(applied.map(String.init).joined(separator: ","))",
+                    "ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+                ])
+        } catch let error as PostgresError {
+            let what = error.isUnavailable ? "cannot reach the database" : "cannot migrate the database schema"
+            logger.critical("\(what)", metadata: ["database": "\(database)", "reason": "\(error)"])
+            throw ExitCode(unreachableExitCode)
+        }
+    }
+}

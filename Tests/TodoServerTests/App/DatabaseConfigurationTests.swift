@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import PostgresLoop
+import Testing
+@testable import TodoServer
+
+/// `databaseUrl` and the PostgreSQL pool settings: how they load, what they refuse, and that the
+/// password never reaches the banner, the dump or an error.
+@Suite("Database configuration")
+struct DatabaseConfigurationTests {
+    private func loadError(flags: [String: String] = [:], environment: [String: String] = [:], filePath: String? = nil) -> ConfigurationError? {
+        do {
+            _ = try ServerConfiguration.load(flags: flags, environment: environment, filePath: filePath)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func unsetKeepsTheInMemoryStoreAndTheDefaults() throws {
+        let configuration = try ServerConfiguration.load(flags: [:], environment: [:], filePath: nil)
+        #expect(configuration.databaseURL == nil)
+        #expect(configuration.postgres == nil)
+        #expect(configuration.databaseConnectionsPerLoop == 2)
+        #expect(configuration.databaseTimeoutMs == 2000)
+    }
+
+    @Test func theUrlAndPoolSettingsLoadFromEveryLayer() throws {
+        let url = "postgresql://todo:s3cret@127.0.0.1:5432/todo"
+        let configuration = try ServerConfiguration.load(
+            flags: ["databaseTimeoutMs": "750"],
+            environment: ["TODO_DATABASE_URL": url, "TODO_DATABASE_CONNECTIONS_PER_LOOP": "3"], filePath: nil)
+        let postgres = try #require(configuration.postgres)
+        #expect(postgres.connectionString == url)
+        #expect(postgres.connectionsPerLoop == 3)
+        #expect(postgres.timing.requestTimeout == .milliseconds(750))
+        #expect(configuration.provenance.sources["databaseUrl"] == .environment("TODO_DATABASE_URL"))
+        let socket = try ServerConfiguration.load(flags: ["databaseUrl": "host=/run/postgresql dbname=todo"], environment: [:], filePath: nil)
+        #expect(socket.databaseURL == "host=/run/postgresql dbname=todo")
+    }
+
+    @Test("refused values name the key and what is expected", arguments: [
+        (["TODO_DATABASE_URL": "host=db.example.com dbname=todo"], "needs a DNS lookup"),
+        (["TODO_DATABASE_URL": "postgresql://todo@db.internal/todo"], "\"db.internal\" needs a DNS lookup"),
+        (["TODO_DATABASE_URL": "host=/tmp dbname"], "cannot be parsed"),
+        (["TODO_DATABASE_CONNECTIONS_PER_LOOP": "0"], "'databaseConnectionsPerLoop' is '0' but must be an integer from 1 to 64"),
+        (["TODO_DATABASE_TIMEOUT_MS": "5"], "'databaseTimeoutMs' is '5' but must be an integer from 10 to 600000"),
+    ])
+    func refused(environment: [String: String], message: String) throws {
+        let error = try #require(loadError(environment: environment))
+        #expect(error.description.contains(message), "\(error.description)")
+        #expect(error.description.hasSuffix("(set by \(ServerConfiguration.environmentName(error.key)))"), "\(error.description)")
+    }
+
+    @Test func aUrlWithAPasswordIsNeverShownInAnError() throws {
+        let error = try #require(loadError(environment: ["TODO_DATABASE_URL": "postgresql://todo:s3cret@db.example.com/todo"]))
+        #expect(!error.description.contains("s3cret"), "\(error.description)")
+        #expect(error.key == "databaseUrl")
+    }
+
+    @Test func dataDirTogetherWithDatabaseUrlNamesBothSources() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("todo-\(UUID().uuidString).json").path
+        try #"{"dataDir": "/var/lib/todo"}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        let error = try #require(loadError(flags: ["databaseUrl": "host=/run/postgresql"], filePath: path))
+        #expect(error.description.contains("'databaseUrl' (set by --database-url) and 'dataDir' (set by 'dataDir' in \(path))"), "\(error.description)")
+        #expect(loadError(environment: ["TODO_DATA_DIR": "/var/lib/todo", "TODO_DATABASE_URL": ""]) == nil)
+    }
+
+    @Test("the password is masked", arguments: [
+        ("postgresql://todo:s3cret@127.0.0.1:5432/todo", "postgresql://todo:***@127.0.0.1:5432/todo"),
+        ("postgres://todo:s3:c@ret@[::1]/todo?password=other&sslmode=disable", "postgres://todo:***@[::1]/todo?password=***&sslmode=disable"),
+        ("postgresql://todo@127.0.0.1/todo", "postgresql://todo@127.0.0.1/todo"),
+        ("host=/run/pg password=s3cret user=todo", "host=/run/pg password=*** user=todo"),
+        ("host=/run/pg password = 'a \\' b' user=todo", "host=/run/pg password = *** user=todo"),
+        ("host=/run/pg dbname=todo", "host=/run/pg dbname=todo"),
+    ])
+    func masking(url: String, shown: String) {
+        #expect(PostgresConnectionString.masked(url) == shown)
+    }
+
+    @Test func theBannerAndTheDumpShowTheDatabaseMasked() throws {
+        let configuration = try ServerConfiguration.load(
+            flags: [:], environment: ["TODO_DATABASE_URL": "host=127.0.0.1 user=todo password=s3cret dbname=todo"], filePath: nil)
+        let banner = StartupBanner(configuration: configuration, port: 8080)
+        #expect(banner.storeLine == "store: PostgreSQL at host=127.0.0.1 user=todo password=*** dbname=todo (2 connections per loop, 2000 ms deadline)")
+        let dumped = try #require(configuration.dump.first { $0.key == "databaseUrl" })
+        #expect(dumped.value == "host=127.0.0.1 user=todo password=*** dbname=todo")
+    }
+}

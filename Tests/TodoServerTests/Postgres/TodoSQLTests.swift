@@ -1,0 +1,243 @@
+import Foundation
+import PostgresLoop
+import Testing
+@testable import TodoServer
+
+/// The PostgreSQL store's statements (`TodoSQL`), run directly against a fresh database on the
+/// throwaway test cluster: each answers what the in-memory store would.
+@Suite(.enabled(if: PostgresTestCluster.isAvailable))
+struct TodoSQLTests {
+    let cluster = PostgresTestCluster.shared!
+
+    /// A fresh migrated database and a session on it.
+    func session(_ label: String) async throws -> PostgresTestSession {
+        try await session(database: try freshDatabase(label))
+    }
+
+    func freshDatabase(_ label: String) throws -> String {
+        let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
+        try cluster.createDatabase(name)
+        return name
+    }
+
+    func session(database: String) async throws -> PostgresTestSession {
+        let session = try await PostgresTestSession.open(cluster, database: database)
+        try await TodoSchema.migrator.migrate(session.connection)
+        return session
+    }
+
+    static func id(_ number: Int) -> String {
+        String(format: "00000000-0000-4000-8000-%012x", number)
+    }
+
+    static func todo(
+        _ number: Int, title: String = "t", completed: Bool = false, order: Int? = nil, due: CalendarDay? = nil,
+        created: Int64 = 1_763_812_800_000
+    ) -> Todo {
+        Todo(
+            id: id(number), title: title, completed: completed, order: order, dueDate: due,
+            createdAt: Timestamp(millisecondsSinceEpoch: created), updatedAt: Timestamp(millisecondsSinceEpoch: created),
+            revision: 1)
+    }
+
+    func run(_ session: PostgresTestSession, _ statement: PostgresStatement, _ parameters: [String?]) async throws -> PostgresRows {
+        try await session.connection.query(.prepared(statement), parameters)
+    }
+
+    func insert(_ session: PostgresTestSession, _ todo: Todo) async throws -> Todo? {
+        TodoRowDecoder.todo(try await run(session, TodoSQL.insert, TodoSQL.insertParameters(todo)), row: 0)
+    }
+
+    func get(_ session: PostgresTestSession, _ number: Int) async throws -> Todo? {
+        let rows = try await run(session, TodoSQL.get, [Self.id(number)])
+        return rows.count == 0 ? nil : TodoRowDecoder.todo(rows, row: 0)
+    }
+
+    func list(_ session: PostgresTestSession, _ query: TodoQuery) async throws -> (ids: [String], total: Int) {
+        let rows = try await run(session, TodoSQL.list(query.sort), TodoSQL.listParameters(query))
+        let todos = try #require(TodoRowDecoder.todos(rows, first: 1))
+        return (todos.map(\.id), Int(try #require(rows[0, 0]))!)
+    }
+
+    @Test func insertAndGetKeepEveryField() async throws {
+        let session = try await session("sql_crud")
+        defer { session.close() }
+        let todo = Self.todo(1, title: "Ärger mit ÖL ✓", completed: true, order: -7, due: CalendarDay("2026-02-28"), created: 1_763_812_800_123)
+        #expect(try await insert(session, todo) == todo)
+        #expect(try await get(session, 1) == todo)
+        let bare = Self.todo(2, title: "plain")
+        #expect(try await insert(session, bare) == bare)
+        #expect(try await get(session, 2) == bare)
+        #expect(try await get(session, 3) == nil)
+        let key = try await session.connection.query("SELECT title_key FROM todos WHERE id = $1", [Self.id(1)])
+        #expect(key.values == ["ärger mit öl ✓"])
+        // The same id twice is refused by the primary key (23505), not stored twice.
+        do {
+            _ = try await insert(session, bare)
+            Issue.record("a second insert with the same id was accepted")
+        } catch let error as PostgresError {
+            guard case .server(let server) = error else { throw error }
+            #expect(server.sqlState == "23505")
+        }
+        #expect(TodoSQL.isTodoID(Self.id(1)))
+        #expect(!TodoSQL.isTodoID(Self.id(1).uppercased().replacingOccurrences(of: "0000-4000", with: "0000-400A")))
+        #expect(!TodoSQL.isTodoID("not-a-uuid"))
+    }
+
+    @Test func everyOrderAndFilterPagesAsTheInMemoryRulesSay() async throws {
+        let session = try await session("sql_list")
+        defer { session.close() }
+        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        print("TodoSQLTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        var generator = SplitMix64(seed: seed)
+        let titles = ["Buy milk", "buy bread", "Call mum", "BUY eggs", "Äpfel kaufen", "äpfel", "Zebra", "zebra", "milk"]
+        var all: [Todo] = []
+        for number in 1...120 {
+            let todo = Self.todo(
+                number, title: titles.randomElement(using: &generator)!, completed: Bool.random(using: &generator),
+                order: Int.random(in: 0..<4, using: &generator) == 0 ? nil : Int.random(in: -3...3, using: &generator),
+                due: Int.random(in: 0..<3, using: &generator) == 0 ? nil : CalendarDay(daysSinceEpoch: 20_400 + Int.random(in: 0...5, using: &generator)),
+                created: 1_763_812_800_000 + Int64.random(in: 0...20, using: &generator))
+            all.append(try #require(try await insert(session, todo)))
+        }
+        for field in TodoSort.Field.allCases {
+            for descending in [false, true] {
+                for completed in [nil, true, false] {
+                    for search in [nil, "BUY", "äPF", "nothing"] as [String?] {
+                        for (limit, offset) in [(500, 0), (7, 0), (7, 14), (10, 115), (5, 200)] {
+                            let query = TodoQuery(
+                                completed: completed, titleContains: search, sort: TodoSort(field, descending: descending),
+                                limit: limit, offset: offset)
+                            let expected = all.filter(query.includes).sorted(by: query.sort.areInIncreasingOrder)
+                            let page = try await list(session, query)
+                            #expect(page.total == expected.count, "\(query)")
+                            #expect(page.ids == Array(expected.dropFirst(offset).prefix(limit)).map(\.id), "\(query)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func upcomingIsTheOpenToDosDueInTheRangeInDueOrder() async throws {
+        let session = try await session("sql_upcoming")
+        defer { session.close() }
+        let monday = CalendarDay("2026-11-23")!
+        let todos = [
+            Self.todo(1, order: 2, due: monday.adding(days: 1)),
+            Self.todo(2, completed: true, due: monday.adding(days: 1)),
+            Self.todo(3, due: monday.adding(days: 1)),
+            Self.todo(4, order: 1, due: monday.adding(days: 1), created: 1_763_812_800_001),
+            Self.todo(5, due: monday),
+            Self.todo(6, due: monday.adding(days: 7)),
+            Self.todo(7),
+            Self.todo(8, due: monday.adding(days: -1)),
+        ]
+        for todo in todos { _ = try await insert(session, todo) }
+        let rows = try await run(session, TodoSQL.upcoming, TodoSQL.upcomingParameters(from: monday, through: monday.adding(days: 6)))
+        #expect(try #require(TodoRowDecoder.todos(rows)).map(\.id) == [5, 4, 1, 3].map(Self.id))
+    }
+
+    func update(
+        _ session: PostgresTestSession, _ number: Int, title: String? = nil, completed: Bool? = nil,
+        order: TodoSQL.FieldChange<Int>? = nil, condition: TodoSQL.Condition = .init(), at time: Int64
+    ) async throws -> (outcome: String, todo: Todo)? {
+        let rows = try await run(session, TodoSQL.update, TodoSQL.updateParameters(
+            id: Self.id(number), title: title, completed: completed, order: order, dueDate: nil, condition: condition,
+            at: Timestamp(millisecondsSinceEpoch: time)))
+        #expect(rows.count <= 1)
+        guard rows.count == 1 else { return nil }
+        return (try #require(rows[0, 0]), try #require(TodoRowDecoder.todo(rows, row: 0, first: 1)))
+    }
+
+    @Test func aConditionalUpdateTellsUpdatedUnchangedFailedAndMissingApart() async throws {
+        let session = try await session("sql_update")
+        defer { session.close() }
+        let original = Self.todo(1, title: "a", order: 5)
+        _ = try await insert(session, original)
+
+        var expected = original
+        expected.title = "b"
+        expected.revision = 2
+        expected.updatedAt = Timestamp(millisecondsSinceEpoch: 2_000_000_000_000)
+        let updated = try await update(session, 1, title: "b", condition: .init(ifMatch: [1]), at: 2_000_000_000_000)
+        #expect(updated?.outcome == "updated")
+        #expect(updated?.todo == expected)
+
+        // The same values again: unchanged, revision and updatedAt kept.
+        let same = try await update(session, 1, title: "b", order: .init(value: 5), at: 2_100_000_000_000)
+        #expect(same?.outcome == "unchanged")
+        #expect(same?.todo == expected)
+        // A stale tag: failed, nothing changed, the stored to-do answered.
+        let stale = try await update(session, 1, title: "c", condition: .init(ifMatch: [1]), at: 2_200_000_000_000)
+        #expect(stale?.outcome == "failed")
+        #expect(stale?.todo == expected)
+        // If-None-Match: * on an existing to-do fails; one of other revisions passes.
+        #expect(try await update(session, 1, title: "c", condition: .init(ifNoneMatchAny: true), at: 1)?.outcome == "failed")
+        #expect(try await update(session, 1, completed: true, condition: .init(ifNoneMatch: [2]), at: 1)?.outcome == "failed")
+        let cleared = try await update(session, 1, order: .init(value: nil), condition: .init(ifMatch: [7, 2], ifNoneMatch: [1]), at: 2_300_000_000_000)
+        #expect(cleared?.outcome == "updated")
+        #expect(cleared?.todo.order == nil)
+        #expect(cleared?.todo.revision == 3)
+        #expect(try await get(session, 1) == cleared?.todo)
+        // No such to-do: no row, whatever the condition.
+        #expect(try await update(session, 2, title: "x", condition: .init(ifMatch: [1]), at: 1) == nil)
+    }
+
+    @Test func aConditionalRemoveTellsRemovedFailedAndMissingApart() async throws {
+        let session = try await session("sql_remove")
+        defer { session.close() }
+        let todo = Self.todo(1)
+        _ = try await insert(session, todo)
+        var rows = try await run(session, TodoSQL.remove, TodoSQL.removeParameters(id: Self.id(1), condition: .init(ifMatch: [9])))
+        #expect(rows[0, 0] == "failed")
+        #expect(TodoRowDecoder.todo(rows, row: 0, first: 1) == todo)
+        #expect(try await get(session, 1) == todo)
+        rows = try await run(session, TodoSQL.remove, TodoSQL.removeParameters(id: Self.id(1), condition: .init(ifMatch: [1])))
+        #expect(rows[0, 0] == "removed")
+        #expect(try await get(session, 1) == nil)
+        rows = try await run(session, TodoSQL.remove, TodoSQL.removeParameters(id: Self.id(1), condition: .init()))
+        #expect(rows.count == 0)
+    }
+
+    @Test func theKeptCountsStayExactThroughInsertsUpdatesAndRemovals() async throws {
+        let session = try await session("sql_counts")
+        defer { session.close() }
+        for number in 1...40 { _ = try await insert(session, Self.todo(number, completed: number % 4 == 0)) }
+        for number in 1...10 { _ = try await update(session, number, completed: true, at: 1) }
+        for number in 35...40 { _ = try await run(session, TodoSQL.remove, TodoSQL.removeParameters(id: Self.id(number), condition: .init())) }
+        // A bulk statement: every open to-do completed at once.
+        _ = try await session.connection.query("UPDATE todos SET completed = NOT completed WHERE id::text LIKE '%1'")
+        let counted = try await session.connection.query(
+            "SELECT completed, count(*) FROM todos GROUP BY completed ORDER BY completed")
+        let kept = try await session.connection.query(
+            "SELECT completed, sum(n)::bigint FROM todo_counts GROUP BY completed ORDER BY completed")
+        #expect(kept.values == counted.values)
+        #expect(try await list(session, TodoQuery(limit: 1)).total == 34)
+        #expect(try await list(session, TodoQuery(completed: true, limit: 1)).total == Int(counted[1, 1]!)!)
+        #expect(try await run(session, TodoSQL.count, []).values == ["34"])
+        _ = try await run(session, TodoSQL.removeAll, [])
+        #expect(try await run(session, TodoSQL.count, []).values == ["0"])
+        #expect(try await list(session, TodoQuery()) == ([], 0))
+    }
+
+    @Test func twoSessionsRacingOneTagGetExactlyOneUpdate() async throws {
+        let database = try freshDatabase("sql_race")
+        let first = try await session(database: database)
+        defer { first.close() }
+        let second = try await PostgresTestSession.open(cluster, database: database)
+        defer { second.close() }
+        for round in 1...30 {
+            _ = try await insert(first, Self.todo(round))
+            async let a = run(first, TodoSQL.update, TodoSQL.updateParameters(
+                id: Self.id(round), title: "a", completed: nil, order: nil, dueDate: nil, condition: .init(ifMatch: [1]),
+                at: Timestamp(millisecondsSinceEpoch: 5)))
+            async let b = run(second, TodoSQL.update, TodoSQL.updateParameters(
+                id: Self.id(round), title: "b", completed: nil, order: nil, dueDate: nil, condition: .init(ifMatch: [1]),
+                at: Timestamp(millisecondsSinceEpoch: 6)))
+            let outcomes = try await [a[0, 0], b[0, 0]].compactMap { $0 }.sorted()
+            #expect(outcomes == ["failed", "updated"], "round \(round)")
+            #expect(try await get(first, round)?.revision == 2, "round \(round)")
+        }
+    }
+}
