@@ -3,12 +3,11 @@ import Testing
 
 @Suite("EntityTag and EntityTagCondition: parsing and RFC 9110 comparison")
 struct EntityTagTests {
-    @Test("tags are written quoted, weak ones with W/; revisions and list revisions have their own shape")
+    @Test("tags are written quoted, weak ones with W/; a revision is its decimal number")
     func descriptions() {
         #expect(EntityTag("17").description == #""17""#)
         #expect(EntityTag("17", isWeak: true).description == #"W/"17""#)
         #expect(EntityTag(revision: 42).description == #""42""#)
-        #expect(EntityTag(listRevision: 9).description == #""list-9""#)
     }
 
     @Test("`*` (with white space around it) is any")

@@ -8,8 +8,11 @@ import Testing
 @Suite("Metrics module")
 struct MetricsModuleTests {
     /// The exposition's text for one scrape of `interactor`.
+    /// The in-memory store answers its statistics at once, so the exposition is there on return.
     private func scrape(_ interactor: MetricsInteractor) -> String {
-        String(decoding: interactor.exposition().bytes, as: UTF8.self)
+        let answer = ScrapedBody()
+        interactor.exposition { answer.body = $0 }
+        return String(decoding: answer.body?.bytes ?? [], as: UTF8.self)
     }
 
     private func sampleLines(_ text: String, _ name: String) -> [String] {
@@ -100,14 +103,19 @@ private final class ConnectionCount: @unchecked Sendable {
     init(_ value: Int) { self.value = value }
 }
 
+/// The exposition a scrape answered.
+private final class ScrapedBody: @unchecked Sendable {
+    var body: RawBody?
+}
+
 /// An interactor that answers fixed bytes and counts how often it was asked.
 private final class FixedExposition: MetricsUseCases, @unchecked Sendable {
     let bytes: [UInt8]
     let calls = ConnectionCount(0)
     init(bytes: [UInt8]) { self.bytes = bytes }
-    func exposition() -> RawBody {
+    func exposition(completion: @escaping (RawBody) -> Void) {
         calls.value += 1
-        return RawBody(bytes)
+        completion(RawBody(bytes))
     }
 }
 
