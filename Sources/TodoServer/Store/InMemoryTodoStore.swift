@@ -9,6 +9,7 @@ public final class InMemoryTodoStore: TodoStore {
     private struct State {
         var todos: [String: Todo] = [:]
         var index = DefaultOrderIndex()
+        var titles = TitleOrderIndex()
         var revision: UInt64 = 0
 
         mutating func nextRevision() -> UInt64 {
@@ -21,13 +22,18 @@ public final class InMemoryTodoStore: TodoStore {
         mutating func put(_ todo: Todo) {
             if let replaced = todos.updateValue(todo, forKey: todo.id) {
                 index.replace(replaced, with: todo)
+                titles.replace(replaced, with: todo)
             } else {
                 index.insert(todo)
+                titles.insert(todo)
             }
         }
 
         mutating func delete(id: String) {
-            if let removed = todos.removeValue(forKey: id) { index.remove(removed) }
+            if let removed = todos.removeValue(forKey: id) {
+                index.remove(removed)
+                titles.remove(removed)
+            }
         }
     }
 
@@ -40,6 +46,7 @@ public final class InMemoryTodoStore: TodoStore {
             state.todos = todos
             state.revision = revision
             state.index = DefaultOrderIndex(todos.values)
+            state.titles = TitleOrderIndex(todos.values)
         }
     }
 
@@ -49,6 +56,7 @@ public final class InMemoryTodoStore: TodoStore {
                 todo.revision = state.nextRevision()
                 state.todos[todo.id] = todo
                 state.index.insert(todo)
+                state.titles.insert(todo)
             }
         }
     }
@@ -74,6 +82,10 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
+        let titled = state.withTracedLock { state in
+            state.titles.page(query) { state.todos[$0]! }.map { TodoPage(items: $0.items, total: $0.total, revision: state.revision) }
+        }
+        if let titled { return completion(.success(titled)) }
         if query.sort == TodoSort() {
             return completion(.success(state.withTracedLock { state in Self.indexedPage(query, state) }))
         }
