@@ -2,7 +2,6 @@
 // annotation hooks. No libevent here: that stays behind EventHTTP.
 #pragma once
 #include <malloc.h>
-#include <stddef.h>
 
 // Defined only when the process runs under ThreadSanitizer (weak: null otherwise).
 void __tsan_acquire(void *address) __attribute__((weak));
@@ -17,6 +16,3 @@ static inline void todo_tsan_acquire(void *address) {
 static inline void todo_tsan_release(void *address) {
     if (__tsan_release) __tsan_release(address);
 }
-
-// memmem, a GNU extension that Glibc's Swift module leaves out: the title index's byte search.
-void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);

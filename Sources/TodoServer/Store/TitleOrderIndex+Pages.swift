@@ -1,5 +1,3 @@
-import CSupport
-
 /// List pages answered from the title index: `sort=title` and `sort=-title` (with or without
 /// `completed=`) walk it from the offset, and `q=` (in any order) searches its titles in place.
 extension TitleOrderIndex {
@@ -201,7 +199,7 @@ extension TitleOrderIndex {
 
     /// The positions, ascending, of the entries that pass `completed=` and whose title contains
     /// the search (as `TitleKey.contains` decides), without copying a title: a byte search
-    /// (`memmem`) in each prepared lowercase title, confirmed character by character only for a
+    /// (`ByteSearch`) in each prepared lowercase title, confirmed character by character only for a
     /// title that is not plain ASCII.
     func positions(matching search: TitleSearch, completed: Bool?) -> [Position] {
         var found: [Position] = []
@@ -228,10 +226,8 @@ extension TitleOrderIndex {
     }
 
     private static func bytes(of haystack: String, contain needle: UnsafeRawBufferPointer) -> Bool {
-        let found = haystack.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.count >= needle.count && memmem(bytes.baseAddress, bytes.count, needle.baseAddress, needle.count) != nil
-        }
+        let found = haystack.utf8.withContiguousStorageIfAvailable { ByteSearch.contains(UnsafeRawBufferPointer($0), needle) }
         if let found { return found }
-        return Array(haystack.utf8).withUnsafeBytes { memmem($0.baseAddress, $0.count, needle.baseAddress, needle.count) != nil }
+        return Array(haystack.utf8).withUnsafeBytes { ByteSearch.contains($0, needle) }
     }
 }
