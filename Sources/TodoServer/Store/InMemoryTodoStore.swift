@@ -3,8 +3,9 @@ import LockTracing
 import Synchronization
 
 /// The default store: a dictionary behind a `Mutex`, safe under several loop threads.
-/// Get by id is O(1); a page of the default order is O(limit) through `DefaultOrderIndex` (other
-/// sorts filter and sort); every call completes before it returns.
+/// Get by id is O(1); a page of the default order is O(limit) through `DefaultOrderIndex`, one of
+/// `sort=title` through `TitleOrderIndex`, which also answers `q=` (other sorts filter and sort);
+/// every call completes before it returns.
 public final class InMemoryTodoStore: TodoStore {
     private struct State {
         var todos: [String: Todo] = [:]
