@@ -5,8 +5,9 @@
 # Each server runs fresh with TODO_THREADS=1, is seeded through the API with COUNT to-dos whose
 # titles are TITLE_LENGTH random letters and spaces (Benchmarks/seed.py, the same titles for both),
 # then answers requests one after another on one keep-alive connection (Benchmarks/timed_get.py):
-# the default page (the index, for comparison), `sort=title`, `sort=-title` and `q=` (a needle
-# that no title holds, so every title is searched, and one that many hold). Each line gives the
+# the default page (the index, for comparison), `sort=title`, `sort=-title`, `sort=title` with
+# `completed=` deep in the list, and `q=` (a needle that no title holds, so every title is
+# searched, and one that many hold, in the default and the title order). Each line gives the
 # latency (median, min, max) and the server's CPU time per request (user + system from /proc: the
 # figure that carries over when other work shares the cores). Lines go to
 # Benchmarks/results/<time>/list-keys.txt.
@@ -50,7 +51,8 @@ for side in $SIDES; do
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
   echo "$side todos=$COUNT title_length=$TITLE_LENGTH rss_kib=$rss" | tee -a "$results/list-keys.txt" >&2
   for target in "/todos?limit=50" "/todos?sort=title&limit=50" "/todos?sort=-title&limit=50&offset=1000" \
-    "/todos?q=zzzzzz&limit=50" "/todos?q=ab&limit=50"; do
+    "/todos?sort=title&completed=false&limit=50&offset=50000" "/todos?q=zzzzzz&limit=50" "/todos?q=ab&limit=50" \
+    "/todos?q=ab&sort=-title&limit=50"; do
     before_ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")
     line=$(python3 Benchmarks/timed_get.py $port "$target" "$requests")
     after_ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")

@@ -3,14 +3,15 @@ import LockTracing
 import Synchronization
 
 /// The default store: a dictionary behind a `Mutex`, safe under several loop threads.
-/// Get by id is O(1); a page of the default order is O(limit) through `DefaultOrderIndex` (other
-/// sorts filter and sort); `upcoming` reads a slice of `DueDateIndex`; every call completes
-/// before it returns.
+/// Get by id is O(1); a page of the default order is O(limit) through `DefaultOrderIndex`, one of
+/// `sort=title` through `TitleOrderIndex`, which also answers `q=` (other sorts filter and sort);
+/// `upcoming` reads a slice of `DueDateIndex`; every call completes before it returns.
 public final class InMemoryTodoStore: TodoStore {
     private struct State {
         var todos: [String: Todo] = [:]
         var index = DefaultOrderIndex()
         var dueIndex = DueDateIndex()
+        var titles = TitleOrderIndex()
 
         /// Stores `todo` (replacing the one with its id) and files it in the index: every write
         /// path, the journal's `apply` included, goes through here and `delete`.
@@ -18,9 +19,11 @@ public final class InMemoryTodoStore: TodoStore {
             if let replaced = todos.updateValue(todo, forKey: todo.id) {
                 index.replace(replaced, with: todo)
                 dueIndex.replace(replaced, with: todo)
+                titles.replace(replaced, with: todo)
             } else {
                 index.insert(todo)
                 dueIndex.insert(todo)
+                titles.insert(todo)
             }
         }
 
@@ -28,6 +31,7 @@ public final class InMemoryTodoStore: TodoStore {
             if let removed = todos.removeValue(forKey: id) {
                 index.remove(removed)
                 dueIndex.remove(removed)
+                titles.remove(removed)
             }
         }
     }
@@ -40,6 +44,7 @@ public final class InMemoryTodoStore: TodoStore {
             state.todos = todos
             state.index = DefaultOrderIndex(todos.values)
             state.dueIndex = DueDateIndex(todos.values)
+            state.titles = TitleOrderIndex(todos.values)
         }
     }
 
@@ -72,10 +77,12 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
-        if query.sort == TodoSort() {
-            return completion(.success(state.withTracedLock { state in Self.indexedPage(query, state) }))
-        }
-        completion(.success(state.withTracedLock { state in Self.sortedPage(query, state) }))
+        // One lock: the title index answers title orders and searches, the default-order index the
+        // default order, and any other order filters and sorts.
+        completion(.success(state.withTracedLock { state in
+            if let page = state.titles.page(query, todo: { state.todos[$0]! }) { return TodoPage(items: page.items, total: page.total) }
+            return query.sort == TodoSort() ? Self.indexedPage(query, state) : Self.sortedPage(query, state)
+        }))
     }
 
     /// A page in any other order. Only the to-dos up to the end of the page are put in order, and

@@ -79,13 +79,28 @@ enum FileIO {
     }
 
     /// Takes an exclusive lock on `path` (created if missing) for the life of the returned descriptor.
-    static func lockFile(_ path: String) throws(JournalError) -> Int32 {
+    ///
+    /// `flock` belongs to the open file description, which a child process shares from its fork to
+    /// its exec (`O_CLOEXEC` only closes it at the exec): while this process starts another, a lock
+    /// it released a moment ago can still look held. So a held lock is tried again for `patience`
+    /// seconds before it counts as another server's.
+    static func lockFile(_ path: String, patience: Double = 1) throws(JournalError) -> Int32 {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(path: path, operation: "open", errno: errno) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            close(fd)
-            throw .locked(path: path)
+        let deadline = monotonicSeconds() + patience
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EINTR || (errno == EWOULDBLOCK && monotonicSeconds() < deadline) else {
+                close(fd)
+                throw .locked(path: path)
+            }
+            usleep(10_000)
         }
         return fd
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

@@ -1,0 +1,233 @@
+/// List pages answered from the title index: `sort=title` and `sort=-title` (with or without
+/// `completed=`) walk it from the offset, and `q=` (in any order) searches its titles in place.
+extension TitleOrderIndex {
+    /// An entry's place: its run and its index in the run; `end` is one past the last entry.
+    struct Position: Comparable {
+        var run: Int
+        var index: Int
+
+        static func < (a: Position, b: Position) -> Bool {
+            (a.run, a.index) < (b.run, b.index)
+        }
+    }
+
+    /// The page `query` asks for, with its total, taking each to-do by id from `todo`; nil when
+    /// the index does not answer this query (no `q=` and an order other than the title).
+    func page(_ query: TodoQuery, todo: (String) -> Todo) -> (items: [Todo], total: Int)? {
+        if let needle = query.titleContains, !needle.isEmpty {
+            let found = positions(matching: TitleSearch(needle), completed: query.completed)
+            guard query.offset < found.count else { return ([], found.count) }
+            if query.sort.field == .title {
+                var ids: [String] = []
+                if query.sort.descending {
+                    ids = descending(found, offset: query.offset, limit: query.limit)
+                } else {
+                    let end = found.count - query.offset > query.limit ? query.offset + query.limit : found.count
+                    ids = found[query.offset..<end].map { self[$0].id }
+                }
+                return (ids.map(todo), found.count)
+            }
+            return (Self.page(of: found.map { todo(self[$0].id) }, query), found.count)
+        }
+        guard query.sort.field == .title else { return nil }
+        let total = matching(query.completed)
+        guard query.offset < total else { return ([], total) }
+        var ids: [String] = []
+        ids.reserveCapacity(min(query.limit, total - query.offset))
+        if query.sort.descending {
+            descending(completed: query.completed, total: total, offset: query.offset, limit: query.limit, into: &ids)
+        } else {
+            var skip = query.offset
+            forward(from: Position(run: 0, index: 0), to: end, completed: query.completed, skip: &skip, limit: query.limit, into: &ids)
+        }
+        return (ids.map(todo), total)
+    }
+
+    subscript(position: Position) -> Entry { runs[position.run].entries[position.index] }
+
+    var end: Position { Position(run: runs.count, index: 0) }
+
+    /// The page of `todos` (the matches, in any order) in the query's order: only the to-dos up to
+    /// the end of the page are put in order.
+    private static func page(of todos: [Todo], _ query: TodoQuery) -> [Todo] {
+        let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
+        let sort = query.sort
+        let first = todos.smallest(overflow ? todos.count : min(end, todos.count)) { sort.areInIncreasingOrder($0, $1) }
+        return Array(first.dropFirst(query.offset).prefix(query.limit))
+    }
+
+    /// Appends the ids of the entries from `start` to `end` (excluded) that pass `completed=`,
+    /// after skipping the first `skip` of them, until `ids` holds `limit`. Whole runs are skipped
+    /// by their counts.
+    func forward(
+        from start: Position, to end: Position, completed: Bool?, skip: inout Int, limit: Int, into ids: inout [String]
+    ) {
+        var run = start.run
+        var index = start.index
+        while ids.count < limit && run < runs.count && Position(run: run, index: index) < end {
+            let matching = runs[run].matching(completed)
+            if index == 0 && run < end.run && matching <= skip {
+                skip -= matching
+                run += 1
+                continue
+            }
+            let stop = run == end.run ? end.index : runs[run].entries.count
+            while index < stop && ids.count < limit {
+                let entry = runs[run].entries[index]
+                if completed == nil || entry.completed == completed {
+                    if skip > 0 { skip -= 1 } else { ids.append(entry.id) }
+                }
+                index += 1
+            }
+            run += 1
+            index = 0
+        }
+    }
+
+    /// `sort=-title`: groups of equal titles from the last, each in ascending `createdAt`, `id`
+    /// (the tie-break does not turn with the direction).
+    private func descending(completed: Bool?, total: Int, offset: Int, limit: Int, into ids: inout [String]) {
+        // The entry that would be at `offset` if the whole order were reversed is in the first
+        // group to read; the groups after it are skipped whole, then part of this one.
+        let first = position(ofMatching: total - 1 - offset, completed: completed)
+        let key = self[first].key
+        var start = bound(key, after: false)
+        let groupEnd = bound(key, after: true)
+        var skip = offset - (total - rank(groupEnd, completed: completed))
+        forward(from: start, to: groupEnd, completed: completed, skip: &skip, limit: limit, into: &ids)
+        while ids.count < limit, let last = lastMatching(before: start, completed: completed) {
+            let groupStart = bound(self[last].key, after: false)
+            var none = 0
+            forward(from: groupStart, to: after(last), completed: completed, skip: &none, limit: limit, into: &ids)
+            start = groupStart
+        }
+    }
+
+    /// `sort=-title` over the matches of a search (ascending positions).
+    private func descending(_ found: [Position], offset: Int, limit: Int) -> [String] {
+        var ids: [String] = []
+        var skip = offset
+        var groupEnd = found.count
+        while groupEnd > 0 && ids.count < limit {
+            let key = self[found[groupEnd - 1]].key
+            var groupStart = groupEnd - 1
+            while groupStart > 0 && TitleKey.compare(self[found[groupStart - 1]].key, key) == 0 { groupStart -= 1 }
+            if skip >= groupEnd - groupStart {
+                skip -= groupEnd - groupStart
+            } else {
+                for index in (groupStart + skip)..<groupEnd where ids.count < limit { ids.append(self[found[index]].id) }
+                skip = 0
+            }
+            groupEnd = groupStart
+        }
+        return ids
+    }
+
+    /// The position after `position`.
+    private func after(_ position: Position) -> Position {
+        position.index + 1 < runs[position.run].entries.count
+            ? Position(run: position.run, index: position.index + 1) : Position(run: position.run + 1, index: 0)
+    }
+
+    /// The position of the `k`-th (from 0) entry that passes `completed=`; `k` < their number.
+    private func position(ofMatching k: Int, completed: Bool?) -> Position {
+        var remaining = k
+        var run = 0
+        while remaining >= runs[run].matching(completed) {
+            remaining -= runs[run].matching(completed)
+            run += 1
+        }
+        var index = 0
+        while true {
+            if completed == nil || runs[run].entries[index].completed == completed {
+                if remaining == 0 { return Position(run: run, index: index) }
+                remaining -= 1
+            }
+            index += 1
+        }
+    }
+
+    /// How many entries before `position` pass `completed=`.
+    private func rank(_ position: Position, completed: Bool?) -> Int {
+        var rank = 0
+        for run in 0..<min(position.run, runs.count) { rank += runs[run].matching(completed) }
+        guard position.run < runs.count else { return rank }
+        for index in 0..<position.index where completed == nil || runs[position.run].entries[index].completed == completed {
+            rank += 1
+        }
+        return rank
+    }
+
+    /// The last entry before `position` that passes `completed=`, skipping runs without any.
+    private func lastMatching(before position: Position, completed: Bool?) -> Position? {
+        var run = min(position.run, runs.count)
+        var index = run < runs.count ? position.index : 0
+        while true {
+            if index == 0 {
+                run -= 1
+                while run >= 0 && runs[run].matching(completed) == 0 { run -= 1 }
+                guard run >= 0 else { return nil }
+                index = runs[run].entries.count
+            }
+            index -= 1
+            if completed == nil || runs[run].entries[index].completed == completed { return Position(run: run, index: index) }
+        }
+    }
+
+    /// The first position whose title is not before `key` (`after`: after `key`), by binary search.
+    private func bound(_ key: TitleKey, after: Bool) -> Position {
+        func isBefore(_ entry: Entry) -> Bool {
+            let order = TitleKey.compare(entry.key, key)
+            return after ? order <= 0 : order < 0
+        }
+        var low = 0
+        var high = runs.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isBefore(runs[middle].entries[runs[middle].entries.count - 1]) { low = middle + 1 } else { high = middle }
+        }
+        guard low < runs.count else { return end }
+        let entries = runs[low].entries
+        var first = 0
+        var last = entries.count
+        while first < last {
+            let middle = (first + last) / 2
+            if isBefore(entries[middle]) { first = middle + 1 } else { last = middle }
+        }
+        return Position(run: low, index: first)
+    }
+
+    /// The positions, ascending, of the entries that pass `completed=` and whose title contains
+    /// the search (as `TitleKey.contains` decides), without copying a title: a byte search
+    /// (`ByteSearch`) in each prepared lowercase title, confirmed character by character only for a
+    /// title that is not plain ASCII.
+    func positions(matching search: TitleSearch, completed: Bool?) -> [Position] {
+        var found: [Position] = []
+        let needle = Array(search.folded.utf8)
+        // A printable ASCII needle matches a title only where its bytes occur; any other needle
+        // (non-ASCII or a control character) cannot match a plain ASCII title at all.
+        let isASCII = search.shifts != nil
+        needle.withUnsafeBytes { needle in
+            for run in runs.indices where runs[run].matching(completed) > 0 {
+                runs[run].entries.withUnsafeBufferPointer { entries in
+                    for index in entries.indices {
+                        if let completed, entries[index].completed != completed { continue }
+                        let key = entries[index].key
+                        let matches =
+                            isASCII
+                            ? Self.bytes(of: key.folded, contain: needle) && (key.isPlainASCII || key.contains(search))
+                            : !key.isPlainASCII && key.contains(search)
+                        if matches { found.append(Position(run: run, index: index)) }
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    private static func bytes(of haystack: String, contain needle: UnsafeRawBufferPointer) -> Bool {
+        let found = haystack.utf8.withContiguousStorageIfAvailable { ByteSearch.contains(UnsafeRawBufferPointer($0), needle) }
+        if let found { return found }
+        return Array(haystack.utf8).withUnsafeBytes { ByteSearch.contains($0, needle) }
+    }
+}
