@@ -11,7 +11,8 @@ struct UpcomingInteractorTests {
         let interactor = UpcomingInteractor(
             store: FakeTodoStore(todos), clock: FakeClock(now), defaultTimeZone: TimeZone(identifier: defaultZone)!)
         var answer: Result<UpcomingData, UpcomingError>?
-        interactor.upcoming(timeZone: tz, weekStart: weekStart) { answer = $0 }
+        let request = UpcomingRequest(timeZone: tz.map { TimeZone(identifier: $0)! }, weekStart: weekStart.map { WeekStart(rawValue: $0)! })
+        interactor.upcoming(request) { answer = $0 }
         return answer
     }
 
@@ -41,7 +42,7 @@ struct UpcomingInteractorTests {
             let store = FakeTodoStore([makeTodo("a", due: from)])
             let interactor = UpcomingInteractor(store: store, clock: FakeClock(now), defaultTimeZone: TimeZone(identifier: "UTC")!)
             var answer: Result<UpcomingData, UpcomingError>?
-            interactor.upcoming(timeZone: tz, weekStart: weekStart) { answer = $0 }
+            interactor.upcoming(UpcomingRequest(timeZone: TimeZone(identifier: tz)!, weekStart: WeekStart(rawValue: weekStart)!)) { answer = $0 }
             #expect(store.calls.withTracedLock { $0 } == [.upcoming(from: CalendarDay(from)!, through: CalendarDay(through)!)], "\(now) \(tz) \(weekStart)")
             #expect(groups(answer) == ["today": ["a"]])
         }
@@ -123,11 +124,13 @@ struct UpcomingInteractorTests {
             == ["d24-o1", "d24-o2", "d24-none-early", "d24-none-late", "d29"])
     }
 
-    @Test("an unknown tz or weekStart is a 400 problem")
-    func badParameters() {
-        #expect(upcoming(now: "2026-11-22T10:00:00.000Z", tz: "Mars/Olympus", []) == .failure(.unknownTimeZone("Mars/Olympus")))
-        #expect(upcoming(now: "2026-11-22T10:00:00.000Z", weekStart: "friday", []) == .failure(.unknownWeekStart("friday")))
-        #expect(UpcomingError.unknownTimeZone("x").problem.status == 400)
-        #expect(UpcomingError.unknownWeekStart("x").problem.detail == "Query parameter 'weekStart' is 'x'; use 'monday' or 'sunday'.")
+    @Test("a store failure is the domain error .store, passed on as it is")
+    func storeFailure() {
+        let interactor = UpcomingInteractor(
+            store: FakeTodoStore(failure: StoreError(reason: "down", retryAfter: 2)), clock: FakeClock("2026-11-22T10:00:00.000Z"),
+            defaultTimeZone: TimeZone(identifier: "UTC")!)
+        var answer: Result<UpcomingData, UpcomingError>?
+        interactor.upcoming(UpcomingRequest()) { answer = $0 }
+        #expect(answer == .failure(.store(StoreError(reason: "down", retryAfter: 2))))
     }
 }

@@ -1,16 +1,17 @@
 import EventHTTP
+import Foundation
 import Testing
 @testable import TodoServer
 
-/// Use cases that answer with canned data and remember the parameters.
+/// Use cases that answer with canned data and remember the requests.
 final class StubUpcomingUseCases: UpcomingUseCases, @unchecked Sendable {
     let answer: Result<UpcomingData, UpcomingError>
-    var asked: [(String?, String?)] = []
+    var asked: [UpcomingRequest] = []
 
     init(_ answer: Result<UpcomingData, UpcomingError>) { self.answer = answer }
 
-    func upcoming(timeZone: String?, weekStart: String?, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void) {
-        asked.append((timeZone, weekStart))
+    func upcoming(_ request: UpcomingRequest, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void) {
+        asked.append(request)
         completion(answer)
     }
 }
@@ -39,8 +40,7 @@ struct UpcomingPresenterTests {
         presenter.presentUpcoming(
             context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Europe%2FBerlin&weekStart=sunday")),
             respond: capture.respond)
-        #expect(stub.asked.map(\.0) == ["Europe/Berlin"])
-        #expect(stub.asked.map(\.1) == ["sunday"])
+        #expect(stub.asked == [UpcomingRequest(timeZone: TimeZone(identifier: "Europe/Berlin"), weekStart: .sunday)])
         #expect(capture.only?.status == 200)
     }
 
@@ -63,15 +63,39 @@ struct UpcomingPresenterTests {
         #expect(capture.only?.text == #"{"message":null,"sections":[{"items":[{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-23","id":"a","order":null,"title":"Task","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h/todos/a"}],"relativeDate":"tomorrow","title":"Tomorrow"}]}"#)
     }
 
-    @Test("a bad parameter is a 400 problem")
+    @Test("the view decodes tz and weekStart into the typed request; absent ones stay nil")
+    func decoding() {
+        #expect(view.request(from: QueryParameters("")) == .success(UpcomingRequest()))
+        #expect(view.request(from: QueryParameters("tz=Asia%2FTokyo")) == .success(UpcomingRequest(timeZone: TimeZone(identifier: "Asia/Tokyo"))))
+        #expect(view.request(from: QueryParameters("weekStart=monday&x=1")) == .success(UpcomingRequest(weekStart: .monday)))
+        #expect(view.request(from: QueryParameters("tz=Nowhere")) == .failure(.badRequest(
+            "Query parameter 'tz' is 'Nowhere', which is not a known IANA time zone (such as Europe/Berlin).")))
+        #expect(view.request(from: QueryParameters("tz=UTC&weekStart=friday")) == .failure(.badRequest(
+            "Query parameter 'weekStart' is 'friday'; use 'monday' or 'sunday'.")))
+    }
+
+    @Test("a bad parameter is a 400 problem from the view, and the interactor is never asked")
     func problem() throws {
         let capture = ResponseCapture()
-        UpcomingPresenter(interactor: StubUpcomingUseCases(.failure(.unknownTimeZone("Nowhere"))), view: view)
-            .presentUpcoming(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        let stub = StubUpcomingUseCases(.success(UpcomingData(sections: [])))
+        UpcomingPresenter(interactor: stub, view: view)
+            .presentUpcoming(context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Nowhere")), respond: capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 400)
         #expect(response.header("Content-Type") == "application/problem+json")
         #expect(response.object["detail"] as? String
             == "Query parameter 'tz' is 'Nowhere', which is not a known IANA time zone (such as Europe/Berlin).")
+        #expect(stub.asked.isEmpty)
+    }
+
+    @Test("the store's failure becomes a 503 problem, with Retry-After when the store says when")
+    func storeProblem() throws {
+        let capture = ResponseCapture()
+        UpcomingPresenter(interactor: StubUpcomingUseCases(.failure(.store(StoreError(reason: "restarting", retryAfter: 4)))), view: view)
+            .presentUpcoming(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        let response = try #require(capture.only)
+        #expect(response.status == 503)
+        #expect(response.header("Retry-After") == "4")
+        #expect(response.object["detail"] as? String == "The to-do store is unavailable: restarting")
     }
 }

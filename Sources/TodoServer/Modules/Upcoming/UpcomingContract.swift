@@ -1,23 +1,37 @@
 import EventHTTP
+import Foundation
 
 // The upcoming module (the VIPER seeds' use case): not-completed to-dos due from today to the end of
 // next week, grouped as today, tomorrow, later this week and next week (`GET /todos/upcoming`).
 
 /// The module's entry for the router (the presenter).
 public protocol UpcomingModuleInput: Sendable {
-    /// Reads `tz` and `weekStart` from the query.
+    /// Has the view decode `tz` and `weekStart` from the query, then asks the interactor.
     func presentUpcoming(context: RequestContext, respond: @escaping Respond)
 }
 
-/// The business rules (the interactor): which to-dos are upcoming and in which group.
+/// The business rules (the interactor): which to-dos are upcoming and in which group. Knows
+/// nothing of HTTP: a typed request in, domain data or a domain error out.
 public protocol UpcomingUseCases: Sendable {
-    /// `timeZone` is an IANA name and `weekStart` is `monday` or `sunday`; nil takes the default.
-    func upcoming(
-        timeZone: String?, weekStart: String?, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void)
+    func upcoming(_ request: UpcomingRequest, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void)
 }
 
-/// The view: serializes the presenter's view model.
+/// What the upcoming use case is asked: nil takes the default (the configured time zone, Monday).
+public struct UpcomingRequest: Sendable, Equatable {
+    public var timeZone: TimeZone?
+    public var weekStart: WeekStart?
+
+    public init(timeZone: TimeZone? = nil, weekStart: WeekStart? = nil) {
+        self.timeZone = timeZone
+        self.weekStart = weekStart
+    }
+}
+
+/// The view, the module's HTTP adapter: decodes the request and serializes the presenter's view models.
 public protocol UpcomingDisplay: Sendable {
+    /// `tz` (an IANA name) and `weekStart` (`monday` or `sunday`) from the query; a value that
+    /// names neither is a 400 problem that names it.
+    func request(from query: QueryParameters) -> Result<UpcomingRequest, ProblemDetails>
     func displayUpcoming(_ model: ResponseViewModel<UpcomingViewModel>, respond: Respond)
     func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond)
 }
@@ -46,19 +60,7 @@ public enum WeekStart: String, Sendable, CaseIterable {
     var weekday: Int { self == .sunday ? 0 : 1 }
 }
 
-/// Why the upcoming use case failed.
-public enum UpcomingError: HTTPProblemConvertible, Equatable {
-    case unknownTimeZone(String)
-    case unknownWeekStart(String)
+/// Why the upcoming use case failed (a domain error: the presenter gives it its HTTP shape).
+public enum UpcomingError: Error, Equatable {
     case store(StoreError)
-
-    public var problem: ProblemDetails {
-        switch self {
-        case .unknownTimeZone(let name):
-            .badRequest("Query parameter 'tz' is '\(name)', which is not a known IANA time zone (such as Europe/Berlin).")
-        case .unknownWeekStart(let value):
-            .badRequest("Query parameter 'weekStart' is '\(value)'; use 'monday' or 'sunday'.")
-        case .store(let error): error.problem
-        }
-    }
 }

@@ -12,20 +12,9 @@ public struct UpcomingInteractor: UpcomingUseCases {
         self.defaultTimeZone = defaultTimeZone
     }
 
-    public func upcoming(
-        timeZone: String?, weekStart: String?, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void
-    ) {
-        var zone = defaultTimeZone
-        if let timeZone {
-            guard let named = TimeZone(identifier: timeZone) else { return completion(.failure(.unknownTimeZone(timeZone))) }
-            zone = named
-        }
-        var start = WeekStart.monday
-        if let weekStart {
-            guard let parsed = WeekStart(rawValue: weekStart) else { return completion(.failure(.unknownWeekStart(weekStart))) }
-            start = parsed
-        }
-        let window = UpcomingWindow(today: Self.today(at: clock.now(), in: zone), weekStart: start)
+    public func upcoming(_ request: UpcomingRequest, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void) {
+        let zone = request.timeZone ?? defaultTimeZone
+        let window = UpcomingWindow(today: Self.today(at: clock.now(), in: zone), weekStart: request.weekStart ?? .monday)
         store.upcoming(from: window.today, through: window.endOfNextWeek) { result in
             completion(result.mapError(UpcomingError.store).map { Self.group($0, in: window) })
         }

@@ -13,17 +13,20 @@ public struct UpcomingPresenter: UpcomingModuleInput {
     }
 
     public func presentUpcoming(context: RequestContext, respond: @escaping Respond) {
-        interactor.upcoming(timeZone: context.query["tz"], weekStart: context.query["weekStart"]) { result in
+        let request: UpcomingRequest
+        switch view.request(from: context.query) {
+        case .success(let decoded): request = decoded
+        case .failure(let problem): return view.displayProblem(ResponseViewModel(problem: problem), respond: respond)
+        }
+        interactor.upcoming(request) { result in
             switch result {
             case .success(let data):
                 view.displayUpcoming(ResponseViewModel(status: 200, body: viewModel(data, baseURL: context.baseURL)), respond: respond)
-            case .failure(let error):
-                if case .store(let failure) = error {
-                    context.logger.error("upcoming: the store failed", metadata: ["reason": "\(failure.reason)"])
-                }
+            case .failure(.store(let failure)):
+                context.logger.error("upcoming: the store failed", metadata: ["reason": "\(failure.reason)"])
                 var headers: HTTPHeaders = [:]
-                if case .store(let failure) = error, let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
-                view.displayProblem(ResponseViewModel(problem: error.problem, headers: headers), respond: respond)
+                if let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
+                view.displayProblem(ResponseViewModel(problem: failure.problem, headers: headers), respond: respond)
             }
         }
     }
