@@ -77,7 +77,8 @@ measure("store: insert (creation times increasing)", iterations: 50_000) {
 measure("store: set an order (moves the index key, 250k+ to-dos)", iterations: 2_000) {
     counter += 1
     let order = counter % 7
-    big.update(id: ids[counter % 1000 + 1], change: { $0.order = order; return true }) { _ in }
+    let time = Timestamp(millisecondsSinceEpoch: 1_795_341_600_000 + Int64(counter))
+    big.update(id: ids[counter % 1000 + 1], change: TodoChange(order: .set(order)), condition: .none, at: time) { _ in }
 }
 measure("store: get by id", iterations: 500_000) { big.todo(id: ids[1000]) { sink &+= (try? $0.get())?.title.utf8.count ?? 0 } }
 measure("store: page of 50 in default order (250k+ to-dos)", iterations: 50_000) {
