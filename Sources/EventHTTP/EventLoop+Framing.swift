@@ -89,8 +89,11 @@ extension EventLoop {
     fileprivate func outputBudgetChanged(_ buffer: OpaquePointer) {
         let length = evbuffer_get_length(buffer)
         if length >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: length) }
-        // Cheap in the common case: no lookup unless over the limit or some connection is throttled.
-        guard length > wireSettings.budget.maxOutputBytes || machine.throttledCount > 0, let wire = wires[buffer] else { return }
+        // Cheap in the common case: no lookup unless over the limit or some connection is throttled
+        // (read from the published count, which follows the machine's: no access to the machine).
+        guard length > wireSettings.budget.maxOutputBytes || wireCounters.throttledConnections.load(ordering: .relaxed) > 0,
+            let wire = wires[buffer]
+        else { return }
         apply(machine.outputPending(ConnectionStateMachine.ConnectionID(wire.bufferEvent), bytes: length), to: wire.bufferEvent)
     }
 
