@@ -20,9 +20,12 @@ extension ConnectionStateMachine {
         }
     }
 
-    /// A buffer of `bytes` was seen: from 256 KiB on, freed memory is handed back a few sweeps later.
+    /// From this size on a buffer's memory is handed back to the system a few sweeps after it is seen.
+    static let largeBufferBytes = 256 << 10
+
+    /// A buffer of `bytes` was seen (the loop calls only for large ones, sparing the hot path).
     mutating func bufferSeen(bytes: Int) {
-        if bytes >= 256 << 10 { trimCountdown = Self.trimSweeps }
+        if bytes >= Self.largeBufferBytes { trimCountdown = Self.trimSweeps }
     }
 
     /// Whether some connection has a request whose head arrived and whose answer is not written yet.

@@ -119,7 +119,6 @@ struct ConnectionStateMachine: Sendable {
 
     // The state below is changed only by the machine's own methods (in this file and its
     // extensions); the loop reads it.
-    var phase: Phase = .serving
     /// Every connection accepted and not known to be closed.
     var connections: [ConnectionID: Connection] = [:]
     /// The connection under each registered session.
@@ -132,6 +131,9 @@ struct ConnectionStateMachine: Sendable {
     var throttledCount = 0
     /// Sweeps left before freed memory is handed back (0: nothing to do).
     var trimCountdown = 0
+    // Last: their layout (`ContinuousClock.Instant`) is known only at run time, and every field
+    // after them would be found through type metadata on each access, on the hot path too.
+    var phase: Phase = .serving
     /// Accepting's back-off at the descriptor limit.
     var backoff: AcceptBackoff
 

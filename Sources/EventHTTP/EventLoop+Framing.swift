@@ -58,7 +58,7 @@ extension EventLoop {
     fileprivate func inputChanged(_ buffer: OpaquePointer, added: Int) {
         guard !editingInput, added > 0, let wire = wires[buffer] else { return }
         let length = evbuffer_get_length(buffer)
-        machine.bufferSeen(bytes: length)
+        if length >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: length) }
         wireCounters.noteInput(length)
         wire.received += added
         if wire.received == added { trackConnection(of: wire.bufferEvent) }
@@ -88,9 +88,12 @@ extension EventLoop {
     /// Output changed: reading stops while more than `maxOutputBytes` wait to be sent.
     fileprivate func outputBudgetChanged(_ buffer: OpaquePointer) {
         let length = evbuffer_get_length(buffer)
-        machine.bufferSeen(bytes: length)
-        // Cheap in the common case: no lookup unless over the limit or some connection is throttled.
-        guard length > wireSettings.budget.maxOutputBytes || machine.throttledCount > 0, let wire = wires[buffer] else { return }
+        if length >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: length) }
+        // Cheap in the common case: no lookup unless over the limit or some connection is throttled
+        // (read from the published count, which follows the machine's: no access to the machine).
+        guard length > wireSettings.budget.maxOutputBytes || wireCounters.throttledConnections.load(ordering: .relaxed) > 0,
+            let wire = wires[buffer]
+        else { return }
         apply(machine.outputPending(ConnectionStateMachine.ConnectionID(wire.bufferEvent), bytes: length), to: wire.bufferEvent)
     }
 
