@@ -5,15 +5,15 @@ import Testing
 struct TodoInputDecoderTests {
     let decoder = TodoInputDecoder()
 
-    private func draft(_ json: String) -> Result<TodoDraft, TodosError> { decoder.draft(from: Array(json.utf8)) }
-    private func patch(_ json: String) -> Result<TodoPatch, TodosError> { decoder.patch(from: Array(json.utf8)) }
+    private func draft(_ json: String) -> Result<TodoDraft, TodoRequestError> { decoder.draft(from: Array(json.utf8)) }
+    private func patch(_ json: String) -> Result<TodoPatch, TodoRequestError> { decoder.patch(from: Array(json.utf8)) }
 
-    private func fieldErrors<T>(_ result: Result<T, TodosError>) -> [FieldError] {
+    private func fieldErrors<T>(_ result: Result<T, TodoRequestError>) -> [FieldError] {
         if case .failure(.invalidFields(let errors)) = result { return errors }
         return []
     }
 
-    private func badRequestDetail<T>(_ result: Result<T, TodosError>) -> String? {
+    private func badRequestDetail<T>(_ result: Result<T, TodoRequestError>) -> String? {
         if case .failure(.malformedBody(let problem)) = result, problem.status == 400 { return problem.detail }
         return nil
     }

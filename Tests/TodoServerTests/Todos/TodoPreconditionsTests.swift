@@ -42,13 +42,13 @@ struct TodoPreconditionsTests {
 
     @Test("each failure's 412 detail says which header refused and the current tag when there is one")
     func details() {
-        #expect(TodosError.preconditionFailed(id: "a", current: 7, failure: .ifNoneMatch).problem
+        #expect(TodosPresenter.problem(for: .conditionFailed(id: "a", current: 7, failure: .ifNoneMatch))
             == ProblemDetails(
                 status: 412, title: "Precondition Failed",
                 detail: #"If-None-Match matches the current version of to-do 'a' (ETag "7"), so it was left unchanged."#))
-        #expect(TodosError.preconditionFailed(id: "a", current: nil, failure: .ifMatchAnyButMissing).problem.detail
+        #expect(TodosPresenter.problem(for: .conditionFailed(id: "a", current: nil, failure: .ifMatchAnyButMissing)).detail
             == "If-Match: * asks for an existing to-do, and no to-do has the id 'a'.")
-        #expect(TodosError.preconditionFailed(id: "a", current: 7, failure: .ifMatch).problem.detail
+        #expect(TodosPresenter.problem(for: .conditionFailed(id: "a", current: 7, failure: .ifMatch)).detail
             == #"If-Match does not match the current version of to-do 'a' (ETag "7"); read it again and retry."#)
     }
 }

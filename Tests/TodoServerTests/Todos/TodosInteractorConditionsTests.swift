@@ -10,6 +10,18 @@ struct TodosInteractorConditionsTests {
         TodosInteractor(store: store, clock: clock, ids: SequentialIDs())
     }
 
+    /// Request models as the view decodes them from these bodies and queries.
+    private func draft(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoDraft {
+        decoded(TodoInputDecoder().draft(from: Array(json.utf8)), json, sourceLocation) ?? TodoDraft(title: "")
+    }
+    private func patch(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoPatch {
+        decoded(TodoInputDecoder().patch(from: Array(json.utf8)), json, sourceLocation) ?? TodoPatch()
+    }
+    private func decoded<T>(_ result: Result<T, TodoRequestError>, _ text: String, _ location: SourceLocation) -> T? {
+        if case .failure(let error) = result { Issue.record("\(text) does not decode: \(error)", sourceLocation: location) }
+        return try? result.get()
+    }
+
     private func run<T>(_ call: (@escaping (Result<T, TodosError>) -> Void) -> Void) -> Result<T, TodosError>? {
         var answer: Result<T, TodosError>?
         call { answer = $0 }
@@ -23,9 +35,9 @@ struct TodosInteractorConditionsTests {
         let original = makeTodo("a", title: "Old", revision: 7)
         let store = FakeTodoStore([original])
         let todos = interactor(store)
-        let refused = TodosError.preconditionFailed(id: "a", current: 7, failure: .ifNoneMatch)
-        #expect(run { todos.replace(id: "a", with: Array(#"{"title":"New"}"#.utf8), condition: noneMatch(.any), completion: $0) } == .failure(refused))
-        #expect(run { todos.patch(id: "a", with: Array(#"{"title":"New"}"#.utf8), condition: noneMatch(.oneOf([7])), completion: $0) } == .failure(refused))
+        let refused = TodosError.conditionFailed(id: "a", current: 7, failure: .ifNoneMatch)
+        #expect(run { todos.replace(id: "a", with: draft(#"{"title":"New"}"#), condition: noneMatch(.any), completion: $0) } == .failure(refused))
+        #expect(run { todos.patch(id: "a", with: patch(#"{"title":"New"}"#), condition: noneMatch(.oneOf([7])), completion: $0) } == .failure(refused))
         #expect(run { todos.delete(id: "a", condition: noneMatch(.oneOf([6, 7])), completion: $0) }.map { $0.map { 0 } } == .failure(refused))
         #expect(store.stored["a"] == original)
         #expect(store.callNames == ["update", "update", "remove"])
@@ -34,7 +46,7 @@ struct TodosInteractorConditionsTests {
             condition: RevisionCondition(ifNoneMatch: .any), time: clock.now()))
         #expect(store.calls.withTracedLock { $0 }.last == .remove(id: "a", condition: RevisionCondition(ifNoneMatch: .oneOf([6, 7]))))
 
-        let changed = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"New"}"#.utf8), condition: noneMatch(.oneOf([6])), completion: $0) }).get()
+        let changed = try #require(run { todos.patch(id: "a", with: patch(#"{"title":"New"}"#), condition: noneMatch(.oneOf([6])), completion: $0) }).get()
         #expect(changed.title == "New")
         #expect(changed.revision == 8)
     }
@@ -42,13 +54,13 @@ struct TodosInteractorConditionsTests {
     @Test("If-Match: * on a missing to-do is 412 with no tag for PATCH, PUT and DELETE; other conditions leave it 404")
     func ifMatchAnyOnMissing() {
         let todos = interactor(FakeTodoStore([makeTodo("other")]))
-        let refused = TodosError.preconditionFailed(id: "nope", current: nil, failure: .ifMatchAnyButMissing)
+        let refused = TodosError.conditionFailed(id: "nope", current: nil, failure: .ifMatchAnyButMissing)
         let any = RevisionCondition(ifMatch: .any)
-        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), condition: any, completion: $0) } == .failure(refused))
-        #expect(run { todos.replace(id: "nope", with: Array(#"{"title":"x"}"#.utf8), condition: any, completion: $0) } == .failure(refused))
+        #expect(run { todos.patch(id: "nope", with: patch("{}"), condition: any, completion: $0) } == .failure(refused))
+        #expect(run { todos.replace(id: "nope", with: draft(#"{"title":"x"}"#), condition: any, completion: $0) } == .failure(refused))
         #expect(run { todos.delete(id: "nope", condition: any, completion: $0) }.map { $0.map { 0 } } == .failure(refused))
         let tagged = RevisionCondition(ifMatch: .oneOf([3]), ifNoneMatch: .any)
-        #expect(run { todos.patch(id: "nope", with: Array("{}".utf8), condition: tagged, completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.patch(id: "nope", with: patch("{}"), condition: tagged, completion: $0) } == .failure(.notFound(id: "nope")))
         #expect(run { todos.delete(id: "nope", condition: tagged, completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
     }
 
@@ -59,20 +71,20 @@ struct TodosInteractorConditionsTests {
         let todos = interactor(store)
         clock.set("2026-11-23T09:00:00.000Z")
         for body in ["{}", #"{"title":" Same ","completed":true}"#, #"{"order":2,"dueDate":"2026-12-01"}"#] {
-            let answer = try #require(run { todos.patch(id: "a", with: Array(body.utf8), condition: RevisionCondition(ifMatch: .oneOf([5])), completion: $0) }).get()
+            let answer = try #require(run { todos.patch(id: "a", with: patch(body), condition: RevisionCondition(ifMatch: .oneOf([5])), completion: $0) }).get()
             #expect(answer == TodoData(original), "\(body)")
         }
         let replaced = try #require(run {
-            todos.replace(id: "a", with: Array(#"{"title":"Same","completed":true,"order":2,"dueDate":"2026-12-01"}"#.utf8), condition: .none, completion: $0)
+            todos.replace(id: "a", with: draft(#"{"title":"Same","completed":true,"order":2,"dueDate":"2026-12-01"}"#), condition: .none, completion: $0)
         }).get()
         #expect(replaced == TodoData(original))
         #expect(store.stored["a"] == original)
 
         // A title that differs only in case, or a field cleared, is a change.
-        let recased = try #require(run { todos.patch(id: "a", with: Array(#"{"title":"same"}"#.utf8), condition: .none, completion: $0) }).get()
+        let recased = try #require(run { todos.patch(id: "a", with: patch(#"{"title":"same"}"#), condition: .none, completion: $0) }).get()
         #expect(recased.revision == 6)
         #expect(recased.updatedAt.description == "2026-11-23T09:00:00.000Z")
-        let cleared = try #require(run { todos.patch(id: "a", with: Array(#"{"dueDate":null}"#.utf8), condition: .none, completion: $0) }).get()
+        let cleared = try #require(run { todos.patch(id: "a", with: patch(#"{"dueDate":null}"#), condition: .none, completion: $0) }).get()
         #expect(cleared.revision == 7)
         #expect(cleared.dueDate == nil)
     }
@@ -81,7 +93,7 @@ struct TodosInteractorConditionsTests {
     func canonicallyEquivalentTitle() throws {
         let store = FakeTodoStore([makeTodo("a", title: "caf\u{E9}", revision: 1)])
         let changed = try #require(run {
-            interactor(store).patch(id: "a", with: Array("{\"title\":\"cafe\u{301}\"}".utf8), condition: .none, completion: $0)
+            interactor(store).patch(id: "a", with: patch("{\"title\":\"cafe\u{301}\"}"), condition: .none, completion: $0)
         }).get()
         #expect(changed.revision == 2)
         #expect(Array(try #require(store.stored["a"]).title.utf8) == Array("cafe\u{301}".utf8))

@@ -13,29 +13,29 @@ struct TodosPresenterConditionsTests {
         let presenter = TodosPresenter(interactor: stub, view: CapturingTodosView())
         let context = RequestContext(
             baseURL: "http://localhost:8080", ifMatch: EntityTagCondition(#""17""#), ifNoneMatch: .any)
-        presenter.presentPatch(id: "abc", body: [], context: context) { _ in }
-        presenter.presentReplacement(id: "abc", body: [], context: context) { _ in }
+        presenter.presentPatch(id: "abc", body: Array(#"{"title":"x"}"#.utf8), context: context) { _ in }
+        presenter.presentReplacement(id: "abc", body: Array(#"{"title":"x"}"#.utf8), context: context) { _ in }
         presenter.presentDeletion(id: "abc", context: context) { _ in }
         presenter.presentDeletion(id: "def", context: RequestContext(baseURL: "http://localhost:8080")) { _ in }
         let weak = RequestContext(
             baseURL: "http://localhost:8080", ifMatch: EntityTagCondition(#"W/"17", "17", "list-1", "017""#),
             ifNoneMatch: EntityTagCondition(#"W/"17", "18", "x""#))
-        presenter.presentPatch(id: "ghi", body: [], context: weak) { _ in }
+        presenter.presentPatch(id: "ghi", body: Array(#"{"title":"x"}"#.utf8), context: weak) { _ in }
         let expected = RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .any)
-        #expect(stub.givenConditions.withTracedLock { $0 } == [
+        #expect(stub.givenConditions == [
             expected, expected, expected, .none, RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .oneOf([17, 18])),
         ])
-        #expect(stub.givenIDs.withTracedLock { $0 } == ["abc", "abc", "abc", "def", "ghi"])
+        #expect(stub.givenIDs == ["abc", "abc", "abc", "def", "ghi"])
     }
 
     @Test("a 412 for a missing to-do carries no ETag; one for an existing to-do carries its tag")
     func preconditionHeaders() throws {
         let view = CapturingTodosView()
         let context = RequestContext(baseURL: "http://localhost:8080")
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: nil, failure: .ifMatchAnyButMissing))), view: view)
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: nil, failure: .ifMatchAnyButMissing))), view: view)
             .presentDeletion(id: "x", context: context) { _ in }
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: 4, failure: .ifNoneMatch))), view: view)
-            .presentReplacement(id: "x", body: [], context: context) { _ in }
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: 4, failure: .ifNoneMatch))), view: view)
+            .presentReplacement(id: "x", body: Array(#"{"title":"x"}"#.utf8), context: context) { _ in }
         let problems = view.problems.withTracedLock { $0 }
         #expect(problems.map(\.status) == [412, 412])
         #expect(problems.map { $0.headers["ETag"] } == [nil, #""4""#])

@@ -4,75 +4,116 @@ import Synchronization
 import Testing
 @testable import TodoServer
 
-/// A view that keeps the view models it is given.
+/// A view that decodes requests as the real view does and keeps the view models it is given.
 final class CapturingTodosView: TodosDisplay {
+    private let decoding = TodosView(serializer: JSONSerializer())
     let todos = Mutex<[ResponseViewModel<TodoViewModel>]>([])
     let lists = Mutex<[ResponseViewModel<[TodoViewModel]>]>([])
     let empties = Mutex<[ResponseViewModel<NoBody>]>([])
     let problems = Mutex<[ResponseViewModel<ProblemDetails>]>([])
 
+    func query(from parameters: QueryParameters) -> Result<TodoQuery, ProblemDetails> { decoding.query(from: parameters) }
+    func draft(from body: [UInt8]) -> Result<TodoDraft, ProblemDetails> { decoding.draft(from: body) }
+    func patch(from body: [UInt8]) -> Result<TodoPatch, ProblemDetails> { decoding.patch(from: body) }
+    func condition(ifMatch: EntityTagCondition?, ifNoneMatch: EntityTagCondition?) -> RevisionCondition {
+        decoding.condition(ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+    }
     func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond) { todos.withTracedLock { $0.append(model) } }
     func displayTodoList(_ model: ResponseViewModel<[TodoViewModel]>, respond: Respond) { lists.withTracedLock { $0.append(model) } }
     func displayNoContent(_ model: ResponseViewModel<NoBody>, respond: Respond) { empties.withTracedLock { $0.append(model) } }
     func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond) { problems.withTracedLock { $0.append(model) } }
 }
 
-/// Use cases that answer with canned data and keep the ids and conditions they are given.
+/// Use cases that answer with canned data and keep every request they are given (ids, typed
+/// requests, conditions), so tests can check what reached them and that nothing else did.
 final class StubTodosUseCases: TodosUseCases {
+    /// One use case call and the typed request it carried.
+    enum Call: Equatable {
+        case list(TodoQuery)
+        case create(TodoDraft)
+        case get(id: String)
+        case patch(id: String, TodoPatch, RevisionCondition)
+        case replace(id: String, TodoDraft, RevisionCondition)
+        case delete(id: String, RevisionCondition)
+        case deleteAll
+    }
+
     let todo: Result<TodoData, TodosError>
     let all: [TodoData]
-    let givenConditions = Mutex<[RevisionCondition]>([])
-    let givenIDs = Mutex<[String]>([])
+    let calls = Mutex<[Call]>([])
 
     init(todo: Result<TodoData, TodosError>, all: [TodoData] = []) {
         self.todo = todo
         self.all = all
     }
 
-    func list(_ parameters: QueryParameters, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
-        let limit = Int(parameters["limit"] ?? "") ?? 500
-        let offset = Int(parameters["offset"] ?? "") ?? 0
-        completion(.success(TodoListData(
-            items: Array(all.dropFirst(offset).prefix(limit)), total: all.count, offset: offset, limit: limit)))
+    var givenConditions: [RevisionCondition] {
+        calls.withTracedLock { $0 }.compactMap { call in
+            switch call {
+            case .patch(_, _, let condition), .replace(_, _, let condition), .delete(_, let condition): condition
+            default: nil
+            }
+        }
     }
-    func create(from body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void) { completion(todo) }
+
+    var givenIDs: [String] {
+        calls.withTracedLock { $0 }.compactMap { call in
+            switch call {
+            case .get(let id), .patch(let id, _, _), .replace(let id, _, _), .delete(let id, _): id
+            default: nil
+            }
+        }
+    }
+
+    func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
+        record(.list(query))
+        completion(.success(TodoListData(
+            items: Array(all.dropFirst(query.offset).prefix(query.limit)), total: all.count, offset: query.offset, limit: query.limit)))
+    }
+    func create(_ draft: TodoDraft, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
+        record(.create(draft))
+        completion(todo)
+    }
     func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
-        givenIDs.withTracedLock { $0.append(id) }
+        record(.get(id: id))
         completion(todo)
     }
     func patch(
-        id: String, with body: [UInt8], condition: RevisionCondition, completion: @escaping (Result<TodoData, TodosError>) -> Void
+        id: String, with patch: TodoPatch, condition: RevisionCondition, completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
-        record(id, condition)
+        record(.patch(id: id, patch, condition))
         completion(todo)
     }
     func replace(
-        id: String, with body: [UInt8], condition: RevisionCondition, completion: @escaping (Result<TodoData, TodosError>) -> Void
+        id: String, with draft: TodoDraft, condition: RevisionCondition, completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
-        record(id, condition)
+        record(.replace(id: id, draft, condition))
         completion(todo)
     }
     func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void) {
-        record(id, condition)
+        record(.delete(id: id, condition))
         completion(todo.map { _ in () })
     }
-    private func record(_ id: String, _ condition: RevisionCondition) {
-        givenIDs.withTracedLock { $0.append(id) }
-        givenConditions.withTracedLock { $0.append(condition) }
+    func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void) {
+        record(.deleteAll)
+        completion(.success(()))
     }
-    func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void) { completion(.success(())) }
+    private func record(_ call: Call) { calls.withTracedLock { $0.append(call) } }
 }
 
 @Suite("TodosPresenter")
 struct TodosPresenterTests {
     let data = TodoData(makeTodo("abc", title: "Buy milk", order: 3, due: "2026-11-24", revision: 17))
     let context = RequestContext(baseURL: "http://localhost:8080")
+    let body = Array(#"{"title":"Buy milk","order":3}"#.utf8)
 
     @Test("a created to-do is 201 with Location and an absolute url")
     func created() throws {
         let view = CapturingTodosView()
-        TodosPresenter(interactor: StubTodosUseCases(todo: .success(data)), view: view)
-            .presentCreation(body: [], context: context) { _ in }
+        let stub = StubTodosUseCases(todo: .success(data))
+        TodosPresenter(interactor: stub, view: view)
+            .presentCreation(body: body, context: context) { _ in }
+        #expect(stub.calls.withTracedLock { $0 } == [.create(TodoDraft(title: "Buy milk", order: 3))])
         let model = try #require(view.todos.withTracedLock { $0.first })
         #expect(model.status == 201)
         #expect(model.headers["Location"] == "http://localhost:8080/todos/abc")
@@ -86,10 +127,15 @@ struct TodosPresenterTests {
     @Test("read, patch and replace are 200 without Location")
     func ok() throws {
         let view = CapturingTodosView()
-        let presenter = TodosPresenter(interactor: StubTodosUseCases(todo: .success(data)), view: view)
+        let stub = StubTodosUseCases(todo: .success(data))
+        let presenter = TodosPresenter(interactor: stub, view: view)
         presenter.presentTodo(id: "abc", context: context) { _ in }
-        presenter.presentPatch(id: "abc", body: [], context: context) { _ in }
-        presenter.presentReplacement(id: "abc", body: [], context: context) { _ in }
+        presenter.presentPatch(id: "abc", body: Array(#"{"order":null}"#.utf8), context: context) { _ in }
+        presenter.presentReplacement(id: "abc", body: body, context: context) { _ in }
+        #expect(stub.calls.withTracedLock { $0 } == [
+            .get(id: "abc"), .patch(id: "abc", TodoPatch(order: .some(nil)), .none),
+            .replace(id: "abc", TodoDraft(title: "Buy milk", order: 3), .none),
+        ])
         let models = view.todos.withTracedLock { $0 }
         #expect(models.map(\.status) == [200, 200, 200])
         #expect(models.allSatisfy { $0.headers["Location"] == nil })
@@ -159,24 +205,23 @@ struct TodosPresenterTests {
     func problems() throws {
         let view = CapturingTodosView()
         let errors: [TodosError] = [
-            .notFound(id: "x"), .invalidFields([FieldError(field: "title", message: "is required")]),
-            .malformedBody(.badRequest("bad")), .store(StoreError(reason: "down")),
+            .notFound(id: "x"), .store(StoreError(reason: "down")),
         ]
         for error in errors {
             TodosPresenter(interactor: StubTodosUseCases(todo: .failure(error)), view: view)
                 .presentTodo(id: "x", context: context) { _ in }
         }
         let models = view.problems.withTracedLock { $0 }
-        #expect(models.map(\.status) == [404, 422, 400, 503])
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.preconditionFailed(id: "x", current: 9, failure: .ifMatch))), view: view)
-            .presentPatch(id: "x", body: [], context: context) { _ in }
+        #expect(models.map(\.status) == [404, 503])
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: 9, failure: .ifMatch))), view: view)
+            .presentPatch(id: "x", body: body, context: context) { _ in }
         let precondition = try #require(view.problems.withTracedLock { $0.last })
         #expect(precondition.status == 412)
         #expect(precondition.headers["ETag"] == #""9""#)
         #expect(models.allSatisfy { $0.contentType == "application/problem+json" })
-        #expect(models[1].body?.errors == [FieldError(field: "title", message: "is required")])
         #expect(models[0].body?.detail == "No to-do has the id 'x'.")
-        #expect(models[3].headers["Retry-After"] == nil)
+        #expect(models[1].headers["Retry-After"] == nil)
+        #expect(models[1].body?.detail == "The to-do store is unavailable: down")
         TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.store(StoreError(reason: "restarting", retryAfter: 5)))), view: view)
             .presentTodo(id: "x", context: context) { _ in }
         let retry = try #require(view.problems.withTracedLock { $0.last })

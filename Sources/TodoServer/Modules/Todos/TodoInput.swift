@@ -1,19 +1,3 @@
-/// The fields of a create or replace (PUT) body, validated.
-struct TodoDraft: Equatable, Sendable {
-    var title: String
-    var completed: Bool
-    var order: Int?
-    var dueDate: CalendarDay?
-}
-
-/// The fields of a merge patch, validated: nil leaves a field alone, `.some(nil)` clears it.
-struct TodoPatch: Equatable, Sendable {
-    var title: String?
-    var completed: Bool?
-    var order: Int??
-    var dueDate: CalendarDay??
-}
-
 /// Turns a request body into a `TodoDraft` or `TodoPatch`, or says precisely what is wrong.
 struct TodoInputDecoder: Sendable {
     /// The longest title in Unicode scalars (not grapheme clusters: `a` and a million combining
@@ -29,7 +13,7 @@ struct TodoInputDecoder: Sendable {
 
     private let reader = JSONObjectReader()
 
-    func draft(from body: [UInt8]) -> Result<TodoDraft, TodosError> {
+    func draft(from body: [UInt8]) -> Result<TodoDraft, TodoRequestError> {
         fields(of: body).flatMap { (fields, unknown) in
             var errors = unknown
             var title: String?
@@ -46,7 +30,7 @@ struct TodoInputDecoder: Sendable {
         }
     }
 
-    func patch(from body: [UInt8]) -> Result<TodoPatch, TodosError> {
+    func patch(from body: [UInt8]) -> Result<TodoPatch, TodoRequestError> {
         fields(of: body).flatMap { (fields, unknown) in
             var errors = unknown
             let patch = TodoPatch(
@@ -60,8 +44,8 @@ struct TodoInputDecoder: Sendable {
     }
 
     /// The writable members of the body, and an error for each unknown one; read-only ones are dropped.
-    private func fields(of body: [UInt8]) -> Result<([String: JSONValue], [FieldError]), TodosError> {
-        reader.readObject(body).mapError(TodosError.malformedBody).map { members in
+    private func fields(of body: [UInt8]) -> Result<([String: JSONValue], [FieldError]), TodoRequestError> {
+        reader.readObject(body).mapError(TodoRequestError.malformedBody).map { members in
             let unknown = members.keys.filter { !Self.writableFields.contains($0) && !Self.readOnlyFields.contains($0) }
             return (
                 members.filter { Self.writableFields.contains($0.key) },

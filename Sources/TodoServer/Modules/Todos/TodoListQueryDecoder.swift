@@ -1,7 +1,7 @@
 /// Turns `GET /todos` query parameters into a `TodoQuery`, or names the bad parameter.
 /// Parameters it does not know (a front end's cache buster, say) are left alone.
 struct TodoListQueryDecoder: Sendable {
-    func query(from parameters: QueryParameters) -> Result<TodoQuery, TodosError> {
+    func query(from parameters: QueryParameters) -> Result<TodoQuery, TodoRequestError> {
         var query = TodoQuery()
         for name in ["completed", "q", "sort", "limit", "offset"] {
             let values = parameters.values(for: name)

@@ -1,11 +1,9 @@
-/// The to-dos use cases: validation, ids and timestamps, list queries, revision conditions;
-/// talks to the store.
+/// The to-dos use cases: ids and timestamps, list queries, revision conditions; talks to the store.
+/// Its requests arrive decoded and validated (by the view).
 public struct TodosInteractor: TodosUseCases {
     private let store: any TodoStore
     private let clock: any TodoClock
     private let ids: any IDGenerator
-    private let decoder = TodoInputDecoder()
-    private let queryDecoder = TodoListQueryDecoder()
 
     public init(store: any TodoStore, clock: any TodoClock, ids: any IDGenerator) {
         self.store = store
@@ -13,32 +11,21 @@ public struct TodosInteractor: TodosUseCases {
         self.ids = ids
     }
 
-    public func list(_ parameters: QueryParameters, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
-        switch queryDecoder.query(from: parameters) {
-        case .failure(let error):
-            completion(.failure(error))
-        case .success(let query):
-            store.list(query) { result in
-                completion(result.mapError(TodosError.store).map { page in
-                    TodoListData(
-                        items: page.items.map(TodoData.init), total: page.total, offset: query.offset, limit: query.limit)
-                })
-            }
+    public func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
+        store.list(query) { result in
+            completion(result.mapError(TodosError.store).map { page in
+                TodoListData(items: page.items.map(TodoData.init), total: page.total, offset: query.offset, limit: query.limit)
+            })
         }
     }
 
-    public func create(from body: [UInt8], completion: @escaping (Result<TodoData, TodosError>) -> Void) {
-        switch decoder.draft(from: body) {
-        case .failure(let error):
-            completion(.failure(error))
-        case .success(let draft):
-            let now = clock.now()
-            let todo = Todo(
-                id: ids.makeID(), title: draft.title, completed: draft.completed, order: draft.order,
-                dueDate: draft.dueDate, createdAt: now, updatedAt: now)
-            store.insert(todo) { result in
-                completion(result.mapError(TodosError.store).map(TodoData.init))
-            }
+    public func create(_ draft: TodoDraft, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
+        let now = clock.now()
+        let todo = Todo(
+            id: ids.makeID(), title: draft.title, completed: draft.completed, order: draft.order,
+            dueDate: draft.dueDate, createdAt: now, updatedAt: now)
+        store.insert(todo) { result in
+            completion(result.mapError(TodosError.store).map(TodoData.init))
         }
     }
 
@@ -51,32 +38,21 @@ public struct TodosInteractor: TodosUseCases {
     }
 
     public func patch(
-        id: String, with body: [UInt8], condition: RevisionCondition,
+        id: String, with patch: TodoPatch, condition: RevisionCondition,
         completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
-        switch decoder.patch(from: body) {
-        case .failure(let error):
-            completion(.failure(error))
-        case .success(let patch):
-            let change = TodoChange(
-                title: patch.title, completed: patch.completed, order: Self.field(patch.order),
-                dueDate: Self.field(patch.dueDate))
-            update(id: id, change: change, condition: condition, completion: completion)
-        }
+        let change = TodoChange(
+            title: patch.title, completed: patch.completed, order: Self.field(patch.order), dueDate: Self.field(patch.dueDate))
+        update(id: id, change: change, condition: condition, completion: completion)
     }
 
     public func replace(
-        id: String, with body: [UInt8], condition: RevisionCondition,
+        id: String, with draft: TodoDraft, condition: RevisionCondition,
         completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
-        switch decoder.draft(from: body) {
-        case .failure(let error):
-            completion(.failure(error))
-        case .success(let draft):
-            let change = TodoChange.replacement(
-                title: draft.title, completed: draft.completed, order: draft.order, dueDate: draft.dueDate)
-            update(id: id, change: change, condition: condition, completion: completion)
-        }
+        let change = TodoChange.replacement(
+            title: draft.title, completed: draft.completed, order: draft.order, dueDate: draft.dueDate)
+        update(id: id, change: change, condition: condition, completion: completion)
     }
 
     public func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void) {
@@ -122,13 +98,13 @@ public struct TodosInteractor: TodosUseCases {
         }
     }
 
-    /// The 412 for a to-do the condition refused.
+    /// The failure for a to-do the condition refused, with its current revision.
     private static func refused(_ todo: Todo, _ condition: RevisionCondition) -> TodosError {
-        .preconditionFailed(id: todo.id, current: todo.revision, failure: condition.failure(for: todo) ?? .ifMatch)
+        .conditionFailed(id: todo.id, current: todo.revision, failure: condition.failure(for: todo) ?? .ifMatch)
     }
 
-    /// 412 for `If-Match: *` on a missing to-do, else 404.
+    /// A condition failure for `If-Match: *` on a missing to-do, else not found.
     private static func missing(id: String, _ condition: RevisionCondition) -> TodosError {
-        condition.failure(for: nil).map { .preconditionFailed(id: id, current: nil, failure: $0) } ?? .notFound(id: id)
+        condition.failure(for: nil).map { .conditionFailed(id: id, current: nil, failure: $0) } ?? .notFound(id: id)
     }
 }

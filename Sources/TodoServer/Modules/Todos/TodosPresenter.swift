@@ -1,10 +1,11 @@
 import EventHTTP
 
-/// Turns the to-dos use cases' answers into view models: status, `Location`, `ETag`, 304,
-/// `X-Total-Count` and `Link`, absolute urls, problems.
+/// Has the view decode each request, passes the typed request to the use cases, and turns their
+/// answers into view models: status, `Location`, `ETag`, 304, `X-Total-Count` and `Link`,
+/// absolute urls, problems (`TodosPresenter+Problems.swift`).
 public struct TodosPresenter: TodosModuleInput {
     private let interactor: any TodosUseCases
-    private let view: any TodosDisplay
+    let view: any TodosDisplay
 
     public init(interactor: any TodosUseCases, view: any TodosDisplay) {
         self.interactor = interactor
@@ -12,7 +13,12 @@ public struct TodosPresenter: TodosModuleInput {
     }
 
     public func presentList(context: RequestContext, respond: @escaping Respond) {
-        interactor.list(context.query) { result in
+        let query: TodoQuery
+        switch view.query(from: context.query) {
+        case .success(let decoded): query = decoded
+        case .failure(let problem): return view.displayProblem(ResponseViewModel(problem: problem), respond: respond)
+        }
+        interactor.list(query) { result in
             switch result {
             case .success(let list):
                 var headers: HTTPHeaders = ["ETag": list.entityTag.description, "X-Total-Count": String(list.total)]
@@ -32,7 +38,12 @@ public struct TodosPresenter: TodosModuleInput {
     }
 
     public func presentCreation(body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        interactor.create(from: body) { result in
+        let draft: TodoDraft
+        switch view.draft(from: body) {
+        case .success(let decoded): draft = decoded
+        case .failure(let problem): return view.displayProblem(ResponseViewModel(problem: problem), respond: respond)
+        }
+        interactor.create(draft) { result in
             presentTodo(result, status: 201, context: context, respond: respond)
         }
     }
@@ -52,25 +63,34 @@ public struct TodosPresenter: TodosModuleInput {
     }
 
     public func presentPatch(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        interactor.patch(id: id, with: body, condition: Self.condition(context)) {
+        let patch: TodoPatch
+        switch view.patch(from: body) {
+        case .success(let decoded): patch = decoded
+        case .failure(let problem): return view.displayProblem(ResponseViewModel(problem: problem), respond: respond)
+        }
+        interactor.patch(id: id, with: patch, condition: condition(context)) {
             presentTodo($0, status: 200, context: context, respond: respond)
         }
     }
 
     public func presentReplacement(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        interactor.replace(id: id, with: body, condition: Self.condition(context)) {
+        let draft: TodoDraft
+        switch view.draft(from: body) {
+        case .success(let decoded): draft = decoded
+        case .failure(let problem): return view.displayProblem(ResponseViewModel(problem: problem), respond: respond)
+        }
+        interactor.replace(id: id, with: draft, condition: condition(context)) {
             presentTodo($0, status: 200, context: context, respond: respond)
         }
     }
 
     public func presentDeletion(id: String, context: RequestContext, respond: @escaping Respond) {
-        interactor.delete(id: id, condition: Self.condition(context)) { presentNoContent($0, respond: respond) }
+        interactor.delete(id: id, condition: condition(context)) { presentNoContent($0, respond: respond) }
     }
 
     /// The request's `If-Match` and `If-None-Match`, for a change, as the revisions they name.
-    private static func condition(_ context: RequestContext) -> RevisionCondition {
-        guard context.ifMatch != nil || context.ifNoneMatch != nil else { return .none }
-        return TodoPreconditions(ifMatch: context.ifMatch, ifNoneMatch: context.ifNoneMatch).revisionCondition
+    private func condition(_ context: RequestContext) -> RevisionCondition {
+        view.condition(ifMatch: context.ifMatch, ifNoneMatch: context.ifNoneMatch)
     }
 
     /// A single to-do with its `ETag`; a 201 also carries `Location`.
@@ -91,12 +111,5 @@ public struct TodosPresenter: TodosModuleInput {
         case .success: view.displayNoContent(ResponseViewModel(status: 204), respond: respond)
         case .failure(let error): presentProblem(error, respond: respond)
         }
-    }
-
-    private func presentProblem(_ error: TodosError, respond: Respond) {
-        var headers: HTTPHeaders = [:]
-        if case .preconditionFailed(_, let current?, _) = error { headers.set("ETag", EntityTag(revision: current).description) }
-        if case .store(let failure) = error, let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
-        view.displayProblem(ResponseViewModel(problem: error.problem, headers: headers), respond: respond)
     }
 }

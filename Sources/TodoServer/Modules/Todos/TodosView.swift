@@ -1,8 +1,11 @@
 import EventHTTP
 
-/// Writes the to-dos module's view models as JSON responses; it decides nothing.
+/// The to-dos module's HTTP adapter: decodes bodies, queries and conditional headers into the
+/// module's request models (`TodosView+Decoding.swift`) and writes view models as JSON responses.
 public struct TodosView: TodosDisplay {
     private let serializer: JSONSerializer
+    let inputDecoder = TodoInputDecoder()
+    let queryDecoder = TodoListQueryDecoder()
 
     public init(serializer: JSONSerializer) {
         self.serializer = serializer

@@ -1,0 +1,33 @@
+import EventHTTP
+
+extension TodosPresenter {
+    /// A domain error as a problem: 404, 412 with the current `ETag` when the to-do exists, 503
+    /// with `Retry-After` when the store says when.
+    func presentProblem(_ error: TodosError, respond: Respond) {
+        var headers: HTTPHeaders = [:]
+        if case .conditionFailed(_, let current?, _) = error { headers.set("ETag", EntityTag(revision: current).description) }
+        if case .store(let failure) = error, let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
+        view.displayProblem(ResponseViewModel(problem: Self.problem(for: error), headers: headers), respond: respond)
+    }
+
+    static func problem(for error: TodosError) -> ProblemDetails {
+        switch error {
+        case .notFound(let id): .notFound("No to-do has the id '\(id)'.")
+        case .conditionFailed(let id, let current, let failure):
+            ProblemDetails(status: 412, title: "Precondition Failed", detail: conditionDetail(id: id, current: current, failure: failure))
+        case .store(let failure): failure.problem
+        }
+    }
+
+    private static func conditionDetail(id: String, current: UInt64?, failure: RevisionCondition.Failure) -> String {
+        let version = current.map { " (ETag \(EntityTag(revision: $0)))" } ?? ""
+        return switch failure {
+        case .ifMatch:
+            "If-Match does not match the current version of to-do '\(id)'\(version); read it again and retry."
+        case .ifMatchAnyButMissing:
+            "If-Match: * asks for an existing to-do, and no to-do has the id '\(id)'."
+        case .ifNoneMatch:
+            "If-None-Match matches the current version of to-do '\(id)'\(version), so it was left unchanged."
+        }
+    }
+}

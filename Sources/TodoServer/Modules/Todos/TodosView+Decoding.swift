@@ -1,0 +1,21 @@
+import EventHTTP
+
+extension TodosView {
+    public func query(from parameters: QueryParameters) -> Result<TodoQuery, ProblemDetails> {
+        queryDecoder.query(from: parameters).mapError(\.problem)
+    }
+
+    public func draft(from body: [UInt8]) -> Result<TodoDraft, ProblemDetails> {
+        inputDecoder.draft(from: body).mapError(\.problem)
+    }
+
+    public func patch(from body: [UInt8]) -> Result<TodoPatch, ProblemDetails> {
+        inputDecoder.patch(from: body).mapError(\.problem)
+    }
+
+    /// No conditional header is no condition; otherwise the revisions the tags name (`TodoPreconditions`).
+    public func condition(ifMatch: EntityTagCondition?, ifNoneMatch: EntityTagCondition?) -> RevisionCondition {
+        guard ifMatch != nil || ifNoneMatch != nil else { return .none }
+        return TodoPreconditions(ifMatch: ifMatch, ifNoneMatch: ifNoneMatch).revisionCondition
+    }
+}
