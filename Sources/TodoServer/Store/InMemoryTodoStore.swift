@@ -12,6 +12,7 @@ public final class InMemoryTodoStore: TodoStore {
         var index = DefaultOrderIndex()
         var dueIndex = DueDateIndex()
         var titles = TitleOrderIndex()
+        var search = SearchArena()
 
         /// Stores `todo` (replacing the one with its id) and files it in the index: every write
         /// path, the journal's `apply` included, goes through here and `delete`.
@@ -20,10 +21,12 @@ public final class InMemoryTodoStore: TodoStore {
                 index.replace(replaced, with: todo)
                 dueIndex.replace(replaced, with: todo)
                 titles.replace(replaced, with: todo)
+                search.replace(replaced, with: todo)
             } else {
                 index.insert(todo)
                 dueIndex.insert(todo)
                 titles.insert(todo)
+                search.insert(todo)
             }
         }
 
@@ -32,6 +35,7 @@ public final class InMemoryTodoStore: TodoStore {
                 index.remove(removed)
                 dueIndex.remove(removed)
                 titles.remove(removed)
+                search.remove(removed)
             }
         }
     }
@@ -45,6 +49,7 @@ public final class InMemoryTodoStore: TodoStore {
             state.index = DefaultOrderIndex(todos.values)
             state.dueIndex = DueDateIndex(todos.values)
             state.titles = TitleOrderIndex(todos.values)
+            state.search = SearchArena(todos.values)
         }
     }
 
@@ -77,9 +82,14 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
-        // One lock: the title index answers title orders and searches, the default-order index the
-        // default order, and any other order filters and sorts.
+        // One lock: the search arena answers searches, the title index title orders, the
+        // default-order index the default order, and any other order filters and sorts.
         completion(.success(state.withTracedLock { state in
+            if let needle = query.titleContains, !needle.isEmpty {
+                let page = state.search.page(
+                    query, search: TitleSearch(needle), defaultOrder: state.index, titles: state.titles, todo: { state.todos[$0]! })
+                return TodoPage(items: page.items, total: page.total)
+            }
             if let page = state.titles.page(query, todo: { state.todos[$0]! }) { return TodoPage(items: page.items, total: page.total) }
             return query.sort == TodoSort() ? Self.indexedPage(query, state) : Self.sortedPage(query, state)
         }))

@@ -1,5 +1,5 @@
 /// List pages answered from the title index: `sort=title` and `sort=-title` (with or without
-/// `completed=`) walk it from the offset, and `q=` (in any order) searches its titles in place.
+/// `completed=`) walk it from the offset (`q=` is answered by `SearchArena`).
 extension TitleOrderIndex {
     /// An entry's place: its run and its index in the run; `end` is one past the last entry.
     struct Position: Comparable {
@@ -11,24 +11,9 @@ extension TitleOrderIndex {
         }
     }
 
-    /// The page `query` asks for, with its total, taking each to-do by id from `todo`; nil when
-    /// the index does not answer this query (no `q=` and an order other than the title).
+    /// The page `query` (without `q=`) asks for, with its total, taking each to-do by id from
+    /// `todo`; nil when the index does not answer this query (an order other than the title).
     func page(_ query: TodoQuery, todo: (String) -> Todo) -> (items: [Todo], total: Int)? {
-        if let needle = query.titleContains, !needle.isEmpty {
-            let found = positions(matching: TitleSearch(needle), completed: query.completed)
-            guard query.offset < found.count else { return ([], found.count) }
-            if query.sort.field == .title {
-                var ids: [String] = []
-                if query.sort.descending {
-                    ids = descending(found, offset: query.offset, limit: query.limit)
-                } else {
-                    let end = found.count - query.offset > query.limit ? query.offset + query.limit : found.count
-                    ids = found[query.offset..<end].map { self[$0].id }
-                }
-                return (ids.map(todo), found.count)
-            }
-            return (Self.page(of: found.map { todo(self[$0].id) }, query), found.count)
-        }
         guard query.sort.field == .title else { return nil }
         let total = matching(query.completed)
         guard query.offset < total else { return ([], total) }
@@ -46,15 +31,6 @@ extension TitleOrderIndex {
     subscript(position: Position) -> Entry { runs[position.run].entries[position.index] }
 
     var end: Position { Position(run: runs.count, index: 0) }
-
-    /// The page of `todos` (the matches, in any order) in the query's order: only the to-dos up to
-    /// the end of the page are put in order.
-    private static func page(of todos: [Todo], _ query: TodoQuery) -> [Todo] {
-        let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
-        let sort = query.sort
-        let first = todos.smallest(overflow ? todos.count : min(end, todos.count)) { sort.areInIncreasingOrder($0, $1) }
-        return Array(first.dropFirst(query.offset).prefix(query.limit))
-    }
 
     /// Appends the ids of the entries from `start` to `end` (excluded) that pass `completed=`,
     /// after skipping the first `skip` of them, until `ids` holds `limit`. Whole runs are skipped
@@ -101,26 +77,6 @@ extension TitleOrderIndex {
             forward(from: groupStart, to: after(last), completed: completed, skip: &none, limit: limit, into: &ids)
             start = groupStart
         }
-    }
-
-    /// `sort=-title` over the matches of a search (ascending positions).
-    private func descending(_ found: [Position], offset: Int, limit: Int) -> [String] {
-        var ids: [String] = []
-        var skip = offset
-        var groupEnd = found.count
-        while groupEnd > 0 && ids.count < limit {
-            let key = self[found[groupEnd - 1]].key
-            var groupStart = groupEnd - 1
-            while groupStart > 0 && TitleKey.compare(self[found[groupStart - 1]].key, key) == 0 { groupStart -= 1 }
-            if skip >= groupEnd - groupStart {
-                skip -= groupEnd - groupStart
-            } else {
-                for index in (groupStart + skip)..<groupEnd where ids.count < limit { ids.append(self[found[index]].id) }
-                skip = 0
-            }
-            groupEnd = groupStart
-        }
-        return ids
     }
 
     /// The position after `position`.
@@ -195,39 +151,5 @@ extension TitleOrderIndex {
             if isBefore(entries[middle]) { first = middle + 1 } else { last = middle }
         }
         return Position(run: low, index: first)
-    }
-
-    /// The positions, ascending, of the entries that pass `completed=` and whose title contains
-    /// the search (as `TitleKey.contains` decides), without copying a title: a byte search
-    /// (`ByteSearch`) in each prepared lowercase title, confirmed character by character only for a
-    /// title that is not plain ASCII.
-    func positions(matching search: TitleSearch, completed: Bool?) -> [Position] {
-        var found: [Position] = []
-        let needle = Array(search.folded.utf8)
-        // A printable ASCII needle matches a title only where its bytes occur; any other needle
-        // (non-ASCII or a control character) cannot match a plain ASCII title at all.
-        let isASCII = search.shifts != nil
-        needle.withUnsafeBytes { needle in
-            for run in runs.indices where runs[run].matching(completed) > 0 {
-                runs[run].entries.withUnsafeBufferPointer { entries in
-                    for index in entries.indices {
-                        if let completed, entries[index].completed != completed { continue }
-                        let key = entries[index].key
-                        let matches =
-                            isASCII
-                            ? Self.bytes(of: key.folded, contain: needle) && (key.isPlainASCII || key.contains(search))
-                            : !key.isPlainASCII && key.contains(search)
-                        if matches { found.append(Position(run: run, index: index)) }
-                    }
-                }
-            }
-        }
-        return found
-    }
-
-    private static func bytes(of haystack: String, contain needle: UnsafeRawBufferPointer) -> Bool {
-        let found = haystack.utf8.withContiguousStorageIfAvailable { ByteSearch.contains(UnsafeRawBufferPointer($0), needle) }
-        if let found { return found }
-        return Array(haystack.utf8).withUnsafeBytes { ByteSearch.contains($0, needle) }
     }
 }

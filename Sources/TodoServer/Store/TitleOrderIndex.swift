@@ -1,6 +1,6 @@
 /// The to-dos in `sort=title` order (the title key, then `createdAt`, then `id`), kept up to date
-/// on every change, so that a `sort=title` page walks from its offset and stops after its limit, and
-/// `q=` searches the prepared lowercase titles in place instead of copying every to-do.
+/// on every change, so that a `sort=title` page walks from its offset and stops after its limit (and
+/// a `q=` page with many matches walks it keeping the matches, see `SearchArena+Pages`).
 ///
 /// A B+ tree of height two: a list of sorted runs of at most `maxRun` entries, each with its
 /// count of completed to-dos. A change costs a binary search over the runs and one inside a run,
