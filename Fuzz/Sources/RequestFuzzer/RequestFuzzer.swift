@@ -70,8 +70,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
+/// Every stored to-do, page by page (the in-memory store answers before it returns).
 private func snapshot() -> [String: String] {
     var todos: [Todo] = []
-    store.allTodos { todos = (try? $0.get()) ?? [] }
+    var more = true
+    while more {
+        var page: [Todo] = []
+        store.list(TodoQuery(limit: TodoQuery.maxLimit, offset: todos.count)) { page = (try? $0.get())?.items ?? [] }
+        todos += page
+        more = page.count == TodoQuery.maxLimit
+    }
     return Dictionary(uniqueKeysWithValues: todos.map { ($0.id, "\($0)") })
 }

@@ -51,7 +51,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         store: InMemoryTodoStore(todos), clock: FixedClock(instant: Timestamp(millisecondsSinceEpoch: instant)),
         defaultTimeZone: zone)
     var answer: UpcomingData?
-    interactor.upcoming(timeZone: nil, weekStart: sunday ? "sunday" : "monday") { answer = try? $0.get() }
+    interactor.upcoming(UpcomingRequest(weekStart: sunday ? .sunday : .monday)) { answer = try? $0.get() }
     guard let sections = answer?.sections else { preconditionFailure("no answer") }
 
     /// The days after today that each section covers, from Calendar's week.
