@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Turns Benchmarks/run.sh's raw lines into a Markdown table of medians and ratios to TodoServer."""
+"""Turns Benchmarks/run.sh's (or postgres-peer.sh's) raw lines into a Markdown table of medians and
+ratios to TodoServer; lines with db_ticks (postgres-peer.sh) add the database's CPU per request."""
 import re
 import statistics
 import sys
 from collections import defaultdict
 
-NAMES = {"todo": "TodoServer", "c": "raw C evhttp", "hummingbird": "Hummingbird 2"}
+NAMES = {"todo": "TodoServer", "c": "raw C evhttp", "hummingbird": "Hummingbird 2",
+         "todomem": "TodoServer (in memory)", "hbpg": "Hummingbird 2 + PostgresNIO"}
 runs = defaultdict(list)   # (workload, server) → [dict]
 memory = {}
 for line in open(sys.argv[1]):
@@ -23,13 +25,16 @@ for line in open(sys.argv[1]):
         "p50": int(fields["p50_us"]) / 1000, "p99": int(fields["p99_us"]) / 1000,
         "cpu_us": int(fields["cpu_ticks"]) / int(fields["hz"]) * 1e6 / max(requests, 1),
         "errors": int(fields["errors"]),
+        "db_us": int(fields.get("db_ticks", 0)) / int(fields["hz"]) * 1e6 / max(requests, 1),
     })
 
 servers = [s for s in NAMES if any(k[1] == s for k in runs)]
 workloads = list(dict.fromkeys(k[0] for k in runs))
 median = lambda rs, key: statistics.median(r[key] for r in rs)
-print("| workload | server | req/s (median) | vs TodoServer | p50 ms | p99 ms | CPU µs/req | errors |")
-print("|---|---|---|---|---|---|---|---|")
+with_db = any("db_ticks" in line for line in open(sys.argv[1]))
+db_head, db_rule = (" DB CPU µs/req |", "---|") if with_db else ("", "")
+print(f"| workload | server | req/s (median) | vs TodoServer | p50 ms | p99 ms | CPU µs/req |{db_head} errors |")
+print(f"|---|---|---|---|---|---|---|{db_rule}---|")
 for workload in workloads:
     base = runs.get((workload, "todo"))
     for server in servers:
@@ -38,7 +43,8 @@ for workload in workloads:
             continue
         ratio = median(rs, "rps") / median(base, "rps") if base else float("nan")
         print(f"| {workload} | {NAMES[server]} | {median(rs, 'rps'):,.0f} | {ratio:.2f}× | {median(rs, 'p50'):.2f} | "
-              f"{median(rs, 'p99'):.2f} | {median(rs, 'cpu_us'):.1f} | {sum(r['errors'] for r in rs)} |")
+              f"{median(rs, 'p99'):.2f} | {median(rs, 'cpu_us'):.1f} |"
+              + (f" {median(rs, 'db_us'):.1f} |" if with_db else "") + f" {sum(r['errors'] for r in rs)} |")
 peers = [s for s in servers if s != "todo"]
 if "todo" in servers and peers:
     print()

@@ -1,0 +1,1 @@
+../../../TodoHummingbird/Sources/TodoHummingbird/HTTPField+Names.swift

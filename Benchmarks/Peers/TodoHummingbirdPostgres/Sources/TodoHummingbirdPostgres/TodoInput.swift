@@ -1,0 +1,1 @@
+../../../TodoHummingbird/Sources/TodoHummingbird/TodoInput.swift

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# TodoServer on PostgreSQL (PostgresTodoStore, libpq pipelined on its event loops) against an
+# idiomatic Hummingbird 2 + PostgresNIO peer (Peers/TodoHummingbirdPostgres) on the same throwaway
+# PostgreSQL 15 cluster (unix socket, fsync=off, as PostgresBench/run.sh sets it up), in one run.
+#
+# For each round the servers run in turn (A B A B…), each fresh on a fresh database of the cluster
+# (so a fresh table), with the same loop-thread count, the same 20 seeded to-dos and the same wrk
+# workloads as run.sh: list20, get-one, patch, post. Besides run.sh's figures it records the CPU
+# the cluster's processes (postmaster and backends) spent per request. Prints a Markdown table of
+# medians with each server's ratio to TodoServer on PostgreSQL; raw lines go to Benchmarks/results/.
+#
+# Environment: ROUNDS (3), DURATION seconds per workload (10), THREADS per server (2),
+# CONNECTIONS (64), SERVERS ("todo hbpg"; add "todomem" for TodoServer's in-memory store in the
+# same run), ORIGIN ("http://localhost:3000", as run.sh), PG_BIN (/usr/lib/postgresql/15/bin),
+# PG_PORT (55441).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} THREADS=${THREADS:-2} CONNECTIONS=${CONNECTIONS:-64}
+SERVERS=${SERVERS:-"todo hbpg"} ORIGIN=${ORIGIN-http://localhost:3000}
+BIN=${PG_BIN:-/usr/lib/postgresql/15/bin} PG_PORT=${PG_PORT:-55441}
+results="Benchmarks/results/pg-$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$results"
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+
+echo "== building (release)" >&2
+scripts/build-release.sh .build/staging >/dev/null
+swift build -c release --package-path Benchmarks/Peers/TodoHummingbirdPostgres >/dev/null
+
+echo "== PostgreSQL 15 cluster" >&2
+D=$(mktemp -d /tmp/todo-pg-peer.XXXXXX)
+as_postgres=()
+if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$D"; as_postgres=(runuser -u postgres --); fi
+pid=""
+cleanup() {
+  [ -n "$pid" ] && { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
+  "${as_postgres[@]}" "$BIN/pg_ctl" -D "$D/data" -m immediate -w stop >/dev/null 2>&1 || true
+  rm -rf "$D"
+}
+trap cleanup EXIT
+"${as_postgres[@]}" "$BIN/initdb" -D "$D/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
+"${as_postgres[@]}" "$BIN/pg_ctl" -D "$D/data" -l "$D/server.log" -w -t 60 \
+  -o "-p $PG_PORT -k $D -c listen_addresses='' -c fsync=off -c max_connections=100" start >/dev/null
+psql_run() { "$BIN/psql" -h "$D" -p "$PG_PORT" -U postgres -d postgres -qAt -v ON_ERROR_STOP=1 -c "$1"; }
+postmaster=$(head -1 "$D/data/postmaster.pid")
+
+port=19180
+start_server() { # NAME DATABASE → sets pid
+  local database=$2
+  case "$1" in
+    todo) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS \
+      TODO_DATABASE_URL="host=$D port=$PG_PORT dbname=$database user=postgres" exec ./todo-server) >/dev/null 2>&1 & ;;
+    todomem) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS exec ./todo-server) \
+      >/dev/null 2>&1 & ;;
+    hbpg) TODO_PG_SOCKET="$D/.s.PGSQL.$PG_PORT" TODO_PG_DATABASE=$database \
+      Benchmarks/Peers/TodoHummingbirdPostgres/.build/release/TodoHummingbirdPostgres $port "$THREADS" >/dev/null 2>&1 & ;;
+  esac
+  pid=$!
+  for _ in $(seq 1 200); do curl -fs "http://127.0.0.1:$port/todos?limit=1" >/dev/null 2>&1 && return; sleep 0.05; done
+  echo "server $1 did not start" >&2; exit 1
+}
+stop_server() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+# utime + stime of the postmaster and every backend it forked (a backend that exits between the two
+# readings takes its ticks with it, so this counts only backends that live through a workload:
+# both servers keep their connections open).
+db_ticks() {
+  local total=0 p
+  for p in $postmaster $(pgrep -P "$postmaster"); do
+    [ -r "/proc/$p/stat" ] && total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+
+# run_wrk SERVER ROUND WORKLOAD [wrk arguments…]: one line of results per run.
+run_wrk() {
+  local server=$1 round=$2 workload=$3; shift 3
+  local before after db_before db_after line origin=()
+  [ -n "$ORIGIN" ] && origin=(-H "Origin: $ORIGIN")
+  before=$(cpu_ticks); db_before=$(db_ticks)
+  line=$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${origin[@]}" -s Benchmarks/wrk/report.lua "$@" | grep '^RESULT' || true)
+  after=$(cpu_ticks); db_after=$(db_ticks)
+  echo "$server $round $workload $line cpu_ticks=$((after - before)) db_ticks=$((db_after - db_before)) hz=$(getconf CLK_TCK)" \
+    | tee -a "$results/raw.txt" >&2
+}
+combined() { cat Benchmarks/wrk/report.lua "Benchmarks/wrk/$1"; }
+
+for round in $(seq 1 "$ROUNDS"); do
+  for server in $SERVERS; do
+    echo "== round $round: $server" >&2
+    database="bench_${server}_$round"
+    psql_run "CREATE DATABASE $database"
+    start_server "$server" "$database"
+    ids=$(python3 Benchmarks/seed.py $port 20 1)
+    first=${ids%%,*}
+    url="http://127.0.0.1:$port"
+    run_wrk "$server" "$round" list20 "$url/todos"
+    run_wrk "$server" "$round" get-one "$url/todos/$first"
+    combined patch.lua >"$results/patch.lua"; TODO_ID=$first run_wrk "$server" "$round" patch -s "$results/patch.lua" "$url"
+    combined post.lua >"$results/post.lua"; run_wrk "$server" "$round" post -s "$results/post.lua" "$url/todos"
+    stop_server
+    psql_run "DROP DATABASE $database"
+  done
+done
+
+python3 Benchmarks/report.py "$results/raw.txt" | tee "$results/table.md"
