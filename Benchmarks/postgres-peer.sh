@@ -12,7 +12,7 @@
 # Environment: ROUNDS (3), DURATION seconds per workload (10), THREADS per server (2),
 # CONNECTIONS (64), SERVERS ("todo hbpg"; add "todomem" for TodoServer's in-memory store in the
 # same run), ORIGIN ("http://localhost:3000", as run.sh), PG_BIN (/usr/lib/postgresql/15/bin),
-# PG_PORT (55441).
+# PG_PORT (55441), BUILD (1; 0 uses the binaries already built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} THREADS=${THREADS:-2} CONNECTIONS=${CONNECTIONS:-64}
@@ -22,9 +22,11 @@ results="Benchmarks/results/pg-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$results"
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 
-echo "== building (release)" >&2
-scripts/build-release.sh .build/staging >/dev/null
-swift build -c release --package-path Benchmarks/Peers/TodoHummingbirdPostgres >/dev/null
+if [ "${BUILD:-1}" = 1 ]; then
+  echo "== building (release)" >&2
+  scripts/build-release.sh .build/staging >/dev/null
+  case " $SERVERS " in *" hbpg "*) swift build -c release --package-path Benchmarks/Peers/TodoHummingbirdPostgres >/dev/null ;; esac
+fi
 
 echo "== PostgreSQL 15 cluster" >&2
 D=$(mktemp -d /tmp/todo-pg-peer.XXXXXX)
