@@ -127,7 +127,8 @@ struct PostgresRoutes: Sendable {
     /// The page's tag: FNV-1a over its ids and revisions and the total.
     static func listTag(_ page: [Todo], total: Int) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in page.map({ "\($0.id):\($0.revision);" }).joined().utf8 + "\(total)".utf8 {
+        let text = page.map { "\($0.id):\($0.revision);" }.joined() + String(total)
+        for byte in text.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return "\"list-" + String(hash, radix: 16) + "\""

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import Logging
 import PostgresNIO
 
@@ -50,7 +51,7 @@ struct PostgresTodos: Sendable {
             RETURNING \(unescaped: Self.columns)
             """, logger: logger)
         for try await row in rows.decode(Row.self) { return todo(row, base: base) }
-        throw PSQLError.uncleanShutdown
+        throw HTTPError(.internalServerError, message: "INSERT returned no row")
     }
 
     func get(_ id: UUID, base: String) async throws -> Todo? {
