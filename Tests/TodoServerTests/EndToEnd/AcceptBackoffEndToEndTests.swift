@@ -32,8 +32,13 @@ struct AcceptBackoffEndToEndTests {
         #expect(server.standardError.utf8.count < 1024, "stderr: \(server.standardError.prefix(300))")
 
         clients.removeAll()
-        let answered = eventually { () -> Bool in
-            guard let client = try? TestHTTPClient(port: port), let response = try? client.request("GET", "/healthz") else {
+        // The server first drains the 100 closed connections still queued in its backlog: under a
+        // sanitizer on a loaded machine that takes seconds, so try often (a 2 s receive time-out per
+        // attempt) for up to a minute; a server that never resumes still fails here.
+        let answered = eventually(timeout: .seconds(60)) { () -> Bool in
+            guard let client = try? TestHTTPClient(port: port, receiveTimeoutSeconds: 2),
+                let response = try? client.request("GET", "/healthz")
+            else {
                 return false
             }
             return response.status == 200
