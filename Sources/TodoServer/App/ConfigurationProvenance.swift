@@ -31,6 +31,15 @@ public struct ConfigurationProvenance: Sendable, Equatable {
     public var file = File.notLoaded
     /// The source of each key that was set; keys left out have their default.
     public var sources: [String: ConfigurationSource] = [:]
+    /// `TODO_*` environment variables that name no setting (a typo such as `TODO_PROT`), in name
+    /// order, each with the variable it is within two edits of, if any. Ignored, and warned about
+    /// at start-up: an environment may carry variables for another version of the server.
+    public var ignoredVariables: [IgnoredVariable] = []
+
+    public struct IgnoredVariable: Sendable, Equatable {
+        public var name: String
+        public var suggestion: String?
+    }
 
     public init() {}
 }

@@ -25,6 +25,7 @@ extension ServerConfiguration {
             let suggestion = closestKey(to: key, among: settings.map(\.key)).map { " (did you mean '\($0)'?)" } ?? ""
             throw ConfigurationError(key: key, problem: "'\(key)' in \(file.path) is not a setting\(suggestion)", source: nil)
         }
+        configuration.provenance.ignoredVariables = ignoredVariables(in: environment, settings: settings)
         for setting in settings {
             let given: (value: GivenValue, source: ConfigurationSource)
             if let text = flags[setting.key] {
@@ -47,6 +48,14 @@ extension ServerConfiguration {
         }
         try configuration.checkCombinations()
         return configuration
+    }
+
+    /// The `TODO_*` variables in `environment` that no setting (nor `TODO_CONFIG`) reads.
+    static func ignoredVariables(in environment: [String: String], settings: [Setting]) -> [ConfigurationProvenance.IgnoredVariable] {
+        let known = ["TODO_CONFIG"] + settings.map(\.environmentVariable)
+        return environment.keys.filter { $0.hasPrefix("TODO_") && !known.contains($0) }.sorted().map { name in
+            .init(name: name, suggestion: closestKey(to: name, among: known))
+        }
     }
 
     /// Rules between settings, reported against the key whose source set it.

@@ -27,6 +27,14 @@ struct StartupBanner {
         }
     }
 
+    /// One warning per `TODO_*` variable that names no setting.
+    var ignoredVariableLines: [String] {
+        configuration.provenance.ignoredVariables.map { variable in
+            let suggestion = variable.suggestion.map { " (did you mean \($0)?)" } ?? ""
+            return "ignored environment variable \(variable.name): not a setting\(suggestion)"
+        }
+    }
+
     var storeLine: String {
         if let database = configuration.maskedDatabaseURL {
             return "store: PostgreSQL at \(database) (\(configuration.databaseConnectionsPerLoop) connections per loop, \(configuration.databaseTimeoutMs) ms deadline)"
@@ -54,6 +62,7 @@ struct StartupBanner {
             ])
         let file = configFileLine
         logger.log(level: file.level, "\(file.message)")
+        for line in ignoredVariableLines { logger.warning("\(line)") }
         logger.info("\(storeLine)")
         logger.info("\(accessLine)")
         logger.info("loops: \(configuration.effectiveThreads) event-loop threads on one port; log level \(configuration.logLevel.rawValue), format \(configuration.logFormat.rawValue)")

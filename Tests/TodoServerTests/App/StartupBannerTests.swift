@@ -26,6 +26,17 @@ struct StartupBannerTests {
         #expect(StartupBanner(configuration: configuration, port: 1).configFileLine == (.info, "config file: none (configuration built in code)"))
     }
 
+    @Test("one warning per ignored TODO_* variable, with its suggestion when there is one")
+    func ignoredVariables() {
+        var configuration = ServerConfiguration()
+        #expect(StartupBanner(configuration: configuration, port: 1).ignoredVariableLines == [])
+        configuration.provenance.ignoredVariables = [.init(name: "TODO_BINARY", suggestion: nil), .init(name: "TODO_PROT", suggestion: "TODO_PORT")]
+        #expect(StartupBanner(configuration: configuration, port: 1).ignoredVariableLines == [
+            "ignored environment variable TODO_BINARY: not a setting",
+            "ignored environment variable TODO_PROT: not a setting (did you mean TODO_PORT?)",
+        ])
+    }
+
     @Test("the store line names the directory and fsync mode, or says the store is in memory")
     func store() {
         var configuration = ServerConfiguration()

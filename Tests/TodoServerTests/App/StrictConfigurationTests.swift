@@ -94,6 +94,18 @@ struct StrictConfigurationTests: ConfigurationFixtures {
         #expect(defaults.port == 8080)
     }
 
+    @Test("TODO_* variables that name no setting are recorded with a suggestion and change nothing")
+    func ignoredVariables() throws {
+        let configuration = try ServerConfiguration.load(
+            flags: [:],
+            environment: ["TODO_PROT": "9000", "TODO_PORT": "7100", "TODO_BINARY": "/bin/x", "HOME": "/root", "todo_port": "1"],
+            filePath: nil, workingDirectory: FileManager.default.temporaryDirectory.path)
+        #expect(configuration.port == 7100)
+        #expect(configuration.provenance.ignoredVariables == [
+            .init(name: "TODO_BINARY", suggestion: nil), .init(name: "TODO_PROT", suggestion: "TODO_PORT"),
+        ])
+    }
+
     @Test("tokens from a list, a variable and a file; never shown in errors or the dump")
     func tokens() throws {
         let tokenFile = try writeFile("# deploy tokens\nfile-token-1\n\n  file-token-2  \n")
