@@ -39,10 +39,10 @@ struct AccessLineTests {
             == "2026-11-22T10:00:00.123Z info todo-server: client=127.0.0.1:5000 request_id=q-1 GET /todos?limit=2&sort=title 200 517 1.234ms\n")
     }
 
-    @Test("text lines at times the line writer formats itself or hands on: midnight, 1969, year 9999, years 10000 and -1")
+    @Test("text lines at times the line writer formats itself or hands on: midnight, 1969, year 9999, year 10000")
     func textTimes() {
         let entry = Self.cases[0].0
-        let instants: [Int64] = [0, -1, 86_400_000, 1_795_391_999_999, 253_402_300_799_999, 253_402_300_800_000, -62_198_755_200_000]
+        let instants: [Int64] = [0, -1, 86_400_000, 1_795_391_999_999, 253_402_300_799_999, 253_402_300_800_000]
         for instant in instants {
             let time = Timestamp(millisecondsSinceEpoch: instant)
             let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: .text, time: time)
