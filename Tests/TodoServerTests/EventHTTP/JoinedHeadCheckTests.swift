@@ -13,17 +13,19 @@ struct JoinedHeadCheckTests {
     @Test("every byte value at every position of values up to 24 bytes, among visible ASCII and tabs")
     func everyByteEverywhere() {
         #expect(check([]) == false)
+        // Visible ASCII around the byte, and visible ASCII with tabs (below 0x0E like CR and LF, and allowed).
+        for withTabs in [false, true] {
         for length in 1...24 {
             for position in 0..<length {
                 for value in UInt8.min...UInt8.max {
-                    // Tabs and 0x0B/0x0C around it: below 0x0E like CR and LF, and allowed.
-                    var bytes = (0..<length).map { $0 % 3 == 0 ? UInt8(0x09) : UInt8(ascii: "a") &+ UInt8($0 % 26) }
+                    var bytes = (0..<length).map { withTabs && $0 % 3 == 0 ? UInt8(0x09) : UInt8(ascii: "a") &+ UInt8($0 % 26) }
                     bytes[position] = value
                     let expected = value == 0 || value == 0x0A || value == 0x0D
                     #expect(check(bytes) == expected, "length \(length), position \(position), byte \(value)")
                     #expect(byteByByte(bytes) == expected)
                 }
             }
+        }
         }
     }
 
