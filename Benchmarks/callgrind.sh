@@ -9,7 +9,8 @@
 # (symbols kept). A server whose run under valgrind fails gets "n/a" (Hummingbird's SwiftNIO binary
 # here: it does not survive the dump) and still has its allocations counted. Environment: N (2000), SERVERS
 # ("todo c hummingbird"), INSTRUCTIONS (1; 0 counts allocations only), TODO_BINARY (measure this
-# staged todo-server instead of building one; only what SERVERS names is built).
+# staged todo-server instead of building one; only what SERVERS names is built), KEEP (a folder:
+# each run's callgrind profile is kept there as <server>-<workload>.out, for callgrind_annotate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -71,6 +72,7 @@ for server in $SERVERS; do
       callgrind_control -d $pid >/dev/null
       total=$(cat "$work"/cg.out.* 2>/dev/null | grep '^summary:' | tail -1 | awk '{print $2}' || true)
       [ -n "$total" ] && instructions=$((total / N))
+      if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP"; cat "$work"/cg.out.* > "$KEEP/$server-$name.out" 2>/dev/null || true; fi
     fi
     if [ "$INSTRUCTIONS" = 1 ]; then
       kill $pid 2>/dev/null || true

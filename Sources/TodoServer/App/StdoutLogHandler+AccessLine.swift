@@ -30,20 +30,24 @@ extension StdoutLogHandler {
         switch format {
         case .text:
             // `<time> info <label>: client=<client> request_id=<id> <message>`: keys in sorted order.
-            var line: [UInt8] = []
-            line.reserveCapacity(96 + label.utf8.count + entry.path.utf8.count + (entry.query?.utf8.count ?? 0)
-                + entry.client.utf8.count + entry.requestID.utf8.count + (entry.detail?.utf8.count ?? 0))
-            time.appendRFC3339(to: &line)
-            line.append(contentsOf: " info ".utf8)
-            line.append(contentsOf: label.utf8)
-            line.append(contentsOf: ": client=".utf8)
-            line.append(contentsOf: entry.client.utf8)
-            line.append(contentsOf: " request_id=".utf8)
-            line.append(contentsOf: entry.requestID.utf8)
-            line.append(UInt8(ascii: " "))
-            appendMessage(of: entry, to: &line)
-            line.append(UInt8(ascii: "\n"))
-            return line
+            // One reservation for the whole line, stored through a pointer (`LineBytes`).
+            let capacity = LineBytes.timeCapacity + 6 + label.utf8.count + 9 + entry.client.utf8.count + 12
+                + entry.requestID.utf8.count + 1 + messageCapacity(of: entry) + 1
+            return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                let start = buffer.baseAddress!
+                var line = LineBytes(start)
+                line.time(time)
+                line.raw(" info ")
+                line.text(label)
+                line.raw(": client=")
+                line.text(entry.client)
+                line.raw(" request_id=")
+                line.text(entry.requestID)
+                line.byte(UInt8(ascii: " "))
+                writeMessage(of: entry, to: &line)
+                line.byte(UInt8(ascii: "\n"))
+                initialized = start.distance(to: line.pointer)
+            }
         case .json:
             var message: [UInt8] = []
             message.reserveCapacity(64 + entry.path.utf8.count + (entry.query?.utf8.count ?? 0) + (entry.detail?.utf8.count ?? 0))
@@ -66,6 +70,34 @@ extension StdoutLogHandler {
             var line = writer.finish()
             line.append(UInt8(ascii: "\n"))
             return line
+        }
+    }
+
+    /// The most bytes `writeMessage` writes for `entry`.
+    private static func messageCapacity(of entry: AccessEntry) -> Int {
+        entry.method.utf8.count + 1 + entry.path.utf8.count + 1 + (entry.query?.utf8.count ?? 0) + 1
+            + 2 * LineBytes.decimalCapacity + 2 + LineBytes.decimalCapacity + 4 + 2 + 5 + (entry.detail?.utf8.count ?? 0)
+    }
+
+    /// `appendMessage`'s bytes through `line`.
+    private static func writeMessage(of entry: AccessEntry, to line: inout LineBytes) {
+        line.text(entry.method)
+        line.byte(UInt8(ascii: " "))
+        line.text(entry.path)
+        if let query = entry.query {
+            line.byte(UInt8(ascii: "?"))
+            line.text(query)
+        }
+        line.byte(UInt8(ascii: " "))
+        line.decimal(Int64(entry.status))
+        line.byte(UInt8(ascii: " "))
+        line.decimal(Int64(entry.bodyBytes))
+        line.byte(UInt8(ascii: " "))
+        line.milliseconds(microseconds: entry.microseconds)
+        line.raw("ms")
+        if let detail = entry.detail {
+            line.raw(" — ")
+            line.text(detail)
         }
     }
 

@@ -5,9 +5,15 @@ import Glibc
 /// object costs one reservation instead of one per member.
 public struct JSONCursor {
     private(set) var pointer: UnsafeMutablePointer<UInt8>
+    /// The last day a timestamp fell on and its `YYYY-MM-DD` (`JSONWriter.dayText`), handed over by
+    /// the writer and back: the civil date is computed once per day seen, not per timestamp.
+    private(set) var cachedDay: Int
+    private(set) var cachedDayText: UInt128
 
-    init(_ pointer: UnsafeMutablePointer<UInt8>) {
+    init(_ pointer: UnsafeMutablePointer<UInt8>, cachedDay: Int = .min, cachedDayText: UInt128 = 0) {
         self.pointer = pointer
+        self.cachedDay = cachedDay
+        self.cachedDayText = cachedDayText
     }
 
     /// Text that is already JSON (names, punctuation, `true`).
@@ -58,9 +64,13 @@ public struct JSONCursor {
         let ms = value.millisecondsSinceEpoch
         let days = Int(ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000)
         let inDay = Int(ms - Int64(days) * 86_400_000)
-        let day = CalendarDay(daysSinceEpoch: days)
+        if days != cachedDay {
+            let day = CalendarDay(daysSinceEpoch: days)
+            cachedDayText = JSONWriter.dayText(year: day.year, month: day.month, day: day.day)
+            cachedDay = days
+        }
         pointer[0] = UInt8(ascii: "\"")
-        JSONWriter.writeDay(year: day.year, month: day.month, day: day.day, to: pointer + 1)
+        withUnsafeBytes(of: cachedDayText) { _ = memcpy(pointer + 1, $0.baseAddress!, 10) }
         JSONWriter.writeTimeOfDay(millisecondsInDay: inDay, to: pointer + 11)
         pointer += 26
     }

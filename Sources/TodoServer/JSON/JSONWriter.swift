@@ -10,7 +10,7 @@ import Glibc
 /// (no per-byte `Array.append` with its uniqueness and capacity checks); strings are checked for
 /// bytes to escape eight at a time; the date part of a timestamp is formatted once per day seen.
 public struct JSONWriter {
-    /// The output is `storage[0..<count]`; the rest is zero-filled room to write into.
+    /// The output is `storage[0..<count]`; the rest is room to write into (not zero-filled).
     private var storage: [UInt8]
     private var count = 0
     private var needsComma = false
@@ -19,7 +19,7 @@ public struct JSONWriter {
     private var cachedDayText: UInt128 = 0
 
     public init(capacity: Int = 512) {
-        storage = Self.zeroed(Swift.max(capacity, 16), keeping: UnsafeBufferPointer(start: nil, count: 0))
+        storage = Self.room(Swift.max(capacity, 16), keeping: UnsafeBufferPointer(start: nil, count: 0))
     }
 
     /// The JSON written so far (a copy: `finish()` hands over the buffer instead).
@@ -241,16 +241,17 @@ public struct JSONWriter {
 
     private mutating func grow(toHold extra: Int) {
         let wanted = Swift.max(storage.count * 2, count + extra)
-        storage = storage.withUnsafeBufferPointer { Self.zeroed(wanted, keeping: UnsafeBufferPointer(rebasing: $0[0..<count])) }
+        storage = storage.withUnsafeBufferPointer { Self.room(wanted, keeping: UnsafeBufferPointer(rebasing: $0[0..<count])) }
     }
 
-    /// `count` bytes: `kept`, then zeros. With `memcpy` and `memset`: the generic element-wise
-    /// paths (`Array(repeating:count:)`, `append(contentsOf:)`) crawl in debug builds.
-    private static func zeroed(_ count: Int, keeping kept: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    /// `count` bytes: `kept`, then room to write into. With `memcpy`: the generic element-wise
+    /// paths (`Array(repeating:count:)`, `append(contentsOf:)`) crawl in debug builds. The room is
+    /// not zero-filled (that cost as much as the list it was for: ~6k instructions per list of 20):
+    /// `UInt8` is trivial, every byte past `count` is written before it is read, and `finish()`
+    /// cuts the output at `count`.
+    private static func room(_ count: Int, keeping kept: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let base = buffer.baseAddress!
-            if let source = kept.baseAddress { _ = memcpy(base, source, kept.count) }
-            _ = memset(base + kept.count, 0, count - kept.count)
+            if let source = kept.baseAddress { _ = memcpy(buffer.baseAddress!, source, kept.count) }
             initialized = count
         }
     }
@@ -329,7 +330,7 @@ public struct JSONWriter {
     }
 
     /// `YYYY-MM-DD` packed little-endian into the low 10 bytes.
-    private static func dayText(year: Int, month: Int, day: Int) -> UInt128 {
+    static func dayText(year: Int, month: Int, day: Int) -> UInt128 {
         var text: UInt128 = 0
         withUnsafeMutableBytes(of: &text) { out in
             writeDay(year: year, month: month, day: day, to: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -478,12 +479,16 @@ extension JSONWriter {
     @inline(__always)
     public mutating func withCursor(maximum: Int, _ body: (inout JSONCursor) -> Void) {
         let comma = needsComma
+        // The cursor carries the writer's last day and its text: a list's to-dos share a few days.
+        var day = (cachedDay, cachedDayText)
         write(maximum: maximum + 1) { out in
-            var cursor = JSONCursor(comma ? out + 1 : out)
+            var cursor = JSONCursor(comma ? out + 1 : out, cachedDay: day.0, cachedDayText: day.1)
             if comma { out[0] = UInt8(ascii: ",") }
             body(&cursor)
+            day = (cursor.cachedDay, cursor.cachedDayText)
             return out.distance(to: cursor.pointer)
         }
+        (cachedDay, cachedDayText) = day
         needsComma = true
     }
 }
@@ -505,7 +510,10 @@ extension Array: JSONWritable where Element: JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginArray()
-        for element in self { element.write(to: &writer) }
+        // By index through the buffer: `for element in self` copies each element (retaining its strings).
+        withUnsafeBufferPointer { elements in
+            for index in elements.indices { elements[index].write(to: &writer) }
+        }
         writer.endArray()
     }
 }

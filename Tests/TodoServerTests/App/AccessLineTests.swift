@@ -39,6 +39,22 @@ struct AccessLineTests {
             == "2026-11-22T10:00:00.123Z info todo-server: client=127.0.0.1:5000 request_id=q-1 GET /todos?limit=2&sort=title 200 517 1.234ms\n")
     }
 
+    @Test("text lines at times the line writer formats itself or hands on: midnight, 1969, year 9999, year 10000")
+    func textTimes() {
+        let entry = Self.cases[0].0
+        let instants: [Int64] = [0, -1, 86_400_000, 1_795_391_999_999, 253_402_300_799_999, 253_402_300_800_000]
+        for instant in instants {
+            let time = Timestamp(millisecondsSinceEpoch: instant)
+            let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: .text, time: time)
+            let general = StdoutLogHandler.line(
+                level: .info, label: "todo-server", metadata: ["request_id": "\(entry.requestID)", "client": "\(entry.client)"],
+                message: Self.cases[0].1, format: .text, time: time)
+            #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self), "at \(instant)")
+        }
+        let midnight = StdoutLogHandler.accessLine(entry, label: "l", format: .text, time: Timestamp(millisecondsSinceEpoch: 1_795_392_000_000))
+        #expect(String(decoding: midnight, as: UTF8.self).hasPrefix("2026-11-23T00:00:00.000Z info l: client=127.0.0.1:5000 "))
+    }
+
     @Test("JSON lines: the same bytes as the general path, escapes included")
     func json() {
         for (entry, message) in Self.cases {

@@ -117,4 +117,38 @@ struct JSONWriterBufferTests {
         writer.endArray()
         #expect(String(decoding: writer.finish(), as: UTF8.self) == "[" + expected.joined(separator: ",") + "]")
     }
+
+    @Test("a list's to-dos through the cursor's day cache: same day, next day at midnight, back to an earlier day")
+    func cursorDayCache() {
+        // createdAt and updatedAt of each to-do, in order: the cursor carries the last day from
+        // one to-do (and one writer reservation) to the next.
+        let pairs: [(Int64, Int64)] = [
+            (1_795_341_600_123, 1_795_341_600_124),           // 2026-11-22, twice
+            (1_795_391_999_999, 1_795_392_000_000),           // 23:59:59.999, then midnight of 2026-11-23
+            (1_795_392_000_000, 1_795_341_600_000),           // 2026-11-23, back to 2026-11-22
+            (0, -1),                                          // 1970-01-01, then 1969-12-31
+            (-1, 86_400_000),                                 // 1969-12-31 again, then 1970-01-02
+            (1_795_341_600_123, 1_795_341_600_123),           // 2026-11-22 once more
+        ]
+        let models = pairs.enumerated().map { index, pair in
+            var data = TodoData(makeTodo("id-\(index)"))
+            data.createdAt = Timestamp(millisecondsSinceEpoch: pair.0)
+            data.updatedAt = Timestamp(millisecondsSinceEpoch: pair.1)
+            return TodoViewModel(data, baseURL: "http://h:1")
+        }
+        var writer = JSONWriter(capacity: 4)
+        models.write(to: &writer)
+        let text = String(decoding: writer.finish(), as: UTF8.self)
+        let times = text.matches(of: /"(createdAt|updatedAt)":"([^"]*)"/).map { String($0.output.2) }
+        #expect(times == [
+            "2026-11-22T10:00:00.123Z", "2026-11-22T10:00:00.124Z",
+            "2026-11-22T23:59:59.999Z", "2026-11-23T00:00:00.000Z",
+            "2026-11-23T00:00:00.000Z", "2026-11-22T10:00:00.000Z",
+            "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z",
+            "1969-12-31T23:59:59.999Z", "1970-01-02T00:00:00.000Z",
+            "2026-11-22T10:00:00.123Z", "2026-11-22T10:00:00.123Z",
+        ])
+        #expect(text.hasPrefix(#"[{"completed":false,"createdAt":"2026-11-22T10:00:00.123Z","dueDate":null,"id":"id-0","#))
+        #expect(text.hasSuffix(#""url":"http://h:1/todos/id-5"}]"#))
+    }
 }

@@ -31,14 +31,15 @@ public struct TodoViewModel: JSONWritable, Sendable, Equatable {
     /// Members in name order. When the id, title and base URL need no escape (nearly always) the
     /// whole object is written in one reservation through a cursor; else member by member.
     public func write(to writer: inout JSONWriter) {
-        var id = id, title = title, baseURL = baseURL
-        let written = id.withUTF8 { id in
-            title.withUTF8 { title in
-                baseURL.withUTF8 { base in
+        // Through `utf8`'s contiguous storage: `withUTF8` is mutating, and the copies it needs
+        // retained and released three strings per to-do.
+        let written = id.utf8.withContiguousStorageIfAvailable { id in
+            title.utf8.withContiguousStorageIfAvailable { title in
+                baseURL.utf8.withContiguousStorageIfAvailable { base in
                     writeInOneStep(to: &writer, id: id, title: title, base: base)
-                }
-            }
-        }
+                } ?? false
+            } ?? false
+        } ?? false
         if !written { writeMembers(to: &writer) }
     }
 

@@ -12,19 +12,22 @@ struct TodoInputDecoder: Sendable {
     private static let writableFields: Set<String> = ["title", "completed", "order", "dueDate"]
 
     private let reader = JSONObjectReader()
+    /// Whether bodies of the usual shape are read by `FlatScan` and plain ASCII titles skip the
+    /// general checks (`plainASCIITitle`); tests turn it off to compare with the general path.
+    var usesFastPaths = true
 
     func draft(from body: [UInt8]) -> Result<TodoDraft, TodoRequestError> {
         fields(of: body).flatMap { (fields, unknown) in
             var errors = unknown
             var title: String?
-            if let value = fields["title"] {
+            if let value = fields.title {
                 title = validTitle(value, &errors)
             } else {
                 errors.append(FieldError(field: "title", message: "is required"))
             }
-            let completed = fields["completed"].flatMap { validBool("completed", $0, &errors) } ?? false
-            let order = fields["order"].flatMap { validOrder($0, &errors) } ?? nil
-            let dueDate = fields["dueDate"].flatMap { validDueDate($0, &errors) } ?? nil
+            let completed = fields.completed.flatMap { validBool("completed", $0, &errors) } ?? false
+            let order = fields.order.flatMap { validOrder($0, &errors) } ?? nil
+            let dueDate = fields.dueDate.flatMap { validDueDate($0, &errors) } ?? nil
             guard errors.isEmpty, let title else { return .failure(.invalidFields(errors.sorted { $0.field < $1.field })) }
             return .success(TodoDraft(title: title, completed: completed, order: order, dueDate: dueDate))
         }
@@ -34,21 +37,22 @@ struct TodoInputDecoder: Sendable {
         fields(of: body).flatMap { (fields, unknown) in
             var errors = unknown
             let patch = TodoPatch(
-                title: fields["title"].flatMap { validTitle($0, &errors) },
-                completed: fields["completed"].flatMap { validBool("completed", $0, &errors) },
-                order: fields["order"].flatMap { validOrder($0, &errors) },
-                dueDate: fields["dueDate"].flatMap { validDueDate($0, &errors) })
+                title: fields.title.flatMap { validTitle($0, &errors) },
+                completed: fields.completed.flatMap { validBool("completed", $0, &errors) },
+                order: fields.order.flatMap { validOrder($0, &errors) },
+                dueDate: fields.dueDate.flatMap { validDueDate($0, &errors) })
             guard errors.isEmpty else { return .failure(.invalidFields(errors.sorted { $0.field < $1.field })) }
             return .success(patch)
         }
     }
 
     /// The writable members of the body, and an error for each unknown one; read-only ones are dropped.
-    private func fields(of body: [UInt8]) -> Result<([String: JSONValue], [FieldError]), TodoRequestError> {
-        reader.readObject(body).mapError(TodoRequestError.malformedBody).map { members in
+    private func fields(of body: [UInt8]) -> Result<(WritableMembers, [FieldError]), TodoRequestError> {
+        if usesFastPaths, let members = FlatScan.members(of: body) { return .success((members, [])) }
+        return reader.readObject(body).mapError(TodoRequestError.malformedBody).map { members in
             let unknown = members.keys.filter { !Self.writableFields.contains($0) && !Self.readOnlyFields.contains($0) }
             return (
-                members.filter { Self.writableFields.contains($0.key) },
+                WritableMembers(title: members["title"], completed: members["completed"], order: members["order"], dueDate: members["dueDate"]),
                 unknown.map { FieldError(field: $0, message: "is not a known field") }
             )
         }
@@ -59,6 +63,7 @@ struct TodoInputDecoder: Sendable {
             errors.append(FieldError(field: "title", message: "must be a string, not \(value.typeName)"))
             return nil
         }
+        if usesFastPaths, let plain = Self.plainASCIITitle(raw) { return plain }
         let title = raw.trimmingWhitespace()
         if title.isEmpty {
             errors.append(FieldError(field: "title", message: "must not be empty"))

@@ -5,28 +5,46 @@ extension TodoListData {
     /// run (integers hashed as 8 little-endian bytes, ids as their length and UTF-8 bytes).
     public var entityTag: EntityTag {
         var hash = FNV1a64()
-        for item in items {
-            var id = item.id
-            id.withUTF8 { bytes in
-                hash.add(UInt64(bytes.count))
-                hash.add(bytes)
+        items.withUnsafeBufferPointer { items in
+            for index in items.indices {
+                var id = items[index].id
+                id.withUTF8 { bytes in
+                    hash.add(UInt64(bytes.count))
+                    hash.add(bytes)
+                }
+                hash.add(items[index].revision)
             }
-            hash.add(item.revision)
         }
         hash.add(UInt64(truncatingIfNeeded: total))
         hash.add(UInt64(truncatingIfNeeded: offset))
         hash.add(UInt64(truncatingIfNeeded: limit))
-        return EntityTag("list-" + hash.hex)
+        return EntityTag(hash.tagText)
     }
 }
 
 /// The 64-bit FNV-1a hash (Fowler, Noll, Vo): stable, fast, not cryptographic.
+///
+/// Byte by byte as the algorithm defines it (each byte XORed in, then one multiplication), but
+/// with the bytes read eight at a time and the rounds unrolled: the result is FNV-1a's, bit for
+/// bit, at about a third of the instructions of a per-byte loop.
 struct FNV1a64 {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
     private static let prime: UInt64 = 0x0000_0100_0000_01b3
 
     mutating func add(_ bytes: UnsafeBufferPointer<UInt8>) {
-        for byte in bytes { add(byte) }
+        guard let base = bytes.baseAddress else { return }
+        var hash = value
+        var index = 0
+        let count = bytes.count
+        while count - index >= 8 {
+            hash = Self.mix(hash, UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self).littleEndian)
+            index += 8
+        }
+        while index < count {
+            hash = (hash ^ UInt64(base[index])) &* Self.prime
+            index += 1
+        }
+        value = hash
     }
 
     mutating func add(_ byte: UInt8) {
@@ -35,12 +53,39 @@ struct FNV1a64 {
 
     /// Eight bytes, least significant first.
     mutating func add(_ integer: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { add(UInt8(truncatingIfNeeded: integer >> UInt64(shift))) }
+        value = Self.mix(value, integer)
+    }
+
+    /// Eight FNV-1a rounds over the bytes of `word`, least significant first.
+    @inline(__always)
+    private static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+        var hash = hash
+        hash = (hash ^ (word & 0xFF)) &* prime
+        hash = (hash ^ (word >> 8 & 0xFF)) &* prime
+        hash = (hash ^ (word >> 16 & 0xFF)) &* prime
+        hash = (hash ^ (word >> 24 & 0xFF)) &* prime
+        hash = (hash ^ (word >> 32 & 0xFF)) &* prime
+        hash = (hash ^ (word >> 40 & 0xFF)) &* prime
+        hash = (hash ^ (word >> 48 & 0xFF)) &* prime
+        hash = (hash ^ (word >> 56)) &* prime
+        return hash
     }
 
     /// The value as 16 lower-case hex digits.
     var hex: String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        String(unsafeUninitializedCapacity: 16) { out in
+            Hex.write(value, digits: 16, to: out.baseAddress!)
+            return 16
+        }
+    }
+
+    /// `list-` and the 16 hex digits, written at once.
+    var tagText: String {
+        String(unsafeUninitializedCapacity: 21) { out in
+            let base = out.baseAddress!
+            for (offset, byte) in "list-".utf8.enumerated() { base[offset] = byte }
+            Hex.write(value, digits: 16, to: base + 5)
+            return 21
+        }
     }
 }
