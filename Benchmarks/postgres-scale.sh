@@ -63,9 +63,9 @@ note_load() { echo "loadavg $1 $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$raw"
 start_server() {
   local name=$1 database=$2 port=$3 cpl=${4:-}
   case "$name" in
-    todo) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS TODO_LOG_LEVEL=warning \
+    todo) (cd .build/staging && exec env TODO_HOST=127.0.0.1 TODO_PORT="$port" TODO_THREADS="$THREADS" TODO_LOG_LEVEL=warning \
       ${cpl:+TODO_DATABASE_CONNECTIONS_PER_LOOP=$cpl} \
-      TODO_DATABASE_URL="host=$D port=$PG_PORT dbname=$database user=postgres" exec ./todo-server) >/dev/null 2>&1 & ;;
+      TODO_DATABASE_URL="host=$D port=$PG_PORT dbname=$database user=postgres" ./todo-server) >/dev/null 2>&1 & ;;
     hbpg) TODO_PG_SOCKET="$D/.s.PGSQL.$PG_PORT" TODO_PG_DATABASE=$database \
       Benchmarks/Peers/TodoHummingbirdPostgres/.build/release/TodoHummingbirdPostgres "$port" "$THREADS" >/dev/null 2>&1 & ;;
   esac
