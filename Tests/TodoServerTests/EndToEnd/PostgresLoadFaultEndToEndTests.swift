@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import LockTracing
+import Synchronization
 import Testing
 
 /// Two `todo-server` processes on one PostgreSQL cluster, both under steady load from several
@@ -30,15 +32,13 @@ struct PostgresLoadFaultEndToEndTests {
     }
 
     /// The outcomes of every load client, appended as they come.
-    final class Log: @unchecked Sendable {
-        private let lock = NSLock()
-        private var outcomes: [Outcome] = []
-        private var running = true
+    final class Log: Sendable {
+        private let state = Mutex<(outcomes: [Outcome], running: Bool)>(([], true))
 
-        func append(_ outcome: Outcome) { lock.withLock { outcomes.append(outcome) } }
-        var all: [Outcome] { lock.withLock { outcomes } }
-        var isRunning: Bool { lock.withLock { running } }
-        func stop() { lock.withLock { running = false } }
+        func append(_ outcome: Outcome) { state.withTracedLock { $0.outcomes.append(outcome) } }
+        var all: [Outcome] { state.withTracedLock { $0.outcomes } }
+        var isRunning: Bool { state.withTracedLock { $0.running } }
+        func stop() { state.withTracedLock { $0.running = false } }
     }
 
     /// One load client: on its own thread, a steady mix of GET one, list, POST and PATCH against one
