@@ -12,7 +12,7 @@
 # Environment: ROUNDS (3), DURATION seconds per workload (10), THREADS per server (2),
 # CONNECTIONS (64), SERVERS ("todo hbpg"; add "todomem" for TodoServer's in-memory store in the
 # same run), ORIGIN ("http://localhost:3000", as run.sh), PG_BIN (/usr/lib/postgresql/15/bin),
-# PG_PORT (55441), BUILD (1; 0 uses the binaries already built).
+# PG_PORT (55441), BUILD (1; 0 uses the binaries already built), SCALE (1: then runs postgres-scale.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} THREADS=${THREADS:-2} CONNECTIONS=${CONNECTIONS:-64}
@@ -105,3 +105,6 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 python3 Benchmarks/report.py "$results/raw.txt" | tee "$results/table.md"
+
+# The page over 1,000,000 to-dos, one against two instances, and connections per loop (SCALE=0 skips).
+if [ "${SCALE:-1}" = 1 ]; then BUILD=0 Benchmarks/postgres-scale.sh; fi
