@@ -7,7 +7,7 @@ let package = Package(
     products: [
         .executable(name: "todo-server", targets: ["TodoServerApp"]),
         .library(name: "TodoServer", targets: ["TodoServer"]),
-        .library(name: "PostgresLoop", targets: ["PostgresLoop", "EventHTTP"]),
+        .library(name: "PostgresLoop", targets: ["PostgresLoop", "EventLoops"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -33,17 +33,22 @@ let package = Package(
             dependencies: ["CSupport"]
         ),
         .target(
+            name: "EventLoops",
+            dependencies: ["CLibevent", "LockTracing"]
+        ),
+        .target(
             name: "EventHTTP",
-            dependencies: ["CLibevent", "CSupport", "LockTracing"]
+            dependencies: ["CLibevent", "CSupport", "EventLoops", "LockTracing"]
         ),
         .target(
             name: "PostgresLoop",
-            dependencies: ["CLibpq", "EventHTTP", "LockTracing"]
+            dependencies: ["CLibpq", "EventLoops", "LockTracing"]
         ),
         .target(
             name: "TodoServer",
             dependencies: [
                 "EventHTTP",
+                "EventLoops",
                 "PostgresLoop",
                 "LockTracing",
                 "CSupport",
@@ -66,6 +71,7 @@ let package = Package(
             dependencies: [
                 "TodoServer",
                 "EventHTTP",
+                "EventLoops",
                 "PostgresLoop",
                 "LockTracing",
                 "TodoServerApp",

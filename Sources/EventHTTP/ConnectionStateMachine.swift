@@ -114,6 +114,8 @@ struct ConnectionStateMachine: Sendable {
     let budget: ConnectionBudget
     /// How often a draining loop checks whether it may exit.
     let drainInterval: Duration
+    /// How long a refused connection's socket lingers at most (the connection time-out).
+    let lingerTimeout: Duration
     /// Sweeps after a large buffer before freed memory is handed back.
     static let trimSweeps = 3
 
@@ -131,6 +133,8 @@ struct ConnectionStateMachine: Sendable {
     var throttledCount = 0
     /// Sweeps left before freed memory is handed back (0: nothing to do).
     var trimCountdown = 0
+    /// Each lingering socket with the instant it is closed whatever arrives.
+    var lingering: [LingerID: Instant] = [:]
     // Last: their layout (`ContinuousClock.Instant`) is known only at run time, and every field
     // after them would be found through type metadata on each access, on the hot path too.
     var phase: Phase = .serving
@@ -139,11 +143,12 @@ struct ConnectionStateMachine: Sendable {
 
     init(
         maxConnections: Int, budget: ConnectionBudget, acceptRetryInterval: Duration, acceptLogInterval: Duration,
-        drainInterval: Duration = .milliseconds(10)
+        drainInterval: Duration = .milliseconds(10), lingerTimeout: Duration = .seconds(60)
     ) {
         self.maxConnections = maxConnections
         self.budget = budget
         self.drainInterval = drainInterval
+        self.lingerTimeout = lingerTimeout
         backoff = AcceptBackoff(retryInterval: acceptRetryInterval, logInterval: acceptLogInterval)
     }
 

@@ -82,7 +82,7 @@ extension EventLoop {
 /// through the calling thread, which is always the loop's own.
 private let acceptErrorCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { listener, _ in
     let error = errno
-    guard let loop = LoopExecutor.current?.loop, loop.listenerGate.listener == listener else { return }
+    guard let loop = EventLoop.current, loop.listenerGate.listener == listener else { return }
     loop.listenerGate.acceptFailed(error: error, loop: loop)
 }
 
@@ -93,7 +93,7 @@ private let retryCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer
 
 private let logCallback: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void = { severity, message in
     guard let message else { return }
-    guard let loop = LoopExecutor.current?.loop else {
+    guard let loop = EventLoop.current else {
         let line = Array("[libevent] \(String(cString: message))\n".utf8)
         _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         return

@@ -1,12 +1,10 @@
 import CLibevent
 import Glibc
 
-/// Lingering close for refused streams (as nginx does): the client may still be sending the body
-/// or the rest of the stream the server refused. Closing a socket with unread input makes the
-/// kernel send a reset, which can destroy the refusal before the client reads it. So when evhttp
-/// frees such a connection, the loop keeps a duplicate of its socket, half-closes it (the answer
-/// is already written), and reads and discards what still arrives, into a fixed buffer, until the
-/// client closes, is idle for `lingerIdleSeconds`, or `timeoutSeconds` have passed in all.
+/// Lingering close for refused streams, carried out: the machine decides when a socket lingers,
+/// for how long and when it is closed (`ConnectionStateMachine+Lingering`); the loop keeps a
+/// duplicate of the socket evhttp frees, half-closes it (the answer is already written), reads and
+/// discards what still arrives into a fixed buffer, and closes it when the machine says so.
 extension EventLoop {
     /// Starts lingering on the socket of `bufferEvent`, which evhttp is about to free.
     func linger(on bufferEvent: OpaquePointer) {
@@ -20,18 +18,19 @@ extension EventLoop {
             close(copy)
             return
         }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        lingering[copy] = Lingering(event: event, deadline: now.tv_sec + Int(wireSettings.timeoutSeconds.rounded(.up)))
-        var idle = timeval(seconds: min(wireSettings.timeoutSeconds, lingerIdleSeconds))
-        event_add(event, &idle)
+        switch machine.lingerStarted(ConnectionStateMachine.LingerID(rawValue: copy), now: .now) {
+        case .close:
+            event_free(event)
+            close(copy)
+        case .linger(let idleTimeout):
+            lingerEvents[copy] = event
+            var idle = timeval(idleTimeout)
+            event_add(event, &idle)
+        }
     }
 
-    /// Discards what arrived; ends the linger at end of file, an error, idleness or the deadline.
+    /// Discards what arrived and tells the machine, which says whether to close.
     fileprivate func lingerReady(_ socket: Int32, timedOut: Bool) {
-        guard let entry = lingering[socket] else { return }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
         var ended = false
         var discarded = 0
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 << 10) { scratch in
@@ -46,31 +45,23 @@ extension EventLoop {
                 break
             }
         }
-        // Idle means nothing arrived in the whole pause (a busy loop may see the time-out first).
-        if ended || now.tv_sec >= entry.deadline || (timedOut && discarded == 0) { endLinger(socket) }
+        let action = machine.lingerRead(
+            ConnectionStateMachine.LingerID(rawValue: socket), now: .now, discardedBytes: discarded, ended: ended,
+            idleTimedOut: timedOut)
+        if action == .close { closeLingering(socket) }
     }
 
-    private func endLinger(_ socket: Int32) {
-        guard let entry = lingering.removeValue(forKey: socket) else { return }
-        event_free(entry.event)
+    private func closeLingering(_ socket: Int32) {
+        guard let event = lingerEvents.removeValue(forKey: socket) else { return }
+        event_free(event)
         close(socket)
     }
 
     /// Ends every linger (the loop is exiting).
     func endAllLingering() {
-        for socket in Array(lingering.keys) { endLinger(socket) }
+        for id in machine.endAllLingering() { closeLingering(id.rawValue) }
     }
 }
-
-/// One socket being drained after a refusal.
-struct Lingering {
-    let event: OpaquePointer
-    /// CLOCK_MONOTONIC second at which the socket is closed whatever arrives.
-    let deadline: Int
-}
-
-/// Longest pause in a lingering client's sending before its socket is closed.
-private let lingerIdleSeconds = 5.0
 
 private let lingerCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { socket, what, context in
     Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue().lingerReady(socket, timedOut: what & Int16(EV_TIMEOUT) != 0)

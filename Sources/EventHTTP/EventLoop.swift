@@ -1,4 +1,5 @@
 import CLibevent
+import EventLoops
 import CSupport
 import Glibc
 import LockTracing
@@ -13,9 +14,8 @@ final class EventLoop: @unchecked Sendable {
     private var bound: OpaquePointer?
     private var wakeEvent: OpaquePointer?
     private var drainTimer: OpaquePointer?
-    private var taskEvent: OpaquePointer?
-    /// Work queued by `enqueue` from other threads; nil once the loop has exited.
-    private let tasks = Mutex<[@Sendable () -> Void]?>([])
+    /// Work queued by `enqueue` from other threads (`LoopExecutor`, `LoopHandle`).
+    let tasks: LoopTasks
     let handler: any HTTPHandler
     /// The loop's position among the server's loops, handed to the handler with each request.
     let index: Int
@@ -40,18 +40,24 @@ final class EventLoop: @unchecked Sendable {
     /// Set once shutdown began: answers then carry `Connection: close`.
     let draining = DrainSignal()
     let wireCounters = WireCounters()
-    /// Sockets of refused connections still being read and discarded, by descriptor.
-    var lingering: [Int32: Lingering] = [:]
+    /// The read event of each socket the machine has lingering, by descriptor.
+    var lingerEvents: [Int32: OpaquePointer] = [:]
 
     init(
         index: Int, configuration: HTTPServerConfiguration, limits: ConnectionLimits, handler: any HTTPHandler
     ) throws(HTTPServerError) {
         guard let base = event_base_new() else { throw .cannotCreateLoop }
+        guard let tasks = LoopTasks(base: base) else {
+            event_base_free(base)
+            throw .cannotCreateLoop
+        }
         guard let http = evhttp_new(base) else {
+            tasks.close()
             event_base_free(base)
             throw .cannotCreateLoop
         }
         self.base = base
+        self.tasks = tasks
         self.http = http
         self.handler = handler
         self.index = index
@@ -61,7 +67,8 @@ final class EventLoop: @unchecked Sendable {
         wireSettings = WireSettings(configuration)
         machine = ConnectionStateMachine(
             maxConnections: limits.maxConnections, budget: wireSettings.budget,
-            acceptRetryInterval: configuration.acceptRetryInterval, acceptLogInterval: configuration.acceptLogInterval)
+            acceptRetryInterval: configuration.acceptRetryInterval, acceptLogInterval: configuration.acceptLogInterval,
+            lingerTimeout: .milliseconds(Int64((configuration.timeoutSeconds * 1000).rounded(.up))))
         // Every method evhttp knows, plus bit 15, which libevent 2.1.12 gives a method it does not
         // know: so unknown methods reach the router (405 with Allow) instead of evhttp's HTML 501.
         let everyMethod: UInt16 = 0xFFFF
@@ -79,7 +86,6 @@ final class EventLoop: @unchecked Sendable {
         evhttp_set_gencb(http, requestCallback, context)
         wakeEvent = event_new(base, -1, 0, wakeCallback, context)
         drainTimer = event_new(base, -1, Int16(EV_PERSIST), drainCallback, context)
-        taskEvent = event_new(base, -1, 0, taskCallback, context)
         evhttp_set_bevcb(http, acceptCallback, context)
         sweepTimer = event_new(base, -1, Int16(EV_PERSIST), sweepCallback, context)
         var second = timeval(tv_sec: 1, tv_usec: 0)
@@ -118,14 +124,13 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs the loop until shutdown has drained it, then frees it. Called on the loop's thread.
     func run() {
-        LoopExecutor.bindCurrentThread(to: self)
+        bindCurrentThread()
         event_base_dispatch(base)
-        tasks.withTracedLock { $0 = nil }
+        tasks.close()
         if let http { evhttp_free(http) }
         endAllLingering()
         if let wakeEvent { event_free(wakeEvent) }
         if let drainTimer { event_free(drainTimer) }
-        if let taskEvent { event_free(taskEvent) }
         if let sweepTimer { event_free(sweepTimer) }
         listenerGate.free()
         event_base_free(base)
@@ -140,27 +145,7 @@ final class EventLoop: @unchecked Sendable {
         gracePeriodMilliseconds.store(Int(gracePeriodSeconds * 1000), ordering: .sequentiallyConsistent)
         // Under the tasks lock: `run` clears the tasks before it frees the wake event, so a stop
         // requested after the loop has drained and exited is a no-op instead of a use after free.
-        tasks.withTracedLock { tasks in
-            if tasks != nil { event_active(wakeEvent, 0, 0) }
-        }
-    }
-
-    /// Queues `work` for the loop's thread and wakes the loop; drops it once the loop has exited.
-    func enqueue(_ work: @escaping @Sendable () -> Void) {
-        let wake = tasks.withTracedLock { tasks -> Bool in
-            guard tasks != nil else { return false }
-            tasks!.append(work)
-            return tasks!.count == 1
-        }
-        if wake { event_active(taskEvent, 0, 0) }
-    }
-
-    fileprivate func runTasks() {
-        let work = tasks.withTracedLock { tasks -> [@Sendable () -> Void] in
-            defer { if tasks != nil { tasks = [] } }
-            return tasks ?? []
-        }
-        for task in work { task() }
+        tasks.whileOpen { event_active(wakeEvent, 0, 0) }
     }
 
     fileprivate func handle(_ request: OpaquePointer) {
@@ -322,10 +307,6 @@ private let closeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPoint
 
 private let wakeCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
     loop(context).beginShutdown()
-}
-
-private let taskCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
-    loop(context).runTasks()
 }
 
 private let acceptCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> OpaquePointer? = { _, context in

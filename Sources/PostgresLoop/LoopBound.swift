@@ -1,4 +1,4 @@
-import EventHTTP
+import EventLoops
 
 /// An object that lives on one event loop, passed between threads: it is reached only through its
 /// loop (`withValue` runs there), or directly by code already on that loop (`valueOnLoop`).

@@ -1,4 +1,4 @@
-import EventHTTP
+import EventLoops
 import LockTracing
 import Synchronization
 

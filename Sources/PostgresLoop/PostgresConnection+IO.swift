@@ -1,5 +1,5 @@
 import CLibpq
-import EventHTTP
+import EventLoops
 
 extension PostgresConnection {
     /// `PQconnectStartParams`, non-blocking, then `PQconnectPoll` on each readiness of the socket.

@@ -1,5 +1,5 @@
 import CLibpq
-import EventHTTP
+import EventLoops
 
 /// One PostgreSQL connection driven by one event loop: libpq's asynchronous API in pipeline mode,
 /// its socket watched by the loop, no blocking call. `PostgresConnectionStateMachine` decides; this

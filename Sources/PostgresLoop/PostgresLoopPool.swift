@@ -1,4 +1,4 @@
-import EventHTTP
+import EventLoops
 
 /// A few connections on one event loop; a request goes to the ready one with the fewest requests
 /// waiting and is answered on this loop. Use it on its loop's thread only.

@@ -45,10 +45,10 @@ public struct ModuleDependencies: Sendable {
 /// The wireframe: maps method and path to a module, and answers what no module owns
 /// (404, 405 with `Allow`, 413, 414, 415, CORS preflight). Built once, at start-up.
 public struct AppRouter: Sendable {
-    private let todos: any TodosModuleInput
-    private let upcoming: any UpcomingModuleInput
-    private let system: any SystemModuleInput
-    private let metrics: any MetricsModuleInput
+    private let todos: any TodosHTTPEntry
+    private let upcoming: any UpcomingHTTPEntry
+    private let system: any SystemHTTPEntry
+    private let metrics: any MetricsHTTPEntry
     private let screening: RequestScreening
     private let cors: CORSPolicy
     private let authentication: BearerAuthentication
@@ -62,26 +62,32 @@ public struct AppRouter: Sendable {
         let serializer = JSONSerializer()
         let store = dependencies.store
         return AppRouter(
-            todos: TodosPresenter(
-                interactor: TodosInteractor(store: store, clock: dependencies.clock, ids: dependencies.ids),
-                view: TodosView(serializer: serializer)),
-            upcoming: UpcomingPresenter(
-                interactor: UpcomingInteractor(store: store, clock: dependencies.clock, defaultTimeZone: dependencies.defaultTimeZone),
-                view: UpcomingView(serializer: serializer)),
-            system: SystemPresenter(
-                interactor: SystemInteractor(store: store, document: dependencies.openAPIDocument, startedAt: dependencies.clock.now()),
-                view: SystemView(serializer: serializer)),
-            metrics: MetricsPresenter(
-                interactor: MetricsInteractor(
-                    registry: dependencies.metricsRegistry, factory: dependencies.metricsFactory, store: store,
-                    openConnections: dependencies.openConnections, droppedLogLines: dependencies.droppedLogLines),
-                view: MetricsView(serializer: serializer)),
+            todos: TodosView(
+                presenter: TodosPresenter(
+                    interactor: TodosInteractor(store: store, clock: dependencies.clock, ids: dependencies.ids)),
+                serializer: serializer),
+            upcoming: UpcomingView(
+                presenter: UpcomingPresenter(
+                    interactor: UpcomingInteractor(store: store, clock: dependencies.clock, defaultTimeZone: dependencies.defaultTimeZone)),
+                serializer: serializer),
+            system: SystemView(
+                presenter: SystemPresenter(
+                    interactor: SystemInteractor(
+                        store: store, document: dependencies.openAPIDocument, startedAt: dependencies.clock.now(),
+                        libeventVersion: HTTPServer.libeventVersion)),
+                serializer: serializer),
+            metrics: MetricsView(
+                presenter: MetricsPresenter(
+                    interactor: MetricsInteractor(
+                        registry: dependencies.metricsRegistry, factory: dependencies.metricsFactory, store: store,
+                        openConnections: dependencies.openConnections, droppedLogLines: dependencies.droppedLogLines)),
+                serializer: serializer),
             screening: screening, cors: cors, authentication: authentication, serializer: serializer)
     }
 
     private init(
-        todos: any TodosModuleInput, upcoming: any UpcomingModuleInput, system: any SystemModuleInput,
-        metrics: any MetricsModuleInput, screening: RequestScreening, cors: CORSPolicy,
+        todos: any TodosHTTPEntry, upcoming: any UpcomingHTTPEntry, system: any SystemHTTPEntry,
+        metrics: any MetricsHTTPEntry, screening: RequestScreening, cors: CORSPolicy,
         authentication: BearerAuthentication, serializer: JSONSerializer
     ) {
         self.todos = todos
@@ -133,18 +139,18 @@ public struct AppRouter: Sendable {
 
     private func routeToModule(_ route: Route, request: HTTPRequest, context: RequestContext, respond: @escaping Respond) {
         switch (route, request.method) {
-        case (.index, _): system.presentIndex(context: context, respond: respond)
-        case (.health, _): system.presentHealth(context: context, respond: respond)
-        case (.openAPI, _): system.presentOpenAPIDocument(context: context, respond: respond)
-        case (.metrics, _): metrics.presentMetrics(context: context, respond: respond)
-        case (.upcoming, _): upcoming.presentUpcoming(context: context, respond: respond)
-        case (.todos, .post): todos.presentCreation(body: request.body, context: context, respond: respond)
-        case (.todos, .delete): todos.presentDeletionOfAll(context: context, respond: respond)
-        case (.todos, _): todos.presentList(context: context, respond: respond)
-        case (.todo(let id), .patch): todos.presentPatch(id: id, body: request.body, context: context, respond: respond)
-        case (.todo(let id), .put): todos.presentReplacement(id: id, body: request.body, context: context, respond: respond)
-        case (.todo(let id), .delete): todos.presentDeletion(id: id, context: context, respond: respond)
-        case (.todo(let id), _): todos.presentTodo(id: id, context: context, respond: respond)
+        case (.index, _): system.handleIndex(context: context, respond: respond)
+        case (.health, _): system.handleHealth(context: context, respond: respond)
+        case (.openAPI, _): system.handleOpenAPIDocument(context: context, respond: respond)
+        case (.metrics, _): metrics.handleMetrics(context: context, respond: respond)
+        case (.upcoming, _): upcoming.handleUpcoming(context: context, respond: respond)
+        case (.todos, .post): todos.handleCreation(request, context: context, respond: respond)
+        case (.todos, .delete): todos.handleDeletionOfAll(context: context, respond: respond)
+        case (.todos, _): todos.handleList(context: context, respond: respond)
+        case (.todo(let id), .patch): todos.handlePatch(id: id, request, context: context, respond: respond)
+        case (.todo(let id), .put): todos.handleReplacement(id: id, request, context: context, respond: respond)
+        case (.todo(let id), .delete): todos.handleDeletion(id: id, context: context, respond: respond)
+        case (.todo(let id), _): todos.handleTodo(id: id, context: context, respond: respond)
         }
     }
 

@@ -12,7 +12,7 @@ struct MetricsModuleTests {
     private func scrape(_ interactor: MetricsInteractor) -> String {
         let answer = ScrapedBody()
         interactor.exposition { answer.body = $0 }
-        return String(decoding: answer.body?.bytes ?? [], as: UTF8.self)
+        return String(decoding: answer.body?.text ?? [], as: UTF8.self)
     }
 
     private func sampleLines(_ text: String, _ name: String) -> [String] {
@@ -72,9 +72,9 @@ struct MetricsModuleTests {
     func presenter() throws {
         let interactor = FixedExposition(bytes: Array("todos 4.0\n".utf8))
         let view = RecordingMetricsDisplay()
-        let presenter = MetricsPresenter(interactor: interactor, view: view)
+        let presenter = MetricsPresenter(interactor: interactor)
         let capture = ResponseCapture()
-        presenter.presentMetrics(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        presenter.presentMetrics(context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
         let model = try #require(view.models.only)
         #expect(model.status == 200)
         #expect(model.contentType == "text/plain; version=0.0.4; charset=utf-8")
@@ -87,13 +87,25 @@ struct MetricsModuleTests {
     func view() throws {
         let capture = ResponseCapture()
         let body = "# TYPE todos gauge\ntodos 1.0\n\"quoted\" \\ kept\n"
-        MetricsView(serializer: JSONSerializer()).displayMetrics(
+        MetricsView(presenter: MetricsPresenter(interactor: FixedExposition(bytes: [])), serializer: JSONSerializer()).displayMetrics(
             ResponseViewModel(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: RawBody(Array(body.utf8))),
             respond: capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
         #expect(response.text == body)
+    }
+
+    @Test("the view hands a scrape to the presenter, which answers through the view")
+    func viewHandsScrapeToPresenter() throws {
+        let interactor = FixedExposition(bytes: Array("todos 2.0\n".utf8))
+        let capture = ResponseCapture()
+        MetricsView(presenter: MetricsPresenter(interactor: interactor), serializer: JSONSerializer())
+            .handleMetrics(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        #expect(interactor.calls.value == 1)
+        let response = try #require(capture.only)
+        #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
+        #expect(response.text == "todos 2.0\n")
     }
 }
 
@@ -105,7 +117,7 @@ private final class ConnectionCount: @unchecked Sendable {
 
 /// The exposition a scrape answered.
 private final class ScrapedBody: @unchecked Sendable {
-    var body: RawBody?
+    var body: MetricsExposition?
 }
 
 /// An interactor that answers fixed bytes and counts how often it was asked.
@@ -113,9 +125,9 @@ private final class FixedExposition: MetricsUseCases, @unchecked Sendable {
     let bytes: [UInt8]
     let calls = ConnectionCount(0)
     init(bytes: [UInt8]) { self.bytes = bytes }
-    func exposition(completion: @escaping (RawBody) -> Void) {
+    func exposition(completion: @escaping (MetricsExposition) -> Void) {
         calls.value += 1
-        completion(RawBody(bytes))
+        completion(MetricsExposition(text: bytes))
     }
 }
 

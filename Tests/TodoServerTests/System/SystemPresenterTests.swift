@@ -7,22 +7,22 @@ struct SystemModuleTests {
     let presenter = SystemPresenter(
         interactor: SystemInteractor(
             store: FakeTodoStore([makeTodo("a"), makeTodo("b")]), document: Array(#"{"openapi":"3.1.0"}"#.utf8),
-            startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z")),
-        view: SystemView(serializer: JSONSerializer()))
+            startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"), libeventVersion: "2.1.12-test"))
+    var view: SystemView { SystemView(presenter: presenter, serializer: JSONSerializer()) }
 
     @Test("the index lists absolute links and the version")
     func index() throws {
         let capture = ResponseCapture()
-        presenter.presentIndex(context: RequestContext(baseURL: "http://h:9"), respond: capture.respond)
+        presenter.presentIndex(context: RequestContext(baseURL: "http://h:9"), view: view, respond: capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 200)
-        #expect(response.text == #"{"build":{"libevent":"\#(HTTPServer.libeventVersion)","platform":"\#(SystemInteractor.platform)","startedAt":"2026-11-22T10:00:00.000Z","swift":"\#(SystemInteractor.swiftVersion)"},"links":{"health":"http://h:9/healthz","metrics":"http://h:9/metrics","openapi":"http://h:9/openapi.json","self":"http://h:9/","todos":"http://h:9/todos","upcoming":"http://h:9/todos/upcoming"},"name":"TodoServer","version":"\#(SystemInteractor.version)"}"#)
+        #expect(response.text == #"{"build":{"libevent":"2.1.12-test","platform":"\#(SystemInteractor.platform)","startedAt":"2026-11-22T10:00:00.000Z","swift":"\#(SystemInteractor.swiftVersion)"},"links":{"health":"http://h:9/healthz","metrics":"http://h:9/metrics","openapi":"http://h:9/openapi.json","self":"http://h:9/","todos":"http://h:9/todos","upcoming":"http://h:9/todos/upcoming"},"name":"TodoServer","version":"\#(SystemInteractor.version)"}"#)
     }
 
     @Test("health is ok with the to-do count")
     func health() throws {
         let capture = ResponseCapture()
-        presenter.presentHealth(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        presenter.presentHealth(context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
         #expect(capture.only?.status == 200)
         #expect(capture.only?.text == #"{"status":"ok","todos":2}"#)
     }
@@ -30,7 +30,7 @@ struct SystemModuleTests {
     @Test("the OpenAPI document is served as it is, as JSON")
     func document() throws {
         let capture = ResponseCapture()
-        presenter.presentOpenAPIDocument(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        presenter.presentOpenAPIDocument(context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
         #expect(capture.only?.status == 200)
         #expect(capture.only?.header("Content-Type") == "application/json")
         #expect(capture.only?.text == #"{"openapi":"3.1.0"}"#)
@@ -41,13 +41,14 @@ struct SystemModuleTests {
         let document = #"{"openapi": "3.1.0", "servers": [ {"url" : "http://localhost:8080", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#
         let presenter = SystemPresenter(
             interactor: SystemInteractor(
-                store: FakeTodoStore([]), document: Array(document.utf8), startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z")),
-            view: SystemView(serializer: JSONSerializer()))
+                store: FakeTodoStore([]), document: Array(document.utf8), startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"),
+                libeventVersion: "2.1.12-test"))
+        let view = SystemView(presenter: presenter, serializer: JSONSerializer())
         let capture = ResponseCapture()
-        presenter.presentOpenAPIDocument(context: RequestContext(baseURL: "http://todo.example:9000"), respond: capture.respond)
+        view.handleOpenAPIDocument(context: RequestContext(baseURL: "http://todo.example:9000"), respond: capture.respond)
         #expect(capture.only?.text == #"{"openapi": "3.1.0", "servers": [ {"url" : "http://todo.example:9000", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#)
         let quoted = ResponseCapture()
-        presenter.presentOpenAPIDocument(context: RequestContext(baseURL: #"http://a"b"#), respond: quoted.respond)
+        view.handleOpenAPIDocument(context: RequestContext(baseURL: #"http://a"b"#), respond: quoted.respond)
         #expect(quoted.only?.text == #"{"openapi": "3.1.0", "servers": [ {"url" : "http://a\"b", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#)
     }
 }

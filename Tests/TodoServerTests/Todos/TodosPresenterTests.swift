@@ -4,20 +4,13 @@ import Synchronization
 import Testing
 @testable import TodoServer
 
-/// A view that decodes requests as the real view does and keeps the view models it is given.
+/// A view that keeps the view models it is given.
 final class CapturingTodosView: TodosDisplay {
-    private let decoding = TodosView(serializer: JSONSerializer())
     let todos = Mutex<[ResponseViewModel<TodoViewModel>]>([])
     let lists = Mutex<[ResponseViewModel<[TodoViewModel]>]>([])
     let empties = Mutex<[ResponseViewModel<NoBody>]>([])
     let problems = Mutex<[ResponseViewModel<ProblemDetails>]>([])
 
-    func query(from parameters: QueryParameters) -> Result<TodoQuery, ProblemDetails> { decoding.query(from: parameters) }
-    func draft(from body: [UInt8]) -> Result<TodoDraft, ProblemDetails> { decoding.draft(from: body) }
-    func patch(from body: [UInt8]) -> Result<TodoPatch, ProblemDetails> { decoding.patch(from: body) }
-    func condition(ifMatch: EntityTagCondition?, ifNoneMatch: EntityTagCondition?) -> RevisionCondition {
-        decoding.condition(ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
-    }
     func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond) { todos.withTracedLock { $0.append(model) } }
     func displayTodoList(_ model: ResponseViewModel<[TodoViewModel]>, respond: Respond) { lists.withTracedLock { $0.append(model) } }
     func displayNoContent(_ model: ResponseViewModel<NoBody>, respond: Respond) { empties.withTracedLock { $0.append(model) } }
@@ -105,14 +98,14 @@ final class StubTodosUseCases: TodosUseCases {
 struct TodosPresenterTests {
     let data = TodoData(makeTodo("abc", title: "Buy milk", order: 3, due: "2026-11-24", revision: 17))
     let context = RequestContext(baseURL: "http://localhost:8080")
-    let body = Array(#"{"title":"Buy milk","order":3}"#.utf8)
+    let draft = TodoDraft(title: "Buy milk", order: 3)
 
     @Test("a created to-do is 201 with Location and an absolute url")
     func created() throws {
         let view = CapturingTodosView()
         let stub = StubTodosUseCases(todo: .success(data))
-        TodosPresenter(interactor: stub, view: view)
-            .presentCreation(body: body, context: context) { _ in }
+        TodosPresenter(interactor: stub)
+            .presentCreation(draft, context: context, view: view) { _ in }
         #expect(stub.calls.withTracedLock { $0 } == [.create(TodoDraft(title: "Buy milk", order: 3))])
         let model = try #require(view.todos.withTracedLock { $0.first })
         #expect(model.status == 201)
@@ -128,10 +121,10 @@ struct TodosPresenterTests {
     func ok() throws {
         let view = CapturingTodosView()
         let stub = StubTodosUseCases(todo: .success(data))
-        let presenter = TodosPresenter(interactor: stub, view: view)
-        presenter.presentTodo(id: "abc", context: context) { _ in }
-        presenter.presentPatch(id: "abc", body: Array(#"{"order":null}"#.utf8), context: context) { _ in }
-        presenter.presentReplacement(id: "abc", body: body, context: context) { _ in }
+        let presenter = TodosPresenter(interactor: stub)
+        presenter.presentTodo(id: "abc", context: context, view: view) { _ in }
+        presenter.presentPatch(id: "abc", TodoPatch(order: .some(nil)), condition: .none, context: context, view: view) { _ in }
+        presenter.presentReplacement(id: "abc", draft, condition: .none, context: context, view: view) { _ in }
         #expect(stub.calls.withTracedLock { $0 } == [
             .get(id: "abc"), .patch(id: "abc", TodoPatch(order: .some(nil)), .none),
             .replace(id: "abc", TodoDraft(title: "Buy milk", order: 3), .none),
@@ -146,8 +139,8 @@ struct TodosPresenterTests {
     func list() throws {
         let view = CapturingTodosView()
         let stub = StubTodosUseCases(todo: .success(data), all: [data, TodoData(makeTodo("def"))])
-        TodosPresenter(interactor: stub, view: view)
-            .presentList(context: RequestContext(baseURL: "https://todo.example.com")) { _ in }
+        TodosPresenter(interactor: stub)
+            .presentList(TodoQuery(), context: RequestContext(baseURL: "https://todo.example.com"), view: view) { _ in }
         let model = try #require(view.lists.withTracedLock { $0.first })
         #expect(model.status == 200)
         #expect(model.body?.map(\.url) == ["https://todo.example.com/todos/abc", "https://todo.example.com/todos/def"])
@@ -163,8 +156,9 @@ struct TodosPresenterTests {
         let all = (0..<25).map { TodoData(makeTodo("t\($0)")) }
         let context = RequestContext(
             baseURL: "http://h:1", query: QueryParameters("q=buy+milk&limit=10&offset=10&sort=-order"), path: "/todos")
-        TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: all), view: view)
-            .presentList(context: context) { _ in }
+        let query = TodoQuery(titleContains: "buy milk", sort: TodoSort(.order, descending: true), limit: 10, offset: 10)
+        TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: all))
+            .presentList(query, context: context, view: view) { _ in }
         let model = try #require(view.lists.withTracedLock { $0.first })
         #expect(model.body?.map(\.id) == (10..<20).map { "t\($0)" })
         #expect(model.headers["X-Total-Count"] == "25")
@@ -179,11 +173,13 @@ struct TodosPresenterTests {
     @Test("If-None-Match with the current tag is 304 with the ETag, for one to-do and for the list")
     func notModified() throws {
         let view = CapturingTodosView()
-        let presenter = TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: [data]), view: view)
-        presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"17""#))) { _ in }
-        presenter.presentList(context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"list-a321638e4ffa4311""#))) { _ in }
-        presenter.presentList(context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""list-83dac5d3f993dc26""#))) { _ in }
-        presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""16""#))) { _ in }
+        let presenter = TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: [data]))
+        presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"17""#)), view: view) { _ in }
+        presenter.presentList(
+            TodoQuery(), context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"list-a321638e4ffa4311""#)), view: view) { _ in }
+        presenter.presentList(
+            TodoQuery(), context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""list-83dac5d3f993dc26""#)), view: view) { _ in }
+        presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""16""#)), view: view) { _ in }
         let empties = view.empties.withTracedLock { $0 }
         #expect(empties.map(\.status) == [304, 304])
         #expect(empties.map { $0.headers["ETag"] } == [#""17""#, #""list-a321638e4ffa4311""#])
@@ -194,9 +190,11 @@ struct TodosPresenterTests {
     @Test("deletions are 204 with no body")
     func deletions() {
         let view = CapturingTodosView()
-        let presenter = TodosPresenter(interactor: StubTodosUseCases(todo: .success(data)), view: view)
-        presenter.presentDeletion(id: "abc", context: context) { _ in }
-        presenter.presentDeletionOfAll(context: context) { _ in }
+        let stub = StubTodosUseCases(todo: .success(data))
+        let presenter = TodosPresenter(interactor: stub)
+        presenter.presentDeletion(id: "abc", condition: .none, context: context, view: view) { _ in }
+        presenter.presentDeletionOfAll(context: context, view: view) { _ in }
+        #expect(stub.calls.withTracedLock { $0 } == [.delete(id: "abc", .none), .deleteAll])
         #expect(view.empties.withTracedLock { $0.map(\.status) } == [204, 204])
         #expect(view.empties.withTracedLock { $0.allSatisfy { $0.body == nil } })
     }
@@ -208,13 +206,13 @@ struct TodosPresenterTests {
             .notFound(id: "x"), .store(StoreError(reason: "down")),
         ]
         for error in errors {
-            TodosPresenter(interactor: StubTodosUseCases(todo: .failure(error)), view: view)
-                .presentTodo(id: "x", context: context) { _ in }
+            TodosPresenter(interactor: StubTodosUseCases(todo: .failure(error)))
+                .presentTodo(id: "x", context: context, view: view) { _ in }
         }
         let models = view.problems.withTracedLock { $0 }
         #expect(models.map(\.status) == [404, 503])
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: 9, failure: .ifMatch))), view: view)
-            .presentPatch(id: "x", body: body, context: context) { _ in }
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: 9, failure: .ifMatch))))
+            .presentPatch(id: "x", TodoPatch(title: "x"), condition: RevisionCondition(ifMatch: .oneOf([8])), context: context, view: view) { _ in }
         let precondition = try #require(view.problems.withTracedLock { $0.last })
         #expect(precondition.status == 412)
         #expect(precondition.headers["ETag"] == #""9""#)
@@ -222,8 +220,8 @@ struct TodosPresenterTests {
         #expect(models[0].body?.detail == "No to-do has the id 'x'.")
         #expect(models[1].headers["Retry-After"] == nil)
         #expect(models[1].body?.detail == "The to-do store is unavailable: down")
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.store(StoreError(reason: "restarting", retryAfter: 5)))), view: view)
-            .presentTodo(id: "x", context: context) { _ in }
+        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.store(StoreError(reason: "restarting", retryAfter: 5)))))
+            .presentTodo(id: "x", context: context, view: view) { _ in }
         let retry = try #require(view.problems.withTracedLock { $0.last })
         #expect(retry.status == 503)
         #expect(retry.headers["Retry-After"] == "5")

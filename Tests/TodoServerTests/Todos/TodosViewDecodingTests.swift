@@ -1,23 +1,77 @@
 import EventHTTP
 import LockTracing
+import Synchronization
 import Testing
 @testable import TodoServer
 
+/// A presenter that keeps every typed request the view hands it, with the context's `If-None-Match`,
+/// and answers each through the view it is given with an empty 204.
+final class RecordingTodosPresenter: TodosModuleInput {
+    /// One presenter call and the typed values it carried.
+    enum Call: Equatable {
+        case list(TodoQuery)
+        case create(TodoDraft)
+        case deleteAll
+        case get(id: String)
+        case patch(id: String, TodoPatch, RevisionCondition)
+        case replace(id: String, TodoDraft, RevisionCondition)
+        case delete(id: String, RevisionCondition)
+    }
+
+    let calls = Mutex<[Call]>([])
+    let ifNoneMatches = Mutex<[EntityTagCondition?]>([])
+
+    func presentList(_ query: TodoQuery, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
+        answer(.list(query), context, view, respond)
+    }
+    func presentCreation(_ draft: TodoDraft, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
+        answer(.create(draft), context, view, respond)
+    }
+    func presentDeletionOfAll(context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
+        answer(.deleteAll, context, view, respond)
+    }
+    func presentTodo(id: String, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
+        answer(.get(id: id), context, view, respond)
+    }
+    func presentPatch(
+        id: String, _ patch: TodoPatch, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        respond: @escaping Respond
+    ) {
+        answer(.patch(id: id, patch, condition), context, view, respond)
+    }
+    func presentReplacement(
+        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        respond: @escaping Respond
+    ) {
+        answer(.replace(id: id, draft, condition), context, view, respond)
+    }
+    func presentDeletion(id: String, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
+        answer(.delete(id: id, condition), context, view, respond)
+    }
+
+    private func answer(_ call: Call, _ context: RequestContext, _ view: some TodosDisplay, _ respond: Respond) {
+        calls.withTracedLock { $0.append(call) }
+        ifNoneMatches.withTracedLock { $0.append(context.ifNoneMatch) }
+        view.displayNoContent(ResponseViewModel(status: 204), respond: respond)
+    }
+}
+
 @Suite("TodosView: decoding requests")
 struct TodosViewDecodingTests {
-    let view = TodosView(serializer: JSONSerializer())
+    let presenter = RecordingTodosPresenter()
+    var view: TodosView { TodosView(presenter: presenter, serializer: JSONSerializer()) }
     let context = RequestContext(baseURL: "http://h:1", path: "/todos")
 
-    /// The presenter over the real view, with use cases that record every call.
-    private func presenter(_ stub: StubTodosUseCases) -> TodosPresenter { TodosPresenter(interactor: stub, view: view) }
+    private func request(_ method: HTTPMethod, _ body: String) -> HTTPRequest {
+        HTTPRequest(method: method, uri: "/todos", body: Array(body.utf8))
+    }
 
-    @Test("a body that is not a JSON object is a 400 problem from the view; no use case is called")
+    @Test("a body that is not a JSON object is a 400 problem from the view; the presenter is not called")
     func malformedBody() throws {
-        let stub = StubTodosUseCases(todo: .success(TodoData(makeTodo("a"))))
         let capture = ResponseCapture()
-        presenter(stub).presentCreation(body: Array(#"{"title":"x",}"#.utf8), context: context, respond: capture.respond)
-        presenter(stub).presentReplacement(id: "a", body: [], context: context, respond: capture.respond)
-        presenter(stub).presentPatch(id: "a", body: Array(#"["title"]"#.utf8), context: context, respond: capture.respond)
+        view.handleCreation(request(.post, #"{"title":"x",}"#), context: context, respond: capture.respond)
+        view.handleReplacement(id: "a", request(.put, ""), context: context, respond: capture.respond)
+        view.handlePatch(id: "a", request(.patch, #"["title"]"#), context: context, respond: capture.respond)
         #expect(capture.responses.map(\.status) == [400, 400, 400])
         #expect(capture.responses.allSatisfy { $0.header("Content-Type") == "application/problem+json" })
         #expect(capture.responses.map(\.text) == [
@@ -25,60 +79,86 @@ struct TodosViewDecodingTests {
             #"{"detail":"The request body is empty; a JSON object is expected.","status":400,"title":"Bad Request","type":"about:blank"}"#,
             #"{"detail":"The body must be a JSON object, not an array.","status":400,"title":"Bad Request","type":"about:blank"}"#,
         ])
-        #expect(stub.calls.withTracedLock { $0 } == [])
+        #expect(presenter.calls.withTracedLock { $0 } == [])
     }
 
-    @Test("invalid fields are a 422 problem naming each field, before any use case or condition")
+    @Test("invalid fields are a 422 problem naming each field, before the presenter or any condition")
     func invalidFields() throws {
-        let stub = StubTodosUseCases(todo: .success(TodoData(makeTodo("a"))))
         let capture = ResponseCapture()
         let conditional = RequestContext(baseURL: "http://h:1", ifMatch: .any)
-        presenter(stub).presentCreation(body: Array(#"{"title":""}"#.utf8), context: context, respond: capture.respond)
-        presenter(stub).presentPatch(id: "missing", body: Array(#"{"order":"3","colour":1}"#.utf8), context: conditional, respond: capture.respond)
+        view.handleCreation(request(.post, #"{"title":""}"#), context: context, respond: capture.respond)
+        view.handlePatch(id: "missing", request(.patch, #"{"order":"3","colour":1}"#), context: conditional, respond: capture.respond)
         #expect(capture.responses.map(\.status) == [422, 422])
         #expect(capture.responses.map(\.text) == [
             #"{"detail":"The body has invalid fields: title.","errors":[{"field":"title","message":"must not be empty"}],"status":422,"title":"Unprocessable Content","type":"about:blank"}"#,
             #"{"detail":"The body has invalid fields: colour, order.","errors":[{"field":"colour","message":"is not a known field"},{"field":"order","message":"must be an integer or null, not a string"}],"status":422,"title":"Unprocessable Content","type":"about:blank"}"#,
         ])
-        #expect(stub.calls.withTracedLock { $0 } == [])
+        #expect(presenter.calls.withTracedLock { $0 } == [])
     }
 
-    @Test("a bad list query parameter is a 400 problem naming it; no use case is called")
+    @Test("a bad list query parameter is a 400 problem naming it; the presenter is not called")
     func badQuery() throws {
-        let stub = StubTodosUseCases(todo: .success(TodoData(makeTodo("a"))))
         for (query, name) in [
             ("completed=yes", "completed"), ("sort=priority", "sort"), ("sort=-", "sort"), ("limit=0", "limit"),
             ("limit=1001", "limit"), ("limit=abc", "limit"), ("offset=-1", "offset"), ("offset=1.5", "offset"),
             ("limit=1&limit=2", "limit"),
         ] {
             let capture = ResponseCapture()
-            presenter(stub).presentList(
-                context: RequestContext(baseURL: "http://h:1", query: QueryParameters(query), path: "/todos"), respond: capture.respond)
+            view.handleList(context: RequestContext(baseURL: "http://h:1", query: QueryParameters(query), path: "/todos"), respond: capture.respond)
             let response = try #require(capture.only)
             #expect(response.status == 400, "\(query)")
             #expect(response.text.contains(#""detail":"Query parameter '\#(name)' is "#), "\(query): \(response.text)")
         }
         let capture = ResponseCapture()
-        presenter(stub).presentList(
-            context: RequestContext(baseURL: "http://h:1", query: QueryParameters("limit=0"), path: "/todos"), respond: capture.respond)
+        view.handleList(context: RequestContext(baseURL: "http://h:1", query: QueryParameters("limit=0"), path: "/todos"), respond: capture.respond)
         #expect(capture.only?.text
             == #"{"detail":"Query parameter 'limit' is '0' but must be an integer from 1 to 1000.","status":400,"title":"Bad Request","type":"about:blank"}"#)
-        #expect(stub.calls.withTracedLock { $0 } == [])
+        #expect(presenter.calls.withTracedLock { $0 } == [])
     }
 
-    @Test("a good request reaches the use case as its typed model")
+    @Test("good requests reach the presenter as typed models, and the presenter answers through this view")
     func typedRequests() throws {
-        #expect(try view.query(from: QueryParameters("completed=true&q=milk&sort=-title&limit=5&offset=10&_=1")).get()
-            == TodoQuery(completed: true, titleContains: "milk", sort: TodoSort(.title, descending: true), limit: 5, offset: 10))
-        #expect(try view.draft(from: Array(#"{"title":" x ","completed":true,"dueDate":"2026-11-24","id":"ignored"}"#.utf8)).get()
-            == TodoDraft(title: "x", completed: true, dueDate: CalendarDay("2026-11-24")))
-        #expect(try view.patch(from: Array(#"{"dueDate":null,"order":7}"#.utf8)).get() == TodoPatch(order: 7, dueDate: .some(nil)))
-        #expect(view.condition(ifMatch: nil, ifNoneMatch: nil) == .none)
-        #expect(view.condition(ifMatch: EntityTagCondition(#""4", W/"5""#), ifNoneMatch: .any)
-            == RevisionCondition(ifMatch: .oneOf([4]), ifNoneMatch: .any))
-        let stub = StubTodosUseCases(todo: .success(TodoData(makeTodo("a"))))
-        presenter(stub).presentList(
-            context: RequestContext(baseURL: "http://h:1", query: QueryParameters("q=milk&limit=2"), path: "/todos")) { _ in }
-        #expect(stub.calls.withTracedLock { $0 } == [.list(TodoQuery(titleContains: "milk", limit: 2))])
+        let capture = ResponseCapture()
+        let listContext = RequestContext(
+            baseURL: "http://h:1", query: QueryParameters("completed=true&q=milk&sort=-title&limit=5&offset=10&_=1"), path: "/todos",
+            ifNoneMatch: EntityTagCondition(#"W/"list-1""#))
+        view.handleList(context: listContext, respond: capture.respond)
+        view.handleCreation(request(.post, #"{"title":" x ","completed":true,"dueDate":"2026-11-24","id":"ignored"}"#), context: context, respond: capture.respond)
+        view.handleTodo(id: "abc", context: context, respond: capture.respond)
+        view.handlePatch(id: "abc", request(.patch, #"{"dueDate":null,"order":7}"#), context: context, respond: capture.respond)
+        view.handleReplacement(id: "abc", request(.put, #"{"title":"y"}"#), context: context, respond: capture.respond)
+        view.handleDeletion(id: "def", context: context, respond: capture.respond)
+        view.handleDeletionOfAll(context: context, respond: capture.respond)
+        #expect(presenter.calls.withTracedLock { $0 } == [
+            .list(TodoQuery(completed: true, titleContains: "milk", sort: TodoSort(.title, descending: true), limit: 5, offset: 10)),
+            .create(TodoDraft(title: "x", completed: true, dueDate: CalendarDay("2026-11-24"))),
+            .get(id: "abc"),
+            .patch(id: "abc", TodoPatch(order: 7, dueDate: .some(nil)), .none),
+            .replace(id: "abc", TodoDraft(title: "y"), .none),
+            .delete(id: "def", .none),
+            .deleteAll,
+        ])
+        #expect(presenter.ifNoneMatches.withTracedLock { $0.first } == EntityTagCondition(#"W/"list-1""#))
+        #expect(capture.responses.map(\.status) == [204, 204, 204, 204, 204, 204, 204])
+    }
+
+    @Test("If-Match and If-None-Match reach the presenter as the revisions they name, for PATCH, PUT and DELETE")
+    func conditions() {
+        let capture = ResponseCapture()
+        let both = RequestContext(baseURL: "http://h:1", ifMatch: EntityTagCondition(#""17""#), ifNoneMatch: .any)
+        let weak = RequestContext(
+            baseURL: "http://h:1", ifMatch: EntityTagCondition(#"W/"17", "17", "list-1", "017""#),
+            ifNoneMatch: EntityTagCondition(#"W/"17", "18", "x""#))
+        view.handlePatch(id: "abc", request(.patch, #"{"title":"x"}"#), context: both, respond: capture.respond)
+        view.handleReplacement(id: "abc", request(.put, #"{"title":"x"}"#), context: both, respond: capture.respond)
+        view.handleDeletion(id: "abc", context: both, respond: capture.respond)
+        view.handleDeletion(id: "def", context: RequestContext(baseURL: "http://h:1"), respond: capture.respond)
+        view.handlePatch(id: "ghi", request(.patch, #"{"title":"x"}"#), context: weak, respond: capture.respond)
+        let expected = RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .any)
+        #expect(presenter.calls.withTracedLock { $0 } == [
+            .patch(id: "abc", TodoPatch(title: "x"), expected), .replace(id: "abc", TodoDraft(title: "x"), expected),
+            .delete(id: "abc", expected), .delete(id: "def", .none),
+            .patch(id: "ghi", TodoPatch(title: "x"), RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .oneOf([17, 18]))),
+        ])
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("TodosView")
 struct TodosViewTests {
-    let view = TodosView(serializer: JSONSerializer())
+    let view = TodosView(presenter: RecordingTodosPresenter(), serializer: JSONSerializer())
     let model = TodoViewModel(TodoData(makeTodo("abc", title: "Buy \"milk\"/é", order: nil)), baseURL: "http://h:1")
 
     @Test("writes a to-do as exact JSON bytes, nulls included")

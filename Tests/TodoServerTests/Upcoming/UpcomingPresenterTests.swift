@@ -16,9 +16,19 @@ final class StubUpcomingUseCases: UpcomingUseCases, @unchecked Sendable {
     }
 }
 
+/// A presenter that keeps the typed requests the view hands it and answers through that view.
+final class RecordingUpcomingPresenter: UpcomingModuleInput, @unchecked Sendable {
+    var requests: [UpcomingRequest] = []
+
+    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: some UpcomingDisplay, respond: @escaping Respond) {
+        requests.append(request)
+        view.displayUpcoming(ResponseViewModel(status: 200, body: UpcomingViewModel(sections: [], message: "recorded")), respond: respond)
+    }
+}
+
 @Suite("UpcomingPresenter and UpcomingView")
 struct UpcomingPresenterTests {
-    let view = UpcomingView(serializer: JSONSerializer())
+    let view = UpcomingView(presenter: RecordingUpcomingPresenter(), serializer: JSONSerializer())
 
     @Test("sections get their titles; the message is null")
     func titled() throws {
@@ -29,7 +39,7 @@ struct UpcomingPresenterTests {
             .init(relativeDate: .tomorrow, items: [TodoData(makeTodo("d", due: "2026-11-23"))]),
         ])
         let stub = StubUpcomingUseCases(.success(data))
-        let presenter = UpcomingPresenter(interactor: stub, view: view)
+        let presenter = UpcomingPresenter(interactor: stub)
         let model = presenter.viewModel(data, baseURL: "http://h")
         #expect(model.sections.map(\.title) == ["Today", "Later this week", "Next week", "Tomorrow"])
         #expect(model.sections.map(\.relativeDate) == ["today", "laterThisWeek", "nextWeek", "tomorrow"])
@@ -37,18 +47,17 @@ struct UpcomingPresenterTests {
         #expect(model.message == nil)
 
         let capture = ResponseCapture()
-        presenter.presentUpcoming(
-            context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Europe%2FBerlin&weekStart=sunday")),
-            respond: capture.respond)
-        #expect(stub.asked == [UpcomingRequest(timeZone: TimeZone(identifier: "Europe/Berlin"), weekStart: .sunday)])
+        let request = UpcomingRequest(timeZone: TimeZone(identifier: "Europe/Berlin"), weekStart: .sunday)
+        presenter.presentUpcoming(request, context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+        #expect(stub.asked == [request])
         #expect(capture.only?.status == 200)
     }
 
     @Test("nothing upcoming: empty sections and the seeds' message, as exact JSON")
     func empty() throws {
         let capture = ResponseCapture()
-        UpcomingPresenter(interactor: StubUpcomingUseCases(.success(UpcomingData(sections: []))), view: view)
-            .presentUpcoming(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        UpcomingPresenter(interactor: StubUpcomingUseCases(.success(UpcomingData(sections: []))))
+            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 200)
         #expect(response.text == #"{"message":"Nothing is due before the end of next week.","sections":[]}"#)
@@ -58,8 +67,8 @@ struct UpcomingPresenterTests {
     func sectionBytes() throws {
         let data = UpcomingData(sections: [.init(relativeDate: .tomorrow, items: [TodoData(makeTodo("a", due: "2026-11-23"))])])
         let capture = ResponseCapture()
-        UpcomingPresenter(interactor: StubUpcomingUseCases(.success(data)), view: view)
-            .presentUpcoming(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        UpcomingPresenter(interactor: StubUpcomingUseCases(.success(data)))
+            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
         #expect(capture.only?.text == #"{"message":null,"sections":[{"items":[{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-23","id":"a","order":null,"title":"Task","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h/todos/a"}],"relativeDate":"tomorrow","title":"Tomorrow"}]}"#)
     }
 
@@ -74,25 +83,37 @@ struct UpcomingPresenterTests {
             "Query parameter 'weekStart' is 'friday'; use 'monday' or 'sunday'.")))
     }
 
-    @Test("a bad parameter is a 400 problem from the view, and the interactor is never asked")
+    @Test("a bad parameter is a 400 problem from the view, and the presenter is never called")
     func problem() throws {
         let capture = ResponseCapture()
-        let stub = StubUpcomingUseCases(.success(UpcomingData(sections: [])))
-        UpcomingPresenter(interactor: stub, view: view)
-            .presentUpcoming(context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Nowhere")), respond: capture.respond)
+        let presenter = RecordingUpcomingPresenter()
+        UpcomingView(presenter: presenter, serializer: JSONSerializer())
+            .handleUpcoming(context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Nowhere")), respond: capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 400)
         #expect(response.header("Content-Type") == "application/problem+json")
         #expect(response.object["detail"] as? String
             == "Query parameter 'tz' is 'Nowhere', which is not a known IANA time zone (such as Europe/Berlin).")
-        #expect(stub.asked.isEmpty)
+        #expect(presenter.requests.isEmpty)
+    }
+
+    @Test("the view hands the decoded request to the presenter, which answers through the view")
+    func handsTypedRequest() throws {
+        let capture = ResponseCapture()
+        let presenter = RecordingUpcomingPresenter()
+        UpcomingView(presenter: presenter, serializer: JSONSerializer()).handleUpcoming(
+            context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Europe%2FBerlin&weekStart=sunday")),
+            respond: capture.respond)
+        #expect(presenter.requests == [UpcomingRequest(timeZone: TimeZone(identifier: "Europe/Berlin"), weekStart: .sunday)])
+        #expect(capture.only?.status == 200)
+        #expect(capture.only?.text == #"{"message":"recorded","sections":[]}"#)
     }
 
     @Test("the store's failure becomes a 503 problem, with Retry-After when the store says when")
     func storeProblem() throws {
         let capture = ResponseCapture()
-        UpcomingPresenter(interactor: StubUpcomingUseCases(.failure(.store(StoreError(reason: "restarting", retryAfter: 4)))), view: view)
-            .presentUpcoming(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
+        UpcomingPresenter(interactor: StubUpcomingUseCases(.failure(.store(StoreError(reason: "restarting", retryAfter: 4)))))
+            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 503)
         #expect(response.header("Retry-After") == "4")

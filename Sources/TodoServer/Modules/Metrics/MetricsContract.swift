@@ -2,19 +2,33 @@ import EventHTTP
 
 // The metrics module: the Prometheus text exposition (`GET /metrics`).
 
-/// The module's entry for the router (the presenter).
+/// The module's entry for the router (the view, the module's HTTP adapter): nothing to decode.
+public protocol MetricsHTTPEntry: Sendable {
+    func handleMetrics(context: RequestContext, respond: @escaping Respond)
+}
+
+/// The presenter, as the view calls it: the view model out to `view`.
 public protocol MetricsModuleInput: Sendable {
-    func presentMetrics(context: RequestContext, respond: @escaping Respond)
+    func presentMetrics(context: RequestContext, view: some MetricsDisplay, respond: @escaping Respond)
 }
 
 /// Gathers the current figures (the interactor).
 public protocol MetricsUseCases: Sendable {
     /// Refreshes the gauges read at scrape time (the to-do count from the store's statistics)
     /// and renders every metric.
-    func exposition(completion: @escaping (RawBody) -> Void)
+    func exposition(completion: @escaping (MetricsExposition) -> Void)
 }
 
-/// The view: writes the exposition as it is.
+/// Every metric in the Prometheus text format (version 0.0.4), as the registry renders it.
+public struct MetricsExposition: Sendable, Equatable {
+    public var text: [UInt8]
+
+    public init(text: [UInt8]) {
+        self.text = text
+    }
+}
+
+/// The view as the presenter sees it: writes the exposition as it is.
 public protocol MetricsDisplay: Sendable {
     func displayMetrics(_ model: ResponseViewModel<RawBody>, respond: Respond)
 }

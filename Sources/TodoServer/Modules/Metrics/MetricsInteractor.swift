@@ -33,14 +33,14 @@ public struct MetricsInteractor: MetricsUseCases {
     }
 
     /// A store that cannot say how many to-dos it holds leaves the gauge at its last value.
-    public func exposition(completion: @escaping (RawBody) -> Void) {
+    public func exposition(completion: @escaping (MetricsExposition) -> Void) {
         store.statistics { result in
             if case .success(let statistics) = result { todosGauge.record(statistics.count) }
             completion(render())
         }
     }
 
-    private func render() -> RawBody {
+    private func render() -> MetricsExposition {
         connectionsGauge.record(openConnections())
         let dropped = droppedLogLines()
         let added = droppedReported.value.withTracedLock { reported in
@@ -48,6 +48,6 @@ public struct MetricsInteractor: MetricsUseCases {
             return dropped - reported
         }
         if added > 0 { droppedCounter.increment(by: added) }
-        return RawBody(registry.emitToBuffer())
+        return MetricsExposition(text: registry.emitToBuffer())
     }
 }

@@ -3,15 +3,14 @@ public struct MetricsPresenter: MetricsModuleInput {
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     private let interactor: any MetricsUseCases
-    private let view: any MetricsDisplay
 
-    public init(interactor: any MetricsUseCases, view: any MetricsDisplay) {
+    public init(interactor: any MetricsUseCases) {
         self.interactor = interactor
-        self.view = view
     }
 
-    public func presentMetrics(context: RequestContext, respond: @escaping Respond) {
-        interactor.exposition { body in
+    public func presentMetrics(context: RequestContext, view: some MetricsDisplay, respond: @escaping Respond) {
+        interactor.exposition { exposition in
+            let body = RawBody(exposition.text)
             view.displayMetrics(ResponseViewModel(status: 200, contentType: Self.contentType, body: body), respond: respond)
         }
     }

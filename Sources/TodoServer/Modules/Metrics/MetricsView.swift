@@ -1,11 +1,18 @@
 import EventHTTP
 
-/// Writes the exposition bytes as the body; it decides nothing.
-public struct MetricsView: MetricsDisplay {
+/// The metrics module's HTTP adapter: hands the scrape to the presenter and writes the
+/// exposition bytes as the body; it decides nothing.
+public struct MetricsView: MetricsDisplay, MetricsHTTPEntry {
+    private let presenter: any MetricsModuleInput
     private let serializer: JSONSerializer
 
-    public init(serializer: JSONSerializer) {
+    public init(presenter: any MetricsModuleInput, serializer: JSONSerializer) {
+        self.presenter = presenter
         self.serializer = serializer
+    }
+
+    public func handleMetrics(context: RequestContext, respond: @escaping Respond) {
+        presenter.presentMetrics(context: context, view: self, respond: respond)
     }
 
     public func displayMetrics(_ model: ResponseViewModel<RawBody>, respond: Respond) {

@@ -2,11 +2,19 @@ import EventHTTP
 
 // The system module: the service index (`GET /`) and the health check (`GET /healthz`).
 
-/// The module's entry for the router (the presenter).
+/// The module's entry for the router (the view, the module's HTTP adapter). These requests carry
+/// nothing to decode: the view hands them to the presenter.
+public protocol SystemHTTPEntry: Sendable {
+    func handleIndex(context: RequestContext, respond: @escaping Respond)
+    func handleHealth(context: RequestContext, respond: @escaping Respond)
+    func handleOpenAPIDocument(context: RequestContext, respond: @escaping Respond)
+}
+
+/// The presenter, as the view calls it: view models out to `view`.
 public protocol SystemModuleInput: Sendable {
-    func presentIndex(context: RequestContext, respond: @escaping Respond)
-    func presentHealth(context: RequestContext, respond: @escaping Respond)
-    func presentOpenAPIDocument(context: RequestContext, respond: @escaping Respond)
+    func presentIndex(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond)
+    func presentHealth(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond)
+    func presentOpenAPIDocument(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond)
 }
 
 /// What the service says of itself (the interactor).
@@ -19,7 +27,7 @@ public protocol SystemUseCases: Sendable {
     func openAPIDocument(serverURL: String) -> [UInt8]
 }
 
-/// The view: serializes the presenter's view models.
+/// The view as the presenter sees it: serializes the presenter's view models.
 public protocol SystemDisplay: Sendable {
     func displayIndex(_ model: ResponseViewModel<IndexViewModel>, respond: Respond)
     func displayHealth(_ model: ResponseViewModel<HealthViewModel>, respond: Respond)

@@ -1,5 +1,3 @@
-import EventHTTP
-
 /// Reports the service's identity, build and health, and hands out its OpenAPI document.
 public struct SystemInteractor: SystemUseCases {
     /// The version this build reports.
@@ -9,13 +7,14 @@ public struct SystemInteractor: SystemUseCases {
     private let document: OpenAPIDocumentTemplate
     private let build: [String: String]
 
-    /// `startedAt` is when the server started; `document` is the OpenAPI document's bytes.
-    public init(store: any TodoStore, document: [UInt8], startedAt: Timestamp) {
+    /// `startedAt` is when the server started; `document` is the OpenAPI document's bytes;
+    /// `libeventVersion` is the version of the libevent the server runs on (the wiring asks EventHTTP).
+    public init(store: any TodoStore, document: [UInt8], startedAt: Timestamp, libeventVersion: String) {
         self.store = store
         self.document = OpenAPIDocumentTemplate(document)
         build = [
             "swift": Self.swiftVersion,
-            "libevent": HTTPServer.libeventVersion,
+            "libevent": libeventVersion,
             "platform": Self.platform,
             "startedAt": startedAt.description,
         ]

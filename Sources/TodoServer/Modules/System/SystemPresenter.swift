@@ -1,14 +1,12 @@
 /// Shapes the service index with absolute links, and the health status.
 public struct SystemPresenter: SystemModuleInput {
     private let interactor: any SystemUseCases
-    private let view: any SystemDisplay
 
-    public init(interactor: any SystemUseCases, view: any SystemDisplay) {
+    public init(interactor: any SystemUseCases) {
         self.interactor = interactor
-        self.view = view
     }
 
-    public func presentIndex(context: RequestContext, respond: @escaping Respond) {
+    public func presentIndex(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond) {
         let info = interactor.serviceInfo()
         var links: [String: String] = [:]
         for route in info.routes { links[route.rel] = context.baseURL + route.path }
@@ -16,7 +14,7 @@ public struct SystemPresenter: SystemModuleInput {
         view.displayIndex(ResponseViewModel(status: 200, body: model), respond: respond)
     }
 
-    public func presentHealth(context: RequestContext, respond: @escaping Respond) {
+    public func presentHealth(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond) {
         interactor.health { health in
             let model = HealthViewModel(
                 status: health.healthy ? "ok" : "unavailable", todos: health.todoCount, reason: health.reason)
@@ -26,7 +24,7 @@ public struct SystemPresenter: SystemModuleInput {
 
     /// The document's `servers` names the base URL of this request (the public URL, else `Host`),
     /// so a client generated from it calls the server it was fetched from.
-    public func presentOpenAPIDocument(context: RequestContext, respond: @escaping Respond) {
+    public func presentOpenAPIDocument(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond) {
         let document = interactor.openAPIDocument(serverURL: context.baseURL)
         view.displayDocument(ResponseViewModel(status: 200, body: RawBody(document)), respond: respond)
     }

@@ -1,11 +1,26 @@
 import EventHTTP
 
-/// Writes the system module's view models as JSON responses; it decides nothing.
-public struct SystemView: SystemDisplay {
+/// The system module's HTTP adapter: hands the router's requests to the presenter and writes its
+/// view models as JSON responses; it decides nothing.
+public struct SystemView: SystemDisplay, SystemHTTPEntry {
+    private let presenter: any SystemModuleInput
     private let serializer: JSONSerializer
 
-    public init(serializer: JSONSerializer) {
+    public init(presenter: any SystemModuleInput, serializer: JSONSerializer) {
+        self.presenter = presenter
         self.serializer = serializer
+    }
+
+    public func handleIndex(context: RequestContext, respond: @escaping Respond) {
+        presenter.presentIndex(context: context, view: self, respond: respond)
+    }
+
+    public func handleHealth(context: RequestContext, respond: @escaping Respond) {
+        presenter.presentHealth(context: context, view: self, respond: respond)
+    }
+
+    public func handleOpenAPIDocument(context: RequestContext, respond: @escaping Respond) {
+        presenter.presentOpenAPIDocument(context: context, view: self, respond: respond)
     }
 
     public func displayIndex(_ model: ResponseViewModel<IndexViewModel>, respond: Respond) {

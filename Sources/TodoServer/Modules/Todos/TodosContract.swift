@@ -1,18 +1,36 @@
 import EventHTTP
 
 // The to-dos module: list, create, read, change and delete to-dos (`/todos`, `/todos/{id}`).
-// The router calls the presenter; the presenter has the view decode the request into typed
-// request models, asks the interactor, and hands view models to the view.
+// The router hands the HTTP request to the view; the view decodes it into typed request models
+// and calls the presenter with them; the presenter asks the interactor and hands view models
+// back to the view, which writes the response.
 
-/// The module's entry for the router (the presenter): one method per route and method.
+/// The module's entry for the router (the view, the module's HTTP adapter): one method per route
+/// and method. Decodes what the request carries; what it cannot decode it answers itself.
+public protocol TodosHTTPEntry: Sendable {
+    func handleList(context: RequestContext, respond: @escaping Respond)
+    func handleCreation(_ request: HTTPRequest, context: RequestContext, respond: @escaping Respond)
+    func handleDeletionOfAll(context: RequestContext, respond: @escaping Respond)
+    func handleTodo(id: String, context: RequestContext, respond: @escaping Respond)
+    func handlePatch(id: String, _ request: HTTPRequest, context: RequestContext, respond: @escaping Respond)
+    func handleReplacement(id: String, _ request: HTTPRequest, context: RequestContext, respond: @escaping Respond)
+    func handleDeletion(id: String, context: RequestContext, respond: @escaping Respond)
+}
+
+/// The presenter, as the view calls it: typed requests in, view models out to `view`. `context`
+/// gives absolute URLs, page links and `If-None-Match` (304); `respond` is handed back to `view`.
 public protocol TodosModuleInput: Sendable {
-    func presentList(context: RequestContext, respond: @escaping Respond)
-    func presentCreation(body: [UInt8], context: RequestContext, respond: @escaping Respond)
-    func presentDeletionOfAll(context: RequestContext, respond: @escaping Respond)
-    func presentTodo(id: String, context: RequestContext, respond: @escaping Respond)
-    func presentPatch(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond)
-    func presentReplacement(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond)
-    func presentDeletion(id: String, context: RequestContext, respond: @escaping Respond)
+    func presentList(_ query: TodoQuery, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
+    func presentCreation(_ draft: TodoDraft, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
+    func presentDeletionOfAll(context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
+    func presentTodo(id: String, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
+    func presentPatch(
+        id: String, _ patch: TodoPatch, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        respond: @escaping Respond)
+    func presentReplacement(
+        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        respond: @escaping Respond)
+    func presentDeletion(id: String, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
 }
 
 /// The business rules (the interactor): ids, timestamps, the store calls, what a condition on a
@@ -68,19 +86,11 @@ public struct TodoPatch: Equatable, Sendable {
     }
 }
 
-/// The view, the module's HTTP adapter: decodes the request into the request models above
-/// (`TodoQuery`, `TodoDraft`, `TodoPatch`, `RevisionCondition`) and serializes the presenter's view
-/// models. A body or query it cannot decode is a problem (400, or 422 naming the fields) that
-/// never reaches the interactor.
+/// The view as the presenter sees it: serializes the presenter's view models. (Decoding the
+/// request into `TodoQuery`, `TodoDraft`, `TodoPatch` and `RevisionCondition` happens before the
+/// presenter is called, in `TodosHTTPEntry`: a body or query the view cannot decode is a problem,
+/// 400 or 422 naming the fields, that never reaches the presenter.)
 public protocol TodosDisplay: Sendable {
-    /// `completed`, `q`, `sort`, `limit` and `offset` from the query; other parameters are ignored.
-    func query(from parameters: QueryParameters) -> Result<TodoQuery, ProblemDetails>
-    /// A create or PUT body: a JSON object with `title` and optionally `completed`, `order`, `dueDate`.
-    func draft(from body: [UInt8]) -> Result<TodoDraft, ProblemDetails>
-    /// A PATCH body (RFC 7396 merge patch).
-    func patch(from body: [UInt8]) -> Result<TodoPatch, ProblemDetails>
-    /// The revisions `If-Match` and `If-None-Match` name, for a change.
-    func condition(ifMatch: EntityTagCondition?, ifNoneMatch: EntityTagCondition?) -> RevisionCondition
     func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond)
     func displayTodoList(_ model: ResponseViewModel<[TodoViewModel]>, respond: Respond)
     /// 204 and 304: status and headers only.

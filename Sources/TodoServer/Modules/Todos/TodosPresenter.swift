@@ -1,23 +1,16 @@
 import EventHTTP
 
-/// Has the view decode each request, passes the typed request to the use cases, and turns their
-/// answers into view models: status, `Location`, `ETag`, 304, `X-Total-Count` and `Link`,
-/// absolute urls, problems (`TodosPresenter+Problems.swift`).
+/// Passes the view's typed requests to the use cases and turns their answers into view models
+/// for the view: status, `Location`, `ETag`, 304, `X-Total-Count` and `Link`, absolute urls,
+/// problems (`TodosPresenter+Problems.swift`).
 public struct TodosPresenter: TodosModuleInput {
     private let interactor: any TodosUseCases
-    let view: any TodosDisplay
 
-    public init(interactor: any TodosUseCases, view: any TodosDisplay) {
+    public init(interactor: any TodosUseCases) {
         self.interactor = interactor
-        self.view = view
     }
 
-    public func presentList(context: RequestContext, respond: @escaping Respond) {
-        let query: TodoQuery
-        switch view.query(from: context.query) {
-        case .success(let decoded): query = decoded
-        case .failure(let problem): return view.displayProblem(ResponseViewModel(problem: problem), respond: respond)
-        }
+    public func presentList(_ query: TodoQuery, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
         interactor.list(query) { result in
             switch result {
             case .success(let list):
@@ -32,69 +25,59 @@ public struct TodosPresenter: TodosModuleInput {
                 let models = list.items.map { TodoViewModel($0, baseURL: context.baseURL) }
                 view.displayTodoList(ResponseViewModel(status: 200, headers: headers, body: models), respond: respond)
             case .failure(let error):
-                presentProblem(error, respond: respond)
+                presentProblem(error, view: view, respond: respond)
             }
         }
     }
 
-    public func presentCreation(body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        let draft: TodoDraft
-        switch view.draft(from: body) {
-        case .success(let decoded): draft = decoded
-        case .failure(let problem): return view.displayProblem(ResponseViewModel(problem: problem), respond: respond)
-        }
+    public func presentCreation(_ draft: TodoDraft, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
         interactor.create(draft) { result in
-            presentTodo(result, status: 201, context: context, respond: respond)
+            presentTodo(result, status: 201, context: context, view: view, respond: respond)
         }
     }
 
-    public func presentDeletionOfAll(context: RequestContext, respond: @escaping Respond) {
-        interactor.deleteAll { presentNoContent($0, respond: respond) }
+    public func presentDeletionOfAll(context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
+        interactor.deleteAll { presentNoContent($0, view: view, respond: respond) }
     }
 
-    public func presentTodo(id: String, context: RequestContext, respond: @escaping Respond) {
+    public func presentTodo(id: String, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
         interactor.get(id: id) { result in
             if case .success(let todo) = result, context.ifNoneMatch?.matchesWeakly(todo.entityTag) == true {
                 let headers: HTTPHeaders = ["ETag": todo.entityTag.description]
                 return view.displayNoContent(ResponseViewModel(status: 304, headers: headers), respond: respond)
             }
-            presentTodo(result, status: 200, context: context, respond: respond)
+            presentTodo(result, status: 200, context: context, view: view, respond: respond)
         }
     }
 
-    public func presentPatch(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        let patch: TodoPatch
-        switch view.patch(from: body) {
-        case .success(let decoded): patch = decoded
-        case .failure(let problem): return view.displayProblem(ResponseViewModel(problem: problem), respond: respond)
-        }
-        interactor.patch(id: id, with: patch, condition: condition(context)) {
-            presentTodo($0, status: 200, context: context, respond: respond)
+    public func presentPatch(
+        id: String, _ patch: TodoPatch, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        respond: @escaping Respond
+    ) {
+        interactor.patch(id: id, with: patch, condition: condition) {
+            presentTodo($0, status: 200, context: context, view: view, respond: respond)
         }
     }
 
-    public func presentReplacement(id: String, body: [UInt8], context: RequestContext, respond: @escaping Respond) {
-        let draft: TodoDraft
-        switch view.draft(from: body) {
-        case .success(let decoded): draft = decoded
-        case .failure(let problem): return view.displayProblem(ResponseViewModel(problem: problem), respond: respond)
-        }
-        interactor.replace(id: id, with: draft, condition: condition(context)) {
-            presentTodo($0, status: 200, context: context, respond: respond)
+    public func presentReplacement(
+        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        respond: @escaping Respond
+    ) {
+        interactor.replace(id: id, with: draft, condition: condition) {
+            presentTodo($0, status: 200, context: context, view: view, respond: respond)
         }
     }
 
-    public func presentDeletion(id: String, context: RequestContext, respond: @escaping Respond) {
-        interactor.delete(id: id, condition: condition(context)) { presentNoContent($0, respond: respond) }
-    }
-
-    /// The request's `If-Match` and `If-None-Match`, for a change, as the revisions they name.
-    private func condition(_ context: RequestContext) -> RevisionCondition {
-        view.condition(ifMatch: context.ifMatch, ifNoneMatch: context.ifNoneMatch)
+    public func presentDeletion(
+        id: String, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond
+    ) {
+        interactor.delete(id: id, condition: condition) { presentNoContent($0, view: view, respond: respond) }
     }
 
     /// A single to-do with its `ETag`; a 201 also carries `Location`.
-    private func presentTodo(_ result: Result<TodoData, TodosError>, status: Int, context: RequestContext, respond: Respond) {
+    private func presentTodo(
+        _ result: Result<TodoData, TodosError>, status: Int, context: RequestContext, view: some TodosDisplay, respond: Respond
+    ) {
         switch result {
         case .success(let todo):
             let model = TodoViewModel(todo, baseURL: context.baseURL)
@@ -102,14 +85,14 @@ public struct TodosPresenter: TodosModuleInput {
             if status == 201 { headers.set("Location", model.url) }
             view.displayTodo(ResponseViewModel(status: status, headers: headers, body: model), respond: respond)
         case .failure(let error):
-            presentProblem(error, respond: respond)
+            presentProblem(error, view: view, respond: respond)
         }
     }
 
-    private func presentNoContent(_ result: Result<Void, TodosError>, respond: Respond) {
+    private func presentNoContent(_ result: Result<Void, TodosError>, view: some TodosDisplay, respond: Respond) {
         switch result {
         case .success: view.displayNoContent(ResponseViewModel(status: 204), respond: respond)
-        case .failure(let error): presentProblem(error, respond: respond)
+        case .failure(let error): presentProblem(error, view: view, respond: respond)
         }
     }
 }

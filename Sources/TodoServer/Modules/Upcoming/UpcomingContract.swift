@@ -4,10 +4,16 @@ import Foundation
 // The upcoming module (the VIPER seeds' use case): not-completed to-dos due from today to the end of
 // next week, grouped as today, tomorrow, later this week and next week (`GET /todos/upcoming`).
 
-/// The module's entry for the router (the presenter).
+/// The module's entry for the router (the view, the module's HTTP adapter).
+public protocol UpcomingHTTPEntry: Sendable {
+    /// Decodes `tz` and `weekStart` from the query into an `UpcomingRequest` and hands it to the
+    /// presenter; a value that names neither is a 400 problem that names it, answered here.
+    func handleUpcoming(context: RequestContext, respond: @escaping Respond)
+}
+
+/// The presenter, as the view calls it: the typed request in, view models out to `view`.
 public protocol UpcomingModuleInput: Sendable {
-    /// Has the view decode `tz` and `weekStart` from the query, then asks the interactor.
-    func presentUpcoming(context: RequestContext, respond: @escaping Respond)
+    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: some UpcomingDisplay, respond: @escaping Respond)
 }
 
 /// The business rules (the interactor): which to-dos are upcoming and in which group. Knows
@@ -27,11 +33,8 @@ public struct UpcomingRequest: Sendable, Equatable {
     }
 }
 
-/// The view, the module's HTTP adapter: decodes the request and serializes the presenter's view models.
+/// The view as the presenter sees it: serializes the presenter's view models.
 public protocol UpcomingDisplay: Sendable {
-    /// `tz` (an IANA name) and `weekStart` (`monday` or `sunday`) from the query; a value that
-    /// names neither is a 400 problem that names it.
-    func request(from query: QueryParameters) -> Result<UpcomingRequest, ProblemDetails>
     func displayUpcoming(_ model: ResponseViewModel<UpcomingViewModel>, respond: Respond)
     func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond)
 }

@@ -5,19 +5,14 @@ public struct UpcomingPresenter: UpcomingModuleInput {
     static let nothingDueMessage = "Nothing is due before the end of next week."
 
     private let interactor: any UpcomingUseCases
-    private let view: any UpcomingDisplay
 
-    public init(interactor: any UpcomingUseCases, view: any UpcomingDisplay) {
+    public init(interactor: any UpcomingUseCases) {
         self.interactor = interactor
-        self.view = view
     }
 
-    public func presentUpcoming(context: RequestContext, respond: @escaping Respond) {
-        let request: UpcomingRequest
-        switch view.request(from: context.query) {
-        case .success(let decoded): request = decoded
-        case .failure(let problem): return view.displayProblem(ResponseViewModel(problem: problem), respond: respond)
-        }
+    public func presentUpcoming(
+        _ request: UpcomingRequest, context: RequestContext, view: some UpcomingDisplay, respond: @escaping Respond
+    ) {
         interactor.upcoming(request) { result in
             switch result {
             case .success(let data):

@@ -1,14 +1,25 @@
 import EventHTTP
 import Foundation
 
-/// The upcoming module's HTTP adapter: decodes the query into an `UpcomingRequest` and writes
-/// the view model as a JSON response; it decides nothing else.
-public struct UpcomingView: UpcomingDisplay {
+/// The upcoming module's HTTP adapter: decodes the query into an `UpcomingRequest`, hands it to
+/// the presenter, and writes the view model as a JSON response; it decides nothing else.
+public struct UpcomingView: UpcomingDisplay, UpcomingHTTPEntry {
+    private let presenter: any UpcomingModuleInput
     private let serializer: JSONSerializer
 
-    public init(serializer: JSONSerializer) {
+    public init(presenter: any UpcomingModuleInput, serializer: JSONSerializer) {
+        self.presenter = presenter
         self.serializer = serializer
     }
+
+    public func handleUpcoming(context: RequestContext, respond: @escaping Respond) {
+        switch request(from: context.query) {
+        case .success(let request): presenter.presentUpcoming(request, context: context, view: self, respond: respond)
+        case .failure(let problem): displayProblem(ResponseViewModel(problem: problem), respond: respond)
+        }
+    }
+
+    /// `tz` (an IANA name) and `weekStart` (`monday` or `sunday`) from the query.
 
     public func request(from query: QueryParameters) -> Result<UpcomingRequest, ProblemDetails> {
         var request = UpcomingRequest()

@@ -1,25 +1,23 @@
-import CLibevent
-
 /// One event loop as code beyond HTTP sees it: work queued onto its thread from anywhere, and the
 /// `event_base` that `FileWatch` and `LoopTimer` register with. Get one from a server loop
 /// (`LoopExecutor.handle`) or from a `StandaloneLoop`.
 ///
 /// Watches and timers made from a handle must be created, changed and cancelled on its loop's
 /// thread; only `execute` may be called from any thread.
-public struct LoopHandle: @unchecked Sendable {
-    /// Immutable for the loop's life; only touched on the loop's thread (or from `event_active`,
-    /// which libevent makes thread-safe once `evthread_use_pthreads` ran).
-    let base: OpaquePointer
-    private let enqueue: @Sendable (@escaping @Sendable () -> Void) -> Void
+public struct LoopHandle: Sendable {
+    let tasks: LoopTasks
 
-    init(base: OpaquePointer, enqueue: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
-        self.base = base
-        self.enqueue = enqueue
+    package init(tasks: LoopTasks) {
+        self.tasks = tasks
     }
+
+    /// The loop's `event_base`: only touched on the loop's thread (or from `event_active`, which
+    /// libevent makes thread-safe once `evthread_use_pthreads` ran).
+    var base: OpaquePointer { tasks.base }
 
     /// Queues `work` to run on the loop's thread, in the order queued; dropped once the loop exited.
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        enqueue(work)
+        tasks.enqueue(work)
     }
 
     /// Tells loops apart (the same loop gives equal identities).
@@ -31,7 +29,6 @@ public struct LoopHandle: @unchecked Sendable {
 extension LoopExecutor {
     /// This server loop as a `LoopHandle`, for fd watches and timers on it.
     public var handle: LoopHandle {
-        let loop = self.loop
-        return LoopHandle(base: loop.base, enqueue: { loop.enqueue($0) })
+        LoopHandle(tasks: tasks)
     }
 }
