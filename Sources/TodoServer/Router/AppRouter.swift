@@ -115,6 +115,10 @@ public struct AppRouter: Sendable {
         if let (problem, headers) = denial(of: request, route: route, context: context) {
             return routeProblem(problem, headers: headers, respond: respond)
         }
+        if request.method == .options, request.path == "*" {
+            // The server in general (RFC 9110 §9.3.7): every method some route allows.
+            return respond(HTTPResponse(status: 204, headers: ["Allow": Route.allMethodsAllow]))
+        }
         guard let route else {
             return routeProblem(.notFound("No route matches '\(request.path)'."), respond: respond)
         }

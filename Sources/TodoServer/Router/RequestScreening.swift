@@ -46,7 +46,7 @@ public struct RequestScreening: Sendable {
     /// The problem with `request`'s framing or size, if any, and whether the connection must close
     /// after the answer.
     func problem(with request: HTTPRequest) -> (problem: ProblemDetails, closeConnection: Bool)? {
-        var lengths = 0, hosts = 0
+        var lengths = 0, hosts = 0, origins = 0, authorizations = 0
         // The request line (method, target, version, spaces and CRLF), then each "name: value\r\n".
         var headerBytes = request.method.rawValue.utf8.count + request.uri.utf8.count + 12
         var chunked = false
@@ -61,6 +61,10 @@ public struct RequestScreening: Sendable {
                 if host == nil { host = field.value }
             } else if HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") {
                 chunked = true
+            } else if HTTPHeaders.namesMatch(field.name, "Origin") {
+                origins += 1
+            } else if HTTPHeaders.namesMatch(field.name, "Authorization") {
+                authorizations += 1
             } else if HTTPHeaders.namesMatch(field.name, "If-Match") || HTTPHeaders.namesMatch(field.name, "If-None-Match"),
                 field.value.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
             {
@@ -75,6 +79,14 @@ public struct RequestScreening: Sendable {
         }
         if hosts > 1 {
             return (.badRequest("The request has \(hosts) Host headers; send exactly one."), true)
+        }
+        // One origin and one set of credentials: with two, which one CORS or the token check
+        // reads would decide the answer (RFC 6454 §7.3, RFC 9110 §11.6.2).
+        if origins > 1 {
+            return (.badRequest("The request has \(origins) Origin headers; send at most one."), false)
+        }
+        if authorizations > 1 {
+            return (.badRequest("The request has \(authorizations) Authorization headers; send at most one."), false)
         }
         if let host, !Self.isValidHost(host) {
             return (.badRequest("The Host header is not a host name or address with an optional port."), true)

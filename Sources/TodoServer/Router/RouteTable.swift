@@ -47,6 +47,9 @@ extension Route {
         return order.filter { method in table.contains { $0.methods.contains(method) } }
     }()
 
+    /// `methodsOfAnyRoute` as an `Allow` value: the answer to `OPTIONS *`.
+    public static let allMethodsAllow = methodsOfAnyRoute.map(\.rawValue).joined(separator: ", ")
+
     /// This route's row of `table`.
     public var definition: RouteDefinition {
         for definition in Route.table where definition.route.isSameRoute(as: self) { return definition }

@@ -49,6 +49,22 @@ struct WireEndToEndTests {
         #expect(response.header("Vary") == "Origin")
     }
 
+    @Test("OPTIONS * is 204 with Allow; two Origin or two Authorization headers are 400 on a kept connection")
+    func asteriskAndSingletons() throws {
+        let server = try LiveServer()
+        let asterisk = try server.request("OPTIONS", "*")
+        #expect(asterisk.status == 204)
+        #expect(asterisk.header("Allow") == "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+        let client = try server.client()
+        let origins = try client.request("GET", "/todos", headers: [("Origin", "https://a.example"), ("Origin", "https://b.example")])
+        #expect(origins.status == 400)
+        #expect(origins.object["detail"] as? String == "The request has 2 Origin headers; send at most one.")
+        let tokens = try client.request("GET", "/todos", headers: [("Authorization", "Bearer a"), ("Authorization", "Bearer b")])
+        #expect(tokens.status == 400)
+        #expect(tokens.object["detail"] as? String == "The request has 2 Authorization headers; send at most one.")
+        #expect(try client.request("GET", "/healthz").status == 200)
+    }
+
     @Test("16 pipelined requests are answered, in order")
     func pipelining() throws {
         let server = try LiveServer()

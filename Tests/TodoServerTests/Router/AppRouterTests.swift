@@ -77,6 +77,17 @@ struct AppRouterTests {
         }
     }
 
+    @Test("OPTIONS * asks about the server: 204 with every method some route allows; other methods on * are 404")
+    func optionsAsterisk() async throws {
+        let response = try await route(.options, "*")
+        #expect(response.status == 204)
+        #expect(response.header("Allow") == "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+        #expect(response.body.isEmpty)
+        let get = try await route(.get, "*")
+        #expect(get.status == 404)
+        #expect(get.object["detail"] as? String == "No route matches '*'.")
+    }
+
     @Test("a preflight is 204 with the CORS headers, echoing the asked headers")
     func preflight() async throws {
         let response = try await route(.options, "/todos/abc", headers: ["Access-Control-Request-Method": "PATCH", "Access-Control-Request-Headers": "content-type, x-custom"])

@@ -38,6 +38,18 @@ struct RequestScreeningTests {
         #expect(refusal.headers == ["Connection": "close"])
     }
 
+    @Test("two Origin or two Authorization headers are 400 and keep the connection; one of each passes", arguments: [
+        (["Host": "h", "Origin": "http://a", "origin": "http://b"], "The request has 2 Origin headers; send at most one."),
+        (["Host": "h", "Authorization": "Bearer a", "AUTHORIZATION": "Bearer b"], "The request has 2 Authorization headers; send at most one."),
+    ] as [(HTTPHeaders, String)])
+    func singletons(headers: HTTPHeaders, detail: String) throws {
+        let refusal = try #require(screening.refusal(of: request("/", headers)))
+        #expect(refusal.problem.status == 400)
+        #expect(refusal.problem.detail == detail)
+        #expect(refusal.headers == [:])
+        #expect(screening.refusal(of: request("/", ["Host": "h", "Origin": "http://a", "Authorization": "Bearer a"])) == nil)
+    }
+
     @Test("an empty If-Match or If-None-Match is 400 and keeps the connection")
     func emptyCondition() throws {
         let refusal = try #require(screening.refusal(of: request("/", ["Host": "h", "If-None-Match": " \t"])))
