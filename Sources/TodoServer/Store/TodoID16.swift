@@ -39,24 +39,26 @@ struct TodoID16: Hashable {
         return TodoID16(high: high, low: low)
     }
 
-    @inline(__always)
-    private static func hexDigit(_ nibble: UInt64) -> UInt8 {
-        UInt8(truncatingIfNeeded: nibble < 10 ? 0x30 + nibble : 0x57 + nibble)
-    }
 
-    /// The id string (36 characters, lower case).
+    /// The id string (36 characters, lower case): two hex digits per byte, dashes after bytes
+    /// 4, 6, 8 and 10, without a branch per digit.
     var string: String {
         String(unsafeUninitializedCapacity: 36) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            let hex = digits.utf8Start
             var position = 0
             for half in 0..<2 {
                 let value = half == 0 ? high : low
-                for digit in 0..<16 {
-                    if position == 8 || position == 13 || position == 18 || position == 23 {
+                for byte in 0..<8 {
+                    let bits = value >> UInt64(56 - 8 * byte)
+                    buffer[position] = hex[Int(bits >> 4 & 0xF)]
+                    buffer[position + 1] = hex[Int(bits & 0xF)]
+                    position += 2
+                    let index = half * 8 + byte
+                    if index == 3 || index == 5 || index == 7 || index == 9 {
                         buffer[position] = 0x2D
                         position += 1
                     }
-                    buffer[position] = Self.hexDigit(value >> UInt64(60 - 4 * digit) & 0xF)
-                    position += 1
                 }
             }
             return 36

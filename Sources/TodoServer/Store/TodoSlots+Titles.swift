@@ -49,8 +49,7 @@ extension TodoSlots {
     }
 
     /// The title and its key, as `Todo(title:)` would prepare them.
-    func titleAndKey(_ slot: Int32) -> (String, TitleKey) {
-        let record = self[slot]
+    func titleAndKey(_ slot: Int32, _ record: TodoRecord) -> (String, TitleKey) {
         guard record.isCompactTitle else {
             let side = sideTitles[slot]!
             return (side.title, side.key)

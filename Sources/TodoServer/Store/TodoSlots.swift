@@ -118,6 +118,8 @@ struct TodoSlots {
         let chunks = chunks
         let otherIDs = otherIDs
         table.insert(slot, hash: hash) { Self.hash(ofSlot: $0, chunks, otherIDs) }
+        // New bytes can take the buffer past the floor with garbage left from below it.
+        compactTitlesIfNeeded()
         return slot
     }
 
@@ -156,9 +158,9 @@ struct TodoSlots {
     /// The to-do in `slot`, as the store answers it.
     func todo(_ slot: Int32) -> Todo {
         let record = self[slot]
-        let (title, key) = titleAndKey(slot)
+        let (title, key) = titleAndKey(slot, record)
         return Todo(
-            id: id(slot), title: title, titleKey: key, completed: record.completed,
+            id: record.flags.contains(.otherID) ? otherIDs[slot]! : record.id.string, title: title, titleKey: key, completed: record.completed,
             order: record.hasOrder ? record.order : nil,
             dueDate: record.hasDueDate ? CalendarDay(daysSinceEpoch: Int(record.dueDays)) : nil,
             createdAt: Timestamp(millisecondsSinceEpoch: record.createdAt),
