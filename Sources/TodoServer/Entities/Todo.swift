@@ -29,4 +29,21 @@ public struct Todo: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.revision = revision
     }
+
+    /// A to-do whose title key is prepared already (the in-memory store rebuilding one it keeps),
+    /// so that reading a to-do does not fold its title again.
+    init(
+        id: String, title: String, titleKey: TitleKey, completed: Bool, order: Int?, dueDate: CalendarDay?,
+        createdAt: Timestamp, updatedAt: Timestamp, revision: UInt64
+    ) {
+        self.id = id
+        self.title = title
+        self.titleKey = titleKey
+        self.completed = completed
+        self.order = order
+        self.dueDate = dueDate
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.revision = revision
+    }
 }

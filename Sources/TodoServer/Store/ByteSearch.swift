@@ -41,4 +41,61 @@ enum ByteSearch {
         }
         return false
     }
+
+    /// Whether `haystack`, lower-cased (ASCII letters only), holds `needle` (lower case already):
+    /// `contains` with each 16-byte load folded first, for titles stored as they were given.
+    static func containsFoldingASCII(_ haystack: UnsafeRawBufferPointer, _ needle: UnsafeRawBufferPointer) -> Bool {
+        let count = needle.count
+        guard count > 0 else { return true }
+        guard count <= haystack.count, let text = haystack.baseAddress, let pattern = needle.baseAddress else { return false }
+        let firstByte = pattern.load(as: UInt8.self)
+        let lastByte = pattern.load(fromByteOffset: count - 1, as: UInt8.self)
+        let first = SIMD16<UInt8>(repeating: firstByte)
+        let last = SIMD16<UInt8>(repeating: lastByte)
+        // Positions where the needle may start: 0..<starts.
+        let starts = haystack.count - count + 1
+        var start = 0
+        while start + 16 <= starts {
+            let heads = fold((text + start).loadUnaligned(as: SIMD16<UInt8>.self))
+            let tails = fold((text + start + count - 1).loadUnaligned(as: SIMD16<UInt8>.self))
+            let candidates = (heads .== first) .& (tails .== last)
+            if any(candidates) {
+                for lane in 0..<16 where candidates[lane] {
+                    if equalFolding(text + start + lane + 1, pattern + 1, count - 2) { return true }
+                }
+            }
+            start += 16
+        }
+        while start < starts {
+            if fold(text.load(fromByteOffset: start, as: UInt8.self)) == firstByte,
+                fold(text.load(fromByteOffset: start + count - 1, as: UInt8.self)) == lastByte,
+                equalFolding(text + start + 1, pattern + 1, count - 2)
+            {
+                return true
+            }
+            start += 1
+        }
+        return false
+    }
+
+    @inline(__always)
+    private static func fold(_ bytes: SIMD16<UInt8>) -> SIMD16<UInt8> {
+        let isUpper = (bytes &- SIMD16(repeating: 0x41)) .< SIMD16(repeating: 26)
+        return bytes.replacing(with: bytes | SIMD16(repeating: 0x20), where: isUpper)
+    }
+
+    @inline(__always)
+    private static func fold(_ byte: UInt8) -> UInt8 {
+        byte &- 0x41 < 26 ? byte | 0x20 : byte
+    }
+
+    /// Whether `count` bytes at `text`, lower-cased, equal those at `pattern` (count may be < 1).
+    private static func equalFolding(_ text: UnsafeRawPointer, _ pattern: UnsafeRawPointer, _ count: Int) -> Bool {
+        var index = 0
+        while index < count {
+            if fold(text.load(fromByteOffset: index, as: UInt8.self)) != pattern.load(fromByteOffset: index, as: UInt8.self) { return false }
+            index += 1
+        }
+        return true
+    }
 }

@@ -1,72 +1,50 @@
-/// The to-dos' ids in the list's default order (`order` ascending with unset last, then
+/// The to-dos' slots in the list's default order (`order` ascending with unset last, then
 /// `createdAt`, then `id`), so that a page of the default list costs O(limit) instead of a sort of
-/// every to-do. New to-dos without an order land at the end: an append.
+/// every to-do. New to-dos without an order land at the end: an append. 4 bytes per to-do: the
+/// fields compared are read from the records (`TodoSlots`).
 struct DefaultOrderIndex {
-    /// One to-do's place: the fields the default order compares, and its id.
-    struct Key: Comparable {
-        let hasOrder: Bool
-        let order: Int
-        let createdAt: Int64
-        let id: String
-
-        init(_ todo: Todo) {
-            hasOrder = todo.order != nil
-            order = todo.order ?? 0
-            createdAt = todo.createdAt.millisecondsSinceEpoch
-            id = todo.id
-        }
-
-        static func < (a: Key, b: Key) -> Bool {
-            if a.hasOrder != b.hasOrder { return a.hasOrder }
-            if a.order != b.order { return a.order < b.order }
-            if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
-            return a.id < b.id
-        }
-    }
-
-    private(set) var keys: [Key] = []
+    private(set) var slots: [Int32] = []
 
     init() {}
 
-    /// The index of `todos`, built with one sort (inserting one by one would be quadratic).
-    init(_ todos: some Sequence<Todo>) {
-        keys = todos.map(Key.init)
-        keys.sort()
+    /// The index of every live slot, built with one sort (inserting one by one would be quadratic).
+    init(_ store: TodoSlots) {
+        slots = Array(store.liveSlots)
+        slots.sort { Self.precedes($0, $1, store) }
     }
 
-    mutating func insert(_ todo: Todo) {
-        let key = Key(todo)
-        if let last = keys.last, !(key < last) {
-            keys.append(key)
+    /// Whether the to-do in `a` comes before the one in `b` in the default order.
+    static func precedes(_ a: Int32, _ b: Int32, _ store: TodoSlots) -> Bool {
+        let x = store[a]
+        let y = store[b]
+        if x.hasOrder != y.hasOrder { return x.hasOrder }
+        if x.order != y.order { return x.order < y.order }
+        if x.createdAt != y.createdAt { return x.createdAt < y.createdAt }
+        return store.compareIDs(a, b) < 0
+    }
+
+    /// Files `slot` (its record as it is now).
+    mutating func insert(_ slot: Int32, _ store: TodoSlots) {
+        if let last = slots.last, !Self.precedes(slot, last, store) {
+            slots.append(slot)
         } else {
-            keys.insert(key, at: firstIndex(notBefore: key))
+            slots.insert(slot, at: firstIndex(notBefore: slot, store))
         }
     }
 
-    mutating func remove(_ todo: Todo) {
-        let key = Key(todo)
-        let index = firstIndex(notBefore: key)
-        if index < keys.count, keys[index] == key { keys.remove(at: index) }
+    /// Drops `slot` (its record as it was filed).
+    mutating func remove(_ slot: Int32, _ store: TodoSlots) {
+        let index = firstIndex(notBefore: slot, store)
+        if index < slots.count, slots[index] == slot { slots.remove(at: index) }
     }
 
-    /// Moves a to-do whose ordering fields may have changed.
-    mutating func replace(_ old: Todo, with new: Todo) {
-        guard Key(old) != Key(new) else { return }
-        remove(old)
-        insert(new)
-    }
-
-    mutating func removeAll() {
-        keys.removeAll()
-    }
-
-    /// The first position whose key is not less than `key` (binary search).
-    private func firstIndex(notBefore key: Key) -> Int {
+    /// The first position whose to-do is not before the one in `slot` (binary search).
+    private func firstIndex(notBefore slot: Int32, _ store: TodoSlots) -> Int {
         var low = 0
-        var high = keys.count
+        var high = slots.count
         while low < high {
             let middle = (low + high) / 2
-            if keys[middle] < key { low = middle + 1 } else { high = middle }
+            if Self.precedes(slots[middle], slot, store) { low = middle + 1 } else { high = middle }
         }
         return low
     }

@@ -2,41 +2,62 @@ import CSupport
 import LockTracing
 import Synchronization
 
-/// The default store: a dictionary behind a `Mutex`, safe under several loop threads.
-/// Get by id is O(1); a page of the default order is O(limit) through `DefaultOrderIndex`, one of
-/// `sort=title` through `TitleOrderIndex`, which also answers `q=` (other sorts filter and sort);
-/// `upcoming` reads a slice of `DueDateIndex`; every call completes before it returns.
+/// The default store: compact records in slots (`TodoSlots`) behind a `Mutex`, safe under several
+/// loop threads. Get by id is O(1) through an open-addressing table of slot numbers; a page of the
+/// default order is O(limit) through `DefaultOrderIndex`, one of `sort=title` through
+/// `TitleOrderIndex`, `q=` is answered by `SearchArena` (other sorts filter and sort); `upcoming`
+/// reads a slice of `DueDateIndex`. The indexes hold slot numbers. A to-do crossing the seam is a
+/// `Todo` made from its record; every call completes before it returns.
 public final class InMemoryTodoStore: TodoStore {
     private struct State {
-        var todos: [String: Todo] = [:]
+        var slots = TodoSlots()
         var index = DefaultOrderIndex()
         var dueIndex = DueDateIndex()
         var titles = TitleOrderIndex()
-        var search = SearchArena()
 
-        /// Stores `todo` (replacing the one with its id) and files it in the index: every write
-        /// path, the journal's `apply` included, goes through here and `delete`.
+        /// Stores `todo` (replacing the one with its id) and files it in the indexes: every write
+        /// path, the journal's `apply` included, goes through here and `delete`. An index is
+        /// touched only when what it orders by changed.
         mutating func put(_ todo: Todo) {
-            if let replaced = todos.updateValue(todo, forKey: todo.id) {
-                index.replace(replaced, with: todo)
-                dueIndex.replace(replaced, with: todo)
-                titles.replace(replaced, with: todo)
-                search.replace(replaced, with: todo)
-            } else {
-                index.insert(todo)
-                dueIndex.insert(todo)
-                titles.insert(todo)
-                search.insert(todo)
+            guard let slot = slots.slot(of: todo.id) else {
+                let slot = slots.add(todo)
+                index.insert(slot, slots)
+                dueIndex.insert(slot, slots)
+                titles.insert(slot, slots)
+                return
+            }
+            let old = slots[slot]
+            let new = TodoRecord(fieldsOf: todo)
+            let movesDefault = new.movesInDefaultOrder(from: old)
+            let movesDue = DueDateIndex.moves(from: old, to: new)
+            let movesTitle = new.createdAt != old.createdAt || !slots.titleEquals(slot, todo.title)
+            // Out of the indexes while the record is as they filed it, back in once it changed.
+            if movesDefault { index.remove(slot, slots) }
+            if movesDue { dueIndex.remove(slot, slots) }
+            if movesTitle { titles.remove(slot, slots) }
+            slots.overwrite(slot, with: todo)
+            if movesDefault { index.insert(slot, slots) }
+            if movesDue { dueIndex.insert(slot, slots) }
+            if movesTitle {
+                titles.insert(slot, slots)
+            } else if old.completed != new.completed {
+                titles.completedChanged(slot, slots)
             }
         }
 
         mutating func delete(id: String) {
-            if let removed = todos.removeValue(forKey: id) {
-                index.remove(removed)
-                dueIndex.remove(removed)
-                titles.remove(removed)
-                search.remove(removed)
-            }
+            guard let slot = slots.slot(of: id) else { return }
+            index.remove(slot, slots)
+            dueIndex.remove(slot, slots)
+            titles.remove(slot, slots)
+            slots.remove(slot)
+        }
+
+        /// The indexes of every stored to-do, built with one sort each.
+        mutating func reindex() {
+            index = DefaultOrderIndex(slots)
+            dueIndex = DueDateIndex(slots)
+            titles = TitleOrderIndex(slots)
         }
     }
 
@@ -45,11 +66,8 @@ public final class InMemoryTodoStore: TodoStore {
     /// A store holding `todos` exactly as given, revisions included: what recovery from disk builds.
     public init(restoring todos: [String: Todo]) {
         state.withTracedLock { state in
-            state.todos = todos
-            state.index = DefaultOrderIndex(todos.values)
-            state.dueIndex = DueDateIndex(todos.values)
-            state.titles = TitleOrderIndex(todos.values)
-            state.search = SearchArena(todos.values)
+            for todo in todos.values { _ = state.slots.add(todo) }
+            state.reindex()
         }
     }
 
@@ -64,7 +82,7 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     /// The number of to-dos, read without waiting.
-    public var count: Int { state.withTracedLock { $0.todos.count } }
+    public var count: Int { state.withTracedLock { $0.slots.liveCount } }
 
     public func statistics(completion: @escaping (Result<StoreStatistics, StoreError>) -> Void) {
         completion(.success(StoreStatistics(count: count)))
@@ -78,66 +96,58 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
-        completion(.success(state.withTracedLock { $0.todos[id] }))
+        completion(.success(state.withTracedLock { state in state.slots.slot(of: id).map { state.slots.todo($0) } }))
     }
 
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
         // One lock: the search arena answers searches, the title index title orders, the
         // default-order index the default order, and any other order filters and sorts.
         completion(.success(state.withTracedLock { state in
+            let slots = state.slots
             if let needle = query.titleContains, !needle.isEmpty {
-                let page = state.search.page(
-                    query, search: TitleSearch(needle), defaultOrder: state.index, titles: state.titles, todo: { state.todos[$0]! })
-                return TodoPage(items: page.items, total: page.total)
+                let page = SearchArena.page(
+                    query, search: TitleSearch(needle), store: slots, defaultOrder: state.index, titles: state.titles)
+                return TodoPage(items: page.slots.map { slots.todo($0) }, total: page.total)
             }
-            if let page = state.titles.page(query, todo: { state.todos[$0]! }) { return TodoPage(items: page.items, total: page.total) }
+            if let page = state.titles.page(query, slots) {
+                return TodoPage(items: page.slots.map { slots.todo($0) }, total: page.total)
+            }
             return query.sort == TodoSort() ? Self.indexedPage(query, state) : Self.sortedPage(query, state)
         }))
     }
 
     /// A page in any other order. Only the to-dos up to the end of the page are put in order, and
-    /// only the page is copied out: the others are compared in place, through their dictionary
-    /// positions, by keys prepared when they were stored.
+    /// only the page is made into to-dos: the others are compared in place, by their records.
     private static func sortedPage(_ query: TodoQuery, _ state: State) -> TodoPage {
-        let todos = state.todos
-        var matching: [Dictionary<String, Todo>.Index]
-        if query.completed == nil && (query.titleContains ?? "").isEmpty {
-            matching = Array(todos.indices)
-        } else {
-            matching = []
-            var position = todos.startIndex
-            while position != todos.endIndex {
-                if query.includes(todos.values[position]) { matching.append(position) }
-                todos.formIndex(after: &position)
-            }
-        }
+        let slots = state.slots
+        // (A non-empty `q=` is answered by the search arena: only `completed=` filters here.)
+        let matching = slots.liveSlots.filter { query.completed == nil || slots[$0].completed == query.completed }
         guard query.offset < matching.count else { return TodoPage(items: [], total: matching.count) }
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
         let sort = query.sort
         let first = matching.smallest(overflow ? matching.count : min(end, matching.count)) {
-            sort.areInIncreasingOrder(todos.values[$0], todos.values[$1])
+            slots.areInIncreasingOrder(sort, $0, $1)
         }
-        let page = first.dropFirst(query.offset).prefix(query.limit).map { todos.values[$0] }
+        let page = first.dropFirst(query.offset).prefix(query.limit).map { slots.todo($0) }
         return TodoPage(items: page, total: matching.count)
     }
 
     /// A page in the default order from the index: O(limit) without filters, one pass with them.
     private static func indexedPage(_ query: TodoQuery, _ state: State) -> TodoPage {
-        let keys = state.index.keys
+        let order = state.index.slots
+        let slots = state.slots
         var items: [Todo] = []
-        items.reserveCapacity(min(query.limit, keys.count))
-        guard query.completed != nil || !(query.titleContains ?? "").isEmpty else {
-            let end = min(keys.count, query.offset.addingReportingOverflow(query.limit).partialValue)
+        items.reserveCapacity(min(query.limit, order.count))
+        guard let completed = query.completed else {
+            let end = min(order.count, query.offset.addingReportingOverflow(query.limit).partialValue)
             if query.offset < end {
-                for key in keys[query.offset..<end] { items.append(state.todos[key.id]!) }
+                for slot in order[query.offset..<end] { items.append(slots.todo(slot)) }
             }
-            return TodoPage(items: items, total: keys.count)
+            return TodoPage(items: items, total: order.count)
         }
         var total = 0
-        for key in keys {
-            let todo = state.todos[key.id]!
-            guard query.includes(todo) else { continue }
-            if total >= query.offset && items.count < query.limit { items.append(todo) }
+        for slot in order where slots[slot].completed == completed {
+            if total >= query.offset && items.count < query.limit { items.append(slots.todo(slot)) }
             total += 1
         }
         return TodoPage(items: items, total: total)
@@ -147,7 +157,7 @@ public final class InMemoryTodoStore: TodoStore {
         from: CalendarDay, through: CalendarDay, completion: @escaping (Result<[Todo], StoreError>) -> Void
     ) {
         completion(.success(state.withTracedLock { state in
-            state.dueIndex.ids(from: from, through: through).map { state.todos[$0]! }
+            state.dueIndex.range(from: from, through: through, state.slots).map { state.slots.todo($0) }
         }))
     }
 
@@ -156,8 +166,9 @@ public final class InMemoryTodoStore: TodoStore {
         completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
     ) {
         completion(.success(state.withTracedLock { state in
+            let stored = state.slots.slot(of: id).map { state.slots.todo($0) }
             let outcome = StoreUpdate.decide(
-                stored: state.todos[id], change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
+                stored: stored, change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
             if case .updated(let todo) = outcome { state.put(todo) }
             return outcome
         }))
@@ -167,7 +178,8 @@ public final class InMemoryTodoStore: TodoStore {
         id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
     ) {
         completion(.success(state.withTracedLock { state -> StoreRemoval in
-            guard let todo = state.todos[id] else { return .notFound }
+            guard let slot = state.slots.slot(of: id) else { return .notFound }
+            let todo = state.slots.todo(slot)
             if condition.failure(for: todo) != nil { return .conditionFailed(todo) }
             state.delete(id: id)
             return .removed
@@ -205,9 +217,17 @@ public final class InMemoryTodoStore: TodoStore {
         malloc_trim(0)
     }
 
-    /// Every to-do, as one consistent picture (copy-on-write: O(1) here, the copy is paid by the
-    /// next change).
+    /// Every to-do, as one consistent picture: the records are copied under the lock
+    /// (copy-on-write: O(1) there, a change pays for copying the one chunk it writes), the to-dos
+    /// made from them after it.
     func snapshot() -> [String: Todo] {
-        state.withTracedLock { $0.todos }
+        let slots = state.withTracedLock { $0.slots }
+        var todos: [String: Todo] = [:]
+        todos.reserveCapacity(slots.liveCount)
+        for slot in slots.liveSlots {
+            let todo = slots.todo(slot)
+            todos[todo.id] = todo
+        }
+        return todos
     }
 }

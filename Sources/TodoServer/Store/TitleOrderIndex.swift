@@ -2,44 +2,32 @@
 /// on every change, so that a `sort=title` page walks from its offset and stops after its limit (and
 /// a `q=` page with many matches walks it keeping the matches, see `SearchArena+Pages`).
 ///
-/// A B+ tree of height two: a list of sorted runs of at most `maxRun` entries, each with its
+/// A B+ tree of height two: a list of sorted runs of at most `maxRun` slots, each with its
 /// count of completed to-dos. A change costs a binary search over the runs and one inside a run,
-/// and moves at most `maxRun` entries (O(log n) comparisons, a bounded move); finding the k-th
-/// entry, with or without `completed=`, skips whole runs by their counts. An entry holds
-/// references to the strings the to-do already has (its id and title key) and no copy of them.
+/// and moves at most `maxRun` slots (O(log n) comparisons, a bounded move); finding the k-th
+/// entry, with or without `completed=`, skips whole runs by their counts. An entry is the to-do's
+/// slot (4 bytes): what it is compared by is read from the records (`TodoSlots`).
 struct TitleOrderIndex {
-    /// One to-do's place: what the title order compares, and whether it is completed.
-    struct Entry {
-        let key: TitleKey
-        var completed: Bool
-        let createdAt: Timestamp
-        let id: String
-
-        init(_ todo: Todo) {
-            key = todo.titleKey
-            completed = todo.completed
-            createdAt = todo.createdAt
-            id = todo.id
-        }
-
-        /// `<0`, `0` or `>0` as `a` comes before, is, or comes after `b` in ascending title order
-        /// (as `TodoSort(.title).areInIncreasingOrder` orders their to-dos).
-        static func compare(_ a: Entry, _ b: Entry) -> Int {
-            let title = TitleKey.compare(a.key, b.key)
-            if title != 0 { return title }
-            if a.createdAt != b.createdAt { return a.createdAt < b.createdAt ? -1 : 1 }
-            return a.id == b.id ? 0 : (a.id < b.id ? -1 : 1)
-        }
+    /// `<0`, `0` or `>0` as the to-do in `a` comes before, is, or comes after the one in `b` in
+    /// ascending title order (as `TodoSort(.title).areInIncreasingOrder` orders them).
+    static func compare(_ a: Int32, _ b: Int32, _ store: TodoSlots) -> Int {
+        if a == b { return 0 }
+        let title = store.compareTitles(a, b)
+        if title != 0 { return title }
+        let x = store[a].createdAt
+        let y = store[b].createdAt
+        if x != y { return x < y ? -1 : 1 }
+        return store.compareIDs(a, b)
     }
 
-    /// A sorted run of entries and how many of them are completed.
+    /// A sorted run of slots and how many of their to-dos are completed.
     struct Run {
-        var entries: [Entry]
+        var entries: [Int32]
         var completedCount: Int
 
-        init(_ entries: [Entry]) {
+        init(_ entries: [Int32], _ store: TodoSlots) {
             self.entries = entries
-            completedCount = entries.reduce(0) { $0 + ($1.completed ? 1 : 0) }
+            completedCount = entries.reduce(0) { $0 + (store[$1].completed ? 1 : 0) }
         }
 
         /// How many entries pass `completed=` (nil: all).
@@ -58,13 +46,13 @@ struct TitleOrderIndex {
 
     init() {}
 
-    /// The index of `todos`, built with one sort.
-    init(_ todos: some Sequence<Todo>) {
-        var entries = todos.map(Entry.init)
-        entries.sort { Entry.compare($0, $1) < 0 }
+    /// The index of every live slot, built with one sort.
+    init(_ store: TodoSlots) {
+        var entries = Array(store.liveSlots)
+        entries.sort { Self.compare($0, $1, store) < 0 }
         count = entries.count
         let half = Self.maxRun / 2
-        runs = stride(from: 0, to: entries.count, by: half).map { Run(Array(entries[$0..<min($0 + half, entries.count)])) }
+        runs = stride(from: 0, to: entries.count, by: half).map { Run(Array(entries[$0..<min($0 + half, entries.count)]), store) }
         completedCount = runs.reduce(0) { $0 + $1.completedCount }
     }
 
@@ -74,32 +62,34 @@ struct TitleOrderIndex {
         return completed ? completedCount : count - completedCount
     }
 
-    mutating func insert(_ todo: Todo) {
-        let entry = Entry(todo)
+    /// Files `slot` (its record as it is now).
+    mutating func insert(_ slot: Int32, _ store: TodoSlots) {
+        let completed = store[slot].completed
         count += 1
-        if entry.completed { completedCount += 1 }
-        guard !runs.isEmpty else { return runs = [Run([entry])] }
-        let run = runIndex(for: entry)
-        let position = runs[run].entries.firstIndex(notBefore: entry)
-        runs[run].entries.insert(entry, at: position)
-        if entry.completed { runs[run].completedCount += 1 }
+        if completed { completedCount += 1 }
+        guard !runs.isEmpty else { return runs = [Run([slot], store)] }
+        let run = runIndex(for: slot, store)
+        let position = runs[run].entries.firstIndex(notBefore: slot, store)
+        runs[run].entries.insert(slot, at: position)
+        if completed { runs[run].completedCount += 1 }
         if runs[run].entries.count > Self.maxRun {
-            let upper = Run(Array(runs[run].entries[(Self.maxRun / 2)...]))
-            runs[run].entries.removeSubrange((Self.maxRun / 2)...)
+            // Both halves in arrays of their size (the full run's grew to twice `maxRun`).
+            let upper = Run(Array(runs[run].entries[(Self.maxRun / 2)...]), store)
+            runs[run].entries = Array(runs[run].entries[..<(Self.maxRun / 2)])
             runs[run].completedCount -= upper.completedCount
             runs.insert(upper, at: run + 1)
         }
     }
 
-    mutating func remove(_ todo: Todo) {
-        let entry = Entry(todo)
+    /// Drops `slot` (its record as it was filed).
+    mutating func remove(_ slot: Int32, _ store: TodoSlots) {
         guard !runs.isEmpty else { return }
-        let run = runIndex(for: entry)
-        let position = runs[run].entries.firstIndex(notBefore: entry)
-        guard position < runs[run].entries.count, runs[run].entries[position].id == entry.id else { return }
-        let removed = runs[run].entries.remove(at: position)
+        let run = runIndex(for: slot, store)
+        let position = runs[run].entries.firstIndex(notBefore: slot, store)
+        guard position < runs[run].entries.count, runs[run].entries[position] == slot else { return }
+        runs[run].entries.remove(at: position)
         count -= 1
-        if removed.completed {
+        if store[slot].completed {
             completedCount -= 1
             runs[run].completedCount -= 1
         }
@@ -113,45 +103,39 @@ struct TitleOrderIndex {
         }
     }
 
-    /// Files a changed to-do: in place when only `completed` changed, else moved.
-    mutating func replace(_ old: Todo, with new: Todo) {
-        let before = Entry(old)
-        let after = Entry(new)
-        guard Entry.compare(before, after) == 0 else {
-            remove(old)
-            return insert(new)
-        }
-        guard before.completed != after.completed, !runs.isEmpty else { return }
-        let run = runIndex(for: before)
-        let position = runs[run].entries.firstIndex(notBefore: before)
-        guard position < runs[run].entries.count, runs[run].entries[position].id == before.id else { return }
-        runs[run].entries[position].completed = after.completed
-        let change = after.completed ? 1 : -1
+    /// Counts a change of `completed` of the to-do in `slot`, whose place did not change (its
+    /// record already changed).
+    mutating func completedChanged(_ slot: Int32, _ store: TodoSlots) {
+        guard !runs.isEmpty else { return }
+        let run = runIndex(for: slot, store)
+        let position = runs[run].entries.firstIndex(notBefore: slot, store)
+        guard position < runs[run].entries.count, runs[run].entries[position] == slot else { return }
+        let change = store[slot].completed ? 1 : -1
         runs[run].completedCount += change
         completedCount += change
     }
 
-    /// The run where `entry` is or belongs: the first whose last entry is not before it, else the
+    /// The run where `slot` is or belongs: the first whose last entry is not before it, else the
     /// last run (binary search).
-    private func runIndex(for entry: Entry) -> Int {
+    private func runIndex(for slot: Int32, _ store: TodoSlots) -> Int {
         var low = 0
         var high = runs.count - 1
         while low < high {
             let middle = (low + high) / 2
-            if Entry.compare(runs[middle].entries[runs[middle].entries.count - 1], entry) < 0 { low = middle + 1 } else { high = middle }
+            if Self.compare(runs[middle].entries[runs[middle].entries.count - 1], slot, store) < 0 { low = middle + 1 } else { high = middle }
         }
         return low
     }
 }
 
-extension Array where Element == TitleOrderIndex.Entry {
-    /// The first position whose entry is not before `entry` (binary search).
-    func firstIndex(notBefore entry: Element) -> Int {
+extension Array where Element == Int32 {
+    /// The first position whose to-do is not before the one in `slot` in title order (binary search).
+    func firstIndex(notBefore slot: Int32, _ store: TodoSlots) -> Int {
         var low = 0
         var high = count
         while low < high {
             let middle = (low + high) / 2
-            if Element.compare(self[middle], entry) < 0 { low = middle + 1 } else { high = middle }
+            if TitleOrderIndex.compare(self[middle], slot, store) < 0 { low = middle + 1 } else { high = middle }
         }
         return low
     }

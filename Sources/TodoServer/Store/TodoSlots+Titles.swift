@@ -1,0 +1,146 @@
+/// The titles of `TodoSlots`: a printable ASCII title (the common case) is stored once, as given,
+/// in `titleBytes`; its folded form (`TitleKey.folded`) is its ASCII lower case, made on the fly
+/// when compared or searched. Any other title keeps its string and its key in `sideTitles`.
+/// A changed or removed title leaves its bytes as garbage; when garbage is half of the bytes (past
+/// `compactionFloor`), the live titles are copied, in slot order, into a buffer of their size.
+extension TodoSlots {
+    /// Whether the title is stored as bytes: printable ASCII only, and room left for its offset.
+    private func isCompact(_ title: String) -> Bool {
+        title.utf8.allSatisfy { $0 &- 0x20 < 0x5F } && titleBytes.count + title.utf8.count <= Int(UInt32.max)
+    }
+
+    mutating func storeTitle(_ todo: Todo, in record: inout TodoRecord, slot: Int32) {
+        guard isCompact(todo.title) else {
+            sideTitles[slot] = (todo.title, todo.titleKey)
+            return
+        }
+        let bytes = todo.title.utf8
+        if titleBytes.count + bytes.count > titleBytes.capacity {
+            // Grow by an eighth, not double: the buffer is most of the store's size.
+            titleBytes.reserveCapacity(titleBytes.count + bytes.count + titleBytes.count / 8 + 256)
+        }
+        record.titleOffset = UInt32(titleBytes.count)
+        record.titleLength = UInt32(bytes.count)
+        titleBytes.append(contentsOf: bytes)
+        record.flags.insert(.compactTitle)
+        if bytes.contains(where: { $0 &- 0x41 < 26 }) { record.flags.insert(.upperCase) }
+    }
+
+    mutating func releaseTitle(_ slot: Int32) {
+        let record = self[slot]
+        if record.isCompactTitle {
+            garbageBytes += Int(record.titleLength)
+        } else {
+            sideTitles[slot] = nil
+        }
+    }
+
+    /// Whether the to-do in `slot` has exactly `title`.
+    func titleEquals(_ slot: Int32, _ title: String) -> Bool {
+        let record = self[slot]
+        guard record.isCompactTitle else { return sideTitles[slot]?.title == title }
+        return withTitleBytes(record) { $0.elementsEqual(title.utf8) }
+    }
+
+    func withTitleBytes<R>(_ record: TodoRecord, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        titleBytes.withUnsafeBufferPointer { all in
+            body(UnsafeBufferPointer(rebasing: all[Int(record.titleOffset)..<(Int(record.titleOffset) + Int(record.titleLength))]))
+        }
+    }
+
+    /// The title and its key, as `Todo(title:)` would prepare them.
+    func titleAndKey(_ slot: Int32, _ record: TodoRecord) -> (String, TitleKey) {
+        guard record.isCompactTitle else {
+            let side = sideTitles[slot]!
+            return (side.title, side.key)
+        }
+        return withTitleBytes(record) { bytes in
+            let title = String(decoding: bytes, as: UTF8.self)
+            guard record.flags.contains(.upperCase) else { return (title, TitleKey(folded: title, exact: title, isPlainASCII: true)) }
+            let folded = String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for index in bytes.indices { buffer[index] = bytes[index] &- 0x41 < 26 ? bytes[index] | 0x20 : bytes[index] }
+                return bytes.count
+            }
+            return (title, TitleKey(folded: folded, exact: title, isPlainASCII: true))
+        }
+    }
+
+    /// `<0`, `0` or `>0` as the title of `a` sorts before, with or after that of `b`
+    /// (`TitleKey.compare` of their keys: folded first, then exact).
+    func compareTitles(_ a: Int32, _ b: Int32) -> Int {
+        withKeyBytes(a) { foldedA, foldA, exactA in
+            withKeyBytes(b) { foldedB, foldB, exactB in
+                let folded = Self.compare(foldedA, folding: foldA, foldedB, folding: foldB)
+                return folded != 0 ? folded : Self.compare(exactA, folding: false, exactB, folding: false)
+            }
+        }
+    }
+
+    /// Runs `body` on the key's folded bytes (with whether they still need ASCII lower-casing)
+    /// and its exact bytes.
+    private func withKeyBytes<R>(
+        _ slot: Int32, _ body: (UnsafeBufferPointer<UInt8>, Bool, UnsafeBufferPointer<UInt8>) -> R
+    ) -> R {
+        let record = self[slot]
+        if record.isCompactTitle {
+            return withTitleBytes(record) { body($0, record.flags.contains(.upperCase), $0) }
+        }
+        let key = sideTitles[slot]!.key
+        return Self.withBytes(key.folded) { folded in Self.withBytes(key.exact) { exact in body(folded, false, exact) } }
+    }
+
+    private static func withBytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(string.utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// Byte order of `x` and `y`, each lower-cased (ASCII) on the fly when `folding`.
+    private static func compare(
+        _ x: UnsafeBufferPointer<UInt8>, folding foldX: Bool, _ y: UnsafeBufferPointer<UInt8>, folding foldY: Bool
+    ) -> Int {
+        let common = min(x.count, y.count)
+        var index = 0
+        while index < common {
+            var a = x[index]
+            var b = y[index]
+            if foldX && a &- 0x41 < 26 { a |= 0x20 }
+            if foldY && b &- 0x41 < 26 { b |= 0x20 }
+            if a != b { return Int(a) - Int(b) }
+            index += 1
+        }
+        return x.count - y.count
+    }
+
+    mutating func compactTitlesIfNeeded() {
+        guard titleBytes.count >= compactionFloor, garbageBytes * 2 > titleBytes.count else { return }
+        compactTitles()
+    }
+
+    /// Copies the live titles, in slot order, into a buffer of their size.
+    mutating func compactTitles() {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(titleBytes.count - garbageBytes)
+        let previous = titleBytes
+        previous.withUnsafeBufferPointer { old in
+            for slot in allSlots {
+                var record = self[slot]
+                guard record.isLive && record.isCompactTitle else { continue }
+                let start = Int(record.titleOffset)
+                record.titleOffset = UInt32(bytes.count)
+                bytes.append(contentsOf: old[start..<(start + Int(record.titleLength))])
+                self[slot] = record
+            }
+        }
+        titleBytes = bytes
+        garbageBytes = 0
+    }
+}
+
+extension TitleKey {
+    /// A key whose parts are known (a title the store kept as bytes).
+    init(folded: String, exact: String, isPlainASCII: Bool) {
+        self.folded = folded
+        self.exact = exact
+        self.isPlainASCII = isPlainASCII
+    }
+}
