@@ -66,6 +66,16 @@ def main(document_path, responses_path):
         if path.startswith(("http://", "https://")):  # absolute form (RFC 9112 §3.2.2): the path after the authority
             path = "/" + path.split("/", 3)[3] if path.count("/") >= 3 else "/"
         matched = next((p for p, rx, _ in templates if rx.match(path)), None)
+        if path == "*" and method == "options" and status not in (400, 401, 413, 414):
+            # Asterisk-form, which OpenAPI paths cannot name: the info description promises 204 and
+            # an Allow listing every method some path of the document answers.
+            methods = ("get", "head", "post", "put", "patch", "delete", "options")
+            documented = {m.upper() for item in document["paths"].values() for m in item if m in methods} | {"HEAD", "OPTIONS"}
+            allow = {m.strip() for m in headers.get("allow", "").split(",") if m.strip()}
+            checked += 1
+            if status != 204 or allow != documented:
+                failures.append(f"{where}: OPTIONS * must be 204 with Allow {sorted(documented)}, got Allow {sorted(allow)}")
+            continue
         if matched is None:
             response = resolve(document["components"]["responses"]["Problem"])
             # 401 first when tokens are on: an unknown path is not told apart from a known one.
