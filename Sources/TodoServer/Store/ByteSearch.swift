@@ -78,10 +78,17 @@ enum ByteSearch {
         return false
     }
 
+    /// Lower-cases the ASCII letters of 16 bytes below 0x80 (the arena holds printable ASCII) with
+    /// lane-wise arithmetic only: a byte from `A` (0x41) up gets its high bit from `+ 0x3F`, a byte
+    /// from `[` (0x5B) up from `+ 0x25`; where exactly one is set the byte is a capital, and that
+    /// bit shifted to 0x20 lower-cases it. (A masked `replacing(with:where:)` compiled to a scalar
+    /// loop here: `q=` over 100,000 500-byte titles took 704 ms instead of ~9.)
     @inline(__always)
     private static func fold(_ bytes: SIMD16<UInt8>) -> SIMD16<UInt8> {
-        let isUpper = (bytes &- SIMD16(repeating: 0x41)) .< SIMD16(repeating: 26)
-        return bytes.replacing(with: bytes | SIMD16(repeating: 0x20), where: isUpper)
+        let fromA = bytes &+ SIMD16(repeating: 0x3F)
+        let fromBracket = bytes &+ SIMD16(repeating: 0x25)
+        let capitals = (fromA ^ fromBracket) & SIMD16(repeating: 0x80)
+        return bytes | (capitals &>> 2)
     }
 
     @inline(__always)
