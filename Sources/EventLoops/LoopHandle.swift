@@ -20,6 +20,15 @@ public struct LoopHandle: Sendable {
         tasks.enqueue(work)
     }
 
+    /// Queues `work` to run on the loop's thread when the loop stops, before its `event_base` is
+    /// freed: where whoever holds `FileWatch`es or `LoopTimer`s on it that may outlive the loop
+    /// cancels them (after that, cancelling one would touch a freed base). Returns false, dropping
+    /// `work`, when the loop has stopped already.
+    @discardableResult
+    public func whenStopping(_ work: @escaping @Sendable () -> Void) -> Bool {
+        tasks.whenStopping(work)
+    }
+
     /// Tells loops apart (the same loop gives equal identities).
     public var identity: UInt {
         UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(base)))

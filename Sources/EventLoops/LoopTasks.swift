@@ -12,6 +12,8 @@ public final class LoopTasks: @unchecked Sendable {
     private let wakeEvent: OpaquePointer
     /// Work queued by `enqueue`; nil once the loop has exited.
     private let tasks = Mutex<[@Sendable () -> Void]?>([])
+    /// Work for the loop's thread when the loop stops (`whenStopping`); nil once it ran.
+    private let stopping = Mutex<[@Sendable () -> Void]?>([])
 
     /// Nil when libevent cannot make the wake event.
     package init?(base: OpaquePointer) {
@@ -49,9 +51,25 @@ public final class LoopTasks: @unchecked Sendable {
         for task in work { task() }
     }
 
-    /// Drops later work and frees the wake event: once, on the loop's thread, after the loop stopped.
+    /// Queues `work` for the loop's thread when the loop stops, before its base is freed; false
+    /// (and `work` dropped) once the loop has stopped.
+    package func whenStopping(_ work: @escaping @Sendable () -> Void) -> Bool {
+        stopping.withTracedLock { stopping in
+            guard stopping != nil else { return false }
+            stopping!.append(work)
+            return true
+        }
+    }
+
+    /// Drops later work, runs the `whenStopping` work and frees the wake event: once, on the loop's
+    /// thread, after the loop stopped and before anything else of it is freed.
     package func close() {
         tasks.withTracedLock { $0 = nil }
+        let work = stopping.withTracedLock { stopping -> [@Sendable () -> Void] in
+            defer { stopping = nil }
+            return stopping ?? []
+        }
+        for item in work { item() }
         event_free(wakeEvent)
     }
 }

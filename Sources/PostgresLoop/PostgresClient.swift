@@ -16,7 +16,12 @@ public final class PostgresClient: Sendable {
     public func pool(on loop: LoopHandle) -> PostgresLoopPool {
         if let pool = pools.withTracedLock({ $0[loop.identity] }) { return pool.valueOnLoop }
         let pool = PostgresLoopPool(loop: loop, configuration: configuration)
-        pools.withTracedLock { $0[loop.identity] = LoopBound(pool, on: loop) }
+        let bound = LoopBound(pool, on: loop)
+        pools.withTracedLock { $0[loop.identity] = bound }
+        // Its connections' timers and socket watches live on the loop's base: closed there when the
+        // loop stops, so that a pool released later (a `close()` after the loop stopped drops its
+        // work and releases the pool on the calling thread) frees nothing of a freed base.
+        loop.whenStopping { bound.valueOnLoop.close() }
         return pool
     }
 

@@ -13,6 +13,37 @@ import Testing
         var probe: LoopTimer?
     }
 
+    @Test func whenStoppingWorkRunsOnTheLoopsThreadAtStopAndIsRefusedAfter() throws {
+        let loop = try StandaloneLoop()
+        let handle = loop.handle
+        let holder = Holder()
+        let loopThread = Mutex<pthread_t?>(nil)
+        let stoppingThread = Mutex<pthread_t?>(nil)
+        let registered = Mutex<Bool?>(nil)
+        handle.execute {
+            loopThread.withTracedLock { $0 = pthread_self() }
+            holder.timer = LoopTimer(loop: handle) {}
+            holder.timer?.schedule(after: .seconds(3600))
+            let accepted = handle.whenStopping {
+                stoppingThread.withTracedLock { $0 = pthread_self() }
+                holder.timer?.cancel()
+            }
+            registered.withTracedLock { $0 = accepted }
+        }
+        #expect(eventually { registered.withTracedLock { $0 } != nil })
+        #expect(registered.withTracedLock { $0 } == true)
+        #expect(stoppingThread.withTracedLock { $0 } == nil, "nothing runs before the loop stops")
+        loop.shutdown()
+        let onLoop = try #require(loopThread.withTracedLock { $0 })
+        let atStop = try #require(stoppingThread.withTracedLock { $0 })
+        #expect(pthread_equal(onLoop, atStop) != 0)
+        #expect(holder.timer?.isScheduled == false)
+        // Released here, after the base was freed: the timer was cancelled on the loop, so its
+        // deinit frees nothing.
+        holder.timer = nil
+        #expect(handle.whenStopping {} == false)
+    }
+
     @Test func aWatchReportsReadableDataAndStopsWhenCancelled() throws {
         let loop = try StandaloneLoop()
         defer { loop.shutdown() }

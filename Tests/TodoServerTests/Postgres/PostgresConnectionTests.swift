@@ -129,6 +129,28 @@ struct PostgresConnectionTests {
         handle.execute { client.close() }
     }
 
+    @Test func aPoolIsClosedOnItsLoopWhenTheLoopStopsBeforeTheClientCloses() async throws {
+        let loop = try StandaloneLoop()
+        let client = PostgresClient(configuration: PostgresConfiguration(
+            connectionString: cluster.connectionString(), connectionsPerLoop: 2))
+        let handle = loop.handle
+        let pool = Mutex<LoopBound<PostgresLoopPool>?>(nil)
+        let answered = Mutex(0)
+        handle.execute {
+            let made = client.pool(on: handle)
+            pool.withTracedLock { $0 = LoopBound(made, on: handle) }
+            made.execute(.unprepared("SELECT 1"), []) { _ in answered.withTracedLock { $0 += 1 } }
+        }
+        #expect(eventually { answered.withTracedLock { $0 } == 1 })
+        // The loop stops first (as a server's loops do before its store closes): its pool closes there.
+        loop.shutdown()
+        let bound = try #require(pool.withTracedLock { $0 })
+        #expect(bound.valueOnLoop.connections.map(\.phase) == [.closed, .closed])
+        // Then the client: its work for the stopped loop is dropped and the pool released here.
+        client.close()
+        pool.withTracedLock { $0 = nil }
+    }
+
     @Test func hostNamesThatNeedADNSLookupAreRefused() throws {
         func validate(_ connectionString: String) throws(PostgresConfigurationError) {
             _ = try PostgresConfiguration(connectionString: connectionString).validated()
