@@ -1,49 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Whether one run of bytes holds another: the title index's `q=` search, 16 positions at a time.
-/// Each step compares 16 bytes with the needle's first byte and the 16 bytes `count - 1` further on
-/// with its last byte; only positions where both agree (rare in text) are compared in full.
+/// Whether one run of bytes holds another, ASCII case folded: the search arena's `q=` search, 16
+/// positions at a time. Each step compares 16 bytes with the needle's first byte and the 16 bytes
+/// `count - 1` further on with its last byte; only positions where both agree (rare in text) are
+/// compared in full.
 enum ByteSearch {
-    static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: UnsafeRawBufferPointer) -> Bool {
-        let count = needle.count
-        guard count > 0 else { return true }
-        guard count <= haystack.count, let text = haystack.baseAddress, let pattern = needle.baseAddress else { return false }
-        let firstByte = pattern.load(as: UInt8.self)
-        let lastByte = pattern.load(fromByteOffset: count - 1, as: UInt8.self)
-        let first = SIMD16<UInt8>(repeating: firstByte)
-        let last = SIMD16<UInt8>(repeating: lastByte)
-        // Positions where the needle may start: 0..<starts.
-        let starts = haystack.count - count + 1
-        var start = 0
-        while start + 16 <= starts {
-            let heads = (text + start).loadUnaligned(as: SIMD16<UInt8>.self)
-            let tails = (text + start + count - 1).loadUnaligned(as: SIMD16<UInt8>.self)
-            let candidates = (heads .== first) .& (tails .== last)
-            if any(candidates) {
-                for lane in 0..<16 where candidates[lane] {
-                    if count <= 2 || memcmp(text + start + lane + 1, pattern + 1, count - 2) == 0 { return true }
-                }
-            }
-            start += 16
-        }
-        while start < starts {
-            if text.load(fromByteOffset: start, as: UInt8.self) == firstByte,
-                text.load(fromByteOffset: start + count - 1, as: UInt8.self) == lastByte,
-                count <= 2 || memcmp(text + start + 1, pattern + 1, count - 2) == 0
-            {
-                return true
-            }
-            start += 1
-        }
-        return false
-    }
-
-    /// Whether `haystack`, lower-cased (ASCII letters only), holds `needle` (lower case already):
-    /// `contains` with each 16-byte load folded first, for titles stored as they were given.
+    /// Whether `haystack` (printable ASCII), lower-cased, holds `needle` (lower case already): each
+    /// 16-byte load is folded first, for titles stored as they were given.
     static func containsFoldingASCII(_ haystack: UnsafeRawBufferPointer, _ needle: UnsafeRawBufferPointer) -> Bool {
         let count = needle.count
         guard count > 0 else { return true }
