@@ -54,6 +54,8 @@ struct TodoServerCommand: AsyncParsableCommand {
     var logFormat: String?
     @Option(name: .customLong("log-buffer-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "logBufferBytes")))
     var logBufferBytes: String?
+    @Option(name: .customLong("log-flush-milliseconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "logFlushMilliseconds")))
+    var logFlushMilliseconds: String?
     @Option(name: .customLong("shutdown-grace-seconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "shutdownGraceSeconds")))
     var shutdownGraceSeconds: String?
     @Option(name: .customLong("data-dir"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "dataDir")))
@@ -175,6 +177,7 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("logLevel", logLevel),
             ("logFormat", logFormat),
             ("logBufferBytes", logBufferBytes),
+            ("logFlushMilliseconds", logFlushMilliseconds),
             ("shutdownGraceSeconds", shutdownGraceSeconds),
             ("dataDir", dataDir),
             ("databaseUrl", databaseUrl),

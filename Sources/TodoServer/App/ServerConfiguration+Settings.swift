@@ -63,6 +63,7 @@ extension ServerConfiguration {
             .choice("logLevel", \.logLevel, "Log level; trace and debug add request headers and decisions."),
             .choice("logFormat", \.logFormat, "Log lines as text or as one JSON object per line."),
             .integer("logBufferBytes", \.logBufferBytes, 4096...(1 << 30), "Log bytes held while stdout is not read; more are dropped and counted."),
+            .integer("logFlushMilliseconds", \.logFlushMilliseconds, 0...1000, "Milliseconds log lines may wait to be written together; 0 writes each at once."),
             .integer("shutdownGraceSeconds", \.shutdownGraceSeconds, 0...3600, "Seconds shutdown waits for requests in flight."),
             .optionalText("dataDir", \.dataDirectory, "Directory for the journal and snapshots; unset keeps to-dos in memory only.", expected: "a directory path") {
                 $0.contains("\0") ? nil : $0

@@ -56,6 +56,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var logFormat = LogFormat.text
     /// Log lines waiting for standard output, in bytes; lines past it are dropped and counted.
     public var logBufferBytes = 1 << 20
+    /// Longest wait, in milliseconds, before queued log lines are written as one batch; 0 writes
+    /// each line as soon as the writer thread runs.
+    public var logFlushMilliseconds = 20
     /// Where the values came from: the file read and the source of each key that was set.
     public var provenance = ConfigurationProvenance()
     /// Requests one connection may have received and not yet had answered before the server stops
