@@ -17,7 +17,14 @@ root=$PWD
 N=${N:-2000} SERVERS=${SERVERS:-"todo c hummingbird"} INSTRUCTIONS=${INSTRUCTIONS:-1}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-port=19180
+# Ports from a base of this run's own, skipping any a server listens on: several runs (or other
+# benchmarks) may share the machine, and a drive against someone else's server counts nothing.
+port=$((19180 + ($$ % 400) * 20))
+next_port() {
+  port=$((port + 1))
+  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+  export TODO_PORT=$port
+}
 export TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=1
 
 staged=.build/staging
@@ -47,7 +54,8 @@ command_for() {
   esac
 }
 
-wait_up() { for _ in $(seq 1 600); do curl -fs "http://127.0.0.1:$port/todos?limit=1" >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
+# Waits for this run's server (pid) to answer; fails at once if it has exited.
+wait_up() { for _ in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || return 1; curl -fs "http://127.0.0.1:$port/todos?limit=1" >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
 
 workloads=("get-one GET /todos/ID" "list20 GET /todos" "post POST /todos {\"title\":\"a thirty character title here!\"}" "patch PATCH /todos/ID {\"completed\":true}")
 
@@ -58,7 +66,7 @@ for server in $SERVERS; do
     # Instructions.
     # (Hummingbird's SwiftNIO binary does not start under valgrind 3.19 here: "n/a".)
     instructions="n/a"
-    port=$((port + 1)); export TODO_PORT=$port
+    next_port
     if [ "$INSTRUCTIONS" = 1 ]; then
       (cd "$work" && exec valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" $(command_for "$server")) >/dev/null 2>&1 &
       pid=$!
@@ -81,7 +89,7 @@ for server in $SERVERS; do
     rm -f "$work"/cg.out*
     # Allocations.
     counts="$work/malloc.txt"
-    port=$((port + 1)); export TODO_PORT=$port
+    next_port
     (cd "$work" && MALLOC_COUNT_FILE="$counts" LD_PRELOAD="$preload" exec $(command_for "$server")) >/dev/null 2>&1 &
     pid=$!
     wait_up || { echo "$server did not start" >&2; exit 1; }

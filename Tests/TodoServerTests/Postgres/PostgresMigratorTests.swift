@@ -51,8 +51,11 @@ struct PostgresMigratorTests {
         ], lockKey: TodoSchema.migrationLockKey)
         for round in 1...20 {
             let database = try freshDatabase("race")
-            let first = try await PostgresTestSession.open(cluster, database: database)
-            let second = try await PostgresTestSession.open(cluster, database: database)
+            // The second waits on the first's advisory lock: the request time-out (5 s by default)
+            // is a production limit, not what this test checks, and a loaded machine can exceed it.
+            let patient = PostgresTiming(requestTimeout: .seconds(120))
+            let first = try await PostgresTestSession.open(cluster, database: database, timing: patient)
+            let second = try await PostgresTestSession.open(cluster, database: database, timing: patient)
             defer {
                 first.close()
                 second.close()
