@@ -24,6 +24,7 @@ extension TodoSlots {
         titleBytes.append(contentsOf: bytes)
         record.flags.insert(.compactTitle)
         if bytes.contains(where: { $0 &- 0x41 < 26 }) { record.flags.insert(.upperCase) }
+        if !bytes.contains(where: { $0 == 0x22 || $0 == 0x5C }) { record.flags.insert(.plainJSON) }
     }
 
     mutating func releaseTitle(_ slot: Int32) {
