@@ -7,7 +7,7 @@ extension TodoListViewModel: JSONWritable {
     /// The most the array can take in the one-step form: the members' names, punctuation, times
     /// and nulls take under 200 bytes a to-do; the id is written twice.
     public var jsonSizeHint: Int {
-        2 + items.count * (200 + 72 + baseURL.utf8.count) + 2 * items.withEntries { _, bytes in bytes.count }
+        2 + items.count * (201 + 72 + 1 + baseURL.utf8.count) + 2 * items.withEntries { _, bytes in bytes.count }
     }
 
     public func write(to writer: inout JSONWriter) {
