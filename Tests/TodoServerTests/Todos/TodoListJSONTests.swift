@@ -124,12 +124,16 @@ struct TodoListJSONTests {
         ]
         let store = InMemoryTodoStore(todos)
         var page: TodoPage?
-        store.list(TodoQuery()) { page = try? $0.get() }
         let stored = todos.map { todo -> Todo in
             var todo = todo
             todo.revision = 1
             return todo
         }
+        // The first four: every id plain, so the page goes in one step (an id that needs escapes
+        // sends its whole page member by member).
+        store.list(TodoQuery(limit: 4)) { page = try? $0.get() }
+        #expect(written(try #require(page).items, baseURL: "http://h:1") == reference(Array(stored.prefix(4)), baseURL: "http://h:1"))
+        store.list(TodoQuery()) { page = try? $0.get() }
         #expect(written(try #require(page).items, baseURL: "http://h:1") == reference(stored, baseURL: "http://h:1"))
         // A plain title changed into one that needs escapes, and back: the flag follows the title.
         store.update(
@@ -141,6 +145,9 @@ struct TodoListJSONTests {
         store.update(
             id: "esc\"id", change: TodoChange(completed: true), condition: .none,
             at: Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)) { _ in }
+        store.list(TodoQuery(sort: TodoSort(.title), limit: 4)) { page = try? $0.get() }
+        let firstFour = written(try #require(page).items, baseURL: "http://h:1")
+        #expect(firstFour.contains(#""title":"now \"quoted\"""#))
         store.list(TodoQuery(sort: TodoSort(.title))) { page = try? $0.get() }
         let text = written(try #require(page).items, baseURL: "http://h:1")
         #expect(text.contains(#""title":"now \"quoted\"""#))
@@ -152,6 +159,7 @@ struct TodoListJSONTests {
         }
         all.sort(by: TodoSort(.title).areInIncreasingOrder)
         #expect(text == reference(all, baseURL: "http://h:1"))
+        #expect(firstFour == reference(Array(all.prefix(4)), baseURL: "http://h:1"))
     }
 
     @Test("a UUID id found by its string comes back as that string, revision and title from the store")
