@@ -41,6 +41,17 @@ public struct JSONCursor {
         pointer += utf8.count
     }
 
+    /// A to-do id given as its 16 bytes, in quotes: 36 lower-case hex digits and dashes, never
+    /// escaped. Answers where the 36 characters were written (to copy them again, into a url).
+    @inline(__always)
+    mutating func quoted(uuid: TodoID16) -> UnsafeBufferPointer<UInt8> {
+        pointer[0] = UInt8(ascii: "\"")
+        uuid.writeText(to: pointer + 1)
+        pointer[37] = UInt8(ascii: "\"")
+        defer { pointer += 38 }
+        return UnsafeBufferPointer(start: pointer + 1, count: 36)
+    }
+
     /// `true` or `false`.
     @inline(__always)
     public mutating func bool(_ value: Bool) {

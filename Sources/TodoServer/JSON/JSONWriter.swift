@@ -103,10 +103,14 @@ public struct JSONWriter {
     /// the joined string.
     public mutating func string(_ prefix: String, _ middle: StaticString, _ suffix: String) {
         var prefix = prefix, suffix = suffix
-        let done = prefix.withUTF8 { head in
-            suffix.withUTF8 { tail in joinedIfClean(head, middle, tail) }
+        prefix.withUTF8 { head in
+            suffix.withUTF8 { tail in string(utf8: head, middle, utf8: tail) }
         }
-        if done { return }
+    }
+
+    /// `"\(prefix)\(middle)\(suffix)"` from UTF-8 bytes, escaped.
+    public mutating func string(utf8 prefix: UnsafeBufferPointer<UInt8>, _ middle: StaticString, utf8 suffix: UnsafeBufferPointer<UInt8>) {
+        if joinedIfClean(prefix, middle, suffix) { return }
         separate()
         quote()
         appendEscaped(prefix)

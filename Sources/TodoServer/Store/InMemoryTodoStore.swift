@@ -6,8 +6,10 @@ import Synchronization
 /// loop threads. Get by id is O(1) through an open-addressing table of slot numbers; a page of the
 /// default order is O(limit) through `DefaultOrderIndex`, one of `sort=title` through
 /// `TitleOrderIndex`, `q=` is answered by `SearchArena` (other sorts filter and sort); `upcoming`
-/// reads a slice of `DueDateIndex`. The indexes hold slot numbers. A to-do crossing the seam is a
-/// `Todo` made from its record; every call completes before it returns.
+/// reads a slice of `DueDateIndex`. The indexes hold slot numbers. A page crosses the seam as
+/// `TodoSnapshots` read from the records (no string per to-do), a single to-do as a `Todo` made
+/// from its record (with the caller's id string when it named a UUID); every call completes
+/// before it returns.
 public final class InMemoryTodoStore: TodoStore {
     private struct State {
         var slots = TodoSlots()
@@ -96,7 +98,7 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
-        completion(.success(state.withTracedLock { state in state.slots.slot(of: id).map { state.slots.todo($0) } }))
+        completion(.success(state.withTracedLock { state in state.slots.slot(of: id).map { state.slots.todo($0, named: id) } }))
     }
 
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
@@ -107,50 +109,47 @@ public final class InMemoryTodoStore: TodoStore {
             if let needle = query.titleContains, !needle.isEmpty {
                 let page = SearchArena.page(
                     query, search: TitleSearch(needle), store: slots, defaultOrder: state.index, titles: state.titles)
-                return TodoPage(items: page.slots.map { slots.todo($0) }, total: page.total)
+                return TodoPage(items: slots.snapshots(page.slots), total: page.total)
             }
             if let page = state.titles.page(query, slots) {
-                return TodoPage(items: page.slots.map { slots.todo($0) }, total: page.total)
+                return TodoPage(items: slots.snapshots(page.slots), total: page.total)
             }
             return query.sort == TodoSort() ? Self.indexedPage(query, state) : Self.sortedPage(query, state)
         }))
     }
 
     /// A page in any other order. Only the to-dos up to the end of the page are put in order, and
-    /// only the page is made into to-dos: the others are compared in place, by their records.
+    /// only the page is read out: the others are compared in place, by their records.
     private static func sortedPage(_ query: TodoQuery, _ state: State) -> TodoPage {
         let slots = state.slots
         // (A non-empty `q=` is answered by the search arena: only `completed=` filters here.)
         let matching = slots.liveSlots.filter { query.completed == nil || slots[$0].completed == query.completed }
-        guard query.offset < matching.count else { return TodoPage(items: [], total: matching.count) }
+        guard query.offset < matching.count else { return TodoPage(items: TodoSnapshots(), total: matching.count) }
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
         let sort = query.sort
         let first = matching.smallest(overflow ? matching.count : min(end, matching.count)) {
             slots.areInIncreasingOrder(sort, $0, $1)
         }
-        let page = first.dropFirst(query.offset).prefix(query.limit).map { slots.todo($0) }
-        return TodoPage(items: page, total: matching.count)
+        return TodoPage(items: slots.snapshots(first.dropFirst(query.offset).prefix(query.limit)), total: matching.count)
     }
 
     /// A page in the default order from the index: O(limit) without filters, one pass with them.
     private static func indexedPage(_ query: TodoQuery, _ state: State) -> TodoPage {
         let order = state.index.slots
         let slots = state.slots
-        var items: [Todo] = []
-        items.reserveCapacity(min(query.limit, order.count))
         guard let completed = query.completed else {
             let end = min(order.count, query.offset.addingReportingOverflow(query.limit).partialValue)
-            if query.offset < end {
-                for slot in order[query.offset..<end] { items.append(slots.todo(slot)) }
-            }
-            return TodoPage(items: items, total: order.count)
+            let page = query.offset < end ? order[query.offset..<end] : order[0..<0]
+            return TodoPage(items: slots.snapshots(page), total: order.count)
         }
+        var page: [Int32] = []
+        page.reserveCapacity(min(query.limit, order.count))
         var total = 0
         for slot in order where slots[slot].completed == completed {
-            if total >= query.offset && items.count < query.limit { items.append(slots.todo(slot)) }
+            if total >= query.offset && page.count < query.limit { page.append(slot) }
             total += 1
         }
-        return TodoPage(items: items, total: total)
+        return TodoPage(items: slots.snapshots(page), total: total)
     }
 
     public func upcoming(
@@ -166,7 +165,7 @@ public final class InMemoryTodoStore: TodoStore {
         completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
     ) {
         completion(.success(state.withTracedLock { state in
-            let stored = state.slots.slot(of: id).map { state.slots.todo($0) }
+            let stored = state.slots.slot(of: id).map { state.slots.todo($0, named: id) }
             let outcome = StoreUpdate.decide(
                 stored: stored, change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
             if case .updated(let todo) = outcome { state.put(todo) }
@@ -179,7 +178,7 @@ public final class InMemoryTodoStore: TodoStore {
     ) {
         completion(.success(state.withTracedLock { state -> StoreRemoval in
             guard let slot = state.slots.slot(of: id) else { return .notFound }
-            let todo = state.slots.todo(slot)
+            let todo = state.slots.todo(slot, named: id)
             if condition.failure(for: todo) != nil { return .conditionFailed(todo) }
             state.delete(id: id)
             return .removed

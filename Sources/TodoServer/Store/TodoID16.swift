@@ -40,28 +40,34 @@ struct TodoID16: Hashable {
     }
 
 
-    /// The id string (36 characters, lower case): two hex digits per byte, dashes after bytes
-    /// 4, 6, 8 and 10, without a branch per digit.
+    /// The id string (36 characters, lower case).
     var string: String {
         String(unsafeUninitializedCapacity: 36) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            let hex = digits.utf8Start
-            var position = 0
-            for half in 0..<2 {
-                let value = half == 0 ? high : low
-                for byte in 0..<8 {
-                    let bits = value >> UInt64(56 - 8 * byte)
-                    buffer[position] = hex[Int(bits >> 4 & 0xF)]
-                    buffer[position + 1] = hex[Int(bits & 0xF)]
-                    position += 2
-                    let index = half * 8 + byte
-                    if index == 3 || index == 5 || index == 7 || index == 9 {
-                        buffer[position] = 0x2D
-                        position += 1
-                    }
+            writeText(to: buffer.baseAddress!)
+            return 36
+        }
+    }
+
+    /// Writes the id's 36 characters at `out`: two hex digits per byte, dashes after bytes 4, 6,
+    /// 8 and 10, without a branch per digit.
+    @inline(__always)
+    func writeText(to out: UnsafeMutablePointer<UInt8>) {
+        let digits: StaticString = "0123456789abcdef"
+        let hex = digits.utf8Start
+        var position = 0
+        for half in 0..<2 {
+            let value = half == 0 ? high : low
+            for byte in 0..<8 {
+                let bits = value >> UInt64(56 - 8 * byte)
+                out[position] = hex[Int(bits >> 4 & 0xF)]
+                out[position + 1] = hex[Int(bits & 0xF)]
+                position += 2
+                let index = half * 8 + byte
+                if index == 3 || index == 5 || index == 7 || index == 9 {
+                    out[position] = 0x2D
+                    position += 1
                 }
             }
-            return 36
         }
     }
 

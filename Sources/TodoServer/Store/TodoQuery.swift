@@ -90,14 +90,20 @@ public struct TodoSort: Sendable, Equatable {
 /// One page of a list and how many to-dos passed the filters on all pages. (No store revision:
 /// the list `ETag` is derived by the presenter from what the answer shows: the page's ids and
 /// revisions, the total, offset and limit, through a stable 64-bit hash (FNV-1a) that is the same
-/// on every instance and every run.)
+/// on every instance and every run.) The page's to-dos are compact read-only values
+/// (`TodoSnapshots`), not `Todo`s: no string is made per to-do on the way to the JSON.
 public struct TodoPage: Sendable, Equatable {
-    public var items: [Todo]
+    public var items: TodoSnapshots
     /// How many to-dos passed the filters, on all pages.
     public var total: Int
 
-    public init(items: [Todo], total: Int) {
+    public init(items: TodoSnapshots, total: Int) {
         self.items = items
         self.total = total
+    }
+
+    /// A page of the given to-dos.
+    public init(items: [Todo], total: Int) {
+        self.init(items: TodoSnapshots(items), total: total)
     }
 }

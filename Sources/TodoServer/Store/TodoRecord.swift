@@ -27,6 +27,8 @@ struct TodoRecord {
         static let compactTitle = Flags(rawValue: 32)
         /// A compact title with an upper-case letter (its folded form is another string).
         static let upperCase = Flags(rawValue: 64)
+        /// A compact title with no `"` or `\`: written into JSON as it is, without a scan.
+        static let plainJSON = Flags(rawValue: 128)
     }
 
     static let vacant = TodoRecord(

@@ -4,17 +4,30 @@
 /// A changed or removed title leaves its bytes as garbage; when garbage is half of the bytes (past
 /// `compactionFloor`), the live titles are copied, in slot order, into a buffer of their size.
 extension TodoSlots {
-    /// Whether the title is stored as bytes: printable ASCII only, and room left for its offset.
-    private func isCompact(_ title: String) -> Bool {
-        title.utf8.allSatisfy { $0 &- 0x20 < 0x5F } && titleBytes.count + title.utf8.count <= Int(UInt32.max)
+    /// What one pass over a title's bytes tells: whether it is printable ASCII (stored as bytes),
+    /// has an upper-case letter (folded differently), has no `"` or `\` (JSON without escapes).
+    private static func classify(_ bytes: UnsafeBufferPointer<UInt8>) -> (printable: Bool, upperCase: Bool, plainJSON: Bool) {
+        var notPrintable = false, upperCase = false, escaped = false
+        for byte in bytes {
+            notPrintable = notPrintable || byte &- 0x20 >= 0x5F
+            upperCase = upperCase || byte &- 0x41 < 26
+            escaped = escaped || byte == 0x22 || byte == 0x5C
+        }
+        return (!notPrintable, upperCase, !escaped)
     }
 
     mutating func storeTitle(_ todo: Todo, in record: inout TodoRecord, slot: Int32) {
-        guard isCompact(todo.title) else {
-            sideTitles[slot] = (todo.title, todo.titleKey)
-            return
-        }
-        let bytes = todo.title.utf8
+        // Through `utf8`'s contiguous storage (a native string's, without copying it), else a copy.
+        let stored = todo.title.utf8.withContiguousStorageIfAvailable { storeCompactTitle($0, in: &record) }
+            ?? Array(todo.title.utf8).withUnsafeBufferPointer { storeCompactTitle($0, in: &record) }
+        if !stored { sideTitles[slot] = (todo.title, todo.titleKey) }
+    }
+
+    /// Appends the title's bytes to `titleBytes` when it is printable ASCII and its offset fits;
+    /// false otherwise (the title goes to `sideTitles`).
+    private mutating func storeCompactTitle(_ bytes: UnsafeBufferPointer<UInt8>, in record: inout TodoRecord) -> Bool {
+        let kind = Self.classify(bytes)
+        guard kind.printable, titleBytes.count + bytes.count <= Int(UInt32.max) else { return false }
         if titleBytes.count + bytes.count > titleBytes.capacity {
             // Grow by an eighth, not double: the buffer is most of the store's size.
             titleBytes.reserveCapacity(titleBytes.count + bytes.count + titleBytes.count / 8 + 256)
@@ -23,7 +36,9 @@ extension TodoSlots {
         record.titleLength = UInt32(bytes.count)
         titleBytes.append(contentsOf: bytes)
         record.flags.insert(.compactTitle)
-        if bytes.contains(where: { $0 &- 0x41 < 26 }) { record.flags.insert(.upperCase) }
+        if kind.upperCase { record.flags.insert(.upperCase) }
+        if kind.plainJSON { record.flags.insert(.plainJSON) }
+        return true
     }
 
     mutating func releaseTitle(_ slot: Int32) {

@@ -133,7 +133,7 @@ struct TodoSlots {
         if titleEquals(slot, todo.title) {
             record.titleOffset = old.titleOffset
             record.titleLength = old.titleLength
-            record.flags.formUnion(old.flags.intersection([.compactTitle, .upperCase]))
+            record.flags.formUnion(old.flags.intersection([.compactTitle, .upperCase, .plainJSON]))
         } else {
             releaseTitle(slot)
             storeTitle(todo, in: &record, slot: slot)
@@ -157,10 +157,17 @@ struct TodoSlots {
 
     /// The to-do in `slot`, as the store answers it.
     func todo(_ slot: Int32) -> Todo {
+        todo(slot, named: nil)
+    }
+
+    /// The to-do in `slot`, found by `slot(of: id)`: a UUID id is answered as the caller's string
+    /// (the same bytes: only a lower-case UUID parses to 16 bytes), instead of a new one.
+    func todo(_ slot: Int32, named id: String?) -> Todo {
         let record = self[slot]
         let (title, key) = titleAndKey(slot, record)
         return Todo(
-            id: record.flags.contains(.otherID) ? otherIDs[slot]! : record.id.string, title: title, titleKey: key, completed: record.completed,
+            id: record.flags.contains(.otherID) ? otherIDs[slot]! : (id ?? record.id.string), title: title, titleKey: key,
+            completed: record.completed,
             order: record.hasOrder ? record.order : nil,
             dueDate: record.hasDueDate ? CalendarDay(daysSinceEpoch: Int(record.dueDays)) : nil,
             createdAt: Timestamp(millisecondsSinceEpoch: record.createdAt),

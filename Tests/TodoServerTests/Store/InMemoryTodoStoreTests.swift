@@ -148,7 +148,13 @@ struct DefaultOrderIndexTests {
         }
         // Everything, read through the other (sorting) path.
         var everything: [Todo] = []
-        store.list(TodoQuery(sort: TodoSort(.createdAt), limit: Int.max)) { everything = (try? $0.get().items) ?? [] }
+        store.list(TodoQuery(sort: TodoSort(.createdAt), limit: Int.max)) { result in
+            everything = ((try? result.get().items) ?? TodoSnapshots()).map { data in
+                Todo(
+                    id: data.id, title: data.title, completed: data.completed, order: data.order, dueDate: data.dueDate,
+                    createdAt: data.createdAt, updatedAt: data.updatedAt, revision: data.revision)
+            }
+        }
         #expect(everything.count == ids.count)
         for (from, through) in [(20_000, 20_010), (20_003, 20_003), (20_002, 20_007), (19_000, 19_999)] {
             var upcoming: [Todo]?

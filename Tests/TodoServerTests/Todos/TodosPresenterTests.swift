@@ -7,12 +7,12 @@ import Testing
 /// A view that keeps the view models it is given.
 final class CapturingTodosView: TodosDisplay {
     let todos = Mutex<[ResponseViewModel<TodoViewModel>]>([])
-    let lists = Mutex<[ResponseViewModel<[TodoViewModel]>]>([])
+    let lists = Mutex<[ResponseViewModel<TodoListViewModel>]>([])
     let empties = Mutex<[ResponseViewModel<NoBody>]>([])
     let problems = Mutex<[ResponseViewModel<ProblemDetails>]>([])
 
     func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond) { todos.withTracedLock { $0.append(model) } }
-    func displayTodoList(_ model: ResponseViewModel<[TodoViewModel]>, respond: Respond) { lists.withTracedLock { $0.append(model) } }
+    func displayTodoList(_ model: ResponseViewModel<TodoListViewModel>, respond: Respond) { lists.withTracedLock { $0.append(model) } }
     func displayNoContent(_ model: ResponseViewModel<NoBody>, respond: Respond) { empties.withTracedLock { $0.append(model) } }
     func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond) { problems.withTracedLock { $0.append(model) } }
 }

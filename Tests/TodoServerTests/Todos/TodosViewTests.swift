@@ -21,7 +21,7 @@ struct TodosViewTests {
     @Test("writes an empty list as [] and 204 with no body or type")
     func listAndEmpty() throws {
         let capture = ResponseCapture()
-        view.displayTodoList(ResponseViewModel(status: 200, body: []), respond: capture.respond)
+        view.displayTodoList(ResponseViewModel(status: 200, body: TodoListViewModel(items: TodoSnapshots(), baseURL: "http://h:1")), respond: capture.respond)
         view.displayNoContent(ResponseViewModel(status: 204), respond: capture.respond)
         #expect(capture.responses[0].text == "[]")
         #expect(capture.responses[1].status == 204)

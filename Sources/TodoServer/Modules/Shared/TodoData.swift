@@ -25,11 +25,25 @@ public struct TodoData: Sendable, Equatable {
     public var entityTag: EntityTag { EntityTag(revision: revision) }
 }
 
-/// One page of the list as interactors hand it out.
+/// One page of the list as interactors hand it out: the page's to-dos as read-only compact values
+/// (`TodoSnapshots`, which reads back as `TodoData`), so that no string is made per to-do.
 public struct TodoListData: Sendable, Equatable {
-    public var items: [TodoData]
+    public var items: TodoSnapshots
     /// How many to-dos passed the filters, on all pages.
     public var total: Int
     public var offset: Int
     public var limit: Int
+}
+
+extension TodoListData {
+    /// A page of the given to-dos.
+    init(items: [TodoData], total: Int, offset: Int, limit: Int) {
+        var snapshots = TodoSnapshots(capacity: items.count, byteCapacity: items.reduce(0) { $0 + $1.title.utf8.count })
+        for item in items {
+            snapshots.append(
+                id: item.id, title: item.title, completed: item.completed, order: item.order, dueDate: item.dueDate,
+                createdAt: item.createdAt, updatedAt: item.updatedAt, revision: item.revision)
+        }
+        self.init(items: snapshots, total: total, offset: offset, limit: limit)
+    }
 }

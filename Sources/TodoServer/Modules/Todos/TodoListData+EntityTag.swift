@@ -5,14 +5,14 @@ extension TodoListData {
     /// run (integers hashed as 8 little-endian bytes, ids as their length and UTF-8 bytes).
     public var entityTag: EntityTag {
         var hash = FNV1a64()
-        items.withUnsafeBufferPointer { items in
-            for index in items.indices {
-                var id = items[index].id
-                id.withUTF8 { bytes in
-                    hash.add(UInt64(bytes.count))
-                    hash.add(bytes)
+        items.withEntries { entries, bytes in
+            for entry in entries {
+                // A UUID id's text is written on the stack from its 16 bytes: no string per to-do.
+                TodoSnapshots.withIDText(entry, in: bytes) { id in
+                    hash.add(UInt64(id.count))
+                    hash.add(id)
                 }
-                hash.add(items[index].revision)
+                hash.add(entry.revision)
             }
         }
         hash.add(UInt64(truncatingIfNeeded: total))

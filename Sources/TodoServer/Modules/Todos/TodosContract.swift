@@ -92,7 +92,7 @@ public struct TodoPatch: Equatable, Sendable {
 /// 400 or 422 naming the fields, that never reaches the presenter.)
 public protocol TodosDisplay: Sendable {
     func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond)
-    func displayTodoList(_ model: ResponseViewModel<[TodoViewModel]>, respond: Respond)
+    func displayTodoList(_ model: ResponseViewModel<TodoListViewModel>, respond: Respond)
     /// 204 and 304: status and headers only.
     func displayNoContent(_ model: ResponseViewModel<NoBody>, respond: Respond)
     func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond)

@@ -14,7 +14,7 @@ public struct TodosInteractor: TodosUseCases {
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
         store.list(query) { result in
             completion(result.mapError(TodosError.store).map { page in
-                TodoListData(items: page.items.map(TodoData.init), total: page.total, offset: query.offset, limit: query.limit)
+                TodoListData(items: page.items, total: page.total, offset: query.offset, limit: query.limit)
             })
         }
     }

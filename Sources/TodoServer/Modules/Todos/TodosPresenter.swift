@@ -22,8 +22,8 @@ public struct TodosPresenter: TodosModuleInput {
                     baseURL: context.baseURL, path: context.path, query: context.query, offset: list.offset,
                     limit: list.limit, total: list.total)
                 if let link = links.headerValue { headers.set("Link", link) }
-                let models = list.items.map { TodoViewModel($0, baseURL: context.baseURL) }
-                view.displayTodoList(ResponseViewModel(status: 200, headers: headers, body: models), respond: respond)
+                let model = TodoListViewModel(items: list.items, baseURL: context.baseURL)
+                view.displayTodoList(ResponseViewModel(status: 200, headers: headers, body: model), respond: respond)
             case .failure(let error):
                 presentProblem(error, view: view, respond: respond)
             }

@@ -19,7 +19,7 @@ public struct TodosView: TodosDisplay {
         respond(serializer.response(for: model))
     }
 
-    public func displayTodoList(_ model: ResponseViewModel<[TodoViewModel]>, respond: Respond) {
+    public func displayTodoList(_ model: ResponseViewModel<TodoListViewModel>, respond: Respond) {
         respond(serializer.response(for: model))
     }
 

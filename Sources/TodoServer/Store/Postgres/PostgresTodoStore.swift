@@ -45,7 +45,7 @@ public final class PostgresTodoStore: TodoStore {
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
         run(TodoSQL.list(query.sort), TodoSQL.listParameters(query), completion: completion) { rows in
             guard rows.count >= 1, let total = rows[0, 0].flatMap({ Int($0) }),
-                  let items = TodoRowDecoder.todos(rows, first: 1) else { return nil }
+                  let items = TodoRowDecoder.snapshots(rows, first: 1) else { return nil }
             return TodoPage(items: items, total: total)
         }
     }
