@@ -24,13 +24,15 @@ public final class LoopTasks: @unchecked Sendable {
     }
 
     /// Queues `work` for the loop's thread and wakes the loop; drops it once the loop has exited.
+    /// The wake happens under the queue's lock: `close` takes that lock before it frees the wake
+    /// event, so a wake can never touch a freed event (it did, in a window between the unlock and
+    /// `event_active`, when the loop closed at that moment). Lock order: queue, then libevent's.
     package func enqueue(_ work: @escaping @Sendable () -> Void) {
-        let wake = tasks.withTracedLock { tasks -> Bool in
-            guard tasks != nil else { return false }
+        tasks.withTracedLock { tasks in
+            guard tasks != nil else { return }
             tasks!.append(work)
-            return tasks!.count == 1
+            if tasks!.count == 1 { event_active(wakeEvent, 0, 0) }
         }
-        if wake { event_active(wakeEvent, 0, 0) }
     }
 
     /// Runs `body` under the queue's lock while the loop has not exited: how a stop requested

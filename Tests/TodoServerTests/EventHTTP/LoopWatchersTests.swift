@@ -44,6 +44,30 @@ import Testing
         #expect(handle.whenStopping {} == false)
     }
 
+    /// Another thread queues work without pause while the loop stops: every item runs or is
+    /// dropped, and no wake touches the loop after it was freed (AddressSanitizer and
+    /// ThreadSanitizer runs of this test catch a wake issued after `close`).
+    @Test func workQueuedWhileTheLoopStopsRunsOrIsDroppedWithoutTouchingAFreedLoop() throws {
+        for round in 0..<100 {
+            let loop = try StandaloneLoop()
+            let handle = loop.handle
+            let ran = Mutex<Int>(0)
+            let state = Mutex<(stop: Bool, finished: Bool)>((false, false))
+            let started = DetachedThread.start {
+                while !state.withTracedLock({ $0.stop }) {
+                    handle.execute { ran.withTracedLock { $0 += 1 } }
+                }
+                state.withTracedLock { $0.finished = true }
+            }
+            try #require(started)
+            #expect(eventually { ran.withTracedLock { $0 } > 0 }, "round \(round): queued work runs")
+            loop.shutdown()
+            #expect(handle.whenStopping {} == false, "round \(round): the loop has stopped")
+            state.withTracedLock { $0.stop = true }
+            #expect(eventually { state.withTracedLock { $0.finished } })
+        }
+    }
+
     @Test func aWatchReportsReadableDataAndStopsWhenCancelled() throws {
         let loop = try StandaloneLoop()
         defer { loop.shutdown() }
