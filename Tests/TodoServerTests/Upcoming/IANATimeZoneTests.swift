@@ -6,13 +6,15 @@ import Testing
 /// Foundation's `TimeZone` itself, which the tests may still link.
 @Suite("IANATimeZone")
 struct IANATimeZoneTests {
-    /// Instants from 1970 to 2100, about every 9.7 days, shifted through the day, plus each
-    /// instant one second before and after a transition of the zone (where ICU knows them).
+    /// Instants from 1970 to 2200, about every 9.7 days, shifted through the day. Before 1970 the
+    /// data differ, not the code: Debian's tzdata is built with the backzone file, which gives
+    /// zones that are links in the main data (Africa/Addis_Ababa → Africa/Nairobi) their own local
+    /// mean time, and ICU's data does not.
     private static func instants() -> [Int64] {
-        stride(from: Int64(0), through: 4_102_444_800, by: 839_993).map { $0 }
+        stride(from: Int64(0), through: 7_258_118_400, by: 839_993).map { $0 }
     }
 
-    @Test("every zone ICU knows loads, with ICU's offsets from 1970 to 2100 (zoneinfo data up to 2037, the footer's rule after)")
+    @Test("every zone ICU knows loads, with ICU's offsets from 1970 to 2200 (zoneinfo data up to 2037, the footer's rule after)")
     func everyKnownZoneMatchesFoundation() throws {
         var compared = 0
         var mismatches: [String] = []
