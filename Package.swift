@@ -56,12 +56,13 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("Resources/openapi.json")]
+            resources: [.embedInCode("Resources/openapi.json")]
         ),
         .executableTarget(
             name: "TodoServerApp",
             dependencies: [
                 "TodoServer",
+                "EventLoops",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

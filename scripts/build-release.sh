@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Builds the release binary (Swift runtime linked in statically) and stages it with its default
-# config and resources in a folder: `todo-server`, `TodoServer_TodoServer.resources/` (the OpenAPI
-# document), `Config/todo-server.json` and `healthcheck` (the image's HEALTHCHECK,
-# scripts/container-healthcheck.sh). The Dockerfile runs this script,
+# config in a folder: `todo-server` (the OpenAPI document is embedded in it), `Config/todo-server.json`
+# and `healthcheck` (the image's HEALTHCHECK, scripts/container-healthcheck.sh). The Dockerfile runs this script,
 # and so does CI, so that the image's build steps are exercised without a Docker engine.
 # Usage: scripts/build-release.sh [staging-folder]   (default: .build/staging)
 set -euo pipefail
@@ -16,8 +15,8 @@ mkdir -p "$staging/Config"
 # is what copying over a running executable gives).
 cp "$bin/todo-server" "$staging/todo-server.new"
 mv -f "$staging/todo-server.new" "$staging/todo-server"
+# The OpenAPI document used to ship as a resource bundle beside the binary: drop a stale one.
 rm -rf "$staging/TodoServer_TodoServer.resources"
-cp -R "$bin/TodoServer_TodoServer.resources" "$staging/"
 cp Config/todo-server.json "$staging/Config/todo-server.json"
 cp scripts/container-healthcheck.sh "$staging/healthcheck"
 echo "staged $staging/todo-server"

@@ -1,31 +1,32 @@
 import Glibc
 
-/// A thread of its own for work that may block (the log writer, a join), started with pthreads
-/// alone: no Foundation `Thread`. The thread is detached; its work ends it.
+/// A detached pthread that runs one closure: for blocking work that must not hold a thread of
+/// Swift's concurrency pool (joining the server's loops at shutdown), without Foundation's `Thread`.
 public enum DetachedThread {
-    /// Starts `body` on a new thread. Returns false when the system refuses another thread.
+    /// Starts a detached thread running `body`; false (and `body` never runs) when the system
+    /// refuses a thread.
     @discardableResult
     public static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
-        let context = Unmanaged.passRetained(Work(body: body)).toOpaque()
+        let box = Unmanaged.passRetained(Body(body)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            let work = Unmanaged<Work>.fromOpaque(context!).takeRetainedValue()
-            work.body()
+        let created = pthread_create(&thread, &attributes, { context in
+            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
             return nil
-        }, context)
+        }, box)
         guard created == 0 else {
-            Unmanaged<Work>.fromOpaque(context).release()
+            Unmanaged<Body>.fromOpaque(box).release()
             return false
         }
-        pthread_detach(thread)
         return true
     }
 
-    private final class Work {
-        let body: @Sendable () -> Void
+    private final class Body: Sendable {
+        let run: @Sendable () -> Void
 
-        init(body: @escaping @Sendable () -> Void) {
-            self.body = body
-        }
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import EventLoops
 import Logging
 import ServiceLifecycle
 import TodoServer
@@ -27,7 +27,12 @@ struct HTTPService: Service, CustomStringConvertible {
     private func stopped() async {
         let application = self.application
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
+            let started = DetachedThread.start {
+                application.waitUntilStopped()
+                continuation.resume()
+            }
+            // Without a thread (the system refused one), wait here rather than never.
+            if !started {
                 application.waitUntilStopped()
                 continuation.resume()
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import ServiceLifecycle
 import TodoServer
@@ -98,7 +99,7 @@ struct TodoServerCommand: AsyncParsableCommand {
                 flags: flagValues(), environment: ProcessInfo.processInfo.environment, filePath: config)
         } catch {
             // The message names the key, the value and its one source; usage would only bury it.
-            FileHandle.standardError.write(Data("todo-server: \(error)\n".utf8))
+            Self.writeToStandardError("todo-server: \(error)\n")
             throw ExitCode.validationFailure
         }
         let output = LogWriter.standardOutput(for: configuration)
@@ -154,6 +155,19 @@ struct TodoServerCommand: AsyncParsableCommand {
         } catch {
             logger.critical("cannot open the data directory", metadata: ["reason": "\(error)"])
             throw ExitCode(3)
+        }
+    }
+
+    /// Writes all of `text` to file descriptor 2 (retrying short writes and EINTR).
+    static func writeToStandardError(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            bytes = bytes.dropFirst(written)
         }
     }
 

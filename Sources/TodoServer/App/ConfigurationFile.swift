@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 
 /// The JSON config file: found (or not), read, and parsed with `StrictJSONParser` into its members.

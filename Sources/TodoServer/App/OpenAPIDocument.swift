@@ -1,17 +1,8 @@
-import Foundation
-
-/// The OpenAPI 3.1 document of the API, shipped as a package resource (`Resources/openapi.json`).
+/// The OpenAPI 3.1 document of the API (`Resources/openapi.json`), embedded in the binary by the
+/// build (`.embedInCode`): no resource bundle to find at run time, and no Foundation `Bundle`.
 enum OpenAPIDocument {
-    /// Why the document could not be read.
-    struct Missing: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// The document's bytes, read once at start-up.
-    static func load() throws -> [UInt8] {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json") else {
-            throw Missing(description: "openapi.json is missing from the TodoServer resource bundle")
-        }
-        return Array(try Data(contentsOf: url))
+    /// The document's bytes.
+    static func load() -> [UInt8] {
+        PackageResources.openapi_json
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 extension ServerConfiguration {
@@ -122,7 +122,7 @@ extension ServerConfiguration {
 
     /// `maxBodyBytes` → `TODO_MAX_BODY_BYTES`.
     static func environmentName(_ key: String) -> String {
-        "TODO_" + flagName(key).replacingOccurrences(of: "-", with: "_").uppercased()
+        "TODO_" + flagName(key).replacing("-", with: "_").uppercased()
     }
 }
 

@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 
 /// One setting, declared once: its key (the file key; the flag and `TODO_*` variable are derived
@@ -58,7 +57,7 @@ extension ServerConfiguration {
                 return String(url.trimmingSuffix("/"))
             },
             .text("timeZone", \.timeZone, "Default IANA time zone of /todos/upcoming.", expected: "an IANA time zone such as Europe/Berlin") {
-                TimeZone(identifier: $0) != nil
+                IANATimeZone(identifier: $0) != nil
             },
             .choice("logLevel", \.logLevel, "Log level; trace and debug add request headers and decisions."),
             .choice("logFormat", \.logFormat, "Log lines as text or as one JSON object per line."),

@@ -1,5 +1,4 @@
 import EventHTTP
-import Foundation
 import Logging
 import LockTracing
 import Synchronization
@@ -30,8 +29,7 @@ public final class TodoApplication: HTTPHandler {
         }
     }
 
-    /// Wires the modules around `store`; `clock` and `ids` are injectable for tests. Fails when the
-    /// OpenAPI document is not where the build put it.
+    /// Wires the modules around `store`; `clock` and `ids` are injectable for tests.
     public init(
         configuration: ServerConfiguration, logger: Logger, store: any TodoStore = InMemoryTodoStore(),
         clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(),
@@ -44,9 +42,9 @@ public final class TodoApplication: HTTPHandler {
         let state = self.state
         let dependencies = ModuleDependencies(
             store: store, clock: clock, ids: ids,
-            defaultTimeZone: TimeZone(identifier: configuration.timeZone) ?? TimeZone(identifier: "UTC")!,
+            defaultTimeZone: IANATimeZone(identifier: configuration.timeZone) ?? .utc,
             openConnections: { state.withTracedLock { $0.server }?.openConnections ?? 0 },
-            openAPIDocument: try OpenAPIDocument.load(), droppedLogLines: droppedLogLines)
+            openAPIDocument: OpenAPIDocument.load(), droppedLogLines: droppedLogLines)
         let boundPort = self.boundPort
         pipeline = RequestPipeline(
             configuration: configuration, dependencies: dependencies, logger: logger,

@@ -1,5 +1,4 @@
 import EventHTTP
-import Foundation
 import Logging
 import Prometheus
 
@@ -8,7 +7,7 @@ public struct ModuleDependencies: Sendable {
     public var store: any TodoStore
     public var clock: any TodoClock
     public var ids: any IDGenerator
-    public var defaultTimeZone: TimeZone
+    public var defaultTimeZone: IANATimeZone
     public var metricsRegistry: PrometheusCollectorRegistry
     public var metricsFactory: PrometheusMetricsFactory
     /// Open connections, read at scrape time.
@@ -19,7 +18,7 @@ public struct ModuleDependencies: Sendable {
 
     public init(
         store: any TodoStore, clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(),
-        defaultTimeZone: TimeZone = TimeZone(identifier: "UTC")!,
+        defaultTimeZone: IANATimeZone = .utc,
         metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         openConnections: @escaping @Sendable () -> Int = { 0 }, openAPIDocument: [UInt8] = Array("{}".utf8),
         droppedLogLines: @escaping @Sendable () -> Int = { 0 }

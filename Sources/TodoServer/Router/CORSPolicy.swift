@@ -28,7 +28,7 @@ public struct CORSPolicy: Sendable {
         /// RFC 6454 serialized origin: `scheme "://" host [ ":" port ]`, or `null`.
         static func isOrigin(_ text: String) -> Bool {
             if text == "null" { return true }
-            guard let separator = text.range(of: "://") else { return false }
+            guard let separator = text.firstRange(of: "://") else { return false }
             let scheme = text[..<separator.lowerBound], authority = text[separator.upperBound...]
             guard let first = scheme.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20),
                   scheme.utf8.allSatisfy({ CORSPolicy.isAlphanumeric($0) || "+-.".utf8.contains($0) }) else { return false }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Tells the current time; injected so that interactors are tested with a fixed clock.
 public protocol TodoClock: Sendable {
@@ -10,6 +10,8 @@ public struct SystemClock: TodoClock {
     public init() {}
 
     public func now() -> Timestamp {
-        Timestamp(millisecondsSinceEpoch: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Timestamp(millisecondsSinceEpoch: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
     }
 }

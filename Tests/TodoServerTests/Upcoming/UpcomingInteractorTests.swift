@@ -9,9 +9,9 @@ struct UpcomingInteractorTests {
         now: String, tz: String? = nil, weekStart: String? = nil, defaultZone: String = "UTC", _ todos: [Todo]
     ) -> Result<UpcomingData, UpcomingError>? {
         let interactor = UpcomingInteractor(
-            store: FakeTodoStore(todos), clock: FakeClock(now), defaultTimeZone: TimeZone(identifier: defaultZone)!)
+            store: FakeTodoStore(todos), clock: FakeClock(now), defaultTimeZone: IANATimeZone(identifier: defaultZone)!)
         var answer: Result<UpcomingData, UpcomingError>?
-        let request = UpcomingRequest(timeZone: tz.map { TimeZone(identifier: $0)! }, weekStart: weekStart.map { WeekStart(rawValue: $0)! })
+        let request = UpcomingRequest(timeZone: tz.map { IANATimeZone(identifier: $0)! }, weekStart: weekStart.map { WeekStart(rawValue: $0)! })
         interactor.upcoming(request) { answer = $0 }
         return answer
     }
@@ -40,9 +40,9 @@ struct UpcomingInteractorTests {
             ("2026-11-22T23:30:00.000Z", "Asia/Tokyo", "monday", "2026-11-23", "2026-12-06"),
         ] {
             let store = FakeTodoStore([makeTodo("a", due: from)])
-            let interactor = UpcomingInteractor(store: store, clock: FakeClock(now), defaultTimeZone: TimeZone(identifier: "UTC")!)
+            let interactor = UpcomingInteractor(store: store, clock: FakeClock(now), defaultTimeZone: IANATimeZone(identifier: "UTC")!)
             var answer: Result<UpcomingData, UpcomingError>?
-            interactor.upcoming(UpcomingRequest(timeZone: TimeZone(identifier: tz)!, weekStart: WeekStart(rawValue: weekStart)!)) { answer = $0 }
+            interactor.upcoming(UpcomingRequest(timeZone: IANATimeZone(identifier: tz)!, weekStart: WeekStart(rawValue: weekStart)!)) { answer = $0 }
             #expect(store.calls.withTracedLock { $0 } == [.upcoming(from: CalendarDay(from)!, through: CalendarDay(through)!)], "\(now) \(tz) \(weekStart)")
             #expect(groups(answer) == ["today": ["a"]])
         }
@@ -128,7 +128,7 @@ struct UpcomingInteractorTests {
     func storeFailure() {
         let interactor = UpcomingInteractor(
             store: FakeTodoStore(failure: StoreError(reason: "down", retryAfter: 2)), clock: FakeClock("2026-11-22T10:00:00.000Z"),
-            defaultTimeZone: TimeZone(identifier: "UTC")!)
+            defaultTimeZone: IANATimeZone(identifier: "UTC")!)
         var answer: Result<UpcomingData, UpcomingError>?
         interactor.upcoming(UpcomingRequest()) { answer = $0 }
         #expect(answer == .failure(.store(StoreError(reason: "down", retryAfter: 2))))

@@ -47,7 +47,7 @@ struct UpcomingPresenterTests {
         #expect(model.message == nil)
 
         let capture = ResponseCapture()
-        let request = UpcomingRequest(timeZone: TimeZone(identifier: "Europe/Berlin"), weekStart: .sunday)
+        let request = UpcomingRequest(timeZone: IANATimeZone(identifier: "Europe/Berlin"), weekStart: .sunday)
         presenter.presentUpcoming(request, context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
         #expect(stub.asked == [request])
         #expect(capture.only?.status == 200)
@@ -75,7 +75,7 @@ struct UpcomingPresenterTests {
     @Test("the view decodes tz and weekStart into the typed request; absent ones stay nil")
     func decoding() {
         #expect(view.request(from: QueryParameters("")) == .success(UpcomingRequest()))
-        #expect(view.request(from: QueryParameters("tz=Asia%2FTokyo")) == .success(UpcomingRequest(timeZone: TimeZone(identifier: "Asia/Tokyo"))))
+        #expect(view.request(from: QueryParameters("tz=Asia%2FTokyo")) == .success(UpcomingRequest(timeZone: IANATimeZone(identifier: "Asia/Tokyo"))))
         #expect(view.request(from: QueryParameters("weekStart=monday&x=1")) == .success(UpcomingRequest(weekStart: .monday)))
         #expect(view.request(from: QueryParameters("tz=Nowhere")) == .failure(.badRequest(
             "Query parameter 'tz' is 'Nowhere', which is not a known IANA time zone (such as Europe/Berlin).")))
@@ -104,7 +104,7 @@ struct UpcomingPresenterTests {
         UpcomingView(presenter: presenter, serializer: JSONSerializer()).handleUpcoming(
             context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Europe%2FBerlin&weekStart=sunday")),
             respond: capture.respond)
-        #expect(presenter.requests == [UpcomingRequest(timeZone: TimeZone(identifier: "Europe/Berlin"), weekStart: .sunday)])
+        #expect(presenter.requests == [UpcomingRequest(timeZone: IANATimeZone(identifier: "Europe/Berlin"), weekStart: .sunday)])
         #expect(capture.only?.status == 200)
         #expect(capture.only?.text == #"{"message":"recorded","sections":[]}"#)
     }

@@ -1,5 +1,4 @@
 import EventHTTP
-import Foundation
 
 // The upcoming module (the VIPER seeds' use case): not-completed to-dos due from today to the end of
 // next week, grouped as today, tomorrow, later this week and next week (`GET /todos/upcoming`).
@@ -24,10 +23,10 @@ public protocol UpcomingUseCases: Sendable {
 
 /// What the upcoming use case is asked: nil takes the default (the configured time zone, Monday).
 public struct UpcomingRequest: Sendable, Equatable {
-    public var timeZone: TimeZone?
+    public var timeZone: IANATimeZone?
     public var weekStart: WeekStart?
 
-    public init(timeZone: TimeZone? = nil, weekStart: WeekStart? = nil) {
+    public init(timeZone: IANATimeZone? = nil, weekStart: WeekStart? = nil) {
         self.timeZone = timeZone
         self.weekStart = weekStart
     }

@@ -1,12 +1,10 @@
-import Foundation
-
 /// The upcoming use case: finds today in the asked time zone and groups the open to-dos due soon.
 public struct UpcomingInteractor: UpcomingUseCases {
     private let store: any TodoStore
     private let clock: any TodoClock
-    private let defaultTimeZone: TimeZone
+    private let defaultTimeZone: IANATimeZone
 
-    public init(store: any TodoStore, clock: any TodoClock, defaultTimeZone: TimeZone) {
+    public init(store: any TodoStore, clock: any TodoClock, defaultTimeZone: IANATimeZone) {
         self.store = store
         self.clock = clock
         self.defaultTimeZone = defaultTimeZone
@@ -21,9 +19,10 @@ public struct UpcomingInteractor: UpcomingUseCases {
     }
 
     /// The calendar day that `instant` falls on in `zone`.
-    static func today(at instant: Timestamp, in zone: TimeZone) -> CalendarDay {
-        let date = Date(timeIntervalSince1970: Double(instant.millisecondsSinceEpoch) / 1000)
-        let localMilliseconds = instant.millisecondsSinceEpoch + Int64(zone.secondsFromGMT(for: date)) * 1000
+    static func today(at instant: Timestamp, in zone: IANATimeZone) -> CalendarDay {
+        let seconds = instant.millisecondsSinceEpoch >= 0
+            ? instant.millisecondsSinceEpoch / 1000 : (instant.millisecondsSinceEpoch - 999) / 1000
+        let localMilliseconds = instant.millisecondsSinceEpoch + Int64(zone.secondsFromGMT(atSecondsSinceEpoch: seconds)) * 1000
         let days = localMilliseconds >= 0 ? localMilliseconds / 86_400_000 : (localMilliseconds - 86_399_999) / 86_400_000
         return CalendarDay(daysSinceEpoch: Int(days))
     }

@@ -1,5 +1,4 @@
 import EventHTTP
-import Foundation
 
 /// The upcoming module's HTTP adapter: decodes the query into an `UpcomingRequest`, hands it to
 /// the presenter, and writes the view model as a JSON response; it decides nothing else.
@@ -24,7 +23,7 @@ public struct UpcomingView: UpcomingDisplay, UpcomingHTTPEntry {
     public func request(from query: QueryParameters) -> Result<UpcomingRequest, ProblemDetails> {
         var request = UpcomingRequest()
         if let name = query["tz"] {
-            guard let zone = TimeZone(identifier: name) else {
+            guard let zone = IANATimeZone(identifier: name) else {
                 return .failure(.badRequest("Query parameter 'tz' is '\(name)', which is not a known IANA time zone (such as Europe/Berlin)."))
             }
             request.timeZone = zone
