@@ -36,9 +36,12 @@ public struct HTTPResponder {
         // than the time-out left behind: the answer would be timed out before its first write.
         event_base_update_cache_time(evhttp_connection_get_base(connection))
         let output = evhttp_request_get_output_headers(request)!
-        // One entry for the response's own fields when possible (HTTPResponder+JoinedHead): the
-        // bytes on the wire are the same, printed in one call instead of one per field.
-        let joined = Self.appendJoined(response.headers, to: output)
+        let now = Int(time(nil))
+        // One entry for `Date` and the response's own fields when possible (HTTPResponder+JoinedHead):
+        // the same lines as one entry per field, printed in one call instead of one per field.
+        // `time(NULL)` as evhttp would take it (the loop's cached time is derived from the monotonic
+        // clock and can differ from the wall clock by a second).
+        let joined = Self.appendJoined(response.headers, dateSeconds: now, to: output)
         if !joined {
             for field in response.headers {
                 // Explicit withCString: the implicit String-to-pointer conversion copies small
@@ -54,22 +57,32 @@ public struct HTTPResponder {
         let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
         if isHead {
             if hasBody {
-                evhttp_remove_header(output, "Content-Length")
-                evhttp_add_header(output, "Content-Length", String(response.body.count))
+                if !joined { evhttp_remove_header(output, "Content-Length") }
+                Self.appendContentLength(response.body.count, to: output)
             }
-        } else if hasBody, !response.body.isEmpty {
-            let buffer = evhttp_request_get_output_buffer(request)
-            response.body.withUnsafeBytes { bytes in
-                _ = evbuffer_add(buffer, bytes.baseAddress, bytes.count)
+        } else if hasBody {
+            if !response.body.isEmpty {
+                let buffer = evhttp_request_get_output_buffer(request)
+                response.body.withUnsafeBytes { bytes in
+                    _ = evbuffer_add(buffer, bytes.baseAddress, bytes.count)
+                }
+            }
+            // The field evhttp would add to an HTTP/1.1 answer with a body (the body's length):
+            // written here without its `snprintf` and copies. HTTP/1.0 answers are left to evhttp,
+            // which adds it only when the client asked to keep the connection alive.
+            if joined, clibevent_request_is_http11(request) != 0 {
+                Self.appendContentLength(response.body.count, to: output)
             }
         }
-        if joined || evhttp_find_header(output, "Date") == nil {
-            // evhttp would format the field itself (~3.3k instructions) from `time(NULL)`; the
-            // same clock here (the loop's cached time is derived from the monotonic clock and
-            // can differ from the wall clock by a second).
-            Self.appendDate(secondsSinceEpoch: Int(time(nil)), to: output)
+        if !joined, evhttp_find_header(output, "Date") == nil {
+            // evhttp would format the field itself (~3.3k instructions) from `time(NULL)`.
+            Self.appendDate(secondsSinceEpoch: now, to: output)
         }
-        evhttp_send_reply(request, Int32(response.status), HTTPStatus.reasonPhrase(response.status), nil)
+        // Through a C string of the literal: the implicit conversion of a String argument builds a
+        // `ContiguousArray` of its bytes (an allocation) per answer.
+        HTTPStatus.reasonPhrase(response.status).withCString { reason in
+            evhttp_send_reply(request, Int32(response.status), reason, nil)
+        }
         return .sent
     }
 }

@@ -30,7 +30,12 @@ struct RequestIdentity: Sendable {
     /// `Host`). `RequestScreening` answers 400 to an invalid `Host` before any module reads this.
     func baseURL(for request: HTTPRequest, fallback: @autoclosure () -> String) -> String {
         if let publicURL { return publicURL }
-        if let host = request.headers["Host"] { return "http://" + host }
+        if let host = request.headers["Host"] { return baseURL(host: host) }
         return fallback()
+    }
+
+    /// The base URL from a `Host` value.
+    func baseURL(host: String) -> String {
+        "http://" + host
     }
 }

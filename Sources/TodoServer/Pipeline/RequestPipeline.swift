@@ -12,6 +12,8 @@ public struct RequestPipeline: Sendable {
     private let router: AppRouter
     private let cors: CORSPolicy
     private let identity: RequestIdentity
+    /// Each loop's last base URL built from `Host`.
+    private let baseURLs: BaseURLCache
     private let metrics: RequestMetrics
     private let accessLog: AccessLog
     /// The server's logger; each request's `RequestContext.logger` adds its `request_id`.
@@ -28,6 +30,7 @@ public struct RequestPipeline: Sendable {
     ) {
         cors = CORSPolicy(configuration: configuration)
         identity = RequestIdentity(publicURL: configuration.publicURL)
+        baseURLs = BaseURLCache(loopCount: configuration.effectiveThreads)
         metrics = RequestMetrics(factory: dependencies.metricsFactory, loopCount: configuration.effectiveThreads)
         self.logger = logger
         accessLog = AccessLog(logger: logger)
@@ -49,8 +52,14 @@ public struct RequestPipeline: Sendable {
     public func respond<Sink: ResponseSink>(to request: HTTPRequest, loop: Int = 0, sink: Sink) {
         let started = ContinuousClock.now
         let requestID = identity.requestID(for: request)
+        let baseURL: String
+        if identity.publicURL == nil, let host = request.headers["Host"] {
+            baseURL = baseURLs.url(loop: loop, host: host) { [identity] in identity.baseURL(host: $0) }
+        } else {
+            baseURL = identity.baseURL(for: request, fallback: fallbackBaseURL())
+        }
         let context = RequestContext(
-            baseURL: identity.baseURL(for: request, fallback: fallbackBaseURL()),
+            baseURL: baseURL,
             requestID: requestID, query: QueryParameters(request.query), path: request.path,
             ifMatch: request.headers["If-Match"].map(EntityTagCondition.init),
             ifNoneMatch: request.headers["If-None-Match"].map(EntityTagCondition.init),

@@ -52,23 +52,27 @@ public struct RequestScreening: Sendable {
         var chunked = false
         var host: String?
         var emptyCondition: String?
+        // By the name's byte length first: each name is compared with the one or two names of its
+        // length only (six full comparisons per field cost ~1k instructions per request).
         for field in request.headers {
-            headerBytes += field.name.utf8.count + field.value.utf8.count + 4
-            if HTTPHeaders.namesMatch(field.name, "Content-Length") {
+            let nameLength = field.name.utf8.count
+            headerBytes += nameLength + field.value.utf8.count + 4
+            switch nameLength {
+            case 14 where HTTPHeaders.namesMatch(field.name, "Content-Length"):
                 lengths += 1
-            } else if HTTPHeaders.namesMatch(field.name, "Host") {
+            case 4 where HTTPHeaders.namesMatch(field.name, "Host"):
                 hosts += 1
                 if host == nil { host = field.value }
-            } else if HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") {
+            case 17 where HTTPHeaders.namesMatch(field.name, "Transfer-Encoding"):
                 chunked = true
-            } else if HTTPHeaders.namesMatch(field.name, "Origin") {
+            case 6 where HTTPHeaders.namesMatch(field.name, "Origin"):
                 origins += 1
-            } else if HTTPHeaders.namesMatch(field.name, "Authorization") {
+            case 13 where HTTPHeaders.namesMatch(field.name, "Authorization"):
                 authorizations += 1
-            } else if HTTPHeaders.namesMatch(field.name, "If-Match") || HTTPHeaders.namesMatch(field.name, "If-None-Match"),
-                field.value.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
-            {
-                emptyCondition = field.name
+            case 8 where HTTPHeaders.namesMatch(field.name, "If-Match"), 13 where HTTPHeaders.namesMatch(field.name, "If-None-Match"):
+                if field.value.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { emptyCondition = field.name }
+            default:
+                break
             }
         }
         if lengths > 1 {
@@ -156,13 +160,24 @@ public struct RequestScreening: Sendable {
 
     /// A host name, IPv4 or bracketed IPv6 address, with an optional port (RFC 9110 `Host`).
     static func isValidHost(_ host: String) -> Bool {
-        (1...255).contains(host.utf8.count) && host.utf8.allSatisfy { byte in
+        guard (1...255).contains(host.utf8.count) else { return false }
+        // One switch per byte, on the bytes when contiguous: the generic `allSatisfy` with a
+        // search of the punctuation string cost ~650 instructions for `127.0.0.1`.
+        func isHostByte(_ byte: UInt8) -> Bool {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "_"):
                 true
             default:
-                ".-:[]_".utf8.contains(byte)
+                false
             }
         }
+        if let decided = host.utf8.withContiguousStorageIfAvailable({ bytes in
+            for index in bytes.indices where !isHostByte(bytes[index]) { return false }
+            return true
+        }) {
+            return decided
+        }
+        return host.utf8.allSatisfy(isHostByte)
     }
 }

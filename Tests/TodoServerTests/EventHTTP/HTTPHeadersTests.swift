@@ -13,6 +13,23 @@ struct HTTPHeadersTests {
         #expect(headers.values(for: "Missing") == [])
     }
 
+    @Test("lookup among names of one length: the first of the right name, not the first of that length; byte length, not characters")
+    func lookupAmongEqualLengths() {
+        let headers: HTTPHeaders = [
+            "X-Ab": "1", "X-Ac": "2", "x-ac": "3", "Host": "h", "Hőst": "accented", "Content-Type": "json", "Content-Typf": "no",
+        ]
+        #expect(headers["X-AC"] == "2")
+        #expect(headers["x-ab"] == "1")
+        #expect(headers["X-Ad"] == nil)
+        #expect(headers["HOST"] == "h")
+        // "Hőst" is 5 bytes: only an exact byte match finds it.
+        #expect(headers["Hőst"] == "accented")
+        #expect(headers["HŐST"] == nil)
+        #expect(headers["content-typf"] == "no")
+        #expect(headers["Content-Typ"] == nil)
+        #expect(HTTPHeaders()["Host"] == nil)
+    }
+
     @Test("names match by ASCII letters only: no folding of digits, punctuation or non-ASCII")
     func namesMatch() {
         #expect(HTTPHeaders.namesMatch("Content-Length", "content-LENGTH"))

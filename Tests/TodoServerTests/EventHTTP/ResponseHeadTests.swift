@@ -27,10 +27,16 @@ private struct HeadHandler: HTTPHandler {
             headers.add("X-A", "one")
         case "/bare":
             break
+        case "/empty", "/big":
+            headers.add("X-A", "one")
         default:
             status = 404
         }
-        let body: [UInt8] = status == 204 ? [] : Array("{}".utf8)
+        let body: [UInt8] = switch request.path {
+        case "/empty": []
+        case "/big": Array(repeating: UInt8(ascii: "x"), count: 12_345)
+        default: status == 204 ? [] : Array("{}".utf8)
+        }
         responder.send(HTTPResponse(status: status, headers: headers, body: body))
     }
 }
@@ -55,13 +61,14 @@ struct ResponseHeadTests {
         raw.replacing(/Date: [A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT\r\n/, with: "Date: <date>\r\n")
     }
 
-    @Test("the handler's fields in order, then Date and Content-Length; Connection: close last when the client asked")
+    @Test("Date, then the handler's fields in order, then Content-Length; Connection: close last when the client asked")
     func orderOfFields() throws {
         let raw = try exchange([
             "GET /plain HTTP/1.1\r\nHost: h\r\n\r\n",
             "GET /plain HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
         ])
-        let head = "HTTP/1.1 200 OK\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\nDate: <date>\r\nContent-Length: 2\r\n"
+        // Date first: it is the key of the one entry that carries the handler's fields (HTTPResponder+JoinedHead).
+        let head = "HTTP/1.1 200 OK\r\nDate: <date>\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\nContent-Length: 2\r\n"
         #expect(maskingDates(raw) == head + "\r\n{}" + head + "Connection: close\r\n\r\n{}")
     }
 
@@ -90,8 +97,30 @@ struct ResponseHeadTests {
             "HEAD /plain HTTP/1.1\r\nHost: h\r\n\r\n",
             "GET /bare HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
         ])
-        #expect(maskingDates(raw) == "HTTP/1.1 204 No Content\r\nX-A: one\r\nDate: <date>\r\n\r\n"
-            + "HTTP/1.1 200 OK\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\nContent-Length: 2\r\nDate: <date>\r\n\r\n"
+        #expect(maskingDates(raw) == "HTTP/1.1 204 No Content\r\nDate: <date>\r\nX-A: one\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nDate: <date>\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\nContent-Length: 2\r\n\r\n"
             + "HTTP/1.1 200 OK\r\nDate: <date>\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+    }
+
+    @Test("Content-Length of an empty and a five-digit body; once, with the body's length")
+    func contentLengthDigits() throws {
+        let raw = try exchange([
+            "GET /empty HTTP/1.1\r\nHost: h\r\n\r\n",
+            "GET /big HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
+        ])
+        #expect(maskingDates(raw) == "HTTP/1.1 200 OK\r\nDate: <date>\r\nX-A: one\r\nContent-Length: 0\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nDate: <date>\r\nX-A: one\r\nContent-Length: 12345\r\nConnection: close\r\n\r\n"
+            + String(repeating: "x", count: 12_345))
+    }
+
+    @Test("HTTP/1.0: Content-Length only when the client keeps the connection alive, as evhttp decides")
+    func http10ContentLength() throws {
+        let kept = try exchange([
+            "GET /plain HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+            "GET /plain HTTP/1.0\r\n\r\n",
+        ])
+        let fields = "Date: <date>\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\n"
+        #expect(maskingDates(kept) == "HTTP/1.0 200 OK\r\n" + fields + "Connection: keep-alive\r\nContent-Length: 2\r\n\r\n{}"
+            + "HTTP/1.0 200 OK\r\n" + fields + "\r\n{}")
     }
 }

@@ -68,6 +68,31 @@ struct MetricsModuleTests {
         ])
     }
 
+    @Test("request metrics: counts stay exact past the loop's short list of recent handles (24 keys, 3 rounds, equal routes from other strings)")
+    func requestMetricsPastRecentList() {
+        let registry = PrometheusCollectorRegistry()
+        let metrics = RequestMetrics(factory: PrometheusMetricsFactory(registry: registry), loopCount: 1)
+        let statuses = Array(200..<212)
+        for round in 0..<3 {
+            for status in statuses {
+                // A template built at run time: equal to the table's string without being the same storage.
+                let template = round == 1 ? String("/todos/{id}".utf8.map { Character(UnicodeScalar($0)) }) : "/todos/{id}"
+                metrics.record(loop: 0, route: template, method: .get, status: status, duration: .microseconds(1))
+                metrics.record(loop: 0, route: template, method: .delete, status: status, duration: .microseconds(1))
+            }
+        }
+        metrics.record(loop: 0, route: "/todos/{id}", method: .delete, status: 200, duration: .microseconds(1))
+        let text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+        let expected = statuses.flatMap { status in
+            [
+                #"http_requests_total{route="/todos/{id}",method="GET",status="\#(status)"} 3"#,
+                #"http_requests_total{route="/todos/{id}",method="DELETE",status="\#(status)"} \#(status == 200 ? 4 : 3)"#,
+            ]
+        }
+        #expect(sampleLines(text, "http_requests_total").sorted() == expected.sorted())
+        #expect(sampleLines(text, "http_request_duration_seconds_count") == [#"http_request_duration_seconds_count{loop="0"} 73"#])
+    }
+
     @Test("the presenter answers 200 with the Prometheus text media type and the interactor's bytes")
     func presenter() throws {
         let interactor = FixedExposition(bytes: Array("todos 4.0\n".utf8))

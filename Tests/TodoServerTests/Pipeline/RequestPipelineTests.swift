@@ -112,6 +112,23 @@ struct RequestPipelineTests {
         #expect(preflight.header("Allow") == "GET, HEAD, POST, DELETE, OPTIONS")
     }
 
+    @Test("base URLs follow each request's Host on one loop (the loop keeps its last one), the fallback without Host, publicURL over Host")
+    func baseURLPerHost() async throws {
+        let client = try client()
+        for host in ["a.example", "b.example:8080", "a.example", "a.example", "[::1]:9"] {
+            let answer = await client.request(.get, "/todos/abc", headers: ["Host": host])
+            #expect(answer.status == 200)
+            #expect(String(decoding: answer.body, as: UTF8.self).contains(#""url":"http://\#(host)/todos/abc""#), "Host \(host)")
+        }
+        // Without Host: the application's fallback (localhost and its bound port), not the last host.
+        let without = String(decoding: await client.request(.get, "/todos/abc").body, as: UTF8.self)
+        #expect(without.contains(#""url":"http://localhost"#))
+        #expect(!without.contains("[::1]"))
+        let configured = try self.client { $0.publicURL = "https://todo.example" }
+        let answer = await configured.request(.get, "/todos/abc", headers: ["Host": "a.example"])
+        #expect(String(decoding: answer.body, as: UTF8.self).contains(#""url":"https://todo.example/todos/abc""#))
+    }
+
     @Test("X-Request-ID: a valid one is echoed, an invalid one replaced by 16 hex digits")
     func requestID() async throws {
         let client = try client()
