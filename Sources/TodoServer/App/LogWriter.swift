@@ -125,7 +125,9 @@ public final class LogWriter: @unchecked Sendable {
             condition.unlock()
 
             let batchBytes = spare.count
-            if lost > 0 { spare += notice(lost) }
+            // The notice goes first: the lines it counts were dropped before this batch's later ones
+            // were queued, and a server's last line stays its own ("stopped").
+            if lost > 0 { spare.insert(contentsOf: notice(lost), at: 0) }
             write(spare)
             if spare.capacity > Self.keptCapacity {
                 spare = []
