@@ -5,10 +5,12 @@ import EventHTTP
 public struct UpcomingView: UpcomingDisplay, UpcomingHTTPEntry {
     private let presenter: any UpcomingModuleInput
     private let serializer: JSONSerializer
+    private let zones: TimeZoneDirectory
 
-    public init(presenter: any UpcomingModuleInput, serializer: JSONSerializer) {
+    public init(presenter: any UpcomingModuleInput, serializer: JSONSerializer, zones: TimeZoneDirectory = TimeZoneDirectory()) {
         self.presenter = presenter
         self.serializer = serializer
+        self.zones = zones
     }
 
     public func handleUpcoming(context: RequestContext, respond: @escaping Respond) {
@@ -23,7 +25,7 @@ public struct UpcomingView: UpcomingDisplay, UpcomingHTTPEntry {
     public func request(from query: QueryParameters) -> Result<UpcomingRequest, ProblemDetails> {
         var request = UpcomingRequest()
         if let name = query["tz"] {
-            guard let zone = IANATimeZone(identifier: name) else {
+            guard let zone = zones.zone(named: name) else {
                 return .failure(.badRequest("Query parameter 'tz' is '\(name)', which is not a known IANA time zone (such as Europe/Berlin)."))
             }
             request.timeZone = zone
