@@ -36,10 +36,18 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 }
 
 extension [UInt8] {
-    /// Appends `value` (0 or more) in decimal, left-padded with zeros to `width` digits (2, 3 or 4
-    /// digits take a path without loops or divisions by variables: dates are written per to-do).
+    /// Appends `value` in decimal, left-padded with zeros to `width` digits (2, 3 or 4 digits take a
+    /// path without loops or divisions by variables: dates are written per to-do). A negative value
+    /// gets a `-` before its padded digits: ISO 8601's expanded form of a year before year 0
+    /// (`-0001`), which only a stored record from elsewhere can hold (requests are validated); it
+    /// used to trap the process.
     mutating func appendPadded(_ value: Int, width: Int) {
         let zero = UInt8(ascii: "0")
+        if value < 0 {
+            append(UInt8(ascii: "-"))
+            appendPadded(value == Int.min ? Int.max : -value, width: width)
+            return
+        }
         switch width {
         case 2 where value < 100:
             append(zero + UInt8(value / 10))
