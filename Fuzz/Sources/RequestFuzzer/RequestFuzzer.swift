@@ -72,11 +72,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 /// Every stored to-do, page by page (the in-memory store answers before it returns).
 private func snapshot() -> [String: String] {
-    var todos: [Todo] = []
+    var todos: [TodoData] = []
     var more = true
     while more {
-        var page: [Todo] = []
-        store.list(TodoQuery(limit: TodoQuery.maxLimit, offset: todos.count)) { page = (try? $0.get())?.items ?? [] }
+        var page: [TodoData] = []
+        store.list(TodoQuery(limit: TodoQuery.maxLimit, offset: todos.count)) { page = ((try? $0.get())?.items).map(Array.init) ?? [] }
         todos += page
         more = page.count == TodoQuery.maxLimit
     }
