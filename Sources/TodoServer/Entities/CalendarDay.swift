@@ -52,8 +52,8 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     /// Days since 1970-01-01.
     public var daysSinceEpoch: Int { Int(number) }
 
-    /// Hinnant's days_from_civil.
-    private static func days(year: Int, month: Int, day: Int) -> Int {
+    /// Days from 1970-01-01 to year-month-day, any year (Howard Hinnant's days_from_civil).
+    static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

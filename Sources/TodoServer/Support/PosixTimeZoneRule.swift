@@ -145,15 +145,9 @@ struct PosixTimeZoneRule: Equatable {
 
     static func isLeap(_ year: Int64) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
-    /// Days from 1970-01-01 to year-month-day (Howard Hinnant's days_from_civil).
+    /// Days from 1970-01-01 to year-month-day: the calendar's own arithmetic.
     static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        Int64(CalendarDay.days(year: Int(year), month: Int(month), day: Int(day)))
     }
 
     /// The year a day since 1970 falls in.

@@ -2,27 +2,51 @@ import PostgresLoop
 
 /// Rows of `TodoSQL.columns` (from column `first` on) back into to-dos.
 enum TodoRowDecoder {
+    /// One row's values, parsed from their text; nil when its id is NULL (the empty page's row)
+    /// or a value is malformed.
+    struct Fields {
+        let id: String
+        let title: String
+        let completed: Bool
+        let order: Int?
+        let dueDate: CalendarDay?
+        let createdAt: Timestamp
+        let updatedAt: Timestamp
+        let revision: UInt64
+
+        init?(_ rows: PostgresRows, row: Int, first: Int) {
+            guard let id = rows[row, first], let title = rows[row, first + 1], let completed = rows[row, first + 2],
+                  let created = rows[row, first + 5].flatMap({ Int64($0) }),
+                  let updated = rows[row, first + 6].flatMap({ Int64($0) }),
+                  let revision = rows[row, first + 7].flatMap({ UInt64($0) })
+            else { return nil }
+            if let text = rows[row, first + 3] {
+                guard let value = Int(text) else { return nil }
+                order = value
+            } else {
+                order = nil
+            }
+            if let text = rows[row, first + 4] {
+                guard let days = Int(text) else { return nil }
+                dueDate = CalendarDay(daysSinceEpoch: days)
+            } else {
+                dueDate = nil
+            }
+            self.id = id
+            self.title = title
+            self.completed = completed == "t"
+            createdAt = Timestamp(millisecondsSinceEpoch: created)
+            updatedAt = Timestamp(millisecondsSinceEpoch: updated)
+            self.revision = revision
+        }
+    }
+
     /// The to-do in `row`, nil when its id is NULL (the empty page's row) or a value is malformed.
     static func todo(_ rows: PostgresRows, row: Int, first: Int = 0) -> Todo? {
-        guard let id = rows[row, first], let title = rows[row, first + 1], let completed = rows[row, first + 2],
-              let created = rows[row, first + 5].flatMap({ Int64($0) }),
-              let updated = rows[row, first + 6].flatMap({ Int64($0) }),
-              let revision = rows[row, first + 7].flatMap({ UInt64($0) })
-        else { return nil }
-        var order: Int?
-        if let text = rows[row, first + 3] {
-            guard let value = Int(text) else { return nil }
-            order = value
-        }
-        var dueDate: CalendarDay?
-        if let text = rows[row, first + 4] {
-            guard let days = Int(text) else { return nil }
-            dueDate = CalendarDay(daysSinceEpoch: days)
-        }
+        guard let fields = Fields(rows, row: row, first: first) else { return nil }
         return Todo(
-            id: id, title: title, completed: completed == "t", order: order, dueDate: dueDate,
-            createdAt: Timestamp(millisecondsSinceEpoch: created), updatedAt: Timestamp(millisecondsSinceEpoch: updated),
-            revision: revision)
+            id: fields.id, title: fields.title, completed: fields.completed, order: fields.order, dueDate: fields.dueDate,
+            createdAt: fields.createdAt, updatedAt: fields.updatedAt, revision: fields.revision)
     }
 
     /// Every to-do of `rows` as a page's snapshots, filled from the row's text without making a
@@ -32,26 +56,11 @@ enum TodoRowDecoder {
         for row in 0..<rows.count { byteCount += rows[row, first + 1]?.utf8.count ?? 0 }
         var snapshots = TodoSnapshots(capacity: rows.count, byteCapacity: byteCount)
         for row in 0..<rows.count {
-            guard let id = rows[row, first] else { continue }
-            guard let title = rows[row, first + 1], let completed = rows[row, first + 2],
-                  let created = rows[row, first + 5].flatMap({ Int64($0) }),
-                  let updated = rows[row, first + 6].flatMap({ Int64($0) }),
-                  let revision = rows[row, first + 7].flatMap({ UInt64($0) })
-            else { return nil }
-            var order: Int?
-            if let text = rows[row, first + 3] {
-                guard let value = Int(text) else { return nil }
-                order = value
-            }
-            var dueDate: CalendarDay?
-            if let text = rows[row, first + 4] {
-                guard let days = Int(text) else { return nil }
-                dueDate = CalendarDay(daysSinceEpoch: days)
-            }
+            guard rows[row, first] != nil else { continue }
+            guard let fields = Fields(rows, row: row, first: first) else { return nil }
             snapshots.append(
-                id: id, title: title, completed: completed == "t", order: order, dueDate: dueDate,
-                createdAt: Timestamp(millisecondsSinceEpoch: created), updatedAt: Timestamp(millisecondsSinceEpoch: updated),
-                revision: revision)
+                id: fields.id, title: fields.title, completed: fields.completed, order: fields.order, dueDate: fields.dueDate,
+                createdAt: fields.createdAt, updatedAt: fields.updatedAt, revision: fields.revision)
         }
         return snapshots
     }
