@@ -19,15 +19,9 @@ public struct Todo: Sendable, Equatable {
         id: String, title: String, completed: Bool, order: Int?, dueDate: CalendarDay?,
         createdAt: Timestamp, updatedAt: Timestamp, revision: UInt64 = 0
     ) {
-        self.id = id
-        self.title = title
-        self.titleKey = TitleKey(title)
-        self.completed = completed
-        self.order = order
-        self.dueDate = dueDate
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-        self.revision = revision
+        self.init(
+            id: id, title: title, titleKey: TitleKey(title), completed: completed, order: order, dueDate: dueDate,
+            createdAt: createdAt, updatedAt: updatedAt, revision: revision)
     }
 
     /// A to-do whose title key is prepared already (the in-memory store rebuilding one it keeps),
