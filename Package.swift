@@ -23,10 +23,11 @@ let package = Package(
             providers: [.apt(["libevent-dev"])]
         ),
         .systemLibrary(name: "CSupport"),
-        .systemLibrary(
+        // libpq's header at build time (libpq-dev); the library itself is opened on first use
+        // (Sources/CLibpq/loader.c), so a server without a database URL never maps it.
+        .target(
             name: "CLibpq",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         .target(
             name: "LockTracing",

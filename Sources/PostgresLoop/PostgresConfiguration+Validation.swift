@@ -8,9 +8,12 @@ public enum PostgresConfigurationError: Error, Sendable, Equatable, CustomString
     /// A host would need a DNS lookup, which libpq does synchronously.
     case hostNeedsLookup(String)
     case outOfRange(String)
+    /// libpq (loaded when a database is first configured) cannot be loaded: why.
+    case libraryMissing(String)
 
     public var description: String {
         switch self {
+        case .libraryMissing(let reason): "PostgreSQL's client library is needed for a database URL: \(reason) (install libpq5)"
         case .unparsable(let message): "the database connection string cannot be parsed: \(message)"
         case .hostNeedsLookup(let host):
             "the database host \"\(host)\" needs a DNS lookup, which would block an event loop: use a unix-socket directory, a numeric address, or hostaddr="
@@ -22,6 +25,7 @@ public enum PostgresConfigurationError: Error, Sendable, Equatable, CustomString
 extension PostgresConfiguration {
     /// This configuration, after checking that connecting needs no DNS lookup and the limits hold.
     public func validated() throws(PostgresConfigurationError) -> PostgresConfiguration {
+        if let reason = clibpq_load_error() { throw .libraryMissing(String(cString: reason)) }
         guard connectionsPerLoop >= 1, connectionsPerLoop <= 64 else {
             throw .outOfRange("database connections per loop must be 1...64, not \(connectionsPerLoop)")
         }

@@ -8,7 +8,7 @@ extension PostgresConnection {
         let started = withCStringArray(keywords) { keywords in
             withCStringArray(values) { values in PQconnectStartParams(keywords, values, 1) }
         }
-        guard let started else { return connectFailed("out of memory") }
+        guard let started else { return connectFailed(clibpq_load_error().map { String(cString: $0) } ?? "out of memory") }
         connection = started
         guard PQstatus(started) != CONNECTION_BAD else { return connectFailed(errorMessage) }
         PQsetnonblocking(started, 1)

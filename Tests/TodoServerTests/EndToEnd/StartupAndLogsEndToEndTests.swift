@@ -91,6 +91,19 @@ struct StartupAndLogsEndToEndTests {
         #expect(!server.remainingOutput.contains("tok-1"))
     }
 
+    @Test("without a database URL the server never maps libpq (it is opened on first use)")
+    func noLibpqWithoutADatabase() throws {
+        let server = try ServerProcess(arguments: ["--port", "0", "--host", "127.0.0.1"])
+        let port = try server.waitForPort()
+        let client = try TestHTTPClient(port: port)
+        #expect(try client.request("GET", "/healthz").status == 200)
+        let maps = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/maps", encoding: .utf8)
+        #expect(maps.contains("todo-server"), "the maps of the server process")
+        #expect(!maps.contains("libpq"))
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+    }
+
     @Test("a stdout nobody reads never stops the loops; dropped lines are counted, then reported")
     func stalledStdout() throws {
         let server = try ServerProcess(arguments: ["--port", "0", "--host", "127.0.0.1", "--threads", "2", "--log-buffer-bytes", "4096"])
