@@ -17,6 +17,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         for (name, value) in elements { fields.append((name: name, value: value)) }
     }
 
+    /// Makes room for `count` more fields (nothing when there is room already).
+    public mutating func reserveCapacity(forAdding count: Int) {
+        fields.reserveCapacity(fields.count + count)
+    }
+
     /// The first value of the field named `name`, if any.
     public subscript(name: String) -> String? {
         // Through the array's buffer, lengths first: iterating copied each field (two retains and

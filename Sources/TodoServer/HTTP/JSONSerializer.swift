@@ -5,13 +5,19 @@ public struct JSONSerializer: Sendable {
     public init() {}
 
     /// The response for `model`: its status and headers, `Content-Type`, and the body if any.
-    public func response<Body>(for model: ResponseViewModel<Body>) -> HTTPResponse {
-        var headers = model.headers
-        if headers.fields.isEmpty { headers = HTTPHeaders(capacity: 6) }
-        guard let body = model.body else { return HTTPResponse(status: model.status, headers: headers) }
-        headers.add("Content-Type", model.contentType)
+    /// `model` is consumed so that its headers are this response's own: adding `Content-Type` (and,
+    /// later, the pipeline's CORS and request id) appends in place instead of copying the list.
+    public func response<Body>(for model: consuming ResponseViewModel<Body>) -> HTTPResponse {
+        let status = model.status
+        let contentType = model.contentType
+        let body = model.body
+        var headers = (consume model).headers
+        // Content-Type, then the pipeline's CORS fields (up to four) and request id.
+        headers.reserveCapacity(forAdding: 6)
+        guard let body else { return HTTPResponse(status: status, headers: headers) }
+        headers.add("Content-Type", contentType)
         var writer = JSONWriter(capacity: body.jsonSizeHint)
         body.write(to: &writer)
-        return HTTPResponse(status: model.status, headers: headers, body: writer.finish())
+        return HTTPResponse(status: status, headers: headers, body: writer.finish())
     }
 }

@@ -48,4 +48,4 @@ extension ResponseViewModel where Body == NoBody {
 }
 
 /// Where a module's view writes the finished response; called once, on the request's loop thread.
-public typealias Respond = (HTTPResponse) -> Void
+public typealias Respond = (consuming HTTPResponse) -> Void

@@ -159,9 +159,10 @@ private final class FixedExposition: MetricsUseCases, @unchecked Sendable {
 /// A view that keeps the models it is given and answers an empty 200.
 private final class RecordingMetricsDisplay: MetricsDisplay, @unchecked Sendable {
     var models: [ResponseViewModel<RawBody>] = []
-    func displayMetrics(_ model: ResponseViewModel<RawBody>, respond: Respond) {
+    func displayMetrics(_ model: consuming ResponseViewModel<RawBody>, respond: Respond) {
+        let status = model.status
         models.append(model)
-        respond(HTTPResponse(status: model.status, headers: [:]))
+        respond(HTTPResponse(status: status, headers: [:]))
     }
 }
 

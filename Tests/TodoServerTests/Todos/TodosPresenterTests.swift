@@ -11,10 +11,22 @@ final class CapturingTodosView: TodosDisplay {
     let empties = Mutex<[ResponseViewModel<NoBody>]>([])
     let problems = Mutex<[ResponseViewModel<ProblemDetails>]>([])
 
-    func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond) { todos.withTracedLock { $0.append(model) } }
-    func displayTodoList(_ model: ResponseViewModel<TodoListViewModel>, respond: Respond) { lists.withTracedLock { $0.append(model) } }
-    func displayNoContent(_ model: ResponseViewModel<NoBody>, respond: Respond) { empties.withTracedLock { $0.append(model) } }
-    func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond) { problems.withTracedLock { $0.append(model) } }
+    func displayTodo(_ model: consuming ResponseViewModel<TodoViewModel>, respond: Respond) {
+        let model = model
+        todos.withTracedLock { $0.append(model) }
+    }
+    func displayTodoList(_ model: consuming ResponseViewModel<TodoListViewModel>, respond: Respond) {
+        let model = model
+        lists.withTracedLock { $0.append(model) }
+    }
+    func displayNoContent(_ model: consuming ResponseViewModel<NoBody>, respond: Respond) {
+        let model = model
+        empties.withTracedLock { $0.append(model) }
+    }
+    func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond) {
+        let model = model
+        problems.withTracedLock { $0.append(model) }
+    }
 }
 
 /// Use cases that answer with canned data and keep every request they are given (ids, typed

@@ -30,5 +30,5 @@ public struct MetricsExposition: Sendable, Equatable {
 
 /// The view as the presenter sees it: writes the exposition as it is.
 public protocol MetricsDisplay: Sendable {
-    func displayMetrics(_ model: ResponseViewModel<RawBody>, respond: Respond)
+    func displayMetrics(_ model: consuming ResponseViewModel<RawBody>, respond: Respond)
 }

@@ -15,7 +15,7 @@ public struct MetricsView: MetricsDisplay, MetricsHTTPEntry {
         presenter.presentMetrics(context: context, view: self, respond: respond)
     }
 
-    public func displayMetrics(_ model: ResponseViewModel<RawBody>, respond: Respond) {
+    public func displayMetrics(_ model: consuming ResponseViewModel<RawBody>, respond: Respond) {
         respond(serializer.response(for: model))
     }
 }

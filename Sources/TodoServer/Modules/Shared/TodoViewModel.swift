@@ -25,8 +25,14 @@ public struct TodoViewModel: JSONWritable, Sendable, Equatable {
     /// The absolute URL of the to-do.
     public var url: String { "\(baseURL)/todos/\(id)" }
 
-    /// The members' names, punctuation, times and nulls take about 190 bytes; the id is written twice.
-    public var jsonSizeHint: Int { 190 + 2 * id.utf8.count + title.utf8.count + baseURL.utf8.count }
+    /// The members' names, punctuation, times, numbers and nulls take at most 200 bytes (192 with
+    /// the longest timestamps and order); the id is written twice.
+    static let fixedJSONBytes = 200
+
+    /// What `write(to:)` reserves when the strings need no escape (`withCursor` adds a byte for a
+    /// comma): a writer sized by the hint never regrows. It did, with a hint 11 bytes short: one more
+    /// allocation and copy per answer.
+    public var jsonSizeHint: Int { Self.fixedJSONBytes + 1 + 2 * id.utf8.count + title.utf8.count + baseURL.utf8.count }
 
     /// Members in name order. When the id, title and base URL need no escape (nearly always) the
     /// whole object is written in one reservation through a cursor; else member by member.
@@ -49,7 +55,7 @@ public struct TodoViewModel: JSONWritable, Sendable, Equatable {
     ) -> Bool {
         guard JSONWriter.isClean(id), JSONWriter.isClean(title), JSONWriter.isClean(base), JSONCursor.fits(createdAt),
               JSONCursor.fits(updatedAt), JSONCursor.fits(dueDate) else { return false }
-        writer.withCursor(maximum: 200 + 2 * id.count + title.count + base.count) { cursor in
+        writer.withCursor(maximum: Self.fixedJSONBytes + 2 * id.count + title.count + base.count) { cursor in
             cursor.raw(#"{"completed":"#)
             cursor.bool(completed)
             cursor.raw(#","createdAt":"#)

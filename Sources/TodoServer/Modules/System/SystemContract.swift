@@ -29,10 +29,10 @@ public protocol SystemUseCases: Sendable {
 
 /// The view as the presenter sees it: serializes the presenter's view models.
 public protocol SystemDisplay: Sendable {
-    func displayIndex(_ model: ResponseViewModel<IndexViewModel>, respond: Respond)
-    func displayHealth(_ model: ResponseViewModel<HealthViewModel>, respond: Respond)
+    func displayIndex(_ model: consuming ResponseViewModel<IndexViewModel>, respond: Respond)
+    func displayHealth(_ model: consuming ResponseViewModel<HealthViewModel>, respond: Respond)
     /// Writes a document that is already JSON, as it is.
-    func displayDocument(_ model: ResponseViewModel<RawBody>, respond: Respond)
+    func displayDocument(_ model: consuming ResponseViewModel<RawBody>, respond: Respond)
 }
 
 /// The service's name and version, and the routes it serves.

@@ -23,15 +23,15 @@ public struct SystemView: SystemDisplay, SystemHTTPEntry {
         presenter.presentOpenAPIDocument(context: context, view: self, respond: respond)
     }
 
-    public func displayIndex(_ model: ResponseViewModel<IndexViewModel>, respond: Respond) {
+    public func displayIndex(_ model: consuming ResponseViewModel<IndexViewModel>, respond: Respond) {
         respond(serializer.response(for: model))
     }
 
-    public func displayHealth(_ model: ResponseViewModel<HealthViewModel>, respond: Respond) {
+    public func displayHealth(_ model: consuming ResponseViewModel<HealthViewModel>, respond: Respond) {
         respond(serializer.response(for: model))
     }
 
-    public func displayDocument(_ model: ResponseViewModel<RawBody>, respond: Respond) {
+    public func displayDocument(_ model: consuming ResponseViewModel<RawBody>, respond: Respond) {
         respond(serializer.response(for: model))
     }
 }

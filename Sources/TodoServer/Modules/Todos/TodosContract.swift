@@ -91,11 +91,11 @@ public struct TodoPatch: Equatable, Sendable {
 /// presenter is called, in `TodosHTTPEntry`: a body or query the view cannot decode is a problem,
 /// 400 or 422 naming the fields, that never reaches the presenter.)
 public protocol TodosDisplay: Sendable {
-    func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond)
-    func displayTodoList(_ model: ResponseViewModel<TodoListViewModel>, respond: Respond)
+    func displayTodo(_ model: consuming ResponseViewModel<TodoViewModel>, respond: Respond)
+    func displayTodoList(_ model: consuming ResponseViewModel<TodoListViewModel>, respond: Respond)
     /// 204 and 304: status and headers only.
-    func displayNoContent(_ model: ResponseViewModel<NoBody>, respond: Respond)
-    func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond)
+    func displayNoContent(_ model: consuming ResponseViewModel<NoBody>, respond: Respond)
+    func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond)
 }
 
 /// Why a to-do use case failed (a domain error: the presenter gives it its HTTP shape).

@@ -15,19 +15,19 @@ public struct TodosView: TodosDisplay {
         self.serializer = serializer
     }
 
-    public func displayTodo(_ model: ResponseViewModel<TodoViewModel>, respond: Respond) {
+    public func displayTodo(_ model: consuming ResponseViewModel<TodoViewModel>, respond: Respond) {
         respond(serializer.response(for: model))
     }
 
-    public func displayTodoList(_ model: ResponseViewModel<TodoListViewModel>, respond: Respond) {
+    public func displayTodoList(_ model: consuming ResponseViewModel<TodoListViewModel>, respond: Respond) {
         respond(serializer.response(for: model))
     }
 
-    public func displayNoContent(_ model: ResponseViewModel<NoBody>, respond: Respond) {
+    public func displayNoContent(_ model: consuming ResponseViewModel<NoBody>, respond: Respond) {
         respond(serializer.response(for: model))
     }
 
-    public func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond) {
+    public func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond) {
         respond(serializer.response(for: model))
     }
 }

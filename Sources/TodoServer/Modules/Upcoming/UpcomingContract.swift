@@ -34,8 +34,8 @@ public struct UpcomingRequest: Sendable, Equatable {
 
 /// The view as the presenter sees it: serializes the presenter's view models.
 public protocol UpcomingDisplay: Sendable {
-    func displayUpcoming(_ model: ResponseViewModel<UpcomingViewModel>, respond: Respond)
-    func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond)
+    func displayUpcoming(_ model: consuming ResponseViewModel<UpcomingViewModel>, respond: Respond)
+    func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond)
 }
 
 /// Where a due day falls relative to today.

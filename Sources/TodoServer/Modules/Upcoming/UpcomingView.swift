@@ -39,11 +39,11 @@ public struct UpcomingView: UpcomingDisplay, UpcomingHTTPEntry {
         return .success(request)
     }
 
-    public func displayUpcoming(_ model: ResponseViewModel<UpcomingViewModel>, respond: Respond) {
+    public func displayUpcoming(_ model: consuming ResponseViewModel<UpcomingViewModel>, respond: Respond) {
         respond(serializer.response(for: model))
     }
 
-    public func displayProblem(_ model: ResponseViewModel<ProblemDetails>, respond: Respond) {
+    public func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond) {
         respond(serializer.response(for: model))
     }
 }
