@@ -1,11 +1,11 @@
 # syntax=docker/dockerfile:1
 # Build: a Swift toolchain image compiles the release binary with scripts/build-release.sh (the
-# same script CI runs, which also stages the health check). Run: a slim Debian with libevent's
-# and libpq's runtimes, as a non-root user.
+# same script CI runs, which also stages the health check). Run: a slim Debian with libevent's,
+# mimalloc's and libpq's runtimes, as a non-root user.
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libevent-dev libpq-dev \
+ && apt-get install -y --no-install-recommends libevent-dev libpq-dev libmimalloc-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies first: this layer is rebuilt only when Package.swift changes, not for a source
@@ -22,7 +22,7 @@ RUN --mount=type=cache,target=/src/.build,id=todo-server-build scripts/build-rel
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libevent-2.1-7 libevent-pthreads-2.1-7 libpq5 libstdc++6 tzdata ca-certificates curl \
+      libevent-2.1-7 libevent-pthreads-2.1-7 libmimalloc2.0 libpq5 libstdc++6 tzdata ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin todo \
  && mkdir -p /data && chown todo /data
