@@ -59,6 +59,11 @@ public final class LogWriter: @unchecked Sendable {
     /// Queues `line` (with its newline), or drops and counts it when the buffer is full. Never waits
     /// for the descriptor.
     public func enqueue(_ line: [UInt8]) {
+        line.withUnsafeBytes { enqueue($0) }
+    }
+
+    /// `enqueue(_:)` for a line in borrowed memory: copied into the buffer before this returns.
+    public func enqueue(_ line: UnsafeRawBufferPointer) {
         condition.lock()
         defer { condition.unlock() }
         guard !closed, bufferedBytes + line.count <= capacityBytes else {
@@ -67,7 +72,7 @@ public final class LogWriter: @unchecked Sendable {
             return
         }
         let before = pending.count
-        pending.append(contentsOf: line)
+        pending.append(contentsOf: UnsafeBufferPointer(start: line.baseAddress?.assumingMemoryBound(to: UInt8.self), count: line.count))
         bufferedBytes += line.count
         // The writer sleeps without a deadline only while nothing is queued, and it shortens its
         // batch wait once `eagerBytes` are: only those two moments need a wake-up.

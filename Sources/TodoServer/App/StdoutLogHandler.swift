@@ -47,21 +47,24 @@ public struct StdoutLogHandler: LogHandler {
 
     /// Queues `line` with the writer, or writes it to the descriptor.
     func emit(_ line: [UInt8]) {
+        line.withUnsafeBytes { emit(bytes: $0) }
+    }
+
+    /// `emit(_:)` for a line in borrowed memory (copied before this returns).
+    func emit(bytes buffer: UnsafeRawBufferPointer) {
         if let writer {
-            writer.enqueue(line)
+            writer.enqueue(buffer)
             return
         }
-        line.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                return
             }
         }
     }
