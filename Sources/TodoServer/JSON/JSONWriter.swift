@@ -249,15 +249,29 @@ public struct JSONWriter {
     }
 
     /// `count` bytes: `kept`, then room to write into. With `memcpy`: the generic element-wise
-    /// paths (`Array(repeating:count:)`, `append(contentsOf:)`) crawl in debug builds. The room is
-    /// not zero-filled (that cost as much as the list it was for: ~6k instructions per list of 20):
-    /// `UInt8` is trivial, every byte past `count` is written before it is read, and `finish()`
-    /// cuts the output at `count`.
+    /// paths (`Array(repeating:count:)`, `append(contentsOf:)` of a sequence) crawl in debug builds
+    /// and fill about a byte per instruction in release (~6k for a list of 20).
+    ///
+    /// Up to `zeroBlock.count` bytes the room is reserved (a specialized allocation) and filled by
+    /// copying that many bytes of a block of zeros (`memcpy`, a few dozen instructions):
+    /// `Array(unsafeUninitializedCapacity:)` goes through the stdlib's non-inlinable allocation,
+    /// which looks the array type's metadata up at run time on every call (~500 instructions per
+    /// answer). A larger room (a list) is taken that way and left as it is: `UInt8` is trivial,
+    /// every byte past `count` is written before it is read, and `finish()` cuts the output at `count`.
     private static func room(_ count: Int, keeping kept: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if let source = kept.baseAddress { _ = memcpy(buffer.baseAddress!, source, kept.count) }
-            initialized = count
+        guard count <= zeroBlock.count else {
+            return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                if let source = kept.baseAddress { _ = memcpy(buffer.baseAddress!, source, kept.count) }
+                initialized = count
+            }
         }
+        var room: [UInt8] = []
+        room.reserveCapacity(count)
+        room.append(contentsOf: kept)
+        zeroBlock.withUnsafeBufferPointer { zeros in
+            room.append(contentsOf: UnsafeBufferPointer(rebasing: zeros[0..<(count - kept.count)]))
+        }
+        return room
     }
 
     @inline(__always)
@@ -533,3 +547,6 @@ extension Dictionary: JSONWritable where Key == String, Value == String {
         writer.endObject()
     }
 }
+
+/// Zeros that a small writer room is filled from (`JSONWriter.room`).
+private let zeroBlock = [UInt8](repeating: 0, count: 4096)

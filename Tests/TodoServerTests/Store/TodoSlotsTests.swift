@@ -35,6 +35,28 @@ struct TodoSlotsTests {
         #expect(TodoID16("a") == nil)
     }
 
+    @Test("every byte other than 0-9 and a-f, at every digit place, makes the id another id; every hex digit is read")
+    func uuidDigitsOneByOne() {
+        let base = Array("01234567-89ab-cdef-0123-456789abcdef".utf8)
+        let hex = Set("0123456789abcdef".utf8)
+        var refused = 0
+        for place in base.indices where base[place] != UInt8(ascii: "-") {
+            for byte in UInt8.min...UInt8.max {
+                var bytes = base
+                bytes[place] = byte
+                let id = String(decoding: bytes, as: UTF8.self)
+                let parsed = TodoID16(id)
+                if hex.contains(byte) {
+                    #expect(parsed?.string == id, "\(id)")
+                } else {
+                    #expect(parsed == nil, "byte \(byte) at \(place)")
+                    refused += 1
+                }
+            }
+        }
+        #expect(refused == 32 * 240)
+    }
+
     @Test("a removed to-do's slot is reused; ids of every kind are found and answered as given")
     func slotReuseAndIDs() {
         var slots = TodoSlots()
