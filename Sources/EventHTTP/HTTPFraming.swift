@@ -74,66 +74,194 @@ struct HTTPFraming {
 
     /// Reads `bytes`, the next bytes of the stream, and adds what happened to `events`. After a
     /// refusal or once discarding, bytes are only counted.
+    ///
+    /// `step` reads one byte at a time and is the reference: the `take…` fast paths read a whole unit
+    /// (a method, a field name, a line end…) at once only when all of it is in `bytes`, is well formed
+    /// and fits under the head limit, and leave the state exactly as `step` would; otherwise they take
+    /// nothing and `step` reads the next byte (so partial input and every refusal go through `step`).
     mutating func consume(_ bytes: UnsafeRawBufferPointer, into events: inout FramingEvents) {
         var index = 0
         let count = bytes.count
         while index < count {
+            let taken: Int
             switch state {
             case .refused, .discarding:
                 position += count - index
                 return
             case .body, .chunkData:
-                let step = min(remaining, count - index)
-                remaining -= step
-                index += step
-                position += step
-                if remaining == 0 {
-                    if state == .body {
-                        state = .requestStart
-                        events.messagesCompleted += 1
-                    } else {
-                        state = .chunkDataEnd
-                    }
-                }
-                continue
-            case .fieldValue where field == .other || field == .host:
-                // Fast path for the bulk of a head: plain value bytes (visible, SP, HTAB, obs-text),
-                // up to what the head limit allows; anything else goes through `step`.
-                let end = min(count, index + max(0, limits.maxHeadBytes - headBytes))
-                var scan = index
-                while scan < end {
-                    let byte = bytes[scan]
-                    guard byte >= space ? byte != 0x7F : byte == tab else { break }
-                    scan += 1
-                }
-                if scan > index {
-                    headBytes += scan - index
-                    position += scan - index
-                    index = scan
-                    continue
-                }
-            case .target where schemeIndex < 0:
-                let end = min(count, index + max(0, limits.maxHeadBytes - headBytes))
-                var scan = index
-                while scan < end {
-                    let byte = bytes[scan]
-                    guard byte > space, byte != 0x7F else { break }
-                    scan += 1
-                }
-                if scan > index {
-                    headBytes += scan - index
-                    position += scan - index
-                    index = scan
-                    continue
-                }
+                taken = takeBody(count - index, &events)
+            case .requestStart:
+                taken = takeMethod(bytes, from: index)
+            case .target:
+                taken = takeTarget(bytes, from: index)
+            case .version:
+                taken = takeVersion(bytes, from: index)
+            case .fieldStart:
+                taken = bytes[index] == cr ? takeHeadEnd(bytes, from: index, &events) : takeFieldName(bytes, from: index)
+            case .fieldValue:
+                taken = takeFieldValue(bytes, from: index, &events)
             default:
-                break
+                taken = 0
             }
-            let byte = bytes[index]
-            index += 1
-            step(byte, &events)
-            position += 1
+            if taken > 0 {
+                index += taken
+                position += taken
+            } else {
+                step(bytes[index], &events)
+                index += 1
+                position += 1
+            }
         }
+    }
+
+    // MARK: - Fast paths: whole units at once (`position` is the offset of `bytes[index]`)
+
+    /// The end (exclusive) of the bytes from `index` on that the head limit still lets `countHeadByte`
+    /// accept, at most `count`.
+    @inline(__always) private func headWindowEnd(from index: Int, _ count: Int) -> Int {
+        index + min(count - index, max(0, limits.maxHeadBytes - headBytes))
+    }
+
+    /// Body or chunk data: up to `available` bytes of what remains of it.
+    private mutating func takeBody(_ available: Int, _ events: inout FramingEvents) -> Int {
+        let taken = min(remaining, available)
+        remaining -= taken
+        if remaining == 0 {
+            if state == .body { messageComplete(&events) } else { state = .chunkDataEnd }
+        }
+        return taken
+    }
+
+    /// A request's method (1 to 32 tchars) and the space after it.
+    private mutating func takeMethod(_ bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        // The first byte sets headBytes to 1; the method's other bytes and the space are checked
+        // against the limit, so the space may be at most `maxHeadBytes - 1` bytes after the first.
+        let last = index + min(bytes.count - index - 1, 32, limits.maxHeadBytes - 1)
+        var scan = index
+        var code: UInt64 = 0
+        while scan <= last {
+            let byte = bytes[scan]
+            if byte == space { break }
+            guard isTokenCharacter(byte) else { return 0 }
+            if scan - index < 8 { code |= UInt64(byte) << (8 * UInt64(scan - index)) }
+            scan += 1
+        }
+        guard scan > index, scan <= last else { return 0 }
+        let length = scan - index
+        beginRequest()
+        methodCode = code
+        methodLength = length
+        headBytes += length
+        beginTarget(afterSpaceAt: position + length)
+        return length + 1
+    }
+
+    /// Origin-form target bytes (visible ASCII), and the space that ends the target when it is there.
+    private mutating func takeTarget(_ bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        let end = headWindowEnd(from: index, bytes.count)
+        if schemeIndex == 0 {
+            // The target's first byte: only "h" or "H" can start the absolute form.
+            guard index < end, isTargetByte(bytes[index]), bytes[index] | 0x20 != UInt8(ascii: "h") else { return 0 }
+            schemeIndex = -1
+        }
+        guard schemeIndex < 0 else { return 0 }
+        var scan = skipWords(in: bytes, from: index, to: end, atLeast: space + 1)
+        while scan < end, isTargetByte(bytes[scan]) { scan += 1 }
+        if scan < end, bytes[scan] == space {
+            scan += 1
+            beginVersion()
+        }
+        headBytes += scan - index
+        return scan - index
+    }
+
+    /// "HTTP/1.1" or "HTTP/1.0" and the CRLF or LF that ends the request line.
+    private mutating func takeVersion(_ bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        // The version and the CR or LF after it are checked against the limit.
+        guard versionIndex == 0, index + 9 <= headWindowEnd(from: index, bytes.count) else { return 0 }
+        // '0' and '1' differ in their lowest bit only.
+        guard bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & ~(1 << 56) == asciiWord("HTTP/1.0") else { return 0 }
+        let lineEnd = bytes[index + 8]
+        let length: Int
+        if lineEnd == lf {
+            length = 9
+            lineStart = position + length
+        } else if lineEnd == cr, index + 10 <= bytes.count, bytes[index + 9] == lf {
+            length = 10
+        } else {
+            return 0
+        }
+        major = 1
+        minor = bytes[index + 7] &- zero
+        versionIndex = 8
+        headBytes += length
+        state = .fieldStart
+        return length
+    }
+
+    /// A field name and its colon: classified from the bytes, with no `FieldName` built.
+    private mutating func takeFieldName(_ bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
+        let end = headWindowEnd(from: index, bytes.count)
+        var scan = index
+        while scan < end, isTokenCharacter(bytes[scan]) { scan += 1 }
+        guard scan > index, scan < end, bytes[scan] == colon else { return 0 }
+        lineStart = position
+        headBytes += scan + 1 - index
+        startValue(Field(named: bytes, from: index, count: scan - index))
+        return scan + 1 - index
+    }
+
+    /// The empty line (CRLF) that ends the head.
+    private mutating func takeHeadEnd(_ bytes: UnsafeRawBufferPointer, from index: Int, _ events: inout FramingEvents) -> Int {
+        // Only the CR is counted against the limit.
+        guard index + 2 <= bytes.count, bytes[index + 1] == lf, headBytes < limits.maxHeadBytes else { return 0 }
+        lineStart = position
+        headBytes += 1
+        headComplete(end: position + 2, &events)
+        return 2
+    }
+
+    /// Value bytes that need no more than counting (any value but Transfer-Encoding's, and the
+    /// start of a Content-Length value), then the CRLF that ends the field when it is there.
+    private mutating func takeFieldValue(_ bytes: UnsafeRawBufferPointer, from index: Int, _ events: inout FramingEvents) -> Int {
+        let end = headWindowEnd(from: index, bytes.count)
+        var scan = index
+        switch field {
+        case .other, .host:
+            scan = skipWords(in: bytes, from: index, to: end, atLeast: space)
+            while scan < end, isPlainValueByte(bytes[scan]) { scan += 1 }
+        case .contentLength where valueState == 0:
+            scan = takeContentLengthStart(bytes, from: index, to: end)
+        default:
+            break
+        }
+        headBytes += scan - index
+        // The CR is checked against the limit; the LF is counted after it (`crFollowedBy`).
+        if scan < end, bytes[scan] == cr, scan + 1 < bytes.count, bytes[scan + 1] == lf {
+            headBytes += 2
+            endField(&events)
+            scan += 2
+        }
+        return scan - index
+    }
+
+    /// Leading white space and up to 18 digits (no overflow) of a Content-Length value before `end`;
+    /// returns where they end.
+    private mutating func takeContentLengthStart(_ bytes: UnsafeRawBufferPointer, from index: Int, to end: Int) -> Int {
+        var scan = index
+        while scan < end, bytes[scan] == space || bytes[scan] == tab { scan += 1 }
+        let digitsStart = scan
+        let digitsEnd = min(end, digitsStart + 18)
+        var value = 0
+        while scan < digitsEnd, isDigit(bytes[scan]) {
+            value = value * 10 + Int(bytes[scan] &- zero)
+            scan += 1
+        }
+        if scan > digitsStart {
+            contentLength = value
+            valueState = 1
+        }
+        return scan
     }
 
     // MARK: - The byte-level state machine
@@ -147,7 +275,30 @@ struct HTTPFraming {
         case refused, discarding
     }
 
-    private enum Field: UInt8 { case other, contentLength, transferEncoding, host }
+    private enum Field: UInt8 {
+        case other, contentLength, transferEncoding, host
+
+        /// The field `name` names.
+        init(named name: FieldName) {
+            self =
+                if name.equals(contentLengthName) { .contentLength }
+                else if name.equals(transferEncodingName) { .transferEncoding }
+                else if name.equals(hostName) { .host }
+                else { .other }
+        }
+
+        /// The field the `count` tchars from `start` in `bytes` name (in any case): only names as
+        /// long as a special one are compared.
+        init(named bytes: UnsafeRawBufferPointer, from start: Int, count: Int) {
+            self =
+                switch count {
+                case 4: tcharsEqualIgnoringCase(bytes, from: start, "host") ? .host : .other
+                case 14: tcharsEqualIgnoringCase(bytes, from: start, "content-length") ? .contentLength : .other
+                case 17: tcharsEqualIgnoringCase(bytes, from: start, "transfer-encoding") ? .transferEncoding : .other
+                default: .other
+                }
+        }
+    }
 
     /// Consumes one byte at `position` (not yet advanced).
     private mutating func step(_ byte: UInt8, _ events: inout FramingEvents) {
@@ -165,22 +316,17 @@ struct HTTPFraming {
                 }
                 return
             }
-            headBytes = 1
-            emptyLineBytes = 0
-            lineStart = position
             guard isTokenCharacter(byte) else {
-                return refuse(400, "The bytes received cannot start an HTTP/1.1 request line (is this TLS or another protocol?).", at: lineStart, &events)
+                return refuse(400, "The bytes received cannot start an HTTP/1.1 request line (is this TLS or another protocol?).", at: position, &events)
             }
-            resetRequest()
+            beginRequest()
             methodCode = UInt64(byte)
             methodLength = 1
             state = .method
         case .method:
             guard countHeadByte(&events) else { return }
             if byte == space {
-                state = .target
-                targetStart = position + 1
-                schemeIndex = 0
+                beginTarget(afterSpaceAt: position)
             } else if isTokenCharacter(byte), methodLength < 32 {
                 if methodLength < 8 { methodCode |= UInt64(byte) << (8 * UInt64(methodLength)) }
                 methodLength += 1
@@ -190,8 +336,7 @@ struct HTTPFraming {
         case .target:
             guard countHeadByte(&events) else { return }
             if byte == space {
-                state = .version
-                versionIndex = 0
+                beginVersion()
             } else if byte <= space || byte == 0x7F {
                 refuse(400, "The request line is malformed: the target is followed by one space and the HTTP version.", at: lineStart, &events)
             } else if schemeIndex >= 0 {
@@ -231,7 +376,7 @@ struct HTTPFraming {
             if byte == cr {
                 state = .headEndCR
             } else if byte == lf {
-                headComplete(&events)
+                headComplete(end: position + 1, &events)
             } else if byte == space || byte == tab {
                 refuse(400, "A header field line starts with white space (obsolete line folding); send each field on one line.", at: lineStart, &events)
             } else if isTokenCharacter(byte) {
@@ -244,7 +389,7 @@ struct HTTPFraming {
         case .fieldName:
             guard countHeadByte(&events) else { return }
             if byte == colon {
-                startValue()
+                startValue(Field(named: name))
             } else if isTokenCharacter(byte) {
                 name.append(byte)
             } else if byte == space || byte == tab {
@@ -364,7 +509,7 @@ struct HTTPFraming {
             headBytes += 1
             endField(&events)
         case .headEndCR:
-            headComplete(&events)
+            headComplete(end: position + 1, &events)
         case .chunkLineCR:
             chunkLineEnd(&events)
         case .trailerValueCR:
@@ -409,7 +554,11 @@ struct HTTPFraming {
         return false
     }
 
-    private mutating func resetRequest() {
+    /// The first byte of a request line, a tchar at `position`.
+    private mutating func beginRequest() {
+        headBytes = 1
+        emptyLineBytes = 0
+        lineStart = position
         contentLength = 0
         contentLengths = 0
         hosts = 0
@@ -420,21 +569,35 @@ struct HTTPFraming {
         minor = 0
     }
 
-    private mutating func startValue() {
-        field = .other
-        if name.equals(contentLengthName) {
-            field = .contentLength
+    /// The space after the method, at `offset`: the target starts after it.
+    private mutating func beginTarget(afterSpaceAt offset: Int) {
+        state = .target
+        targetStart = offset + 1
+        schemeIndex = 0
+    }
+
+    /// The space after the target: the version follows.
+    private mutating func beginVersion() {
+        state = .version
+        versionIndex = 0
+    }
+
+    /// The colon after a field name: the value of `field` follows.
+    private mutating func startValue(_ field: Field) {
+        self.field = field
+        switch field {
+        case .contentLength:
             contentLengths += 1
             contentLength = 0
-        } else if name.equals(transferEncodingName) {
-            field = .transferEncoding
+        case .transferEncoding:
             transferEncodingFields += 1
             coding = FieldName()
             codingHasParameters = false
             codingSpaceSeen = false
-        } else if name.equals(hostName) {
-            field = .host
+        case .host:
             hosts += 1
+        case .other:
+            break
         }
         valueState = 0
         state = .fieldValue
@@ -492,8 +655,9 @@ struct HTTPFraming {
         state = .fieldStart
     }
 
-    /// The empty line after the header fields: checks the framing, then expects the body.
-    private mutating func headComplete(_ events: inout FramingEvents) {
+    /// The empty line after the header fields, which ends before stream offset `end`: checks the
+    /// framing, then expects the body.
+    private mutating func headComplete(end: Int, _ events: inout FramingEvents) {
         if major == 1, minor == 1, hosts == 0 {
             return refuse(400, "An HTTP/1.1 request must have a Host header (RFC 9112 §3.2).", at: lineStart, &events)
         }
@@ -529,7 +693,7 @@ struct HTTPFraming {
         guard evhttpReadsBody else {
             // evhttp leaves this method's body on the wire and closes after the answer.
             state = .discarding
-            events.discardFrom = position + 1
+            events.discardFrom = end
             events.messagesCompleted += 1
             return
         }
@@ -656,6 +820,61 @@ private let zero = UInt8(ascii: "0")
     case 1, 2: 0x54
     case 3: 0x50
     default: 0x2F
+    }
+}
+
+/// A byte of a target in origin form (or of the rest of an absolute-form one): visible ASCII.
+@inline(__always) private func isTargetByte(_ byte: UInt8) -> Bool { byte > space && byte != 0x7F }
+
+/// A field value byte that is not CR, LF or a control character: visible ASCII, SP, HTAB, obs-text.
+@inline(__always) private func isPlainValueByte(_ byte: UInt8) -> Bool { byte >= space ? byte != 0x7F : byte == tab }
+
+/// Skips whole words of eight bytes from `index` to at most `end` in which every byte is at least
+/// `floor` (at most 0x80; bytes from 0x80 up count as above it) and none is DEL; returns where it
+/// stopped. For each byte lane (SWAR), subtracting `floor` borrows, and sets the lane's high bit while
+/// the byte's own is clear, only if the byte is below `floor`; the lowest such lane gets no borrow
+/// from below, so a word passes exactly when none of its bytes is below `floor` (DEL likewise, as a
+/// zero byte of `word ^ DEL`).
+@inline(__always) private func skipWords(in bytes: UnsafeRawBufferPointer, from index: Int, to end: Int, atLeast floor: UInt8) -> Int {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highBits: UInt64 = 0x8080_8080_8080_8080
+    var scan = index
+    while end - scan >= 8 {
+        let word = bytes.loadUnaligned(fromByteOffset: scan, as: UInt64.self)
+        let below = (word &- ones &* UInt64(floor)) & ~word
+        let delXor = word ^ (ones &* 0x7F)
+        let del = (delXor &- ones) & ~delXor
+        guard (below | del) & highBits == 0 else { break }
+        scan += 8
+    }
+    return scan
+}
+
+/// The first eight bytes of `text` as `loadUnaligned` reads them from a buffer.
+@inline(__always) private func asciiWord(_ text: StaticString) -> UInt64 {
+    UnsafeRawPointer(text.utf8Start).loadUnaligned(as: UInt64.self)
+}
+
+/// Whether the `name.utf8CodeUnitCount` tchars from `start` in `bytes` spell `name`, which is in
+/// lowercase letters and "-", in any case. Setting bit 5 lowercases a letter, and turns no other
+/// tchar into a lowercase letter or "-" (only CR would become "-"); eight bytes are compared at a
+/// time, the last word overlapping the one before it.
+@inline(__always) private func tcharsEqualIgnoringCase(_ bytes: UnsafeRawBufferPointer, from start: Int, _ name: StaticString) -> Bool {
+    let length = name.utf8CodeUnitCount
+    let text = UnsafeRawPointer(name.utf8Start)
+    guard length >= 8 else {
+        for index in 0..<length where bytes[start + index] | 0x20 != text.load(fromByteOffset: index, as: UInt8.self) {
+            return false
+        }
+        return true
+    }
+    var offset = 0
+    while true {
+        let at = min(offset, length - 8)
+        let word = bytes.loadUnaligned(fromByteOffset: start + at, as: UInt64.self) | 0x2020_2020_2020_2020
+        guard word == text.loadUnaligned(fromByteOffset: at, as: UInt64.self) else { return false }
+        if at == length - 8 { return true }
+        offset += 8
     }
 }
 
