@@ -55,7 +55,7 @@ public struct TitleKey: Sendable, Equatable {
 
     /// `candidate`, or `original` (one shared buffer) when both hold the same bytes.
     private static func sharing(_ candidate: String, with original: String) -> String {
-        candidate.utf8.elementsEqual(original.utf8) ? original : candidate
+        candidate.hasSameBytes(as: original) ? original : candidate
     }
 
     private static func compareBytes(_ a: String, _ b: String) -> Int {

@@ -10,7 +10,7 @@
 struct TitleOrderIndex {
     /// `<0`, `0` or `>0` as the to-do in `a` comes before, is, or comes after the one in `b` in
     /// ascending title order (as `TodoSort(.title).areInIncreasingOrder` orders them).
-    static func compare(_ a: Int32, _ b: Int32, _ store: TodoSlots) -> Int {
+    static func compare(_ a: Int32, _ b: Int32, _ store: borrowing TodoSlots) -> Int {
         if a == b { return 0 }
         let title = store.compareTitles(a, b)
         if title != 0 { return title }
@@ -25,7 +25,7 @@ struct TitleOrderIndex {
         var entries: [Int32]
         var completedCount: Int
 
-        init(_ entries: [Int32], _ store: TodoSlots) {
+        init(_ entries: [Int32], _ store: borrowing TodoSlots) {
             self.entries = entries
             completedCount = entries.reduce(0) { $0 + (store[$1].completed ? 1 : 0) }
         }
@@ -63,7 +63,7 @@ struct TitleOrderIndex {
     }
 
     /// Files `slot` (its record as it is now).
-    mutating func insert(_ slot: Int32, _ store: TodoSlots) {
+    mutating func insert(_ slot: Int32, _ store: borrowing TodoSlots) {
         let completed = store[slot].completed
         count += 1
         if completed { completedCount += 1 }
@@ -82,7 +82,7 @@ struct TitleOrderIndex {
     }
 
     /// Drops `slot` (its record as it was filed).
-    mutating func remove(_ slot: Int32, _ store: TodoSlots) {
+    mutating func remove(_ slot: Int32, _ store: borrowing TodoSlots) {
         guard !runs.isEmpty else { return }
         let run = runIndex(for: slot, store)
         let position = runs[run].entries.firstIndex(notBefore: slot, store)
@@ -117,7 +117,7 @@ struct TitleOrderIndex {
 
     /// The run where `slot` is or belongs: the first whose last entry is not before it, else the
     /// last run (binary search).
-    private func runIndex(for slot: Int32, _ store: TodoSlots) -> Int {
+    private func runIndex(for slot: Int32, _ store: borrowing TodoSlots) -> Int {
         var low = 0
         var high = runs.count - 1
         while low < high {
@@ -130,7 +130,7 @@ struct TitleOrderIndex {
 
 extension Array where Element == Int32 {
     /// The first position whose to-do is not before the one in `slot` in title order (binary search).
-    func firstIndex(notBefore slot: Int32, _ store: TodoSlots) -> Int {
+    func firstIndex(notBefore slot: Int32, _ store: borrowing TodoSlots) -> Int {
         var low = 0
         var high = count
         while low < high {

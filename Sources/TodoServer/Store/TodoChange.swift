@@ -42,7 +42,7 @@ public struct TodoChange: Sendable, Equatable {
     public func applied(to todo: Todo) -> Todo {
         var changed = todo
         // Assigning the title recomputes its sort key: only when it is really another title.
-        if let title, !title.utf8.elementsEqual(todo.title.utf8) { changed.title = title }
+        if let title, !title.hasSameBytes(as: todo.title) { changed.title = title }
         if let completed { changed.completed = completed }
         changed.order = order.applied(to: todo.order)
         changed.dueDate = dueDate.applied(to: todo.dueDate)

@@ -22,8 +22,21 @@ public struct TodoViewModel: JSONWritable, Sendable, Equatable {
         self.baseURL = baseURL
     }
 
-    /// The absolute URL of the to-do.
-    public var url: String { "\(baseURL)/todos/\(id)" }
+    /// The absolute URL of the to-do, copied into a string of its size (interpolation cost ~1.5k
+    /// instructions: four appends, and regrowing).
+    public var url: String {
+        let path = "/todos/"
+        return String(unsafeUninitializedCapacity: baseURL.utf8.count + path.utf8.count + id.utf8.count) { buffer in
+            var written = 0
+            func put(_ part: String) {
+                written += UnsafeMutableBufferPointer(rebasing: buffer[written...]).initialize(fromContentsOf: part.utf8)
+            }
+            put(baseURL)
+            put(path)
+            put(id)
+            return written
+        }
+    }
 
     /// The members' names, punctuation, times, numbers and nulls take at most 200 bytes (192 with
     /// the longest timestamps and order); the id is written twice.
