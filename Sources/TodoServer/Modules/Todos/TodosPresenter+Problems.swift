@@ -7,7 +7,7 @@ extension TodosPresenter {
         var headers: HTTPHeaders = [:]
         if case .conditionFailed(_, let current?, _) = error { headers.set("ETag", EntityTag(revision: current).description) }
         if case .store(let failure) = error, let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
-        view.displayProblem(ResponseViewModel(problem: Self.problem(for: error), headers: headers), respond: respond)
+        view.displayProblem(ResponseViewModel(problem: Self.problem(for: error), headers: consume headers), respond: respond)
     }
 
     static func problem(for error: TodosError) -> ProblemDetails {

@@ -23,7 +23,7 @@ public struct TodosPresenter: TodosModuleInput {
                     limit: list.limit, total: list.total)
                 if let link = links.headerValue { headers.set("Link", link) }
                 let model = TodoListViewModel(items: list.items, baseURL: context.baseURL)
-                view.displayTodoList(ResponseViewModel(status: 200, headers: headers, body: model), respond: respond)
+                view.displayTodoList(ResponseViewModel(status: 200, headers: consume headers, body: model), respond: respond)
             case .failure(let error):
                 presentProblem(error, view: view, respond: respond)
             }
@@ -83,7 +83,9 @@ public struct TodosPresenter: TodosModuleInput {
             let model = TodoViewModel(todo, baseURL: context.baseURL)
             var headers: HTTPHeaders = ["ETag": todo.entityTag.description]
             if status == 201 { headers.set("Location", model.url) }
-            view.displayTodo(ResponseViewModel(status: status, headers: headers, body: model), respond: respond)
+            // Handed over (`consume`): a `var` lives to the end of its scope, so the list would be
+            // shared while the view adds to it, and copied.
+            view.displayTodo(ResponseViewModel(status: status, headers: consume headers, body: model), respond: respond)
         case .failure(let error):
             presentProblem(error, view: view, respond: respond)
         }
