@@ -1,3 +1,4 @@
+import CSupport
 import EventHTTP
 import Logging
 import LockTracing
@@ -54,6 +55,7 @@ public final class TodoApplication: HTTPHandler {
     /// Binds the port and starts the loops; returns the bound port (useful with port 0).
     @discardableResult
     public func start() throws -> Int {
+        todo_configure_allocator()
         let http = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: configuration.host, port: configuration.port, loopCount: configuration.effectiveThreads,

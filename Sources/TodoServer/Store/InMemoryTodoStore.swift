@@ -185,13 +185,14 @@ public final class InMemoryTodoStore: TodoStore {
         }))
     }
 
-    /// Removes every to-do. The freed pages go back to the OS (glibc keeps them otherwise), so an
-    /// emptied store shrinks the process.
+    /// Removes every to-do. The freed pages go back to the OS (the allocator keeps them otherwise),
+    /// so an emptied store shrinks the process: this thread's at once, the loops' at their next
+    /// sweep (within a second).
     public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
         var old = State()
         state.withTracedLock { state in swap(&state, &old) }
         old = State()  // frees the old to-dos here, outside the lock, before the trim
-        malloc_trim(0)
+        todo_release_free_memory()
         completion(.success(()))
     }
 
@@ -213,7 +214,7 @@ public final class InMemoryTodoStore: TodoStore {
         }
         guard !cleared.isEmpty else { return }
         cleared = []  // frees the old to-dos here, outside the lock, before the trim
-        malloc_trim(0)
+        todo_release_free_memory()
     }
 
     /// Every to-do, as one consistent picture: the records are copied under the lock

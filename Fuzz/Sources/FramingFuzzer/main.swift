@@ -1,0 +1,3 @@
+import FuzzDriver
+
+runFuzzer { data, size in fuzz(data ?? UnsafePointer(bitPattern: 1)!, size) }
