@@ -23,7 +23,7 @@ func outcome(of stream: UnsafeBufferPointer<UInt8>, pieceLength: Int, limits: HT
     while start < stream.count {
         let end = min(stream.count, start + pieceLength)
         var events = FramingEvents()
-        framing.consume(UnsafeRawBufferPointer(rebasing: stream[start..<end]), into: &events)
+        framing.consume(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: stream[start..<end])), into: &events)
         result.heads += events.headsCompleted
         result.messages += events.messagesCompleted
         for range in events.removals {
