@@ -38,8 +38,8 @@ out="$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 5s --latency -s Bench
 loaded=$(rss)
 todos=$(curl -fsS "$base/healthz" | sed -E 's/.*"todos":([0-9]+).*/\1/')
 curl -fsS -o /dev/null -w '' -X DELETE "$base/todos"
-# The deleting thread hands its pages back at once; each loop collects the pages other threads'
-# frees emptied at its next sweep (once a second): poll, for up to 5 s.
+# The pages go back as the store is emptied; a moment's slack for the answer to overtake it: poll,
+# for up to 5 s.
 limit=$((baseline * 110 / 100))
 for _ in $(seq 1 50); do
   sleep 0.1

@@ -5,7 +5,8 @@
 #include <malloc.h>
 #include <stdbool.h>
 
-// mimalloc's function `name`, when the binary allocates with mimalloc (the release build), else null.
+// mimalloc's function `name`, when the binary allocates with mimalloc (the release build), else
+// null. Looked up per call: the callers run at start and after much memory was freed.
 static inline void *todo_mimalloc_function(const char *name) {
     return dlsym(RTLD_DEFAULT, name);
 }
@@ -14,7 +15,9 @@ static inline void *todo_mimalloc_function(const char *name) {
 // its delay (option 15, `mi_option_decommit_delay`, `mi_option_purge_delay` since 2.1; the index is
 // the same in every 2.x). Without it an emptied store's pages stayed resident (soak: 25 MiB after
 // DELETE /todos against a 21 MiB baseline); with it they go back, at no measured cost in
-// throughput or CPU per request (wrk, get-one and PATCH). glibc: nothing to do.
+// throughput or CPU per request (wrk, get-one and PATCH). (A collection on every loop once a
+// second was tried too: mimalloc walks the whole heap, ~5M instructions per call on a loaded
+// store, so an idle server would burn CPU; not needed with this.) glibc: nothing to do.
 static inline void todo_configure_allocator(void) {
     int (*version)(void) = (int (*)(void))todo_mimalloc_function("mi_version");
     void (*set)(int, long) = (void (*)(int, long))todo_mimalloc_function("mi_option_set");
@@ -31,14 +34,6 @@ static inline void todo_release_free_memory(void) {
     } else {
         malloc_trim(0);
     }
-}
-
-// The periodic part, once a second per loop: mimalloc keeps a thread's pages until that thread
-// collects them, so a loop that stays idle after other threads freed its blocks (a store emptied
-// from another loop) would keep them. glibc needs nothing here.
-static inline void todo_collect_free_memory(void) {
-    void (*collect)(bool) = (void (*)(bool))todo_mimalloc_function("mi_collect");
-    if (collect) collect(false);
 }
 
 // Defined only when the process runs under ThreadSanitizer (weak: null otherwise).

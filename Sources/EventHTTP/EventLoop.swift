@@ -224,7 +224,7 @@ final class EventLoop: @unchecked Sendable {
         let swept = machine.sweep(eventOwners: owners)
         for id in swept.dropped { forgetWire(id.pointer) }
         publishConnections()
-        if swept.trimMemory { todo_release_free_memory() } else { todo_collect_free_memory() }
+        if swept.trimMemory { todo_release_free_memory() }
     }
 
     fileprivate func completed(_ request: OpaquePointer) {

@@ -186,8 +186,7 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     /// Removes every to-do. The freed pages go back to the OS (the allocator keeps them otherwise),
-    /// so an emptied store shrinks the process: this thread's at once, the loops' at their next
-    /// sweep (within a second).
+    /// so an emptied store shrinks the process.
     public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
         var old = State()
         state.withTracedLock { state in swap(&state, &old) }
