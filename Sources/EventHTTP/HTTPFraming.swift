@@ -743,7 +743,7 @@ struct HTTPFraming {
 }
 
 /// What one `HTTPFraming.consume` call found.
-struct FramingEvents {
+struct FramingEvents: Equatable {
     /// Request heads completed and accepted.
     var headsCompleted = 0
     /// Requests received completely (head and body).
@@ -754,6 +754,26 @@ struct FramingEvents {
     var refusal: HTTPFraming.Refusal?
     /// Bytes from this stream offset on are never parsed: drop them.
     var discardFrom: Int?
+}
+
+extension FramingEvents {
+    /// Adds what a later `consume` call on the same stream found: counts summed, removals appended
+    /// (one that starts where the last ends extends it: the same bytes removed either way), the
+    /// first refusal and discard offset kept. Several calls' events then read as one call's would
+    /// (the tests and the framing fuzzer compare streams fed in different pieces this way).
+    mutating func append(_ later: FramingEvents) {
+        headsCompleted += later.headsCompleted
+        messagesCompleted += later.messagesCompleted
+        for range in later.removals {
+            if let last = removals.last, last.upperBound == range.lowerBound {
+                removals[removals.count - 1] = last.lowerBound..<range.upperBound
+            } else {
+                removals.append(range)
+            }
+        }
+        if refusal == nil { refusal = later.refusal }
+        if discardFrom == nil { discardFrom = later.discardFrom }
+    }
 }
 
 /// A field name or coding, lowercased, packed into three words: exact comparison without allocating.

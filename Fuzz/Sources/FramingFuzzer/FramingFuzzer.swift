@@ -6,11 +6,7 @@
 /// messages completed, the same removals, the same refusal (status, detail, cut offset), the same
 /// discard offset and state. Byte 0 picks the head limit, byte 1 the piece length.
 struct Outcome: Equatable {
-    var heads = 0
-    var messages = 0
-    var removals: [Range<Int>] = []
-    var refusal: HTTPFraming.Refusal?
-    var discardFrom: Int?
+    var events = FramingEvents()
     var isIdle = false
     var isFinished = false
     var position = 0
@@ -24,18 +20,7 @@ func outcome(of stream: UnsafeBufferPointer<UInt8>, pieceLength: Int, limits: HT
         let end = min(stream.count, start + pieceLength)
         var events = FramingEvents()
         framing.consume(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: stream[start..<end])), into: &events)
-        result.heads += events.headsCompleted
-        result.messages += events.messagesCompleted
-        for range in events.removals {
-            // Adjacent removals found in separate calls are one range.
-            if let last = result.removals.last, last.upperBound == range.lowerBound {
-                result.removals[result.removals.count - 1] = last.lowerBound..<range.upperBound
-            } else {
-                result.removals.append(range)
-            }
-        }
-        if result.refusal == nil { result.refusal = events.refusal }
-        if result.discardFrom == nil { result.discardFrom = events.discardFrom }
+        result.events.append(events)
         start = end
     }
     result.isIdle = framing.isIdle

@@ -11,11 +11,12 @@ import Testing
 struct HTTPFramingDifferentialTests {
     /// All that feeding a stream decides: summed events (adjacent removals joined) and the final state.
     struct Outcome: Equatable, CustomStringConvertible {
-        var heads = 0
-        var messages = 0
-        var removals: [Range<Int>] = []
-        var refusal: HTTPFraming.Refusal?
-        var discardFrom: Int?
+        var events = FramingEvents()
+        var heads: Int { events.headsCompleted }
+        var messages: Int { events.messagesCompleted }
+        var removals: [Range<Int>] { events.removals }
+        var refusal: HTTPFraming.Refusal? { events.refusal }
+        var discardFrom: Int? { events.discardFrom }
         var isIdle = false
         var isFinished = false
         var position = 0
@@ -35,17 +36,7 @@ struct HTTPFramingDifferentialTests {
         for end in cuts + [bytes.count] where end > start {
             var events = FramingEvents()
             bytes[start..<end].withUnsafeBytes { framing.consume($0, into: &events) }
-            outcome.heads += events.headsCompleted
-            outcome.messages += events.messagesCompleted
-            for range in events.removals {
-                if let last = outcome.removals.last, last.upperBound == range.lowerBound {
-                    outcome.removals[outcome.removals.count - 1] = last.lowerBound..<range.upperBound
-                } else {
-                    outcome.removals.append(range)
-                }
-            }
-            if outcome.refusal == nil { outcome.refusal = events.refusal }
-            if outcome.discardFrom == nil { outcome.discardFrom = events.discardFrom }
+            outcome.events.append(events)
             outcome.isIdle = framing.isIdle
             outcome.isFinished = framing.isFinished
             outcome.position = framing.position

@@ -15,18 +15,7 @@ struct HTTPFramingTests {
             let end = min(bytes.count, start + (pieces ?? bytes.count))
             var events = FramingEvents()
             bytes[start..<end].withUnsafeBytes { framing.consume($0, into: &events) }
-            total.headsCompleted += events.headsCompleted
-            total.messagesCompleted += events.messagesCompleted
-            // Adjacent removals found in different pieces remove the same bytes as one range.
-            for range in events.removals {
-                if let last = total.removals.last, last.upperBound == range.lowerBound {
-                    total.removals[total.removals.count - 1] = last.lowerBound..<range.upperBound
-                } else {
-                    total.removals.append(range)
-                }
-            }
-            if total.refusal == nil { total.refusal = events.refusal }
-            if total.discardFrom == nil { total.discardFrom = events.discardFrom }
+            total.append(events)
             start = end
         }
         return (total, framing)
