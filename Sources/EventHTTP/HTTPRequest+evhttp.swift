@@ -27,9 +27,15 @@ extension HTTPRequest {
                 // Made contiguous where it lies (a small body already is), then appended to a
                 // reserved array: `Array(unsafeUninitializedCapacity:)` looks the array type's
                 // metadata up at run time on every call (~500 instructions), this path is specialized.
+                body.reserveCapacity(length)
                 if let bytes = evbuffer_pullup(input, -1) {
-                    body.reserveCapacity(length)
                     body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+                } else {
+                    // Pulling up a body spread over chains allocates, which can fail: copy it out
+                    // chain by chain instead (it did so before pulling up was used).
+                    body.append(contentsOf: [UInt8](repeating: 0, count: length))
+                    let copied = body.withUnsafeMutableBytes { evbuffer_copyout(input, $0.baseAddress, length) }
+                    if copied != length { body.removeAll() }
                 }
             }
         }

@@ -11,21 +11,13 @@ final class CapturingTodosView: TodosDisplay {
     let empties = Mutex<[ResponseViewModel<NoBody>]>([])
     let problems = Mutex<[ResponseViewModel<ProblemDetails>]>([])
 
-    func displayTodo(_ model: consuming ResponseViewModel<TodoViewModel>, respond: Respond) {
-        let model = model
-        todos.withTracedLock { $0.append(model) }
-    }
-    func displayTodoList(_ model: consuming ResponseViewModel<TodoListViewModel>, respond: Respond) {
-        let model = model
-        lists.withTracedLock { $0.append(model) }
-    }
-    func displayNoContent(_ model: consuming ResponseViewModel<NoBody>, respond: Respond) {
-        let model = model
-        empties.withTracedLock { $0.append(model) }
-    }
-    func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond) {
-        let model = model
-        problems.withTracedLock { $0.append(model) }
+    func displayTodo(_ model: consuming ResponseViewModel<TodoViewModel>, respond: Respond) { keep(model, in: todos) }
+    func displayTodoList(_ model: consuming ResponseViewModel<TodoListViewModel>, respond: Respond) { keep(model, in: lists) }
+    func displayNoContent(_ model: consuming ResponseViewModel<NoBody>, respond: Respond) { keep(model, in: empties) }
+    func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond) { keep(model, in: problems) }
+
+    private func keep<Model: Sendable>(_ model: Model, in list: borrowing Mutex<[Model]>) {
+        list.withTracedLock { $0.append(model) }
     }
 }
 
