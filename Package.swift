@@ -35,7 +35,7 @@ let package = Package(
         ),
         .target(
             name: "EventLoops",
-            dependencies: ["CLibevent", "LockTracing"]
+            dependencies: ["CLibevent", "CSupport", "LockTracing"]
         ),
         .target(
             name: "EventHTTP",

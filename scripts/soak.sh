@@ -38,8 +38,8 @@ out="$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 5s --latency -s Bench
 loaded=$(rss)
 todos=$(curl -fsS "$base/healthz" | sed -E 's/.*"todos":([0-9]+).*/\1/')
 curl -fsS -o /dev/null -w '' -X DELETE "$base/todos"
-# The pages go back as the store is emptied; a moment's slack for the answer to overtake it: poll,
-# for up to 5 s.
+# The emptying thread's pages go back at once, every loop's at its next sweep (once a second):
+# poll, for up to 5 s.
 limit=$((baseline * 110 / 100))
 for _ in $(seq 1 50); do
   sleep 0.1

@@ -28,6 +28,8 @@ final class EventLoop: @unchecked Sendable {
     let inFlightCount = Atomic<Int>(0)
     private let limits: ConnectionLimits
     private var sweepTimer: OpaquePointer?
+    /// The last process-wide memory release this loop collected its pages for (`MemoryRelease`).
+    private var memoryReleasesSeen = 0
     private let gracePeriodMilliseconds = Atomic<Int>(0)
     /// The listener and its back-off at the descriptor limit.
     let listenerGate: ListenerGate
@@ -225,6 +227,7 @@ final class EventLoop: @unchecked Sendable {
         for id in swept.dropped { forgetWire(id.pointer) }
         publishConnections()
         if swept.trimMemory { todo_release_free_memory() }
+        MemoryRelease.collectIfRequested(since: &memoryReleasesSeen)
     }
 
     fileprivate func completed(_ request: OpaquePointer) {

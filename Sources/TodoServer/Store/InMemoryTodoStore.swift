@@ -1,4 +1,4 @@
-import CSupport
+import EventLoops
 import LockTracing
 import Synchronization
 
@@ -186,12 +186,13 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     /// Removes every to-do. The freed pages go back to the OS (the allocator keeps them otherwise),
-    /// so an emptied store shrinks the process.
+    /// so an emptied store shrinks the process: this thread's at once, every loop's at its next
+    /// sweep (`MemoryRelease`).
     public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
         var old = State()
         state.withTracedLock { state in swap(&state, &old) }
         old = State()  // frees the old to-dos here, outside the lock, before the trim
-        todo_release_free_memory()
+        MemoryRelease.release()
         completion(.success(()))
     }
 
@@ -213,7 +214,7 @@ public final class InMemoryTodoStore: TodoStore {
         }
         guard !cleared.isEmpty else { return }
         cleared = []  // frees the old to-dos here, outside the lock, before the trim
-        todo_release_free_memory()
+        MemoryRelease.release()
     }
 
     /// Every to-do, as one consistent picture: the records are copied under the lock
