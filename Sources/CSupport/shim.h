@@ -36,6 +36,14 @@ static inline void todo_release_free_memory(void) {
     }
 }
 
+// A loop's part of a process-wide release (`MemoryRelease`): mimalloc's collection of the calling
+// thread's pages. Nothing with glibc: its arenas are not per thread, the emptying thread's
+// `malloc_trim` returned them already.
+static inline void todo_collect_thread_memory(void) {
+    void (*collect)(bool) = (void (*)(bool))todo_mimalloc_function("mi_collect");
+    if (collect) collect(true);
+}
+
 // Defined only when the process runs under ThreadSanitizer (weak: null otherwise).
 void __tsan_acquire(void *address) __attribute__((weak));
 void __tsan_release(void *address) __attribute__((weak));

@@ -16,12 +16,12 @@ public enum MemoryRelease {
         todo_release_free_memory()
     }
 
-    /// For a loop's sweep: collects this thread's free pages when a release was requested since
-    /// `seen` (one atomic load otherwise).
+    /// For a loop's sweep: collects this thread's free pages (mimalloc) when a release was requested
+    /// since `seen` (one atomic load otherwise). With glibc's malloc nothing is needed here.
     public static func collectIfRequested(since seen: inout Int) {
         let current = requests.load(ordering: .acquiring)
         guard current != seen else { return }
         seen = current
-        todo_release_free_memory()
+        todo_collect_thread_memory()
     }
 }
