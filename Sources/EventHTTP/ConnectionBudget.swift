@@ -44,26 +44,6 @@ struct ConnectionBudget: Sendable, Equatable {
     }
 }
 
-/// The per-connection wire state an event loop keeps: the framing of its input (its budget is in
-/// the loop's `ConnectionStateMachine`).
-final class WireConnection {
-    let bufferEvent: OpaquePointer
-    let input: OpaquePointer
-    let output: OpaquePointer
-    var framing: HTTPFraming
-    /// Bytes read from the socket so far (the framing's stream offsets, before any edit).
-    var received = 0
-    /// The refusal to send instead of evhttp's error page, once the framing refused the stream.
-    var refusal: HTTPFraming.Refusal?
-
-    init(bufferEvent: OpaquePointer, input: OpaquePointer, output: OpaquePointer, limits: HTTPFraming.Limits) {
-        self.bufferEvent = bufferEvent
-        self.input = input
-        self.output = output
-        framing = HTTPFraming(limits: limits)
-    }
-}
-
 /// Whether the loop is draining for a stop; read and set on the loop's thread only.
 final class DrainSignal {
     var active = false

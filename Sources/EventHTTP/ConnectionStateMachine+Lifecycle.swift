@@ -1,20 +1,22 @@
-/// Sweeping out connections closed unseen, accepting's back-off, and the graceful stop.
+/// Time-outs, memory hand-back, accepting's back-off, and the graceful stop.
 extension ConnectionStateMachine {
-    /// The periodic sweep (and the one at the limit): evhttp closes connections that never sent a
-    /// request (idle time-outs, garbage, early hang-ups) without telling anyone. A connection lives
-    /// while its session is registered or it has an event in the loop (`eventOwners`).
-    mutating func sweep(eventOwners: Set<ConnectionID>) -> Swept {
-        var dropped: [ConnectionID] = []
-        for (id, connection) in connections where connection.session == nil && !eventOwners.contains(id) {
-            dropped.append(id)
+    /// The connections whose time-out has passed at `now`: no request of theirs is with the
+    /// handler, and nothing was read or written for `timeout` (an idle keep-alive connection, a
+    /// head or body that stalled, a client that does not take its answer). The loop closes them.
+    func expired(now: Instant, timeout: Duration) -> [ConnectionID] {
+        var expired: [ConnectionID] = []
+        for (id, connection) in connections where !connection.handling && now - connection.lastActivity >= timeout {
+            expired.append(id)
         }
-        for id in dropped { remove(id) }
-        var trim = false
-        if trimCountdown > 0 {
-            trimCountdown -= 1
-            trim = trimCountdown == 0
-        }
-        return Swept(dropped: dropped, trimMemory: trim)
+        return expired
+    }
+
+    /// The periodic sweep: whether to hand freed memory back to the system now (a few sweeps after
+    /// a large buffer was seen).
+    mutating func sweep() -> Bool {
+        guard trimCountdown > 0 else { return false }
+        trimCountdown -= 1
+        return trimCountdown == 0
     }
 
     /// `accept(2)` failed with `error` (EMFILE, ENFILE, ENOBUFS, ENOMEM, …) at `now`.

@@ -2,30 +2,24 @@ import CLibevent
 import Glibc
 
 /// Lingering close for refused streams, carried out: the machine decides when a socket lingers,
-/// for how long and when it is closed (`ConnectionStateMachine+Lingering`); the loop keeps a
-/// duplicate of the socket evhttp frees, half-closes it (the answer is already written), reads and
-/// discards what still arrives into a fixed buffer, and closes it when the machine says so.
+/// for how long and when it is closed (`ConnectionStateMachine+Lingering`); the loop half-closes
+/// the socket (the answer is already written), reads and discards what still arrives into a fixed
+/// buffer, and closes it when the machine says so.
 extension EventLoop {
-    /// Starts lingering on the socket of `bufferEvent`, which evhttp is about to free.
-    func linger(on bufferEvent: OpaquePointer) {
-        let socket = bufferevent_getfd(bufferEvent)
-        guard socket >= 0, let base = bufferevent_get_base(bufferEvent) else { return }
-        let copy = dup(socket)
-        guard copy >= 0 else { return }
-        shutdown(copy, Int32(SHUT_WR))
+    /// Takes `socket` over to linger on it; false (the caller closes it) when the machine says not to.
+    func linger(socket: Int32) -> Bool {
+        shutdown(socket, Int32(SHUT_WR))
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let event = event_new(base, copy, Int16(EV_READ | EV_PERSIST), lingerCallback, context) else {
-            close(copy)
-            return
-        }
-        switch machine.lingerStarted(ConnectionStateMachine.LingerID(rawValue: copy), now: .now) {
+        guard let event = event_new(base, socket, Int16(EV_READ | EV_PERSIST), lingerCallback, context) else { return false }
+        switch machine.lingerStarted(ConnectionStateMachine.LingerID(rawValue: socket), now: .now) {
         case .close:
             event_free(event)
-            close(copy)
+            return false
         case .linger(let idleTimeout):
-            lingerEvents[copy] = event
+            lingerEvents[socket] = event
             var idle = timeval(idleTimeout)
             event_add(event, &idle)
+            return true
         }
     }
 

@@ -1,49 +1,49 @@
 import CLibevent
-import EventLoops
 import CSupport
+import EventLoops
 import Glibc
 import LockTracing
 import Synchronization
 
-/// One libevent loop: its own `event_base`, `evhttp` and `SO_REUSEPORT` listener, run on one thread.
+/// One libevent loop: its own `event_base`, `SO_REUSEPORT` listener and connections, run on one thread.
 ///
 /// Everything but `requestShutdown` runs on the loop's own thread.
 final class EventLoop: @unchecked Sendable {
     let base: OpaquePointer
-    private var http: OpaquePointer?
-    private var bound: OpaquePointer?
     private var wakeEvent: OpaquePointer?
     private var drainTimer: OpaquePointer?
+    private var sweepTimer: OpaquePointer?
+    private var timeoutTimer: OpaquePointer?
     /// Work queued by `enqueue` from other threads (`LoopExecutor`, `LoopHandle`).
     let tasks: LoopTasks
     let handler: any HTTPHandler
     /// The loop's position among the server's loops, handed to the handler with each request.
     let index: Int
-    /// Accepted connections, their sessions, requests in flight, budgets, back-off and the drain:
-    /// the loop feeds it what happens and carries out what it answers (`EventLoop+StateMachine`).
+    /// Accepted connections, requests in flight, budgets, time-outs, back-off and the drain: the
+    /// loop feeds it what happens and carries out what it answers.
     var machine: ConnectionStateMachine
     /// The machine's open connections, readable from any thread; counted in `limits`.
     let counter: ConnectionLimits.Counter
     /// The machine's requests in flight, readable from any thread.
     let inFlightCount = Atomic<Int>(0)
     private let limits: ConnectionLimits
-    private var sweepTimer: OpaquePointer?
     /// The last process-wide memory release this loop collected its pages for (`MemoryRelease`).
     private var memoryReleasesSeen = 0
     private let gracePeriodMilliseconds = Atomic<Int>(0)
     /// The listener and its back-off at the descriptor limit.
     let listenerGate: ListenerGate
-    /// Framing and budget of each open connection, by its input and by its output buffer.
-    var wires: [OpaquePointer: WireConnection] = [:]
-    var wireOfBufferEvent: [OpaquePointer: WireConnection] = [:]
     let wireSettings: WireSettings
-    /// Set while the loop edits an input buffer itself.
-    var editingInput = false
     /// Set once shutdown began: answers then carry `Connection: close`.
     let draining = DrainSignal()
     let wireCounters = WireCounters()
     /// The read event of each socket the machine has lingering, by descriptor.
     var lingerEvents: [Int32: OpaquePointer] = [:]
+    /// The open connections.
+    private var connections: [ConnectionStateMachine.ConnectionID: HTTPConnection] = [:]
+    private var lastConnection: UInt = 0
+    private var lastRequest: UInt = 0
+    /// The `Date` of this loop's answers.
+    let date = LoopDate()
 
     init(
         index: Int, configuration: HTTPServerConfiguration, limits: ConnectionLimits, handler: any HTTPHandler
@@ -53,14 +53,8 @@ final class EventLoop: @unchecked Sendable {
             event_base_free(base)
             throw .cannotCreateLoop
         }
-        guard let http = evhttp_new(base) else {
-            tasks.close()
-            event_base_free(base)
-            throw .cannotCreateLoop
-        }
         self.base = base
         self.tasks = tasks
-        self.http = http
         self.handler = handler
         self.index = index
         self.limits = limits
@@ -70,28 +64,21 @@ final class EventLoop: @unchecked Sendable {
         machine = ConnectionStateMachine(
             maxConnections: limits.maxConnections, budget: wireSettings.budget,
             acceptRetryInterval: configuration.acceptRetryInterval, acceptLogInterval: configuration.acceptLogInterval,
-            lingerTimeout: .milliseconds(Int64((configuration.timeoutSeconds * 1000).rounded(.up))))
-        // Every method evhttp knows, plus bit 15, which libevent 2.1.12 gives a method it does not
-        // know: so unknown methods reach the router (405 with Allow) instead of evhttp's HTML 501.
-        let everyMethod: UInt16 = 0xFFFF
-        evhttp_set_allowed_methods(http, everyMethod)
-        // The framing refuses a larger body from its headers (or its chunk sizes) before evhttp
-        // reads it; evhttp's own limit is the same, as a backstop. No lingering close: evhttp
-        // would read (and discard) a refused body to its end before answering.
-        evhttp_set_max_body_size(http, Int(configuration.maxBodyBytes))
-        // Past the framing's own head limit, so that the framing answers first (431).
-        evhttp_set_max_headers_size(http, Int(configuration.maxHeaderBytes) + 4096)
-        var timeout = timeval(seconds: configuration.timeoutSeconds)
-        evhttp_set_timeout_tv(http, &timeout)
-        evhttp_set_default_content_type(http, nil)
+            lingerTimeout: wireSettings.timeout)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        evhttp_set_gencb(http, requestCallback, context)
         wakeEvent = event_new(base, -1, 0, wakeCallback, context)
         drainTimer = event_new(base, -1, Int16(EV_PERSIST), drainCallback, context)
-        evhttp_set_bevcb(http, acceptCallback, context)
         sweepTimer = event_new(base, -1, Int16(EV_PERSIST), sweepCallback, context)
         var second = timeval(tv_sec: 1, tv_usec: 0)
         event_add(sweepTimer, &second)
+        timeoutTimer = event_new(base, -1, Int16(EV_PERSIST), timeoutCallback, context)
+        var interval = timeval(Self.timeoutCheckInterval(wireSettings.timeout))
+        event_add(timeoutTimer, &interval)
+    }
+
+    /// How often time-outs are checked: a quarter of the time-out, between 10 ms and 1 s.
+    static func timeoutCheckInterval(_ timeout: Duration) -> Duration {
+        min(.seconds(1), max(.milliseconds(10), timeout / 4))
     }
 
     /// Opens this loop's listener on `address`; returns the port actually bound. The `exclusive`
@@ -106,7 +93,7 @@ final class EventLoop: @unchecked Sendable {
         else {
             throw .cannotBind(host: description.0, port: description.1, reason: String(cString: strerror(errno)))
         }
-        bound = evhttp_bind_listener(http, listener)
+        evconnlistener_set_cb(listener, acceptCallback, Unmanaged.passUnretained(self).toOpaque())
         listenerGate.attach(listener, base: base, loop: self)
         var storage = sockaddr_storage()
         var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -129,11 +116,9 @@ final class EventLoop: @unchecked Sendable {
         bindCurrentThread()
         event_base_dispatch(base)
         tasks.close()
-        if let http { evhttp_free(http) }
+        closeAllConnections()
         endAllLingering()
-        if let wakeEvent { event_free(wakeEvent) }
-        if let drainTimer { event_free(drainTimer) }
-        if let sweepTimer { event_free(sweepTimer) }
+        for event in [wakeEvent, drainTimer, sweepTimer, timeoutTimer] { if let event { event_free(event) } }
         listenerGate.free()
         event_base_free(base)
     }
@@ -150,92 +135,84 @@ final class EventLoop: @unchecked Sendable {
         tasks.whileOpen { event_active(wakeEvent, 0, 0) }
     }
 
-    fileprivate func handle(_ request: OpaquePointer) {
-        let session = evhttp_request_get_connection(request)
-        let bufferEvent = session.flatMap { evhttp_connection_get_bufferevent($0) }
-        let start = machine.requestStarted(
-            ConnectionStateMachine.RequestID(request), session: session.map(ConnectionStateMachine.SessionID.init),
-            connection: bufferEvent.map(ConnectionStateMachine.ConnectionID.init))
-        inFlightCount.store(machine.requestsInFlight, ordering: .relaxed)
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        evhttp_request_set_on_complete_cb(request, completeCallback, context)
-        if start.watchClose, let session { evhttp_connection_set_closecb(session, closeCallback, context) }
-        var parsed = HTTPRequest(evhttpRequest: request)
-        parsed.connectionOverLimit = start.refuse
-        let responder = HTTPResponder(
-            request: request, isHead: parsed.method == .head, loopIndex: index, closeConnection: parsed.hasUnreadBody,
-            draining: draining)
-        handler.handle(parsed, responder: responder)
-    }
-
-    /// Registers the evhttp connection of `bufferEvent` (its callback argument once evhttp has set
-    /// it up), so that its close is reported even if it never completes a request.
-    func trackConnection(of bufferEvent: OpaquePointer) {
-        var argument: UnsafeMutableRawPointer?
-        bufferevent_getcb(bufferEvent, nil, nil, nil, &argument)
-        let id = ConnectionStateMachine.ConnectionID(bufferEvent)
-        guard let argument, machine.connections[id] != nil else { return }
-        let session = OpaquePointer(argument)
-        guard !machine.knows(ConnectionStateMachine.SessionID(session)),
-            evhttp_connection_get_bufferevent(session) == bufferEvent,
-            machine.sessionStarted(ConnectionStateMachine.SessionID(session), on: id)
-        else { return }
-        evhttp_connection_set_closecb(session, closeCallback, Unmanaged.passUnretained(self).toOpaque())
-    }
-
-    fileprivate func closed(_ session: OpaquePointer) {
-        let closed = machine.connectionClosed(ConnectionStateMachine.SessionID(session))
-        inFlightCount.store(machine.requestsInFlight, ordering: .relaxed)
-        guard let closed else { return }
-        let bufferEvent = closed.connection.pointer
-        if closed.linger { linger(on: bufferEvent) }
-        forgetWire(bufferEvent)
-        publishConnections()
-    }
-
-    /// A new connection: makes its bufferevent, counts it, and marks it over the limit when the
-    /// server already holds `maxConnections` (after sweeping out the ones closed unseen).
-    fileprivate func acceptConnection() -> OpaquePointer? {
-        guard let bufferEvent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
-        let id = ConnectionStateMachine.ConnectionID(bufferEvent)
-        var action = machine.accepted(id, openOnServer: limits.total())
-        if action == .sweepFirst {
-            sweep()
-            action = machine.accepted(id, openOnServer: limits.total(), afterSweep: true)
-        }
+    /// A new connection on `socket` from `address`: counted (marked over the limit when the server
+    /// already holds `maxConnections`) and watched.
+    fileprivate func accept(socket: Int32, address: UnsafeMutablePointer<sockaddr>?) {
+        var on: Int32 = 1
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        lastConnection += 1
+        let id = ConnectionStateMachine.ConnectionID(rawValue: lastConnection)
+        let action = machine.accepted(id, openOnServer: limits.total(), now: .now)
         if case .admitted(_, let failures?) = action { listenerGate.reportResumed(failures: failures, loop: self) }
-        watchForWireErrors(bufferEvent)
-        watchFraming(bufferEvent)
+        guard let connection = HTTPConnection(id: id, socket: socket, clientAddress: peerAddress(address), loop: self),
+            connection.start(base: base)
+        else {
+            _ = machine.connectionClosed(id)
+            close(socket)
+            return
+        }
+        connections[id] = connection
         publishConnections()
-        return bufferEvent
     }
 
-    /// Drops the connections evhttp closed without a request (idle time-outs, garbage, early
-    /// hang-ups), which no callback reports: a connection lives while its bufferevent has an event
-    /// in the loop or it has sent a request and is not closed.
-    fileprivate func sweep() {
-        var owners = Set<ConnectionStateMachine.ConnectionID>()
-        withUnsafeMutablePointer(to: &owners) { pointer in
-            _ = event_base_foreach_event(base, { _, event, argument in
-                guard let event, event_get_fd(event) >= 0, let owner = event_get_callback_arg(event) else { return 0 }
-                argument!.assumingMemoryBound(to: Set<ConnectionStateMachine.ConnectionID>.self).pointee.insert(
-                    ConnectionStateMachine.ConnectionID(rawValue: UInt(bitPattern: owner)))
-                return 0
-            }, pointer)
-        }
-        let swept = machine.sweep(eventOwners: owners)
-        for id in swept.dropped { forgetWire(id.pointer) }
+    /// A connection closed (`HTTPConnection.close`): forgotten.
+    func connectionClosed(_ connection: HTTPConnection) {
+        connections.removeValue(forKey: connection.id)
+        publishInFlight()
         publishConnections()
-        if swept.trimMemory { todo_release_free_memory() }
+    }
+
+    func nextRequestID() -> ConnectionStateMachine.RequestID {
+        lastRequest += 1
+        return ConnectionStateMachine.RequestID(rawValue: lastRequest)
+    }
+
+    /// Carries out a change of `connection`'s reading: a connection allowed to read again reads
+    /// what waits and frames what is buffered.
+    func apply(_ reading: ConnectionStateMachine.ReadingAction, to connection: HTTPConnection) {
+        guard reading != .unchanged else { return }
+        wireCounters.throttledConnections.store(machine.throttledCount, ordering: .relaxed)
+        if reading == .resumeReading {
+            connection.readPending = true
+            if !connection.servicing { connection.service() }
+        }
+    }
+
+    /// Bytes were read into `connection`'s input, which holds `bufferedBytes` now.
+    func noteInput(on connection: HTTPConnection, bufferedBytes: Int) {
+        machine.activity(connection.id, now: .now)
+        if bufferedBytes >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: bufferedBytes) }
+        wireCounters.noteInput(bufferedBytes)
+    }
+
+    /// `connection`'s output holds `pendingBytes` not written yet: reading stops while more than
+    /// `maxOutputBytes` wait.
+    func noteOutput(on connection: HTTPConnection, pendingBytes: Int) {
+        if pendingBytes >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: pendingBytes) }
+        guard pendingBytes > wireSettings.budget.maxOutputBytes || machine.throttledCount > 0 else { return }
+        apply(machine.outputPending(connection.id, bytes: pendingBytes), to: connection)
+    }
+
+    /// Publishes the requests in flight for other threads.
+    func publishInFlight() {
+        inFlightCount.store(machine.requestsInFlight, ordering: .relaxed)
+    }
+
+    /// Publishes the machine's connection figures for other threads.
+    func publishConnections() {
+        counter.open.store(machine.openConnections, ordering: .relaxed)
+        wireCounters.throttledConnections.store(machine.throttledCount, ordering: .relaxed)
+    }
+
+    fileprivate func sweep() {
+        if machine.sweep() { todo_release_free_memory() }
         MemoryRelease.collectIfRequested(since: &memoryReleasesSeen)
     }
 
-    fileprivate func completed(_ request: OpaquePointer) {
-        let bufferEvent = evhttp_request_get_connection(request).flatMap { evhttp_connection_get_bufferevent($0) }
-        let reading = machine.requestCompleted(
-            ConnectionStateMachine.RequestID(request), connection: bufferEvent.map(ConnectionStateMachine.ConnectionID.init))
-        inFlightCount.store(machine.requestsInFlight, ordering: .relaxed)
-        if let bufferEvent { apply(reading, to: bufferEvent) }
+    fileprivate func checkTimeouts() {
+        for id in machine.expired(now: .now, timeout: wireSettings.timeout) {
+            if let connection = connections[id] { connection.close() } else { _ = machine.connectionClosed(id) }
+        }
     }
 
     fileprivate func beginShutdown() {
@@ -250,10 +227,9 @@ final class EventLoop: @unchecked Sendable {
     private func perform(_ action: ConnectionStateMachine.ShutdownAction) {
         switch action {
         case .stopAccepting:
-            listenerGate.detach()
-            if let bound, let http {
-                evhttp_del_accept_socket(http, bound)
-                self.bound = nil
+            if let listener = listenerGate.listener {
+                listenerGate.detach()
+                evconnlistener_free(listener)
             }
         case .markDraining:
             draining.active = true
@@ -262,18 +238,42 @@ final class EventLoop: @unchecked Sendable {
             event_add(drainTimer, &tick)
         case .closeServerAndExit:
             event_del(drainTimer)
-            if let http {
-                evhttp_free(http)
-                self.http = nil
-            }
+            closeAllConnections()
             event_base_loopexit(base, nil)
         }
     }
 
-    /// Publishes the machine's connection figures for other threads.
-    func publishConnections() {
-        counter.open.store(machine.openConnections, ordering: .relaxed)
-        wireCounters.throttledConnections.store(machine.throttledCount, ordering: .relaxed)
+    private func closeAllConnections() {
+        for connection in Array(connections.values) { connection.close() }
+        if let listener = listenerGate.listener {
+            listenerGate.detach()
+            evconnlistener_free(listener)
+        }
+    }
+
+    /// `address:port` of a peer (`127.0.0.1:50312`, `[::1]:50312`).
+    private func peerAddress(_ address: UnsafeMutablePointer<sockaddr>?) -> String {
+        guard let address else { return "" }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let port: UInt16
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            port = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
+                var addr = inet.pointee.sin_addr
+                inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
+                return UInt16(bigEndian: inet.pointee.sin_port)
+            }
+            return String(cString: text) + ":" + String(port)
+        case AF_INET6:
+            port = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { inet in
+                var addr = inet.pointee.sin6_addr
+                inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
+                return UInt16(bigEndian: inet.pointee.sin6_port)
+            }
+            return "[" + String(cString: text) + "]:" + String(port)
+        default:
+            return ""
+        }
     }
 }
 
@@ -293,31 +293,21 @@ private func loop(_ context: UnsafeMutableRawPointer?) -> EventLoop {
     Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue()
 }
 
-private let requestCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { request, context in
-    guard let request else { return }
-    loop(context).handle(request)
-}
-
-private let completeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { request, context in
-    guard let request else { return }
-    loop(context).completed(request)
-}
-
-private let closeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { connection, context in
-    guard let connection else { return }
-    loop(context).closed(connection)
+private let acceptCallback: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<sockaddr>?, Int32, UnsafeMutableRawPointer?) -> Void = {
+    _, socket, address, _, context in
+    loop(context).accept(socket: socket, address: address)
 }
 
 private let wakeCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
     loop(context).beginShutdown()
 }
 
-private let acceptCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> OpaquePointer? = { _, context in
-    loop(context).acceptConnection()
-}
-
 private let sweepCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
     loop(context).sweep()
+}
+
+private let timeoutCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+    loop(context).checkTimeouts()
 }
 
 private let drainCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
@@ -326,7 +316,7 @@ private let drainCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer
 
 /// The server-wide connection limit, shared by the loops: each checks the total at accept.
 final class ConnectionLimits: Sendable {
-    /// One loop's open connections (exact after its last sweep), readable from any thread.
+    /// One loop's open connections, readable from any thread.
     final class Counter: Sendable {
         let open = Atomic<Int>(0)
     }

@@ -72,22 +72,33 @@ struct HTTPFraming {
     /// Between requests: no part of a request is pending.
     var isIdle: Bool { state == .requestStart }
 
+    /// Stream offset of the current (or last) request line's first byte.
+    private(set) var requestStart = 0
+    /// Body bytes of chunked messages are reported as `FramingEvents.bodySpans` (the connection
+    /// reads a chunked body from them; a Content-Length body is the bytes between head and end).
+    var recordsChunkData = false
+
     /// Reads `bytes`, the next bytes of the stream, and adds what happened to `events`. After a
-    /// refusal or once discarding, bytes are only counted.
+    /// refusal or once discarding, bytes are only counted. With `stoppingAtBoundary`, returns right
+    /// after the first head or message completes, the stream is refused or its rest discarded;
+    /// returns the count of bytes read (all of them otherwise).
     ///
     /// `step` reads one byte at a time and is the reference: the `take…` fast paths read a whole unit
     /// (a method, a field name, a line end…) at once only when all of it is in `bytes`, is well formed
     /// and fits under the head limit, and leave the state exactly as `step` would; otherwise they take
     /// nothing and `step` reads the next byte (so partial input and every refusal go through `step`).
-    mutating func consume(_ bytes: UnsafeRawBufferPointer, into events: inout FramingEvents) {
+    @discardableResult
+    mutating func consume(_ bytes: UnsafeRawBufferPointer, into events: inout FramingEvents, stoppingAtBoundary: Bool = false) -> Int {
         var index = 0
         let count = bytes.count
+        let heads = events.headsCompleted, messages = events.messagesCompleted
         while index < count {
             let taken: Int
             switch state {
             case .refused, .discarding:
+                if stoppingAtBoundary { return index }
                 position += count - index
-                return
+                return count
             case .body, .chunkData:
                 taken = takeBody(count - index, &events)
             case .requestStart:
@@ -111,7 +122,13 @@ struct HTTPFraming {
                 index += 1
                 position += 1
             }
+            if stoppingAtBoundary,
+                events.headsCompleted != heads || events.messagesCompleted != messages || state == .refused || state == .discarding
+            {
+                return index
+            }
         }
+        return count
     }
 
     // MARK: - Fast paths: whole units at once (`position` is the offset of `bytes[index]`)
@@ -125,6 +142,13 @@ struct HTTPFraming {
     /// Body or chunk data: up to `available` bytes of what remains of it.
     private mutating func takeBody(_ available: Int, _ events: inout FramingEvents) -> Int {
         let taken = min(remaining, available)
+        if state == .chunkData, recordsChunkData {
+            if let last = events.bodySpans.last, last.upperBound == position {
+                events.bodySpans[events.bodySpans.count - 1] = last.lowerBound..<position + taken
+            } else {
+                events.bodySpans.append(position..<position + taken)
+            }
+        }
         remaining -= taken
         if remaining == 0 {
             if state == .body { messageComplete(&events) } else { state = .chunkDataEnd }
@@ -556,6 +580,7 @@ struct HTTPFraming {
 
     /// The first byte of a request line, a tchar at `position`.
     private mutating func beginRequest() {
+        requestStart = position
         headBytes = 1
         emptyLineBytes = 0
         lineStart = position
@@ -690,29 +715,12 @@ struct HTTPFraming {
             events.messagesCompleted += 1
             return
         }
-        guard evhttpReadsBody else {
-            // evhttp leaves this method's body on the wire and closes after the answer.
-            state = .discarding
-            events.discardFrom = end
-            events.messagesCompleted += 1
-            return
-        }
         bodyBytes = 0
         if chunked {
             state = .chunkSizeStart
         } else {
             remaining = contentLength
             state = .body
-        }
-    }
-
-    /// evhttp 2.1.12 reads a body for these methods only (`evhttp_method_may_have_body`).
-    private var evhttpReadsBody: Bool {
-        switch (methodLength, methodCode) {
-        case (3, methodGET), (3, methodPUT), (4, methodPOST), (5, methodPATCH), (6, methodDELETE), (7, methodOPTIONS),
-            (7, methodCONNECT):
-            true
-        default: false
         }
     }
 
@@ -754,6 +762,8 @@ struct FramingEvents: Equatable {
     var refusal: HTTPFraming.Refusal?
     /// Bytes from this stream offset on are never parsed: drop them.
     var discardFrom: Int?
+    /// Chunk data, as stream ranges (only with `HTTPFraming.recordsChunkData`).
+    var bodySpans: [Range<Int>] = []
 }
 
 extension FramingEvents {
@@ -769,6 +779,13 @@ extension FramingEvents {
                 removals[removals.count - 1] = last.lowerBound..<range.upperBound
             } else {
                 removals.append(range)
+            }
+        }
+        for range in later.bodySpans {
+            if let last = bodySpans.last, last.upperBound == range.lowerBound {
+                bodySpans[bodySpans.count - 1] = last.lowerBound..<range.upperBound
+            } else {
+                bodySpans.append(range)
             }
         }
         if refusal == nil { refusal = later.refusal }

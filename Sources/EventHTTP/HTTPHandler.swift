@@ -5,11 +5,11 @@
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest, responder: HTTPResponder)
 
-    /// The answer to send instead of evhttp's own HTML error page, for input evhttp refuses before
-    /// any handler sees it (a malformed request line, headers or body framing past the hard
-    /// limits, or a stream the strict framing refused, with `detail` saying why). nil keeps evhttp's
-    /// page. The connection closes after it either way.
-    func replacementForWireError(status: Int, detail: String?) -> HTTPResponse?
+    /// The answer to a stream the framing refused before any handler saw a request (a malformed
+    /// request line or header, framing or limits: `status` and `detail` say which), sent with
+    /// `Connection: close`. `origin` is the refused request's `Origin`, when its head was read.
+    /// nil sends the detail as plain text.
+    func replacementForWireError(status: Int, detail: String?, origin: String?) -> HTTPResponse?
 
     /// Something a loop reports about itself (accept paused at the descriptor limit, a libevent
     /// message), on that loop's thread: for the handler to log. Ignored unless implemented.
@@ -17,6 +17,6 @@ public protocol HTTPHandler: Sendable {
 }
 
 extension HTTPHandler {
-    public func replacementForWireError(status: Int, detail: String?) -> HTTPResponse? { nil }
+    public func replacementForWireError(status: Int, detail: String?, origin: String?) -> HTTPResponse? { nil }
     public func serverEvent(_ event: HTTPServerEvent) {}
 }

@@ -3,7 +3,8 @@ import Glibc
 import LockTracing
 import Synchronization
 
-/// A multi-loop evhttp server: `loopCount` threads, each with its own listener on one port.
+/// A multi-loop HTTP/1.1 server: `loopCount` threads, each with its own listener on one port and
+/// its own connections (`EventLoop`, `HTTPConnection`).
 public final class HTTPServer: Sendable {
     private let configuration: HTTPServerConfiguration
     private let handler: any HTTPHandler

@@ -4,7 +4,7 @@ import Logging
 import LockTracing
 import Synchronization
 
-/// The whole server: configuration, the router with its modules, and the evhttp loops.
+/// The whole server: configuration, the router with its modules, and the HTTP loops.
 public final class TodoApplication: HTTPHandler {
     public let configuration: ServerConfiguration
     /// The whole answer to a request, from request value to response value; `handle` feeds it.
@@ -108,9 +108,9 @@ public final class TodoApplication: HTTPHandler {
         waitUntilStopped()
     }
 
-    /// Refusals on the wire (the strict framing's, with `detail`, or evhttp's own) as problem+json
-    /// with the CORS headers, like every other answer.
-    public func replacementForWireError(status: Int, detail: String?) -> HTTPResponse? {
+    /// Refusals on the wire (the strict framing's, with `detail`) as problem+json with the CORS
+    /// headers for the request's origin, like every other answer.
+    public func replacementForWireError(status: Int, detail: String?, origin: String?) -> HTTPResponse? {
         let problem: ProblemDetails = switch status {
         case _ where detail != nil: ProblemDetails(status: status, title: HTTPStatus.reasonPhrase(status), detail: detail!)
         case 413: .contentTooLarge(limit: configuration.maxBodyBytes)
@@ -121,14 +121,14 @@ public final class TodoApplication: HTTPHandler {
         default: ProblemDetails(status: status, title: HTTPStatus.reasonPhrase(status), detail: "The request could not be read.")
         }
         var response = serializer.response(for: ResponseViewModel(problem: problem))
-        cors.apply(to: &response.headers)
+        cors.apply(to: &response.headers, requestOrigin: origin)
         let requestID = identity.newRequestID()
         response.headers.add("X-Request-ID", requestID)
         logger.info("request refused before parsing", metadata: ["status": "\(status)", "request_id": "\(requestID)"])
         return response
     }
 
-    /// evhttp's parsed request into the pipeline, the pipeline's answer back to evhttp.
+    /// The wire's request into the pipeline, the pipeline's answer back to the wire.
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         pipeline.respond(to: request, loop: responder.loopIndex, sink: responder)
     }

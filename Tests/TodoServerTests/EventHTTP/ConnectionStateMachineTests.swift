@@ -3,15 +3,14 @@ import Testing
 @testable import EventHTTP
 
 /// The event loop's connection bookkeeping without a socket: time is a fake clock (instants from
-/// `t0`), connections, sessions and requests are plain numbers.
-@Suite("ConnectionStateMachine: accept, requests, close, sweep, back-off and drain")
+/// `t0`), connections and requests are plain numbers.
+@Suite("ConnectionStateMachine: accept, requests, close, time-outs, sweep, back-off and drain")
 struct ConnectionStateMachineTests {
     typealias Machine = ConnectionStateMachine
     let t0 = ContinuousClock.now
 
     func at(_ milliseconds: Int) -> ContinuousClock.Instant { t0 + .milliseconds(milliseconds) }
     func connection(_ value: UInt) -> Machine.ConnectionID { Machine.ConnectionID(rawValue: value) }
-    func session(_ value: UInt) -> Machine.SessionID { Machine.SessionID(rawValue: value) }
     func request(_ value: UInt) -> Machine.RequestID { Machine.RequestID(rawValue: value) }
     func events(heads: Int, messages: Int) -> FramingEvents { FramingEvents(headsCompleted: heads, messagesCompleted: messages) }
 
@@ -22,120 +21,83 @@ struct ConnectionStateMachineTests {
             acceptRetryInterval: .milliseconds(100), acceptLogInterval: .seconds(1), drainInterval: .milliseconds(10))
     }
 
-    /// `machine` with connection `id` accepted below the limit and its session `id + 1000` registered.
+    /// `machine` with connection `id` accepted below the limit at `t0`.
     func open(_ id: UInt, in machine: inout Machine) {
-        #expect(machine.accepted(connection(id), openOnServer: 0) == .admitted(overLimit: false, resumedAfterFailures: nil))
-        let registered = machine.sessionStarted(session(id + 1000), on: connection(id))
-        #expect(registered)
+        #expect(machine.accepted(connection(id), openOnServer: 0, now: t0) == .admitted(overLimit: false, resumedAfterFailures: nil))
     }
 
     // MARK: accept and the connection limit
 
-    @Test("below the limit a connection is admitted and counted; at the limit the loop must sweep first, then it is admitted over the limit")
+    @Test("below the limit a connection is admitted and counted; at the limit (every loop's connections counted) it is admitted over the limit")
     func admission() {
         var machine = machine(maxConnections: 2)
-        #expect(machine.accepted(connection(1), openOnServer: 0) == .admitted(overLimit: false, resumedAfterFailures: nil))
-        #expect(machine.accepted(connection(2), openOnServer: 1) == .admitted(overLimit: false, resumedAfterFailures: nil))
+        #expect(machine.accepted(connection(1), openOnServer: 0, now: t0) == .admitted(overLimit: false, resumedAfterFailures: nil))
+        #expect(machine.accepted(connection(2), openOnServer: 1, now: t0) == .admitted(overLimit: false, resumedAfterFailures: nil))
         #expect(machine.openConnections == 2)
-        #expect(machine.accepted(connection(3), openOnServer: 2) == .sweepFirst)
-        #expect(machine.openConnections == 2, "not counted before the sweep")
-        #expect(machine.accepted(connection(3), openOnServer: 2, afterSweep: true) == .admitted(overLimit: true, resumedAfterFailures: nil))
+        #expect(machine.accepted(connection(3), openOnServer: 2, now: t0) == .admitted(overLimit: true, resumedAfterFailures: nil))
         #expect(machine.openConnections == 3)
         #expect(machine.overLimitCount == 1)
         // Another loop's connections count too: at the limit with none of this loop's.
         var other = self.machine(maxConnections: 2)
-        #expect(other.accepted(connection(9), openOnServer: 5) == .sweepFirst)
-        // The sweep made room.
-        #expect(other.accepted(connection(9), openOnServer: 1, afterSweep: true) == .admitted(overLimit: false, resumedAfterFailures: nil))
-        #expect(other.overLimitCount == 0)
+        #expect(other.accepted(connection(9), openOnServer: 5, now: t0) == .admitted(overLimit: true, resumedAfterFailures: nil))
+        #expect(other.accepted(connection(10), openOnServer: 1, now: t0) == .admitted(overLimit: false, resumedAfterFailures: nil))
+        #expect(other.overLimitCount == 1)
     }
 
     @Test("requests on a connection over the limit are refused, the others served; its close frees the mark")
     func overLimitRequestsAreRefused() {
         var machine = machine(maxConnections: 1)
         open(1, in: &machine)
-        #expect(machine.accepted(connection(2), openOnServer: 1, afterSweep: true) == .admitted(overLimit: true, resumedAfterFailures: nil))
-        #expect(machine.requestStarted(request(10), session: session(1001), connection: connection(1)) == .init(watchClose: false, refuse: false))
-        #expect(machine.requestStarted(request(20), session: session(1002), connection: connection(2)) == .init(watchClose: true, refuse: true))
-        #expect(machine.requestStarted(request(21), session: session(1002), connection: connection(2)) == .init(watchClose: false, refuse: true))
-        #expect(machine.connectionClosed(session(1002)) == .init(connection: connection(2), linger: false))
+        #expect(machine.accepted(connection(2), openOnServer: 1, now: t0) == .admitted(overLimit: true, resumedAfterFailures: nil))
+        #expect(machine.requestStarted(request(10), connection: connection(1)) == .init(refuse: false))
+        #expect(machine.requestStarted(request(20), connection: connection(2)) == .init(refuse: true))
+        #expect(machine.requestStarted(request(21), connection: connection(2)) == .init(refuse: true))
+        #expect(machine.connectionClosed(connection(2)) == .init(linger: false))
         #expect(machine.overLimitCount == 0)
         #expect(machine.openConnections == 1)
     }
 
-    @Test("an address reused by a new connection replaces the one closed unseen, with its marks")
-    func reusedAddress() {
+    @Test("an identifier accepted again replaces the old connection, with its marks")
+    func reusedIdentifier() {
         var machine = machine(maxConnections: 1)
-        _ = machine.accepted(connection(1), openOnServer: 1, afterSweep: true)
+        _ = machine.accepted(connection(1), openOnServer: 1, now: t0)
         #expect(machine.overLimitCount == 1)
         _ = machine.outputPending(connection(1), bytes: 5000)
         #expect(machine.throttledCount == 1)
-        #expect(machine.accepted(connection(1), openOnServer: 0) == .admitted(overLimit: false, resumedAfterFailures: nil))
+        #expect(machine.accepted(connection(1), openOnServer: 0, now: t0) == .admitted(overLimit: false, resumedAfterFailures: nil))
         #expect(machine.openConnections == 1)
         #expect(machine.overLimitCount == 0)
         #expect(machine.throttledCount == 0)
         #expect(machine.connections[connection(1)]?.reading == true)
     }
 
-    // MARK: sessions, requests in flight, close
+    // MARK: requests in flight, close
 
-    @Test("a session is registered once, and only for an accepted connection")
-    func sessions() {
-        var machine = machine()
-        let beforeAccept = machine.sessionStarted(session(5), on: connection(1))
-        #expect(!beforeAccept, "connection not accepted")
-        _ = machine.accepted(connection(1), openOnServer: 0)
-        let first = machine.sessionStarted(session(5), on: connection(1))
-        #expect(first)
-        #expect(machine.knows(session(5)))
-        let second = machine.sessionStarted(session(5), on: connection(1))
-        #expect(!second)
-        // Its first request does not watch the close again.
-        #expect(machine.requestStarted(request(1), session: session(5), connection: connection(1)) == .init(watchClose: false, refuse: false))
-    }
-
-    @Test("a completed request leaves; a closed session takes its unfinished requests with it, and only those")
+    @Test("a completed request leaves; a closed connection takes its unfinished requests with it, and only those")
     func inFlight() {
         var machine = machine()
         open(1, in: &machine)
         open(2, in: &machine)
-        _ = machine.requestStarted(request(10), session: session(1001), connection: connection(1))
-        _ = machine.requestStarted(request(20), session: session(1001), connection: connection(1))
-        _ = machine.requestStarted(request(30), session: session(1002), connection: connection(2))
-        // A request without a session is keyed to itself.
-        #expect(machine.requestStarted(request(40), session: nil, connection: nil) == .init(watchClose: false, refuse: false))
-        #expect(machine.requestsInFlight == 4)
-        _ = machine.requestCompleted(request(20), connection: connection(1))
+        _ = machine.requestStarted(request(10), connection: connection(1))
+        _ = machine.requestStarted(request(20), connection: connection(1))
+        _ = machine.requestStarted(request(30), connection: connection(2))
         #expect(machine.requestsInFlight == 3)
-        #expect(machine.connectionClosed(session(1001)) == .init(connection: connection(1), linger: false))
+        _ = machine.requestCompleted(request(20), connection: connection(1))
         #expect(machine.requestsInFlight == 2)
+        #expect(machine.connectionClosed(connection(1)) == .init(linger: false))
+        #expect(machine.requestsInFlight == 1)
         #expect(machine.openConnections == 1)
-        // Completing a request already gone with its session changes nothing.
+        // Completing a request already gone with its connection changes nothing.
         #expect(machine.requestCompleted(request(10), connection: connection(1)) == .unchanged)
-        #expect(machine.requestsInFlight == 2)
-        _ = machine.requestCompleted(request(40), connection: nil)
+        #expect(machine.requestsInFlight == 1)
         _ = machine.requestCompleted(request(30), connection: connection(2))
         #expect(machine.requestsInFlight == 0)
-        // A session never registered: nothing to forget.
-        #expect(machine.connectionClosed(session(77)) == nil)
+        // A connection never accepted: nothing to forget.
+        #expect(machine.connectionClosed(connection(77)) == nil)
         #expect(machine.openConnections == 1)
     }
 
-    @Test("a session first seen with a request is registered then, and its close is watched")
-    func sessionFromRequest() {
-        var machine = machine()
-        _ = machine.accepted(connection(1), openOnServer: 0)
-        #expect(machine.requestStarted(request(1), session: session(9), connection: connection(1)) == .init(watchClose: true, refuse: false))
-        #expect(machine.knows(session(9)))
-        // evhttp gave no bufferevent: tracked in flight, not registered.
-        #expect(machine.requestStarted(request(2), session: session(8), connection: nil) == .init(watchClose: false, refuse: false))
-        #expect(!machine.knows(session(8)))
-        #expect(machine.requestsInFlight == 2)
-        #expect(machine.connectionClosed(session(8)) == nil)
-        #expect(machine.requestsInFlight == 1)
-    }
-
-    @Test("a refused stream lingers at its close; a discarded one does not")
+    @Test("a refused stream lingers at its close; a finished one does not")
     func lingering() {
         var machine = machine()
         open(1, in: &machine)
@@ -143,8 +105,8 @@ struct ConnectionStateMachineTests {
         #expect(machine.streamFinished(connection(1), refused: true) == .stopReading)
         #expect(machine.streamFinished(connection(2), refused: false) == .stopReading)
         #expect(machine.throttledCount == 2)
-        #expect(machine.connectionClosed(session(1001)) == .init(connection: connection(1), linger: true))
-        #expect(machine.connectionClosed(session(1002)) == .init(connection: connection(2), linger: false))
+        #expect(machine.connectionClosed(connection(1)) == .init(linger: true))
+        #expect(machine.connectionClosed(connection(2)) == .init(linger: false))
         #expect(machine.throttledCount == 0)
         #expect(machine.openConnections == 0)
     }
@@ -159,9 +121,9 @@ struct ConnectionStateMachineTests {
         #expect(machine.framed(connection(1), events(heads: 1, messages: 1)) == .stopReading)
         #expect(machine.throttledCount == 1)
         #expect(machine.framed(connection(1), events(heads: 1, messages: 1)) == .unchanged, "already stopped")
-        _ = machine.requestStarted(request(1), session: session(1001), connection: connection(1))
+        _ = machine.requestStarted(request(1), connection: connection(1))
         #expect(machine.requestCompleted(request(1), connection: connection(1)) == .unchanged, "still 2 pipelined")
-        _ = machine.requestStarted(request(2), session: session(1001), connection: connection(1))
+        _ = machine.requestStarted(request(2), connection: connection(1))
         #expect(machine.requestCompleted(request(2), connection: connection(1)) == .resumeReading)
         #expect(machine.throttledCount == 0)
         // Events for a connection the machine does not know change nothing.
@@ -180,42 +142,59 @@ struct ConnectionStateMachineTests {
         #expect(machine.throttledCount == 0)
     }
 
-    // MARK: sweep
+    // MARK: time-outs
 
-    @Test("a sweep drops the connections with neither a session nor an event in the loop, and only those")
-    func sweep() {
+    @Test("a connection times out after the time-out without reading or writing, counted from its last activity")
+    func idleTimeout() {
         var machine = machine()
         open(1, in: &machine)
-        _ = machine.accepted(connection(2), openOnServer: 1)
-        _ = machine.accepted(connection(3), openOnServer: 2)
-        _ = machine.outputPending(connection(3), bytes: 5000)
-        let swept = machine.sweep(eventOwners: [connection(2), connection(42)])
-        #expect(swept == .init(dropped: [connection(3)], trimMemory: false))
-        #expect(machine.openConnections == 2)
-        #expect(machine.throttledCount == 0)
-        #expect(machine.connections[connection(1)] != nil && machine.connections[connection(2)] != nil)
-        // The registered one stays without an event; the other goes once its event is gone.
-        #expect(machine.sweep(eventOwners: []) == .init(dropped: [connection(2)], trimMemory: false))
-        #expect(machine.openConnections == 1)
+        open(2, in: &machine)
+        let timeout = Duration.milliseconds(1000)
+        #expect(machine.expired(now: at(999), timeout: timeout).isEmpty)
+        machine.activity(connection(2), now: at(500))
+        #expect(machine.expired(now: at(1000), timeout: timeout) == [connection(1)])
+        #expect(machine.expired(now: at(1499), timeout: timeout) == [connection(1)])
+        #expect(Set(machine.expired(now: at(1500), timeout: timeout)) == [connection(1), connection(2)])
+        // Activity of a connection the machine does not know changes nothing.
+        machine.activity(connection(9), now: at(2000))
+        #expect(machine.connections[connection(9)] == nil)
     }
+
+    @Test("no time-out while a request is with the handler; it counts again from the answer")
+    func handlerHoldsNoTimeout() {
+        var machine = machine()
+        open(1, in: &machine)
+        let timeout = Duration.milliseconds(1000)
+        _ = machine.requestStarted(request(1), connection: connection(1))
+        #expect(machine.expired(now: at(60_000), timeout: timeout).isEmpty, "the handler is working")
+        machine.requestAnswered(connection(1), now: at(60_000))
+        #expect(machine.requestsInFlight == 1, "answered, not written yet")
+        #expect(machine.expired(now: at(60_999), timeout: timeout).isEmpty)
+        // The client does not take the answer: the write time-out closes the connection.
+        #expect(machine.expired(now: at(61_000), timeout: timeout) == [connection(1)])
+        _ = machine.connectionClosed(connection(1))
+        #expect(machine.requestsInFlight == 0)
+    }
+
+    // MARK: sweep
 
     @Test("a buffer of 256 KiB or more makes the third sweep after it hand memory back, once")
     func trim() {
         var machine = machine()
         machine.bufferSeen(bytes: (256 << 10) - 1)
-        #expect(machine.sweep(eventOwners: []).trimMemory == false)
+        #expect(machine.sweep() == false)
         machine.bufferSeen(bytes: 256 << 10)
-        #expect(machine.sweep(eventOwners: []).trimMemory == false)
-        #expect(machine.sweep(eventOwners: []).trimMemory == false)
-        #expect(machine.sweep(eventOwners: []).trimMemory == true)
-        #expect(machine.sweep(eventOwners: []).trimMemory == false)
+        #expect(machine.sweep() == false)
+        #expect(machine.sweep() == false)
+        #expect(machine.sweep() == true)
+        #expect(machine.sweep() == false)
         // A new large buffer during the countdown restarts it.
         machine.bufferSeen(bytes: 1 << 20)
-        _ = machine.sweep(eventOwners: [])
+        _ = machine.sweep()
         machine.bufferSeen(bytes: 1 << 20)
-        #expect(machine.sweep(eventOwners: []).trimMemory == false)
-        #expect(machine.sweep(eventOwners: []).trimMemory == false)
-        #expect(machine.sweep(eventOwners: []).trimMemory == true)
+        #expect(machine.sweep() == false)
+        #expect(machine.sweep() == false)
+        #expect(machine.sweep() == true)
     }
 
     // MARK: accept back-off
@@ -228,8 +207,8 @@ struct ConnectionStateMachineTests {
         #expect(machine.acceptRetryDue() == [.resume])
         #expect(machine.acceptFailed(error: EMFILE, now: at(110)) == [.pause(retryAfter: .milliseconds(100))], "reported within the log interval")
         #expect(machine.acceptRetryDue() == [.resume])
-        #expect(machine.accepted(connection(1), openOnServer: 0) == .admitted(overLimit: false, resumedAfterFailures: 3))
-        #expect(machine.accepted(connection(2), openOnServer: 1) == .admitted(overLimit: false, resumedAfterFailures: nil))
+        #expect(machine.accepted(connection(1), openOnServer: 0, now: at(300)) == .admitted(overLimit: false, resumedAfterFailures: 3))
+        #expect(machine.accepted(connection(2), openOnServer: 1, now: at(300)) == .admitted(overLimit: false, resumedAfterFailures: nil))
     }
 
     @Test("after a stop, accept failures and retries do nothing")
@@ -255,13 +234,13 @@ struct ConnectionStateMachineTests {
         #expect(machine.shutdownRequested(now: at(20), gracePeriod: .seconds(5)) == [])
     }
 
-    @Test("with requests in flight the loop drains: it exits when the last is answered, or when its session closes")
+    @Test("with requests in flight the loop drains: it exits when the last is answered, or when its connection closes")
     func drainInFlight() {
         var machine = machine()
         open(1, in: &machine)
         open(2, in: &machine)
-        _ = machine.requestStarted(request(1), session: session(1001), connection: connection(1))
-        _ = machine.requestStarted(request(2), session: session(1002), connection: connection(2))
+        _ = machine.requestStarted(request(1), connection: connection(1))
+        _ = machine.requestStarted(request(2), connection: connection(2))
         #expect(machine.tick(now: at(0)) == nil, "not draining yet")
         #expect(machine.shutdownRequested(now: at(0), gracePeriod: .seconds(5)) == [.stopAccepting, .markDraining, .armDrainTimer(every: .milliseconds(10))])
         #expect(machine.isDraining)
@@ -269,7 +248,7 @@ struct ConnectionStateMachineTests {
         #expect(machine.tick(now: at(10)) == nil)
         _ = machine.requestCompleted(request(1), connection: connection(1))
         #expect(machine.tick(now: at(20)) == nil, "one left")
-        _ = machine.connectionClosed(session(1002))
+        _ = machine.connectionClosed(connection(2))
         #expect(machine.tick(now: at(30)) == .closeServerAndExit)
         #expect(machine.tick(now: at(40)) == nil)
     }
@@ -283,7 +262,7 @@ struct ConnectionStateMachineTests {
         #expect(machine.shutdownRequested(now: at(0), gracePeriod: .seconds(5)).last == .armDrainTimer(every: .milliseconds(10)))
         #expect(machine.tick(now: at(10)) == nil)
         _ = machine.framed(connection(1), events(heads: 0, messages: 1))
-        _ = machine.requestStarted(request(1), session: session(1001), connection: connection(1))
+        _ = machine.requestStarted(request(1), connection: connection(1))
         #expect(machine.tick(now: at(20)) == nil, "in the handler")
         _ = machine.requestCompleted(request(1), connection: connection(1))
         #expect(!machine.hasRequestsAwaitingAnswer)
@@ -302,7 +281,8 @@ struct ConnectionStateMachineTests {
     @Test("a drain that never finishes ends at the grace period's deadline; a second stop restarts the grace period")
     func drainDeadline() {
         var machine = machine()
-        _ = machine.requestStarted(request(1), session: nil, connection: nil)
+        open(1, in: &machine)
+        _ = machine.requestStarted(request(1), connection: connection(1))
         _ = machine.shutdownRequested(now: at(0), gracePeriod: .milliseconds(500))
         #expect(machine.tick(now: at(499)) == nil)
         #expect(machine.shutdownRequested(now: at(400), gracePeriod: .milliseconds(500)) == [])

@@ -72,12 +72,13 @@ struct HTTPMethodAndStatusTests {
         #expect(HTTPMethod(rawValue: "patch") == nil)
     }
 
-    @Test("reason phrases, including the ones libevent 2.1 lacks, and a fallback for the rest", arguments: [
+    @Test("reason phrases of RFC 9110, and an empty one for an unregistered code", arguments: [
         (200, "OK"), (201, "Created"), (204, "No Content"), (304, "Not Modified"), (400, "Bad Request"), (404, "Not Found"),
         (405, "Method Not Allowed"), (412, "Precondition Failed"), (413, "Content Too Large"), (414, "URI Too Long"),
         (415, "Unsupported Media Type"), (422, "Unprocessable Content"), (431, "Request Header Fields Too Large"),
         (500, "Internal Server Error"), (501, "Not Implemented"), (503, "Service Unavailable"),
-        (505, "HTTP Version Not Supported"), (418, "Status 418"),
+        (505, "HTTP Version Not Supported"), (401, "Unauthorized"), (403, "Forbidden"), (408, "Request Timeout"),
+        (409, "Conflict"), (417, "Expectation Failed"), (429, "Too Many Requests"), (418, ""), (599, ""),
     ])
     func reasonPhrases(status: Int, phrase: String) {
         #expect(HTTPStatus.reasonPhrase(status) == phrase)

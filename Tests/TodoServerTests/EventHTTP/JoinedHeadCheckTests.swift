@@ -1,13 +1,13 @@
 import Testing
 @testable import EventHTTP
 
-@Suite("EventHTTP: the joined head's check for NUL, CR and LF")
+@Suite("EventHTTP: the response writer's check for NUL, CR and LF")
 struct JoinedHeadCheckTests {
     /// The reference: one byte at a time.
     private func byteByByte(_ bytes: [UInt8]) -> Bool { bytes.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D } }
 
     private func check(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { HTTPResponder.containsNulOrLineBreak($0) }
+        bytes.withUnsafeBufferPointer { HTTPResponseWriter.containsNulOrLineBreak($0) }
     }
 
     @Test("every byte value at every position of values up to 24 bytes, among visible ASCII and tabs")

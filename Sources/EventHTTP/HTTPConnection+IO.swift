@@ -1,0 +1,229 @@
+import CLibevent
+import Glibc
+
+/// The bytes of a connection: reading into reserved input space with `read(2)`, framing what was
+/// read and handing each complete request to the handler, writing answers as soon as they are
+/// queued (one `writev`), and the framing's refusals.
+extension HTTPConnection {
+    /// Reads once what the kernel holds, up to the input's bound. A read that returns less than it
+    /// asked for emptied the socket: the next readiness edge says when more arrives, so no read is
+    /// made just to see `EAGAIN`. A read that filled its space leaves `readPending` set: the
+    /// caller frames and answers first, then reads again as the budget allows.
+    func readSocket() {
+        readPending = false
+        while true {
+            let buffered = evbuffer_get_length(input)
+            let room = loop.wireSettings.inputBytes - buffered
+            guard room > 0 else {
+                readPending = true
+                return
+            }
+            let wanted = min(room, WireSettings.readBytes)
+            var vector = iovec()
+            guard evbuffer_reserve_space(input, wanted, &vector, 1) >= 1 else {
+                close()
+                return
+            }
+            let count = read(socket, vector.iov_base, wanted)
+            if count > 0 {
+                vector.iov_len = count
+                evbuffer_commit_space(input, &vector, 1)
+                loop.noteInput(on: self, bufferedBytes: buffered + count)
+                if count == wanted { readPending = true }
+                return
+            }
+            if count == 0 {
+                peerClosed = true
+                return
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return
+            default:
+                close()
+                return
+            }
+        }
+    }
+
+    /// Frames what is buffered and hands each complete request to the handler, one at a time,
+    /// while no answer is awaited and the budget allows.
+    func frameAndDispatch() {
+        while isOpen, answering == nil, !closeAfterWrite, loop.machine.isReading(id), !framing.isFinished {
+            let framed = framing.position - inputOffset
+            let buffered = evbuffer_get_length(input)
+            guard framed < buffered else { return }
+            var events = FramingEvents()
+            feed(from: framed, count: buffered - framed, into: &events)
+            if events.headsCompleted > 0 || events.messagesCompleted > 0 {
+                loop.apply(loop.machine.framed(id, events), to: self)
+            }
+            if let refusal = events.refusal {
+                refuse(refusal)
+                return
+            }
+            if events.headsCompleted > 0 {
+                loop.wireCounters.requestHeads.add(events.headsCompleted, ordering: .relaxed)
+                guard headArrived(bodyFollows: events.messagesCompleted == 0) else { return }
+            }
+            if !events.bodySpans.isEmpty { chunkSpans.append(contentsOf: events.bodySpans) }
+            if events.messagesCompleted > 0 { messageArrived() }
+        }
+    }
+
+    /// Hands `count` buffered bytes from `start` to the framing, without copying, up to the first
+    /// boundary (a head or a message complete, a refusal).
+    private func feed(from start: Int, count: Int, into events: inout FramingEvents) {
+        var position = evbuffer_ptr()
+        guard evbuffer_ptr_set(input, &position, start, EVBUFFER_PTR_SET) == 0 else { return }
+        let needed = Int(evbuffer_peek(input, count, &position, nil, 0))
+        guard needed > 0 else { return }
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: needed) { vectors in
+            let filled = Int(evbuffer_peek(input, count, &position, vectors.baseAddress, Int32(needed)))
+            var left = count
+            for vector in vectors.prefix(filled) where left > 0 {
+                let length = min(vector.iov_len, left)
+                let taken = framing.consume(
+                    UnsafeRawBufferPointer(start: vector.iov_base, count: length), into: &events, stoppingAtBoundary: true)
+                left -= taken
+                if taken < length || framing.isFinished { break }
+            }
+        }
+    }
+
+    /// The framing accepted a head, which ends where it stopped: reads it out of the input. With
+    /// a body to come, `Expect: 100-continue` is answered now. False if the connection closed.
+    private func headArrived(bodyFollows: Bool) -> Bool {
+        let start = framing.requestStart
+        let end = framing.position
+        // Empty lines before the request line (RFC 9112 §2.2).
+        if start > inputOffset {
+            evbuffer_drain(input, start - inputOffset)
+            inputOffset = start
+        }
+        let length = end - start
+        guard let bytes = evbuffer_pullup(input, length) else {
+            close()
+            return false
+        }
+        let request = HTTPRequest(acceptedHead: UnsafeRawBufferPointer(start: bytes, count: length), clientAddress: clientAddress)
+        evbuffer_drain(input, length)
+        inputOffset = end
+        chunkSpans.removeAll(keepingCapacity: true)
+        if bodyFollows, request.expectsContinue {
+            let line = HTTPResponseWriter.continueLine
+            evbuffer_add(output, line.utf8Start, line.utf8CodeUnitCount)
+            bytesQueued += line.utf8CodeUnitCount
+        }
+        pendingHead = request
+        return true
+    }
+
+    /// The framing completed the pending request's message where it stopped: its body is read out
+    /// of the input (the bytes after the head, or the chunk data) and the request dispatched.
+    private func messageArrived() {
+        let end = framing.position
+        guard var request = pendingHead else { return }
+        pendingHead = nil
+        if chunkSpans.isEmpty {
+            let count = end - inputOffset
+            if count > 0 { request.body = copyInput(from: 0, count: count) }
+        } else {
+            var body: [UInt8] = []
+            body.reserveCapacity(chunkSpans.reduce(0) { $0 + $1.count })
+            for span in chunkSpans { body.append(contentsOf: copyInput(from: span.lowerBound - inputOffset, count: span.count)) }
+            chunkSpans.removeAll(keepingCapacity: true)
+            request.body = body
+        }
+        evbuffer_drain(input, end - inputOffset)
+        inputOffset = end
+        dispatch(request)
+    }
+
+    private func copyInput(from offset: Int, count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var position = evbuffer_ptr()
+            guard evbuffer_ptr_set(input, &position, offset, EVBUFFER_PTR_SET) == 0 else { return }
+            initialized = max(0, evbuffer_copyout_from(input, &position, buffer.baseAddress, count))
+        }
+    }
+
+    private func dispatch(_ request: HTTPRequest) {
+        var request = request
+        let requestID = loop.nextRequestID()
+        let start = loop.machine.requestStarted(requestID, connection: id)
+        loop.publishInFlight()
+        request.connectionOverLimit = start.refuse
+        answering = requestID
+        answeringIsHead = request.method == .head
+        answeringKeepAlive = request.wantsKeepAlive && !start.refuse
+        answeringHTTP10 = request.version.minor == 0
+        loop.handler.handle(request, responder: HTTPResponder(connection: self, request: requestID))
+    }
+
+    /// The handler's answer to `request`: written into the output (and to the socket at once,
+    /// unless the connection is inside its own callback, which writes at its end).
+    func answer(_ response: HTTPResponse, to request: ConnectionStateMachine.RequestID) -> HTTPResponder.Delivery {
+        guard isOpen, answering == request else { return .connectionClosed }
+        answering = nil
+        let closes = !answeringKeepAlive || loop.draining.active || peerClosed || response.asksToClose
+        let framing = HTTPResponseWriter.Framing(isHead: answeringIsHead, closes: closes, http10KeepAlive: answeringHTTP10 && !closes)
+        bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: loop.date.current(), to: output)
+        unwrittenAnswers.append((request, bytesQueued))
+        loop.machine.requestAnswered(id, now: .now)
+        if closes { closeAfterWrite = true }
+        if !servicing { service() }
+        return .sent
+    }
+
+    /// The framing refused the stream: the handler's problem answer, then a lingering close.
+    private func refuse(_ refusal: HTTPFraming.Refusal) {
+        loop.wireCounters.refusedStreams.add(1, ordering: .relaxed)
+        loop.apply(loop.machine.streamFinished(id, refused: true), to: self)
+        let origin = pendingHead?.headers["Origin"]
+        pendingHead = nil
+        let response =
+            loop.handler.replacementForWireError(status: refusal.status, detail: refusal.detail, origin: origin)
+            ?? HTTPResponse(status: refusal.status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(refusal.detail.utf8))
+        let framing = HTTPResponseWriter.Framing(isHead: false, closes: true, http10KeepAlive: false)
+        bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: loop.date.current(), to: output)
+        closeAfterWrite = true
+    }
+
+    /// Writes what is queued until the kernel would block; then completes the answers written and
+    /// closes a connection whose last answer said so.
+    func flush() {
+        var wrote = false
+        while !writeBlocked, evbuffer_get_length(output) > 0 {
+            let written = evbuffer_write_atmost(output, socket, -1)
+            if written > 0 {
+                bytesWritten += Int(written)
+                wrote = true
+                continue
+            }
+            if written < 0, errno == EINTR { continue }
+            if written < 0, errno != EAGAIN, errno != EWOULDBLOCK {
+                close()
+                return
+            }
+            writeBlocked = true
+        }
+        if wrote { loop.machine.activity(id, now: .now) }
+        while let first = unwrittenAnswers.first, first.end <= bytesWritten {
+            unwrittenAnswers.removeFirst()
+            loop.apply(loop.machine.requestCompleted(first.request, connection: id), to: self)
+            loop.publishInFlight()
+        }
+        let pending = evbuffer_get_length(output)
+        loop.noteOutput(on: self, pendingBytes: pending)
+        if pending == 0, closeAfterWrite { close() }
+    }
+}
+
+extension HTTPResponse {
+    /// The handler's answer says `Connection: close` (a refusal after which the stream cannot be
+    /// trusted): the connection closes after it.
+    var asksToClose: Bool {
+        headers.contains { $0.name.utf8.count == 10 && $0.name.equalsIgnoringASCIICase("Connection") && $0.value.contains("close") }
+    }
+}

@@ -1,0 +1,169 @@
+import CLibevent
+import Glibc
+
+/// Writes an answer into a connection's output, once: the status line, `Date` (the handler's own
+/// when it gave one), the handler's fields in order, `Content-Length`, `Connection` when the
+/// connection closes (or an HTTP/1.0 client keeps it), the empty line and the body — the head and
+/// a small body in one reserved piece of the buffer, so that one `writev` sends them.
+enum HTTPResponseWriter {
+    /// What the connection decided about the answer's framing.
+    struct Framing {
+        /// A HEAD request: the GET's `Content-Length`, no body.
+        var isHead: Bool
+        /// `Connection: close` is sent and the connection closes after the answer.
+        var closes: Bool
+        /// The client spoke HTTP/1.0 (and keeps the connection): `Connection: keep-alive`.
+        var http10KeepAlive: Bool
+    }
+
+    /// Bodies up to this size are copied into the head's piece of the buffer.
+    static let inlineBodyBytes = 16 << 10
+
+    /// Appends `response` to `output`; returns the bytes added.
+    static func write(_ response: HTTPResponse, framing: Framing, date: UnsafePointer<UInt8>, to output: OpaquePointer) -> Int {
+        let status = min(999, max(100, response.status))
+        let reason = HTTPStatus.reasonPhrase(status)
+        let hasBody = status >= 200 && status != 204 && status != 304
+        let bodyCount = response.body.count
+        let sendsBody = hasBody && !framing.isHead && bodyCount > 0
+        var ownDate = false
+        // The head's size first, then the bytes into one reserved piece.
+        var size = 9 + 3 + 1 + reason.utf8.count + 2
+        for field in response.headers where isSendable(field) {
+            if field.name.utf8.count == 4, field.name.equalsIgnoringASCIICase("Date") { ownDate = true }
+            size += field.name.utf8.count + 2 + field.value.utf8.count + 2
+        }
+        if !ownDate { size += 6 + HTTPDate.length + 2 }
+        if hasBody { size += 16 + decimalDigits(bodyCount) + 2 }
+        if framing.closes { size += 19 } else if framing.http10KeepAlive { size += 24 }
+        size += 2
+        let inline = sendsBody && bodyCount <= inlineBodyBytes
+        let reserved = size + (inline ? bodyCount : 0)
+        var vector = iovec()
+        guard evbuffer_reserve_space(output, reserved, &vector, 1) >= 1, let base = vector.iov_base else { return 0 }
+        var out = base.assumingMemoryBound(to: UInt8.self)
+        func put(_ text: StaticString) {
+            memcpy(out, text.utf8Start, text.utf8CodeUnitCount)
+            out += text.utf8CodeUnitCount
+        }
+        func put(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                if let source = bytes.baseAddress { memcpy(out, source, bytes.count) }
+                out += bytes.count
+            }
+        }
+        func putNumber(_ value: Int) {
+            let digits = decimalDigits(value)
+            var rest = value
+            for offset in stride(from: digits - 1, through: 0, by: -1) {
+                out[offset] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            out += digits
+        }
+        put("HTTP/1.1 ")
+        putNumber(status)
+        put(" ")
+        put(reason)
+        put("\r\n")
+        if !ownDate {
+            put("Date: ")
+            memcpy(out, date, HTTPDate.length)
+            out += HTTPDate.length
+            put("\r\n")
+        }
+        for field in response.headers where isSendable(field) {
+            put(field.name)
+            put(": ")
+            put(field.value)
+            put("\r\n")
+        }
+        if hasBody {
+            put("Content-Length: ")
+            putNumber(bodyCount)
+            put("\r\n")
+        }
+        if framing.closes { put("Connection: close\r\n") } else if framing.http10KeepAlive { put("Connection: keep-alive\r\n") }
+        put("\r\n")
+        if inline { response.body.withUnsafeBytes { _ = memcpy(out, $0.baseAddress!, bodyCount) } }
+        vector.iov_len = reserved
+        evbuffer_commit_space(output, &vector, 1)
+        if sendsBody && !inline {
+            response.body.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress, bodyCount) }
+        }
+        return size + (sendsBody ? bodyCount : 0)
+    }
+
+    /// A field the writer sends: not `Content-Length` or `Connection` (the writer's own), and no
+    /// NUL, CR or LF in its name or value (a value that would start another line is dropped).
+    private static func isSendable(_ field: (name: String, value: String)) -> Bool {
+        if field.name.utf8.count == 14, field.name.equalsIgnoringASCIICase("Content-Length") { return false }
+        if field.name.utf8.count == 10, field.name.equalsIgnoringASCIICase("Connection") { return false }
+        if field.name.isEmpty { return false }
+        return !containsNulOrLineBreak(field.name) && !containsNulOrLineBreak(field.value)
+    }
+
+    private static func containsNulOrLineBreak(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { containsNulOrLineBreak($0) }
+    }
+
+    /// Whether `bytes` hold a NUL, CR or LF. Eight bytes at a time: a word none of whose bytes is
+    /// below 0x0E (the usual case: header values are visible ASCII) is passed with one test; only a
+    /// word that has one is looked at byte by byte (a tab, for one, is below 0x0E and allowed).
+    static func containsNulOrLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let count = bytes.count
+        var index = 0
+        while count - index >= 8 {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            // Nonzero exactly when some byte of `word` is below 0x0E ("hasless", for n <= 128).
+            if (word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word & 0x8080_8080_8080_8080 != 0 {
+                for offset in index..<(index + 8) where isNulOrLineBreak(base[offset]) { return true }
+            }
+            index += 8
+        }
+        while index < count {
+            if isNulOrLineBreak(base[index]) { return true }
+            index += 1
+        }
+        return false
+    }
+
+    @inline(__always)
+    private static func isNulOrLineBreak(_ byte: UInt8) -> Bool {
+        byte == 0 || byte == 0x0A || byte == 0x0D
+    }
+
+    private static func decimalDigits(_ value: Int) -> Int {
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        return digits
+    }
+
+    /// `HTTP/1.1 100 Continue`, sent before reading a body the client waits to send.
+    static let continueLine: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
+}
+
+/// The `Date` value of a loop's answers, formatted once per second.
+final class LoopDate {
+    private var second = -1
+    private let bytes = UnsafeMutablePointer<CChar>.allocate(capacity: HTTPDate.length + 1)
+
+    deinit { bytes.deallocate() }
+
+    /// The date of the current second (valid until the next call on this loop's thread).
+    func current() -> UnsafePointer<UInt8> {
+        let now = time(nil)
+        if now != second {
+            second = now
+            HTTPDate.write(secondsSinceEpoch: now, to: bytes)
+        }
+        return UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self)
+    }
+}
