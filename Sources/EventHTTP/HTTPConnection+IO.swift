@@ -190,9 +190,27 @@ extension HTTPConnection {
         closeAfterWrite = true
     }
 
-    /// Writes what is queued until the kernel would block; then completes the answers written and
+    /// Writes what is queued until the kernel would block; then completes the answers written,
+    /// tells a stream that waited that the output drained (writing again what it queues then), and
     /// closes a connection whose last answer said so.
     func flush() {
+        guard !flushing else { return }
+        flushing = true
+        defer { flushing = false }
+        for _ in 0..<8 {
+            writeQueued()
+            guard isOpen else { return }
+            let pending = evbuffer_get_length(output)
+            guard stream != nil, noteStreamDrained(pendingBytes: pending), isOpen,
+                !writeBlocked, evbuffer_get_length(output) > pending
+            else { return }
+        }
+        // A stream that keeps refilling a socket that keeps taking it does not hold the loop: the
+        // rest goes out in the next turn (no readiness edge comes for a socket that never blocked).
+        if !writeBlocked, evbuffer_get_length(output) > 0, let event { event_active(event, Int32(EV_WRITE), 0) }
+    }
+
+    private func writeQueued() {
         var wrote = false
         while !writeBlocked, evbuffer_get_length(output) > 0 {
             let written = evbuffer_write_atmost(output, socket, -1)

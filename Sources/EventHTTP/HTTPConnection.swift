@@ -34,6 +34,9 @@ final class HTTPConnection {
     var answeringHTTP10 = false
     /// An answer with `Connection: close` is queued: nothing more is framed; close once written.
     var closeAfterWrite = false
+    /// The answer being streamed, if any, and whether the connection closes after it.
+    var stream: StreamState?
+    var closeAfterStream = false
     /// The stream was refused: its refusal goes out after the answer in progress, then the
     /// connection closes lingering.
     var pendingRefusal: HTTPFraming.Refusal?
@@ -45,6 +48,8 @@ final class HTTPConnection {
     var readPending = false
     /// Inside one of the connection's own callbacks: answers queued now are flushed at its end.
     var servicing = false
+    /// Inside `flush`: what a stream writes from its `.drained` event is written by that flush.
+    var flushing = false
     var isOpen = true
     /// Answer bytes queued and written so far, and where each queued answer ends.
     var bytesQueued = 0
@@ -111,8 +116,9 @@ final class HTTPConnection {
             guard isOpen else { return }
             flush()
             guard isOpen else { return }
-            // At the end of the stream with nothing to answer, what is left is no whole request.
-            if peerClosed, answering == nil, evbuffer_get_length(output) == 0 {
+            // At the end of the stream with nothing to answer, what is left is no whole request;
+            // a streamed answer has nobody left to read it.
+            if peerClosed, stream != nil || (answering == nil && evbuffer_get_length(output) == 0) {
                 close()
                 return
             }
@@ -141,6 +147,7 @@ final class HTTPConnection {
             event_free(event)
             self.event = nil
         }
+        endStreamAtClose()
         let closed = loop.machine.connectionClosed(id)
         if closed?.linger == true, loop.linger(socket: socket) {
             // The loop owns the socket now.

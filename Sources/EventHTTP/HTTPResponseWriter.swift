@@ -14,6 +14,17 @@ enum HTTPResponseWriter {
         var closes: Bool
         /// The client spoke HTTP/1.0 (and keeps the connection): `Connection: keep-alive`.
         var http10KeepAlive: Bool
+        /// How the body's end is known.
+        var streamed: Streamed = .no
+
+        enum Streamed {
+            /// `Content-Length`: the body is the response's.
+            case no
+            /// A body written later in chunks: `Transfer-Encoding: chunked`.
+            case chunked
+            /// A body written later, ended by the close (an HTTP/1.0 client).
+            case closeDelimited
+        }
     }
 
     /// Bodies up to this size are copied into the head's piece of the buffer.
@@ -24,7 +35,7 @@ enum HTTPResponseWriter {
         let status = min(999, max(100, response.status))
         let reason = HTTPStatus.reasonPhrase(status)
         let hasBody = status >= 200 && status != 204 && status != 304
-        let bodyCount = response.body.count
+        let bodyCount = framing.streamed == .no ? response.body.count : 0
         let sendsBody = hasBody && !framing.isHead && bodyCount > 0
         var ownDate = false
         // The head's size first, then the bytes into one reserved piece.
@@ -34,7 +45,13 @@ enum HTTPResponseWriter {
             size += field.name.utf8.count + 2 + field.value.utf8.count + 2
         }
         if !ownDate { size += 6 + HTTPDate.length + 2 }
-        if hasBody { size += 16 + decimalDigits(bodyCount) + 2 }
+        if hasBody {
+            switch framing.streamed {
+            case .no: size += 16 + decimalDigits(bodyCount) + 2
+            case .chunked: size += 28
+            case .closeDelimited: break
+            }
+        }
         if framing.closes { size += 19 } else if framing.http10KeepAlive { size += 24 }
         size += 2
         let inline = sendsBody && bodyCount <= inlineBodyBytes
@@ -80,9 +97,14 @@ enum HTTPResponseWriter {
             put("\r\n")
         }
         if hasBody {
-            put("Content-Length: ")
-            putNumber(bodyCount)
-            put("\r\n")
+            switch framing.streamed {
+            case .no:
+                put("Content-Length: ")
+                putNumber(bodyCount)
+                put("\r\n")
+            case .chunked: put("Transfer-Encoding: chunked\r\n")
+            case .closeDelimited: break
+            }
         }
         if framing.closes { put("Connection: close\r\n") } else if framing.http10KeepAlive { put("Connection: keep-alive\r\n") }
         put("\r\n")
@@ -100,6 +122,7 @@ enum HTTPResponseWriter {
     private static func isSendable(_ field: (name: String, value: String)) -> Bool {
         if field.name.utf8.count == 14, field.name.equalsIgnoringASCIICase("Content-Length") { return false }
         if field.name.utf8.count == 10, field.name.equalsIgnoringASCIICase("Connection") { return false }
+        if field.name.utf8.count == 17, field.name.equalsIgnoringASCIICase("Transfer-Encoding") { return false }
         if field.name.isEmpty { return false }
         return !containsNulOrLineBreak(field.name) && !containsNulOrLineBreak(field.value)
     }

@@ -108,6 +108,9 @@ final class TestHTTPClient {
         }
         let response = HTTPResponseSnapshot(status: status, headers: headers, body: [])
         if method == "HEAD" || status == 204 || status == 304 { return response }
+        if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
+            return HTTPResponseSnapshot(status: status, headers: headers, body: try readChunkedBody())
+        }
         if let length = response.header("Content-Length").flatMap(Int.init) {
             while buffer.count < length { try fill() }
             let body = Array(buffer[..<length])
@@ -115,6 +118,18 @@ final class TestHTTPClient {
             return HTTPResponseSnapshot(status: status, headers: headers, body: body)
         }
         return HTTPResponseSnapshot(status: status, headers: headers, body: readToEnd())
+    }
+
+    /// The status line and header fields of the next answer, as text; its body stays unread.
+    func readHead() throws -> String {
+        let headEnd = try readUntilHeaderEnd()
+        defer { buffer.removeFirst(headEnd + 4) }
+        return String(decoding: buffer[..<headEnd], as: UTF8.self)
+    }
+
+    /// Closes the connection from the client's side.
+    func close() {
+        shutdown(socket, Int32(SHUT_RDWR))
     }
 
     /// Everything until the server closes (or the receive time-out).
@@ -128,6 +143,43 @@ final class TestHTTPClient {
     func serverClosed() -> Bool {
         var byte: UInt8 = 0
         return recv(socket, &byte, 1, 0) == 0
+    }
+
+    /// A chunked body (RFC 9112 §7.1), its chunks joined; trailer fields are skipped.
+    private func readChunkedBody() throws -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            let lineEnd = try readUntil([13, 10])
+            let line = String(decoding: buffer[..<lineEnd], as: UTF8.self)
+            buffer.removeFirst(lineEnd + 2)
+            guard let size = Int(line.split(separator: ";").first.map(String.init) ?? "", radix: 16) else {
+                throw Failure(description: "bad chunk-size line: \(line)")
+            }
+            if size == 0 {
+                while true {
+                    let end = try readUntil([13, 10])
+                    buffer.removeFirst(end + 2)
+                    if end == 0 { return body }
+                }
+            }
+            while buffer.count < size + 2 { try fill() }
+            body.append(contentsOf: buffer[..<size])
+            buffer.removeFirst(size + 2)
+        }
+    }
+
+    /// The offset of `marker` in the buffer, reading until it arrives.
+    private func readUntil(_ marker: [UInt8]) throws -> Int {
+        var searchFrom = 0
+        while true {
+            if buffer.count >= marker.count {
+                for index in searchFrom...(buffer.count - marker.count) where buffer[index..<index + marker.count].elementsEqual(marker) {
+                    return index
+                }
+                searchFrom = buffer.count - marker.count + 1
+            }
+            try fill()
+        }
     }
 
     private func readUntilHeaderEnd() throws -> Int {

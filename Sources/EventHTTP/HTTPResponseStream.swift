@@ -1,0 +1,149 @@
+import CLibevent
+import Glibc
+
+/// What a streamed answer learns about its connection, on the loop's thread.
+public enum HTTPStreamEvent: Sendable, Equatable {
+    /// The output fell back under half its bound after a write found it over: write again.
+    case drained
+    /// The connection closed (the client left, its time-out passed, the server stopped): stop
+    /// writing; the stream is over.
+    case closed
+}
+
+/// What became of a write to a streamed answer.
+public enum HTTPStreamWrite: Sendable, Equatable {
+    /// Queued; the output is within its bound.
+    case accepted
+    /// Queued, but the client is not taking the output: more than `maxOutputBytes` wait. Write
+    /// nothing more until `.drained` (or cut the stream off).
+    case overBound
+    /// The stream is over (finished or closed): nothing was queued.
+    case closed
+}
+
+/// An answer whose body is written over time (`Transfer-Encoding: chunked`; close-delimited for an
+/// HTTP/1.0 client), with back-pressure: each write says whether the connection's output is over
+/// its bound, and the stream's event handler hears when it has drained and when the connection
+/// closed. Use it on the request's loop thread only (it may be carried there in work queued on the
+/// loop's `LoopExecutor`, hence `Sendable`); `finish` ends the answer and the connection goes on
+/// with the client's next request.
+public struct HTTPResponseStream: @unchecked Sendable {
+    let connection: HTTPConnection
+    let request: ConnectionStateMachine.RequestID
+
+    /// Queues `bytes` as the next part of the body and writes it out as far as the socket takes it.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> HTTPStreamWrite {
+        connection.streamWrite(bytes, request: request)
+    }
+
+    /// Ends the body. The connection then reads the client's next request (or closes, when the
+    /// answer said so).
+    public func finish() {
+        connection.streamFinish(request: request)
+    }
+
+    /// Whether writes are still taken.
+    public var isOpen: Bool { connection.isOpen && connection.stream?.request == request }
+}
+
+extension HTTPResponder {
+    /// Answers with `status` and `headers` now and a body written later through the returned
+    /// stream (no `Content-Length`: the body's length is not known). `onEvent` hears `.drained`
+    /// and `.closed`. Nil when the connection has closed already. A HEAD request gets the head
+    /// and an empty, finished stream.
+    public func startStream(
+        status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
+    ) -> HTTPResponseStream? {
+        guard connection.startStream(status: status, headers: headers, request: request, onEvent: onEvent) else { return nil }
+        return HTTPResponseStream(connection: connection, request: request)
+    }
+}
+
+/// A streamed answer in progress on a connection.
+struct StreamState {
+    let request: ConnectionStateMachine.RequestID
+    /// Chunked framing (HTTP/1.1) or close-delimited (HTTP/1.0).
+    let chunked: Bool
+    let onEvent: (HTTPStreamEvent) -> Void
+    /// A write found the output over its bound and `.drained` has not been told yet.
+    var overBound = false
+}
+
+extension HTTPConnection {
+    func startStream(
+        status: Int, headers: HTTPHeaders, request: ConnectionStateMachine.RequestID, onEvent: @escaping (HTTPStreamEvent) -> Void
+    ) -> Bool {
+        guard isOpen, answering == request, stream == nil else { return false }
+        let chunked = !answeringHTTP10
+        let closes = !answeringKeepAlive || loop.draining.active || peerClosed || !chunked
+        let framing = HTTPResponseWriter.Framing(
+            isHead: answeringIsHead, closes: closes, http10KeepAlive: false, streamed: chunked ? .chunked : .closeDelimited)
+        bytesQueued += HTTPResponseWriter.write(
+            HTTPResponse(status: status, headers: headers), framing: framing, date: loop.date.current(), to: output)
+        if closes { closeAfterStream = true }
+        // No time-out runs while the handler works; a stream counts from its writes again.
+        loop.machine.requestAnswered(id, now: .now)
+        stream = StreamState(request: request, chunked: chunked, onEvent: onEvent)
+        if answeringIsHead {
+            streamFinish(request: request)
+        } else if !servicing {
+            service()
+        }
+        return true
+    }
+
+    func streamWrite(_ bytes: [UInt8], request: ConnectionStateMachine.RequestID) -> HTTPStreamWrite {
+        guard isOpen, let current = stream, current.request == request else { return .closed }
+        guard !bytes.isEmpty else { return stream?.overBound == true ? .overBound : .accepted }
+        if current.chunked {
+            var size: [UInt8] = Array(String(bytes.count, radix: 16).utf8) + [13, 10]
+            evbuffer_add(output, &size, size.count)
+            bytesQueued += size.count
+        }
+        bytes.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress, $0.count) }
+        bytesQueued += bytes.count
+        if current.chunked {
+            evbuffer_add(output, "\r\n", 2)
+            bytesQueued += 2
+        }
+        if !servicing { flush() }
+        guard isOpen, stream?.request == request else { return .closed }
+        if evbuffer_get_length(output) > loop.wireSettings.budget.maxOutputBytes {
+            stream?.overBound = true
+            return .overBound
+        }
+        return .accepted
+    }
+
+    func streamFinish(request: ConnectionStateMachine.RequestID) {
+        guard isOpen, let current = stream, current.request == request else { return }
+        stream = nil
+        if current.chunked, !answeringIsHead {
+            evbuffer_add(output, "0\r\n\r\n", 5)
+            bytesQueued += 5
+        }
+        answering = nil
+        unwrittenAnswers.append((request, bytesQueued))
+        if closeAfterStream { closeAfterWrite = true }
+        closeAfterStream = false
+        if !servicing { service() }
+    }
+
+    /// After a flush: tells a stream over its bound that the output drained; whether it did.
+    func noteStreamDrained(pendingBytes: Int) -> Bool {
+        guard let current = stream, current.overBound, pendingBytes <= loop.wireSettings.budget.maxOutputBytes / 2 else {
+            return false
+        }
+        stream?.overBound = false
+        current.onEvent(.drained)
+        return true
+    }
+
+    /// At close: tells a stream in progress that it is over.
+    func endStreamAtClose() {
+        guard let current = stream else { return }
+        stream = nil
+        current.onEvent(.closed)
+    }
+}

@@ -1,0 +1,162 @@
+import EventLoops
+import Foundation
+import Synchronization
+import Testing
+@testable import EventHTTP
+
+/// Streams answers by path: `/parts` three parts then the end, `/flood` 64 KiB parts until the
+/// output is over its bound, then the rest once it drained, `/hold` a stream left open.
+private final class StreamingHandler: HTTPHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [String] = []
+
+    func note(_ event: String) { lock.withLock { seen.append(event) } }
+    var events: [String] { lock.withLock { seen } }
+
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        switch request.path {
+        case "/parts":
+            guard let stream = responder.startStream(status: 200, headers: ["Content-Type": "text/plain"], onEvent: { self.note("\($0)") })
+            else { return }
+            let executor = LoopExecutor.current!
+            // Each part in a later turn of the loop, as a feed writes its events.
+            stream.write(Array("one,".utf8))
+            executor.execute {
+                stream.write(Array("two,".utf8))
+                executor.execute {
+                    stream.write(Array("three".utf8))
+                    stream.finish()
+                    self.note("finished")
+                }
+            }
+        case "/flood":
+            var stream: HTTPResponseStream?
+            let part = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
+            var written = 0
+            func writeUntilOverBound() {
+                while let stream, written < 64 {
+                    written += 1
+                    if stream.write(part) == .overBound {
+                        note("overBound after \(written)")
+                        return
+                    }
+                }
+                stream?.finish()
+                note("finished after \(written)")
+            }
+            stream = responder.startStream(status: 200, headers: [:]) { event in
+                self.note("\(event)")
+                if event == .drained { writeUntilOverBound() }
+            }
+            writeUntilOverBound()
+        case "/hold":
+            let stream = responder.startStream(status: 200, headers: [:]) { self.note("\($0)") }
+            stream?.write(Array("held".utf8))
+        default:
+            responder.send(HTTPResponse(status: 200, body: Array("plain".utf8)))
+        }
+    }
+}
+
+@Suite("EventHTTP: answers streamed over time, with back-pressure")
+struct ResponseStreamTests {
+    private func withServer(
+        maxOutputBytes: Int = 1 << 20, timeoutSeconds: Double = 30, _ body: (Int, StreamingHandler) throws -> Void
+    ) throws {
+        let handler = StreamingHandler()
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(
+                host: "127.0.0.1", port: 0, loopCount: 1, timeoutSeconds: timeoutSeconds, maxOutputBytes: maxOutputBytes),
+            handler: handler)
+        let port = try server.start()
+        defer {
+            server.shutdown(gracePeriodSeconds: 0)
+            server.waitUntilStopped()
+        }
+        try body(port, handler)
+    }
+
+    @Test("parts written in later turns arrive as chunks, in order, then the end; the connection serves the next request")
+    func chunkedParts() throws {
+        try withServer { port, handler in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            try client.send("GET /parts HTTP/1.1\r\nHost: h\r\n\r\n")
+            let streamed = try client.readResponse()
+            #expect(streamed.status == 200)
+            #expect(streamed.header("Transfer-Encoding") == "chunked")
+            #expect(streamed.header("Content-Length") == nil)
+            #expect(streamed.text == "one,two,three")
+            let next = try client.request("GET", "/next")
+            #expect(next.text == "plain")
+            #expect(handler.events == ["finished"])
+        }
+    }
+
+    @Test("the exact chunked bytes on the wire")
+    func chunkedBytes() throws {
+        try withServer { port, _ in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            try client.send("GET /parts HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            let raw = String(decoding: client.readToEnd(), as: UTF8.self)
+            let body = raw.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+            #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(raw.contains("\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"))
+            #expect(body == "4\r\none,\r\n4\r\ntwo,\r\n5\r\nthree\r\n0\r\n\r\n")
+        }
+    }
+
+    @Test("an HTTP/1.0 client gets the body delimited by the close")
+    func http10CloseDelimited() throws {
+        try withServer { port, _ in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            try client.send("GET /parts HTTP/1.0\r\n\r\n")
+            let raw = String(decoding: client.readToEnd(), as: UTF8.self)
+            #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(!raw.contains("Transfer-Encoding"))
+            #expect(raw.hasSuffix("\r\nConnection: close\r\n\r\none,two,three"))
+        }
+    }
+
+    @Test("a client that does not read: writes report the bound, the output stays near it; once it reads, drained, and the rest arrives")
+    func backPressure() throws {
+        try withServer(maxOutputBytes: 256 << 10) { port, handler in
+            let client = try TestHTTPClient(port: port, receiveBufferBytes: 4096, recordsResponses: false)
+            try client.send("GET /flood HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(eventually { handler.events.first?.hasPrefix("overBound after") == true }, "\(handler.events)")
+            let first = handler.events.first ?? ""
+            let parts = Int(first.split(separator: " ").last ?? "") ?? 0
+            // The kernel's buffers take some parts, the output up to the bound a few more: never all 64.
+            #expect(parts > 0 && parts < 64, "\(first)")
+            let response: HTTPResponseSnapshot
+            do { response = try client.readResponse() } catch {
+                Issue.record("\(error); the handler saw \(handler.events)")
+                return
+            }
+            #expect(response.body.count == 64 << 16)
+            #expect(handler.events.contains("drained"))
+            #expect(handler.events.last == "finished after 64")
+        }
+    }
+
+    @Test("the client leaving ends the stream: its handler hears closed")
+    func clientLeaves() throws {
+        try withServer { port, handler in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            try client.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = try client.readHead()
+            client.close()
+            #expect(eventually { handler.events == ["closed"] }, "\(handler.events)")
+        }
+    }
+
+    @Test("a stream with no writes is cut at the time-out like any idle connection; its handler hears closed")
+    func idleStreamTimesOut() throws {
+        try withServer(timeoutSeconds: 0.2) { port, handler in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            try client.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(eventually { handler.events == ["closed"] }, "\(handler.events)")
+            // Cut, not finished: the part written, and no last chunk.
+            #expect(String(decoding: client.readToEnd(), as: UTF8.self).hasSuffix("\r\n\r\n4\r\nheld\r\n"))
+        }
+    }
+}
