@@ -38,7 +38,7 @@ done
 
 status=0
 out="$("$bin" "$base" 2>&1)" || status=$?
-if [ "$status" -ne 0 ]; then echo "$out" | grep -v '^ok ' >&2; fi
+if [ "$status" -ne 0 ]; then echo "$out" | grep -vE '^ok |^[0-9]+ passed, [0-9]+ failed$' || true; fi
 kill -0 "$pid" 2>/dev/null || { echo "swift client check: the server died" >&2; tail -20 "$log" >&2; exit 1; }
 kill -TERM "$pid"; wait "$pid" || { echo "swift client check: server exit status $?" >&2; exit 1; }
 pid=
