@@ -71,8 +71,10 @@ def main(parent, package, base_url):
     expect(health.status == M.HealthStatus.OK, f"health status {health.status}")
     call("get_health_head", 200)
     call("preflight_health", 204)
-    document = call("get_open_api_document", 200, body_type=M.GetOpenApiDocumentResponse200).parsed
+    document = call("get_open_api_document", 200, body_type=M.OpenAPIDocument).parsed
     expect(document["servers"][0]["url"] == base_url, f"servers {document['servers']}")
+    expect(document.openapi == "3.1.0" and isinstance(document.info, M.OpenAPIInfo) and document.info.title == "TodoServer",
+           f"document {document.openapi} {document.info}")
     call("get_open_api_document_head", 200)
     call("preflight_open_api", 204)
     metrics = call("get_metrics", 200, body_type=str).parsed
@@ -95,7 +97,7 @@ def main(parent, package, base_url):
     expect([todo.title for todo in listed.parsed] == ["Buy milk", "Water the plants", "Call the plumber"],
            f"list {[todo.title for todo in listed.parsed]}")
     expect(listed.headers["X-Total-Count"] == "3", "X-Total-Count")
-    page = call("list_todos", 200, completed=M.CompletedFilter.FALSE, sort=M.TodoSort.TITLE_DESC, limit=1, body_type=list)
+    page = call("list_todos", 200, completed=False, sort=M.TodoSort.TITLE_DESC, limit=1, body_type=list)
     expect([todo.title for todo in page.parsed] == ["Call the plumber"] and 'rel="next"' in page.headers["Link"], "filtered page")
     call("list_todos", 304, if_none_match=listed.headers["ETag"])
     call("list_todos", 400, limit=0, body_type=M.Problem)

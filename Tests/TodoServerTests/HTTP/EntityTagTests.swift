@@ -45,4 +45,28 @@ struct EntityTagTests {
         #expect(!condition.matchesWeakly(EntityTag("12")))
         #expect(EntityTagCondition("*").matchesWeakly(EntityTag("x", isWeak: true)))
     }
+
+    @Test("a percent-encoded value (as swift-openapi-generator's runtime sends header values) is read decoded")
+    func percentEncoded() {
+        #expect(EntityTagCondition("%221%22") == .tags([EntityTag("1")]))
+        #expect(EntityTagCondition("%2A") == .any)
+        #expect(EntityTagCondition("W%2F%227%22") == .tags([EntityTag("7", isWeak: true)]))
+        #expect(EntityTagCondition("%221%22%2C%20W%2F%222%22") == .tags([EntityTag("1"), EntityTag("2", isWeak: true)]))
+        #expect(EntityTagCondition("%22list-3f%22") == .tags([EntityTag("list-3f")]))
+        #expect(EntityTagCondition("%221%22").matchesStrongly(EntityTag(revision: 1)))
+        #expect(!EntityTagCondition("%221%22").matchesStrongly(EntityTag(revision: 2)))
+        #expect(EntityTagCondition("W%2F%221%22").matchesWeakly(EntityTag(revision: 1)))
+    }
+
+    @Test("a value with a quote is read as it is, % and all; a malformed escape leaves the value undecoded")
+    func percentLiteral() {
+        #expect(EntityTagCondition(#""a%22b""#) == .tags([EntityTag("a%22b")]))
+        #expect(EntityTagCondition(#""x%22%2C%221""#) == .tags([EntityTag("x%22%2C%221")]))
+        #expect(EntityTagCondition("%2") == .tags([]))
+        #expect(EntityTagCondition("%zz%221%22") == .tags([]))
+        #expect(EntityTagCondition("%22%FF%22") == .tags([]))
+        #expect(EntityTagCondition.percentDecodedIfEncoded("%zz") == "%zz")
+        #expect(EntityTagCondition.percentDecodedIfEncoded("%E2%9C%93") == "\u{2713}")
+        #expect(EntityTagCondition.percentDecodedIfEncoded("plain") == "plain")
+    }
 }
