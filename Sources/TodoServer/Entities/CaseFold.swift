@@ -7,8 +7,10 @@
 /// does becomes the lower case of its upper case (`ς` and `Σ` → `σ`, `ß` → `ss`, `ﬁ` → `fi`,
 /// `K` (Kelvin) → `k`, `µ` → `μ`), repeated while that changes it further (`ẞ` → `ß` → `ss`);
 /// where that leads back to the scalar itself its upper case is taken (Cherokee folds to upper
-/// case: `ꭰ` → `Ꭰ`). This is Unicode's full case folding (`CaseFolding.txt`, statuses C and F) for
-/// every scalar checked in `CaseFoldTests`; it is not the Turkic (T) variant. The result is then
+/// case: `ꭰ` → `Ꭰ`). This is Unicode's full case folding (`CaseFolding.txt`, statuses C and F, not
+/// the Turkic T): checked once against Python 3.11's `str.casefold` (Unicode 14) followed by NFC,
+/// the same on all 282,230 scalars Unicode 14 assigns (2026-11-27); `CaseFoldTests` keeps the pairs
+/// that matter. The result is then
 /// put in NFC, the one normalization form both stores compare in (composed and decomposed `café`
 /// are one key).
 public enum CaseFold {
