@@ -2,8 +2,9 @@
 /// marks secret (`PQconninfoParse`'s `dispchar` `*`: `password`, `sslpassword`) replaced by `***`
 /// (`password=…` in the key=value form; `user:…@` and `?password=…` / `?sslpassword=…` in a URI,
 /// keys percent-decoded). A string libpq cannot parse is never shown, only that it cannot be; and
-/// should a secret value still appear in the masked text (a form this masking does not foresee),
-/// libpq's own reading is shown instead, rebuilt as key=value with the secrets masked.
+/// should a secret value still appear in the masked text (a form this masking does not foresee, or
+/// the value inside another option), libpq's own reading is shown instead, rebuilt as key=value
+/// with the secrets masked and every occurrence of a secret value elsewhere too.
 public enum PostgresConnectionString {
     public static let mask = "***"
     public static let unparsable = "(a connection string libpq cannot parse)"
@@ -14,7 +15,7 @@ public enum PostgresConnectionString {
         let isURI = text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
         let shown = isURI ? maskedURI(text, secret: options.secretKeywords) : maskedKeywords(text, secret: options.secretKeywords)
         if options.secretValues.contains(where: { shown.contains($0) || shown.contains(percentEncodedForm($0)) }) {
-            return rebuilt(options)
+            return scrubbed(rebuilt(options), secrets: options.secretValues)
         }
         return shown
     }

@@ -95,10 +95,12 @@ struct DatabaseConfigurationTests {
     }
 
     @Test func aSecretTheMaskingDoesNotFindFallsBackToLibpqsReadingMasked() {
-        // A password equal to the user name: the text masker's output still holds the value, so the
-        // line is rebuilt from libpq's options.
-        let shown = PostgresConnectionString.masked("host=/run/pg user=todo password=todo")
-        #expect(shown == "user=todo password=*** host=/run/pg")
+        // A password equal to the user name, or inside the socket path: the text masker's output
+        // still holds the value, so the line is rebuilt from libpq's options, the value masked
+        // wherever it is.
+        #expect(PostgresConnectionString.masked("host=/run/pg user=todo password=todo") == "user=*** password=*** host=/run/pg")
+        #expect(PostgresConnectionString.masked("host=/tmp/hunter2 sslpassword=hunter2 dbname='a b'")
+            == "dbname='a b' host=/tmp/*** sslpassword=***")
     }
 
     /// libpq's parse messages quote the text (password included); they are shown without it.

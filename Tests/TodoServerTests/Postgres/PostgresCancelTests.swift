@@ -94,6 +94,7 @@ struct PostgresCancelTests {
             most = max(most, now ?? 0)
             return now == 0
         })
+        print("PostgresCancelTests: at most \(most) scans running at once on 2 connections")
         #expect(most <= 2, "statements running at once: \(most)")
         // The connections were kept: a primary-key read is served at once, within its 50 ms.
         let read = Mutex<Result<Todo?, StoreError>?>(nil)
