@@ -22,6 +22,20 @@ struct PostgresCancelTests {
         return rows[0, 0].flatMap { Int($0) }
     }
 
+    /// A file's text, read with stdio.
+    static func text(_ path: String) -> String {
+        guard let file = fopen(path, "r") else { return "" }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     private func freshDatabase(_ label: String) throws -> String {
         let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
         try cluster.createDatabase(name)
@@ -42,8 +56,9 @@ struct PostgresCancelTests {
         let started = ContinuousClock.now
         let slow = Mutex<(Result<PostgresRows, PostgresError>, Duration)?>(nil)
         let next = Mutex<Result<PostgresRows, PostgresError>?>(nil)
+        let probe = "SELECT pg_sleep(30) AS cancel_probe_\(UInt32.random(in: 0...UInt32.max))"
         session.connection.withValue { connection in
-            connection.execute(.unprepared("SELECT pg_sleep(30)")) { result in
+            connection.execute(.unprepared(probe)) { result in
                 slow.withTracedLock { $0 = (result, ContinuousClock.now - started) }
                 // Sent behind the cancelled statement on the same connection.
                 connection.execute(.unprepared("SELECT 42, pg_backend_pid()")) { result in next.withTracedLock { $0 = result } }
@@ -55,9 +70,16 @@ struct PostgresCancelTests {
         let served = try #require(eventually { next.withTracedLock { $0 } })
         #expect(try served.get().values == ["42", backend])
         // Cancelled in the server long before its 30 s: nothing of it runs any more.
-        #expect(eventually(timeout: .seconds(10)) { running(observer, database: database, like: "SELECT pg_sleep(30)%") == 0 })
-        #expect(session.onLoop { $0.cancelCount } == 1)
+        #expect(eventually(timeout: .seconds(10)) { running(observer, database: database, like: probe) == 0 })
+        #expect(eventually { session.onLoop { $0.cancelCount } == 1 })
         #expect(session.onLoop { $0.isReady })
+        // The server says why it ended: the cancel request, not the statement_timeout backstop.
+        let log = try #require(eventually { () -> [Substring]? in
+            let lines = Self.text(cluster.directory + "/server.log").split(separator: "\n")
+            return lines.contains { $0.hasSuffix("STATEMENT:  " + probe) } ? lines : nil
+        })
+        let statement = try #require(log.firstIndex { $0.hasSuffix("STATEMENT:  " + probe) })
+        #expect(statement > 0 && log[statement - 1].hasSuffix("ERROR:  canceling statement due to user request"), "\(log[max(0, statement - 1)])")
     }
 
     /// Twelve `q=` scans over 150,000 rows at once with a 50 ms deadline on one loop of two
