@@ -38,12 +38,15 @@
     X(PQfname, char *, (const PGresult *res, int field), (res, field), NULL) \
     X(PQflush, int, (PGconn *conn), (conn), -1) \
     X(PQerrorMessage, char *, (const PGconn *conn), (conn), NULL) \
-    X(PQenterPipelineMode, int, (PGconn *conn), (conn), 0)
+    X(PQenterPipelineMode, int, (PGconn *conn), (conn), 0) \
+    X(PQgetCancel, PGcancel *, (PGconn *conn), (conn), NULL) \
+    X(PQcancel, int, (PGcancel *cancel, char *errbuf, int errbufsize), (cancel, errbuf, errbufsize), 0)
 
 /* Functions without a result. */
 #define CLIBPQ_PROCEDURES(X) \
     X(PQfinish, (PGconn *conn), (conn)) \
     X(PQconninfoFree, (PQconninfoOption *options), (options)) \
+    X(PQfreeCancel, (PGcancel *cancel), (cancel)) \
     X(PQclear, (PGresult *res), (res))
 
 #define CLIBPQ_POINTER(name, type, params, args, missing) static type (*loaded_##name) params;

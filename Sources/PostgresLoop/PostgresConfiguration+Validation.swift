@@ -3,7 +3,7 @@ import Glibc
 
 /// A connection string libpq cannot use from an event loop.
 public enum PostgresConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// libpq could not parse it (its message).
+    /// libpq could not parse it (its message, with the quoted text left out: it may hold a password).
     case unparsable(String)
     /// A host would need a DNS lookup, which libpq does synchronously.
     case hostNeedsLookup(String)
@@ -49,20 +49,8 @@ extension PostgresConfiguration {
 
     /// The keywords libpq reads from `connectionString` (a key=value string or a URI).
     static func parse(_ connectionString: String) throws(PostgresConfigurationError) -> [String: String] {
-        var message: UnsafeMutablePointer<CChar>?
-        guard let options = PQconninfoParse(connectionString, &message) else {
-            let text = message.map { String(cString: $0) } ?? "out of memory"
-            if let message { PQfreemem(message) }
-            throw .unparsable(text.trimmingTrailingNewlines)
-        }
-        defer { PQconninfoFree(options) }
-        var values: [String: String] = [:]
-        var option = options
-        while let keyword = option.pointee.keyword {
-            if let value = option.pointee.val { values[String(cString: keyword)] = String(cString: value) }
-            option += 1
-        }
-        return values
+        let options = try PostgresConnectionOptions.parse(connectionString)
+        return Dictionary(options.options.map { ($0.keyword, $0.value) }, uniquingKeysWith: { $1 })
     }
 
     static func isNumericAddress(_ host: String) -> Bool {

@@ -4,7 +4,9 @@ import EventLoops
 extension PostgresConnection {
     /// `PQconnectStartParams`, non-blocking, then `PQconnectPoll` on each readiness of the socket.
     func startConnecting() {
-        let keywords = ["dbname"], values = [configuration.connectionString]
+        // Keywords after the expanded `dbname` override the connection string's: `options` carries
+        // the string's own options too.
+        let keywords = ["dbname", "options"], values = [configuration.connectionString, sessionOptions]
         let started = withCStringArray(keywords) { keywords in
             withCStringArray(values) { values in PQconnectStartParams(keywords, values, 1) }
         }

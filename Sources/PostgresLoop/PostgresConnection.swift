@@ -29,6 +29,13 @@ public final class PostgresConnection {
     private var reconnectTimer: LoopTimer?
     let clock = ContinuousClock()
     private let jitter: @Sendable () -> Double
+    /// The secret values of the connection string (never shown).
+    let secrets: [String]
+    /// libpq's `options` for this session: the connection string's, then `statement_timeout`.
+    let sessionOptions: String
+    /// A cancel request is being sent (`PostgresConnection+Cancel`).
+    let cancelInFlight = SharedFlag()
+    let cancelsSent = SharedCounter()
 
     /// `jitter` draws the back-off's random fraction (0...1).
     public init(
@@ -38,6 +45,9 @@ public final class PostgresConnection {
         self.loop = loop
         self.configuration = configuration
         self.jitter = jitter
+        let options = try? PostgresConnectionOptions.parse(configuration.connectionString)
+        secrets = options?.secretValues ?? []
+        sessionOptions = Self.sessionOptions(options?["options"], statementTimeout: configuration.timing.statementTimeout)
         machine = PostgresConnectionStateMachine(timing: configuration.timing)
         deadlineTimer = LoopTimer(loop: loop) { [unowned self] in
             perform(machine.timerFired(now: clock.now, jitter: jitter()))
@@ -59,6 +69,8 @@ public final class PostgresConnection {
 
     public var isReady: Bool { machine.isReady }
     public var pendingCount: Int { machine.pendingCount }
+    /// Requests the server holds on this connection, answered ones being cancelled included.
+    public var inFlightCount: Int { machine.inFlightCount }
     public var phase: PostgresConnectionStateMachine.Phase { machine.phase }
 
     /// Sends `query` with text `parameters` ($1, $2, …; nil is NULL) in the pipeline; `completion`
@@ -114,6 +126,8 @@ public final class PostgresConnection {
                 reconnectTimer?.schedule(after: delay)
             case .armTimer(let instant):
                 deadlineTimer?.schedule(after: instant - clock.now)
+            case .cancel:
+                sendCancel()
             }
         }
         if sent { flush() }
@@ -135,10 +149,21 @@ public final class PostgresConnection {
         perform(machine.connected(now: clock.now))
     }
 
-    /// libpq's last error message for this connection.
+    /// The connection string's `options` (command-line options for the server) with
+    /// `-c statement_timeout=…ms` after them, so that it wins.
+    static func sessionOptions(_ given: String?, statementTimeout: Duration) -> String {
+        let (seconds, attoseconds) = statementTimeout.components
+        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let own = "-c statement_timeout=\(milliseconds)"
+        guard let given, !given.allSatisfy(\.isWhitespace) else { return own }
+        return given + " " + own
+    }
+
+    /// libpq's last error message for this connection, any secret of the connection string in it
+    /// masked (it becomes a log line, a `/healthz` reason, a 503's detail).
     var errorMessage: String {
         guard let connection, let message = PQerrorMessage(connection) else { return "no connection" }
         let text = String(cString: message).trimmingTrailingNewlines
-        return text.isEmpty ? "connection closed" : text
+        return text.isEmpty ? "connection closed" : PostgresConnectionString.scrubbed(text, secrets: secrets)
     }
 }

@@ -5,7 +5,15 @@
 /// It keeps the requests in the order they were sent (each one is its own pipeline segment, ended
 /// by a sync, so an error aborts only that request), which statements this connection has prepared,
 /// the earliest deadline (one timer covers the connect deadline and every request's), and the
-/// back-off between connection attempts. Time comes in with each event, so tests drive it with a
+/// back-off between connection attempts.
+///
+/// A sent request past its deadline is answered `timedOut` at once and stays in the pipeline,
+/// abandoned: once it is the one the server runs, a cancel request goes out (`cancel`), so that the
+/// statement stops in the database and the requests behind it on the connection carry on. Its
+/// results are read and dropped. Only when the server does not finish it within `cancelGrace` of
+/// the cancel (a frozen server) is the connection dropped. A cancel may reach the server just
+/// after the statement it was meant for ended and stop the next one (57014): that request did
+/// nothing and fails `interrupted`, which `PostgresConnection` sends again. Time comes in with each event, so tests drive it with a
 /// fake clock; the jitter of the back-off comes in as a fraction in 0...1.
 public struct PostgresConnectionStateMachine: Sendable {
     public typealias Instant = ContinuousClock.Instant
@@ -25,6 +33,9 @@ public struct PostgresConnectionStateMachine: Sendable {
         case scheduleReconnect(after: Duration)
         /// Call `timerFired` at this instant (replaces an earlier arming).
         case armTimer(at: Instant)
+        /// Ask the server to cancel the statement it is running on this connection (without blocking
+        /// the loop); the request it is meant for was answered already.
+        case cancel(RequestID)
     }
 
     /// One result libpq handed over for the request at the head of the pipeline.
@@ -56,6 +67,10 @@ public struct PostgresConnectionStateMachine: Sendable {
         let deadline: Instant
         var stage: Stage = .unsent
         var outcome: Result<PostgresRows, PostgresError>?
+        /// Answered `timedOut` already: its results are dropped.
+        var abandoned = false
+        /// Sent when a cancel went out: a 57014 on it may be that cancel's.
+        var mayBeCancelled = false
     }
 
     public let timing: PostgresTiming
@@ -67,13 +82,24 @@ public struct PostgresConnectionStateMachine: Sendable {
     private var prepared: [String: Bool] = [:]
     private var failedAttempts = 0
     private var timerArmedAt: Instant?
+    /// The abandoned request the last cancel was sent for, and when to give up waiting for it.
+    private var cancelTarget: RequestID?
+    private var cancelDeadline: Instant?
+    /// How many of the requests from `head` on are abandoned.
+    private var abandonedCount = 0
+
+    /// PostgreSQL's SQLSTATE for a cancelled statement (a cancel request or `statement_timeout`).
+    public static let queryCanceled = "57014"
 
     public init(timing: PostgresTiming) {
         self.timing = timing
     }
 
     /// Requests not answered yet.
-    public var pendingCount: Int { requests.count - head }
+    public var pendingCount: Int { requests.count - head - abandonedCount }
+
+    /// Requests the server still holds or runs, answered or not (abandoned ones included).
+    public var inFlightCount: Int { requests.count - head }
 
     /// Whether libpq holds results the head request still waits for (bound the reading by this: an
     /// idle pipelined connection answers "not busy" with no result forever).
@@ -157,7 +183,7 @@ public struct PostgresConnectionStateMachine: Sendable {
             request.outcome = request.outcome ?? .success(rows)
             request.stage = .awaitingSync
         case (.awaitingResult, .error(let error)):
-            request.outcome = request.outcome ?? .failure(.server(error))
+            request.outcome = request.outcome ?? .failure(Self.failure(error, request))
             request.stage = .awaitingSync
         case (.awaitingResult, .aborted):
             request.outcome = request.outcome
@@ -169,11 +195,18 @@ public struct PostgresConnectionStateMachine: Sendable {
             request.outcome = .failure(.server(error))
         case (.awaitingSync, .sync):
             popHead()
-            switch request.outcome {
-            case .success(let rows): return [.succeed(request.id, rows)]
-            case .failure(let error): return [.fail(request.id, error)]
-            case nil: return [.fail(request.id, .server(ServerError(sqlState: "XX000", message: "no result")))]
+            let answer: [Action]
+            if request.abandoned {
+                abandonedCount -= 1
+                answer = []
+            } else {
+                switch request.outcome {
+                case .success(let rows): answer = [.succeed(request.id, rows)]
+                case .failure(let error): answer = [.fail(request.id, error)]
+                case nil: answer = [.fail(request.id, .server(ServerError(sqlState: "XX000", message: "no result")))]
+                }
             }
+            return answer + withTimer(cancelIfHeadAbandoned(now: now))
         default:
             return connectionLost(
                 reason: "unexpected result \(incoming) while awaiting \(request.stage)", now: now, jitter: jitter)
@@ -188,18 +221,25 @@ public struct PostgresConnectionStateMachine: Sendable {
         if case .connecting(let deadline) = phase, deadline <= now {
             return withTimer(connectFailed(reason: "no connection within \(timing.connectTimeout)", now: now, jitter: jitter))
         }
-        guard head < requests.count, requests[head].deadline <= now else { return withTimer([]) }
         if phase == .ready {
-            // A sent request is overdue: the server is frozen or overloaded. Cancelling would block
-            // (libpq 15), so drop the connection: the others on it fail too.
-            let overdue = requests[head].id
-            popHead()
-            var actions: [Action] = [.fail(overdue, .timedOut)]
-            actions += backOff(
-                reason: "a request got no answer within \(timing.requestTimeout)",
-                error: .connectionLost(reason: "connection dropped after a request timed out"), jitter: jitter)
-            return actions
+            if let cancelDeadline, cancelDeadline <= now {
+                // The server did not end a cancelled statement within the grace: it is frozen. Drop
+                // the connection (the statement is bounded by `statement_timeout` there).
+                return backOff(
+                    reason: "a cancelled statement did not end within \(timing.cancelGrace)",
+                    error: .connectionLost(reason: "connection dropped: a cancelled statement did not end"), jitter: jitter)
+            }
+            // Every sent request past its deadline is answered now and abandoned in the pipeline.
+            var actions: [Action] = []
+            for index in head..<requests.count where !requests[index].abandoned {
+                guard requests[index].deadline <= now else { break }
+                requests[index].abandoned = true
+                abandonedCount += 1
+                actions.append(.fail(requests[index].id, .timedOut))
+            }
+            return withTimer(actions + cancelIfHeadAbandoned(now: now))
         }
+        guard head < requests.count, requests[head].deadline <= now else { return withTimer([]) }
         // Waiting for a connection that did not come in time: never sent, so nothing happened.
         var actions: [Action] = []
         while head < requests.count, requests[head].deadline <= now {
@@ -243,10 +283,33 @@ public struct PostgresConnectionStateMachine: Sendable {
         return .send(request.id, prepare: prepare)
     }
 
+    /// A cancel for the head request when it is abandoned and none went for it yet.
+    private mutating func cancelIfHeadAbandoned(now: Instant) -> [Action] {
+        guard head < requests.count, requests[head].abandoned else {
+            cancelDeadline = nil
+            return []
+        }
+        guard cancelTarget != requests[head].id else { return [] }
+        cancelTarget = requests[head].id
+        cancelDeadline = now + timing.cancelGrace
+        for index in head..<requests.count { requests[index].mayBeCancelled = true }
+        return [.cancel(requests[head].id)]
+    }
+
+    /// A statement's error as the request's failure: a cancel meant for another request is
+    /// `interrupted` (nothing of it happened: it may be sent again); a cancel nobody asked for is
+    /// `statement_timeout`, the backstop past the deadline.
+    private static func failure(_ error: ServerError, _ request: Request) -> PostgresError {
+        guard error.sqlState == queryCanceled else { return .server(error) }
+        return request.mayBeCancelled ? .interrupted : .timedOut
+    }
+
     private mutating func backOff(reason: String, error: PostgresError, jitter: Double) -> [Action] {
         let wasOpen = phase == .ready || { if case .connecting = phase { return true } else { return false } }()
         phase = .backingOff(reason: reason)
         prepared = [:]
+        cancelTarget = nil
+        cancelDeadline = nil
         var actions: [Action] = wasOpen ? [.closeConnection] : []
         actions += failAll(error)
         actions.append(.scheduleReconnect(after: timing.backoff(afterFailures: failedAttempts, jitter: jitter)))
@@ -255,7 +318,8 @@ public struct PostgresConnectionStateMachine: Sendable {
     }
 
     private mutating func failAll(_ error: PostgresError) -> [Action] {
-        let actions = requests[head...].map { Action.fail($0.id, error) }
+        let actions = requests[head...].filter { !$0.abandoned }.map { Action.fail($0.id, error) }
+        abandonedCount = 0
         requests = []
         head = 0
         return actions
@@ -276,7 +340,8 @@ public struct PostgresConnectionStateMachine: Sendable {
     private mutating func withTimer(_ actions: [Action]) -> [Action] {
         var next: Instant?
         if case .connecting(let deadline) = phase { next = deadline }
-        if head < requests.count { next = min(next ?? requests[head].deadline, requests[head].deadline) }
+        if let first = requests[head...].first(where: { !$0.abandoned }) { next = min(next ?? first.deadline, first.deadline) }
+        if let cancelDeadline { next = min(next ?? cancelDeadline, cancelDeadline) }
         guard let next, timerArmedAt.map({ next < $0 }) ?? true else { return actions }
         timerArmedAt = next
         return actions + [.armTimer(at: next)]

@@ -11,12 +11,15 @@ public enum PostgresError: Error, Sendable, Equatable {
     case server(ServerError)
     /// The connection or pool was closed by its owner.
     case closed
+    /// A cancel sent for another, overdue request on the same connection stopped this statement
+    /// (57014): it did nothing and may be sent again.
+    case interrupted
 
     /// The statement certainly did not commit and may succeed if sent again: a serialization
-    /// failure (40001) or a deadlock victim (40P01).
+    /// failure (40001), a deadlock victim (40P01), or a statement a cancel meant for another stopped.
     public var isRetryable: Bool {
         if case .server(let error) = self { return error.sqlState == "40001" || error.sqlState == "40P01" }
-        return false
+        return self == .interrupted
     }
 
     /// Whether this says the database is unavailable (down, unreachable, frozen, or closed) rather

@@ -18,6 +18,9 @@ public final class PostgresLoopPool: PostgresExecuting {
         choose().execute(query, parameters, completion: completion)
     }
 
+    /// Requests waiting for an answer on this loop's connections.
+    public var pendingCount: Int { connections.reduce(0) { $0 + $1.pendingCount } }
+
     /// Whether a connection is up.
     public var isReady: Bool { connections.contains { $0.isReady } }
 
@@ -25,13 +28,14 @@ public final class PostgresLoopPool: PostgresExecuting {
         for connection in connections { connection.close() }
     }
 
-    /// Ready connections first, then ones still connecting (the request waits for them up to its
+    /// Ready connections first (the one the server holds the fewest statements for, cancelled ones
+    /// included), then ones still connecting (the request waits for them up to its
     /// deadline), then any (backing off: it fails at once as unavailable).
     private func choose() -> PostgresConnection {
         func rank(_ connection: PostgresConnection) -> (Int, Int) {
             switch connection.phase {
-            case .ready: (0, connection.pendingCount)
-            case .connecting, .idle: (1, connection.pendingCount)
+            case .ready: (0, connection.inFlightCount)
+            case .connecting, .idle: (1, connection.inFlightCount)
             case .backingOff, .closed: (2, 0)
             }
         }

@@ -4,11 +4,36 @@ public struct PostgresMigration: Sendable, Equatable {
     public let name: String
     /// Statements run in order (one statement each: they go through the extended protocol).
     public let statements: [String]
+    /// Rows rewritten by the application after `statements` (values SQL cannot compute), then
+    /// `finally` run.
+    public let rewrite: PostgresRowRewrite?
+    public let finally: [String]
 
-    public init(version: Int, name: String, statements: [String]) {
+    public init(version: Int, name: String, statements: [String], rewrite: PostgresRowRewrite? = nil, finally: [String] = []) {
         self.version = version
         self.name = name
         self.statements = statements
+        self.rewrite = rewrite
+        self.finally = finally
+    }
+
+    public static func == (a: PostgresMigration, b: PostgresMigration) -> Bool {
+        a.version == b.version && a.name == b.name && a.statements == b.statements && a.finally == b.finally
+            && (a.rewrite == nil) == (b.rewrite == nil)
+    }
+}
+
+/// A rewrite of rows by the application inside a migration: `select` answers each row's key and
+/// inputs; `transform` turns a row's values into the parameters of `update` (the key first).
+public struct PostgresRowRewrite: Sendable {
+    public let select: String
+    public let update: String
+    public let transform: @Sendable ([String?]) -> [String?]
+
+    public init(select: String, update: String, transform: @escaping @Sendable ([String?]) -> [String?]) {
+        self.select = select
+        self.update = update
+        self.transform = transform
     }
 }
 
@@ -26,10 +51,27 @@ public struct PostgresMigrator: Sendable {
         self.lockKey = lockKey
     }
 
+    /// The newest version this build knows.
+    public var newestVersion: Int { migrations.last?.version ?? 0 }
+
     /// Applies the migrations the database lacks over `connection` (a connection, not a pool: the
-    /// transaction must stay on one session); answers the versions applied now.
+    /// transaction must stay on one session); answers the versions applied now. A database that
+    /// holds a version newer than any of `migrations` (migrated by a newer build) is refused, and
+    /// nothing is applied.
     @discardableResult
-    public func migrate(_ connection: LoopBound<PostgresConnection>) async throws(PostgresError) -> [Int] {
+    public func migrate(_ connection: LoopBound<PostgresConnection>) async throws(PostgresMigrationError) -> [Int] {
+        do {
+            return try await apply(connection)
+        } catch let error as PostgresMigrationError {
+            throw error
+        } catch let error as PostgresError {
+            throw .database(error)
+        } catch {
+            throw .database(.server(ServerError(sqlState: "XX000", message: "\(error)")))
+        }
+    }
+
+    private func apply(_ connection: LoopBound<PostgresConnection>) async throws -> [Int] {
         _ = try await connection.query("BEGIN")
         do {
             _ = try await connection.query("SELECT pg_advisory_xact_lock($1::bigint)", [String(lockKey)])
@@ -41,9 +83,22 @@ public struct PostgresMigrator: Sendable {
                 """)
             let rows = try await connection.query("SELECT version FROM schema_migrations")
             let present = Set((0..<rows.count).compactMap { rows[$0, 0].flatMap { Int($0) } })
+            if let newest = present.max(), newest > newestVersion {
+                throw PostgresMigrationError.schemaNewer(database: newest, known: newestVersion)
+            }
             var applied: [Int] = []
             for migration in migrations where !present.contains(migration.version) {
                 for statement in migration.statements {
+                    _ = try await connection.query(statement)
+                }
+                if let rewrite = migration.rewrite {
+                    let rows = try await connection.query(rewrite.select)
+                    for row in 0..<rows.count {
+                        let values = (0..<rows.columns.count).map { rows[row, $0] }
+                        _ = try await connection.query(rewrite.update, rewrite.transform(values))
+                    }
+                }
+                for statement in migration.finally {
                     _ = try await connection.query(statement)
                 }
                 _ = try await connection.query(
@@ -56,6 +111,22 @@ public struct PostgresMigrator: Sendable {
         } catch {
             _ = try? await connection.query("ROLLBACK")
             throw error
+        }
+    }
+}
+
+/// Why the schema could not be brought up to date.
+public enum PostgresMigrationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A statement failed or the database could not be reached.
+    case database(PostgresError)
+    /// The database was migrated by a newer build: this one does not know its schema.
+    case schemaNewer(database: Int, known: Int)
+
+    public var description: String {
+        switch self {
+        case .database(let error): "\(error)"
+        case .schemaNewer(let database, let known):
+            "the database schema is version \(database), newer than version \(known), the newest this build knows: run a build that knows version \(database)"
         }
     }
 }

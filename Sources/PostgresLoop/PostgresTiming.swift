@@ -7,15 +7,26 @@ public struct PostgresTiming: Sendable, Equatable {
     /// The first delay before reconnecting; it doubles with each failed attempt up to `backoffCap`.
     public var backoffInitial: Duration
     public var backoffCap: Duration
+    /// How long after a cancel request the server may take to end the cancelled statement before
+    /// the connection is dropped (the server is then taken as frozen).
+    public var cancelGrace: Duration
 
     public init(
         requestTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),
-        backoffInitial: Duration = .milliseconds(50), backoffCap: Duration = .seconds(1)
+        backoffInitial: Duration = .milliseconds(50), backoffCap: Duration = .seconds(1),
+        cancelGrace: Duration = .seconds(1)
     ) {
         self.requestTimeout = requestTimeout
         self.connectTimeout = connectTimeout
         self.backoffInitial = backoffInitial
         self.backoffCap = backoffCap
+        self.cancelGrace = cancelGrace
+    }
+
+    /// The session's `statement_timeout`, the database's own backstop should a cancel not arrive:
+    /// a little above the request deadline (a tenth more, at least 100 ms).
+    public var statementTimeout: Duration {
+        requestTimeout + max(requestTimeout / 10, .milliseconds(100))
     }
 
     /// The delay before the next attempt after `failures` failed ones in a row: the exponential step

@@ -28,8 +28,12 @@ enum DatabaseStartup {
                     "database": "\(database)", "applied": "\(applied.map(String.init).joined(separator: ","))",
                     "ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
                 ])
-        } catch let error as PostgresError {
-            let what = error.isUnavailable ? "cannot reach the database" : "cannot migrate the database schema"
+        } catch let error as PostgresMigrationError {
+            let what = switch error {
+            case .database(let error) where error.isUnavailable: "cannot reach the database"
+            case .database: "cannot migrate the database schema"
+            case .schemaNewer: "the database schema is newer than this build"
+            }
             logger.critical("\(what)", metadata: ["database": "\(database)", "reason": "\(error)"])
             throw ExitCode(unreachableExitCode)
         }

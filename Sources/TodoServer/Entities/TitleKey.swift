@@ -13,7 +13,7 @@ import Darwin
 /// all-lowercase ASCII title costs no bytes beyond the two references, any other ASCII title one
 /// lowercased copy, a non-ASCII title at most two copies (lowercased, and NFC when it was not).
 public struct TitleKey: Sendable, Equatable {
-    /// The title lowercased, in NFC: the primary sort key and what `q=` searches.
+    /// The title case-folded (`CaseFold`), in NFC: the primary sort key and what `q=` searches.
     let folded: String
     /// The title in NFC: breaks ties between titles that differ only in case.
     let exact: String
@@ -22,14 +22,13 @@ public struct TitleKey: Sendable, Equatable {
     let isPlainASCII: Bool
 
     init(_ title: String) {
-        let lowered = title.lowercased()
         if title.utf8.allSatisfy({ $0 < 0x80 }) {
-            folded = Self.sharing(lowered, with: title)
+            folded = Self.sharing(title.lowercased(), with: title)
             exact = title
             isPlainASCII = folded.utf8.allSatisfy { (0x20...0x7E).contains($0) }
         } else {
             exact = Self.sharing(Self.normalized(title), with: title)
-            folded = Self.sharing(Self.normalized(lowered), with: exact)
+            folded = Self.sharing(CaseFold.folded(exact), with: exact)
             isPlainASCII = false
         }
     }
@@ -94,7 +93,7 @@ public struct TitleKey: Sendable, Equatable {
     }
 }
 
-/// A `q=` needle prepared once per request: lowercased, in NFC, and for a printable ASCII needle
+/// A `q=` needle prepared once per request: case-folded (`CaseFold`), in NFC, and for a printable ASCII needle
 /// the shift table of Horspool's search.
 public struct TitleSearch: Sendable, Equatable {
     let folded: String
@@ -104,7 +103,7 @@ public struct TitleSearch: Sendable, Equatable {
     let shifts: [Int]?
 
     init(_ needle: String) {
-        folded = TitleKey.normalized(needle.lowercased())
+        folded = CaseFold.folded(needle)
         let bytes = Array(folded.utf8)
         guard !bytes.isEmpty, bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else {
             shifts = nil

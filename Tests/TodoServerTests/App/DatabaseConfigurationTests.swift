@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import PostgresLoop
+@testable import PostgresLoop
 import Testing
 @testable import TodoServer
 
@@ -76,6 +76,61 @@ struct DatabaseConfigurationTests {
     ])
     func masking(url: String, shown: String) {
         #expect(PostgresConnectionString.masked(url) == shown)
+    }
+
+    /// Every option libpq marks secret, in both forms (the URI's keys percent-encoded too).
+    @Test("every secret libpq marks is masked", arguments: [
+        ("host=/run/pg sslpassword=hunter2 user=todo", "host=/run/pg sslpassword=*** user=todo"),
+        ("host=/run/pg sslpassword = 'hun ter2' password=hunter2", "host=/run/pg sslpassword = *** password=***"),
+        ("postgresql://todo@[::1]/todo?sslpassword=hunter2&sslmode=disable", "postgresql://todo@[::1]/todo?sslpassword=***&sslmode=disable"),
+        ("postgresql://todo@[::1]/todo?ssl%70assword=hunter2", "postgresql://todo@[::1]/todo?ssl%70assword=***"),
+        ("postgresql://todo:hun%74er2@[::1]/todo?pass%77ord=hunter2", "postgresql://todo:***@[::1]/todo?pass%77ord=***"),
+        ("postgresql://todo:%68%75%6E%74%65%72%32@[::1]/todo", "postgresql://todo:***@[::1]/todo"),
+    ])
+    func everySecretIsMasked(url: String, shown: String) throws {
+        #expect(PostgresConnectionString.masked(url) == shown)
+        let options = try PostgresConnectionOptions.parse(url)
+        #expect(options.secretKeywords.isSuperset(of: ["password", "sslpassword"]))
+        #expect(!PostgresConnectionString.masked(url).contains("hunter2"))
+    }
+
+    @Test func aSecretTheMaskingDoesNotFindFallsBackToLibpqsReadingMasked() {
+        // A password equal to the user name, or inside the socket path: the text masker's output
+        // still holds the value, so the line is rebuilt from libpq's options, the value masked
+        // wherever it is.
+        #expect(PostgresConnectionString.masked("host=/run/pg user=todo password=todo") == "user=*** password=*** host=/run/pg")
+        #expect(PostgresConnectionString.masked("host=/tmp/hunter2 sslpassword=hunter2 dbname='a b'")
+            == "dbname='a b' host=/tmp/*** sslpassword=***")
+    }
+
+    /// libpq's parse messages quote the text (password included); they are shown without it.
+    @Test("an unparsable URL is never echoed", arguments: [
+        "POSTGRESQL://todo:hunter2@127.0.0.1/db",
+        "postgresql://todo:hunter2@[::1/todo",
+        "host=/tmp password=hunter2 dbname",
+        "host=/tmp password='hunter2",
+        "postgresql://todo:hunter2@127.0.0.1/db?sslpassword=hunter2&%zz=1",
+        "hunter2",
+    ])
+    func anUnparsableURLIsNeverEchoed(url: String) throws {
+        #expect(PostgresConnectionString.masked(url) == PostgresConnectionString.unparsable)
+        let error = try #require(loadError(environment: ["TODO_DATABASE_URL": url]))
+        #expect(error.key == "databaseUrl")
+        #expect(error.description.contains("cannot be parsed"), "\(error.description)")
+        #expect(!error.description.contains("hunter2"), "\(error.description)")
+    }
+
+    @Test func libpqsParseMessageKeepsItsWordsButNotTheQuotedText() {
+        #expect(PostgresConnectionString.withoutQuotedText(#"missing "=" after "POSTGRESQL://todo:hunter2@h/db" in connection info string"#)
+            == #"missing "=" after "…" in connection info string"#)
+        #expect(PostgresConnectionString.withoutQuotedText(#"end of string reached when looking for matching "]" in IPv6 host address in URI: "postgresql://todo:hunter2@[::1/todo""#)
+            == #"end of string reached when looking for matching "]" in IPv6 host address in URI: "…""#)
+        #expect(PostgresConnectionString.withoutQuotedText(#"unterminated "hunter2"#) == #"unterminated "…"#)
+    }
+
+    @Test func libpqsMessagesAreScrubbedOfTheSecrets() {
+        #expect(PostgresConnectionString.scrubbed(#"socket "/tmp/hunter2/.s.PGSQL.5432" failed"#, secrets: ["hunter2"])
+            == #"socket "/tmp/***/.s.PGSQL.5432" failed"#)
     }
 
     @Test func theBannerAndTheDumpShowTheDatabaseMasked() throws {

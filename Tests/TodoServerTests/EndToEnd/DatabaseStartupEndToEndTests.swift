@@ -1,4 +1,6 @@
 import Foundation
+import LockTracing
+import Synchronization
 import PostgresLoop
 import Testing
 @testable import TodoServer
@@ -13,12 +15,45 @@ struct DatabaseStartupEndToEndTests {
         defer { try? FileManager.default.removeItem(atPath: socketDirectory) }
         let server = try ServerProcess(
             arguments: ["--port", "0", "--host", "127.0.0.1"],
-            environment: ["TODO_DATABASE_URL": "host=\(socketDirectory) port=5999 dbname=todo user=todo password=s3cret"])
+            environment: ["TODO_DATABASE_URL": "host=\(socketDirectory) port=5999 dbname=todo user=todo password=s3cret sslpassword=hunter2"])
         #expect(server.waitForExit() == 4)
         let line = try #require(server.lines(containing: "cannot reach the database").first)
-        #expect(line.contains("password=***"), "\(line)")
+        #expect(line.contains("password=*** sslpassword=***"), "\(line)")
         #expect(!line.contains("s3cret"), "\(line)")
+        #expect(!line.contains("hunter2"), "\(line)")
         #expect(server.lines(containing: "listening").isEmpty)
+    }
+
+    /// libpq quotes a string it cannot parse in its message: the start-up error says only what is
+    /// wrong, on standard error and in no other line.
+    @Test(arguments: ["POSTGRESQL://todo:hunter2@127.0.0.1/todo", "postgresql://todo:hunter2@[::1/todo"])
+    func anUnparsableUrlStopsStartUpWithStatus64NeverEchoingIt(url: String) throws {
+        let server = try ServerProcess(arguments: ["--port", "0"], environment: ["TODO_DATABASE_URL": url])
+        #expect(server.waitForExit() == 64)
+        let errors = server.standardError
+        #expect(errors.contains("'databaseUrl' is (a value not shown)"), "\(errors)")
+        #expect(errors.contains("cannot be parsed"), "\(errors)")
+        #expect(!errors.contains("hunter2"), "\(errors)")
+        #expect(!server.remainingOutput.contains("hunter2"))
+    }
+
+    /// A secret inside libpq's own message (here the socket directory holds it) is masked in the
+    /// reason a request and `/healthz` give while the database cannot be reached.
+    @Test func aSecretInLibpqsMessageIsMaskedInTheStoresReasons() throws {
+        let socketDirectory = "/tmp/todo-hunter2-\(UInt32.random(in: 0...UInt32.max))"
+        let store = try PostgresTodoStore(configuration: PostgresConfiguration(
+            connectionString: "host=\(socketDirectory) port=5999 dbname=todo user=todo password=hunter2",
+            timing: PostgresTiming(requestTimeout: .seconds(5), connectTimeout: .seconds(5))))
+        defer { store.close() }
+        let reason = Mutex<String?>(nil)
+        store.statistics { result in
+            if case .failure(let error) = result { reason.withTracedLock { $0 = error.reason } }
+        }
+        let failure = try #require(eventually { reason.withTracedLock { $0 } })
+        #expect(failure.contains("/tmp/todo-***-"), "\(failure)")
+        #expect(!failure.contains("hunter2"), "\(failure)")
+        let refusal = try #require(store.writeRefusal)
+        #expect(!refusal.contains("hunter2"), "\(refusal)")
     }
 
     @Test(.enabled(if: PostgresTestCluster.isAvailable))
@@ -32,14 +67,36 @@ struct DatabaseStartupEndToEndTests {
         let port = try server.waitForPort()
         #expect(try server.waitForLine(containing: "store: PostgreSQL at host=").contains("dbname=\(database)"))
         let ready = try #require(server.lines(containing: "database schema ready").first)
-        #expect(ready.contains("applied=1,2"), "\(ready)")
+        #expect(ready.contains("applied=1,2,3"), "\(ready)")
         let session = try await PostgresTestSession.open(cluster, database: database)
         defer { session.close() }
         let versions = try await session.connection.query("SELECT version FROM schema_migrations ORDER BY version")
-        #expect(versions.values == ["1", "2"])
+        #expect(versions.values == ["1", "2", "3"])
         let created = try TestHTTPClient(port: port).request("POST", "/todos", headers: [("Content-Type", "application/json")], body: #"{"title":"in the database"}"#)
         #expect(created.status == 201)
         let rows = try await session.connection.query("SELECT id::text, title, revision FROM todos")
         #expect(rows.values == [created.object["id"] as? String, "in the database", "1"])
+    }
+
+    @Test(.enabled(if: PostgresTestCluster.isAvailable))
+    func aSchemaNewerThanThisBuildKnowsStopsStartUpWithStatus4NamingBothVersions() async throws {
+        let cluster = PostgresTestCluster.shared!
+        let database = "newer_\(UInt32.random(in: 0...UInt32.max))"
+        try cluster.createDatabase(database)
+        let session = try await PostgresTestSession.open(cluster, database: database)
+        defer { session.close() }
+        try await TodoSchema.migrator.migrate(session.connection)
+        let known = TodoSchema.migrator.newestVersion
+        _ = try await session.connection.query(
+            "INSERT INTO schema_migrations (version, name) VALUES ($1::integer, 'from a newer build')", [String(known + 97)])
+
+        let server = try ServerProcess(
+            arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", cluster.connectionString(database: database)])
+        #expect(server.waitForExit() == 4)
+        let line = try #require(server.lines(containing: "the database schema is newer than this build").first)
+        #expect(line.contains("the database schema is version \(known + 97), newer than version \(known), the newest this build knows"), "\(line)")
+        #expect(server.lines(containing: "listening").isEmpty)
+        let versions = try await session.connection.query("SELECT max(version) FROM schema_migrations")
+        #expect(versions.values == [String(known + 97)])
     }
 }

@@ -67,20 +67,62 @@ import Testing
         #expect(machine.request(2, statement: "bad", now: at(3)) == [.send(2, prepare: true)])
     }
 
-    @Test func anOverdueRequestTimesOutDropsTheConnectionAndFailsTheOthers() {
+    let cancelled = ServerError(sqlState: "57014", message: "canceling statement due to user request")
+
+    @Test func anOverdueRequestIsAnsweredAndCancelledAndTheOthersOnTheConnectionCarryOn() {
         var machine = connectedMachine()
         #expect(machine.request(1, statement: nil, now: at(100)) == [.send(1, prepare: false), .armTimer(at: at(2100))])
         #expect(machine.request(2, statement: nil, now: at(200)) == [.send(2, prepare: false)])
         // The timer firing early (re-armed for the head) changes nothing.
         #expect(machine.timerFired(now: at(2000), jitter: 1) == [.armTimer(at: at(2100))])
-        #expect(machine.timerFired(now: at(2100), jitter: 1) == [
-            .fail(1, .timedOut), .closeConnection,
-            .fail(2, .connectionLost(reason: "connection dropped after a request timed out")),
+        #expect(machine.timerFired(now: at(2100), jitter: 1) == [.fail(1, .timedOut), .cancel(1), .armTimer(at: at(2200))])
+        #expect(machine.pendingCount == 1)
+        #expect(machine.inFlightCount == 2)
+        // The cancelled statement's error is dropped (request 1 was answered); request 2 is served.
+        #expect(machine.received(.error(cancelled), now: at(2110), jitter: 0) == [])
+        #expect(machine.received(.sync, now: at(2110), jitter: 0) == [])
+        #expect(machine.received(.rows(rows("2")), now: at(2120), jitter: 0) == [])
+        #expect(machine.received(.sync, now: at(2120), jitter: 0) == [.succeed(2, rows("2"))])
+        #expect(machine.phase == .ready)
+        #expect(machine.inFlightCount == 0)
+        // (The timer armed for 2200 stays: it fires early and re-arms for request 3.)
+        #expect(machine.request(3, statement: nil, now: at(2130)) == [.send(3, prepare: false)])
+        #expect(machine.timerFired(now: at(2200), jitter: 0) == [.armTimer(at: at(4130))])
+    }
+
+    @Test func aCancelThatStopsTheNextStatementMakesItInterruptedWhichIsRetryable() {
+        var machine = connectedMachine()
+        _ = machine.request(1, statement: nil, now: at(100))
+        _ = machine.request(2, statement: nil, now: at(200))
+        _ = machine.timerFired(now: at(2100), jitter: 0)
+        // Statement 1 ended on its own just before the cancel arrived, which then stopped statement 2.
+        #expect(machine.received(.rows(rows("1")), now: at(2101), jitter: 0) == [])
+        #expect(machine.received(.sync, now: at(2101), jitter: 0) == [])
+        #expect(machine.received(.error(cancelled), now: at(2102), jitter: 0) == [])
+        #expect(machine.received(.sync, now: at(2102), jitter: 0) == [.fail(2, .interrupted)])
+        #expect(PostgresError.interrupted.isRetryable)
+        // With no cancel sent, a 57014 is the session's statement_timeout: a time-out.
+        _ = machine.request(3, statement: nil, now: at(2200))
+        #expect(machine.received(.error(cancelled), now: at(2300), jitter: 0) == [])
+        #expect(machine.received(.sync, now: at(2300), jitter: 0) == [.fail(3, .timedOut)])
+    }
+
+    @Test func aCancelledStatementThatDoesNotEndWithinTheGraceDropsTheConnection() {
+        var machine = connectedMachine()
+        _ = machine.request(1, statement: nil, now: at(100))
+        _ = machine.request(2, statement: nil, now: at(200))
+        #expect(machine.timerFired(now: at(2100), jitter: 1) == [.fail(1, .timedOut), .cancel(1), .armTimer(at: at(2200))])
+        // Request 2 passes its deadline behind it: answered, no second cancel (1 still runs).
+        #expect(machine.timerFired(now: at(2200), jitter: 1) == [.fail(2, .timedOut), .armTimer(at: at(3100))])
+        _ = machine.request(3, statement: nil, now: at(2300))
+        #expect(machine.timerFired(now: at(3100), jitter: 1) == [
+            .closeConnection,
+            .fail(3, .connectionLost(reason: "connection dropped: a cancelled statement did not end")),
             .scheduleReconnect(after: .milliseconds(50)),
         ])
         #expect(machine.pendingCount == 0)
-        #expect(machine.request(3, statement: nil, now: at(2101)) == [
-            .fail(3, .unavailable(reason: "a request got no answer within 2.0 seconds"))
+        #expect(machine.request(4, statement: nil, now: at(3101)) == [
+            .fail(4, .unavailable(reason: "a cancelled statement did not end within 1.0 seconds"))
         ])
     }
 
@@ -145,6 +187,7 @@ import Testing
         #expect(PostgresError.server(ServerError(sqlState: "40P01", message: "")).isRetryable)
         #expect(!PostgresError.server(ServerError(sqlState: "23505", message: "")).isRetryable)
         #expect(!PostgresError.timedOut.isRetryable)
+        #expect(PostgresError.interrupted.isRetryable)
         #expect(!PostgresError.connectionLost(reason: "x").isRetryable)
     }
 }

@@ -16,7 +16,7 @@ struct PostgresMigratorTests {
     @Test func theTodoSchemaIsAppliedOnceWithItsIndexes() async throws {
         let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("schema"))
         defer { session.close() }
-        #expect(try await TodoSchema.migrator.migrate(session.connection) == [1, 2])
+        #expect(try await TodoSchema.migrator.migrate(session.connection) == [1, 2, 3])
         #expect(try await TodoSchema.migrator.migrate(session.connection) == [])
 
         let indexes = try await session.connection.query(
@@ -25,12 +25,13 @@ struct PostgresMigratorTests {
         #expect(definitions.keys.sorted() == ["todos_default_order", "todos_pkey", "todos_title_key", "todos_upcoming"])
         #expect(definitions["todos_default_order"]!.hasSuffix(#"USING btree ((("order" IS NULL)), "order", created_at, id)"#))
         #expect(definitions["todos_upcoming"]!.hasSuffix("USING btree (due_date) WHERE ((NOT completed) AND (due_date IS NOT NULL))"))
+        #expect(definitions["todos_title_key"]!.hasSuffix("USING btree (title_key, title_nfc, created_at, id)"))
 
         let title = "Ärger mit ÖL"
         _ = try await session.connection.query(
             """
-            INSERT INTO todos (id, title, title_key, "order", due_date, created_at, updated_at, revision)
-            VALUES ($1, $2, $3, NULL, '2026-11-30', now(), now(), 1)
+            INSERT INTO todos (id, title, title_key, title_nfc, "order", due_date, created_at, updated_at, revision)
+            VALUES ($1, $2, $3, $2, NULL, '2026-11-30', now(), now(), 1)
             """,
             ["8f0c2f1e-0000-4000-8000-000000000001", title, TodoTitleKey.fold(title)])
         let row = try await session.connection.query("SELECT title, title_key, completed, revision FROM todos")
@@ -38,16 +39,45 @@ struct PostgresMigratorTests {
         // A second insert with the same id is refused by the primary key.
         await #expect(throws: PostgresError.self) {
             try await session.connection.query(
-                "INSERT INTO todos (id, title, title_key, created_at, updated_at, revision) VALUES ($1, 'x', 'x', now(), now(), 1)",
+                "INSERT INTO todos (id, title, title_key, title_nfc, created_at, updated_at, revision) VALUES ($1, 'x', 'x', 'x', now(), now(), 1)",
                 ["8f0c2f1e-0000-4000-8000-000000000001"])
         }
         let versions = try await session.connection.query("SELECT version, name FROM schema_migrations ORDER BY version")
-        #expect(versions.values == ["1", "todos", "2", "todo_counts"])
+        #expect(versions.values == ["1", "todos", "2", "todo_counts", "3", "title_case_folding"])
+    }
+
+    /// Version 3 re-keys the rows version 1 keyed by lower case, in the migration's transaction.
+    @Test func version3RekeysTitlesWrittenByAnOlderBuild() async throws {
+        let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("rekey"))
+        defer { session.close() }
+        let older = PostgresMigrator(migrations: Array(TodoSchema.migrations.prefix(2)), lockKey: TodoSchema.migrationLockKey)
+        #expect(try await older.migrate(session.connection) == [1, 2])
+        let titles = ["ΟΔΟΣ", "Straße", "cafe\u{301}", "Plain Ascii"]
+        for (index, title) in titles.enumerated() {
+            _ = try await session.connection.query(
+                "INSERT INTO todos (id, title, title_key, created_at, updated_at, revision) VALUES ($1, $2, lower($2), now(), now(), 1)",
+                ["8f0c2f1e-0000-4000-8000-00000000000\(index)", title])
+        }
+        #expect(try await TodoSchema.migrator.migrate(session.connection) == [3])
+        let rows = try await session.connection.query("SELECT title_key, title_nfc FROM todos ORDER BY id")
+        #expect(rows.values == ["οδοσ", "ΟΔΟΣ", "strasse", "Straße", "caf\u{E9}", "caf\u{E9}", "plain ascii", "Plain Ascii"])
+    }
+
+    @Test func aDatabaseMigratedByANewerBuildIsRefusedNamingBothVersions() async throws {
+        let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("newer"))
+        defer { session.close() }
+        try await TodoSchema.migrator.migrate(session.connection)
+        _ = try await session.connection.query("INSERT INTO schema_migrations (version, name) VALUES (40, 'future')")
+        await #expect(throws: PostgresMigrationError.schemaNewer(database: 40, known: 3)) {
+            try await TodoSchema.migrator.migrate(session.connection)
+        }
+        let versions = try await session.connection.query("SELECT count(*) FROM schema_migrations")
+        #expect(versions.values == ["4"])
     }
 
     @Test func twoMigratorsStartingTogetherNeverFail() async throws {
         let migrator = PostgresMigrator(migrations: TodoSchema.migrations + [
-            PostgresMigration(version: 3, name: "notes", statements: ["ALTER TABLE todos ADD COLUMN note text"]),
+            PostgresMigration(version: 4, name: "notes", statements: ["ALTER TABLE todos ADD COLUMN note text"]),
         ], lockKey: TodoSchema.migrationLockKey)
         for round in 1...20 {
             let database = try freshDatabase("race")
@@ -69,7 +99,7 @@ struct PostgresMigratorTests {
                 Issue.record("round \(round): \(error)")
                 return
             }
-            #expect((appliedByA + appliedByB).sorted() == [1, 2, 3], "round \(round)")
+            #expect((appliedByA + appliedByB).sorted() == [1, 2, 3, 4], "round \(round)")
             #expect(appliedByA.isEmpty || appliedByB.isEmpty, "round \(round)")
         }
     }

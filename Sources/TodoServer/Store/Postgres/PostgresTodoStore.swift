@@ -14,7 +14,8 @@ public final class PostgresTodoStore: TodoStore {
     private let fallbackLoop: StandaloneLoop
     let health: PostgresStoreHealth
 
-    /// Seconds a client is told to wait when the database is unavailable.
+    /// Seconds a client is told to wait when the database is unavailable (down or reconnecting:
+    /// a loop tries again within 1 s); past the deadline it is `PostgresLoad.retryAfterSeconds`.
     public static let retryAfterSeconds = 1
 
     public init(configuration: PostgresConfiguration) throws {
@@ -43,6 +44,7 @@ public final class PostgresTodoStore: TodoStore {
     }
 
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
+        if let needle = query.titleContains, !TodoSQL.canMatchATitle(needle) { return completion(.success(TodoPage(items: [], total: 0))) }
         run(TodoSQL.list(query.sort), TodoSQL.listParameters(query), completion: completion) { rows in
             guard rows.count >= 1, let total = rows[0, 0].flatMap({ Int($0) }),
                   let items = TodoRowDecoder.snapshots(rows, first: 1) else { return nil }
@@ -116,27 +118,31 @@ public final class PostgresTodoStore: TodoStore {
         decode: @escaping (PostgresRows) -> Value?
     ) {
         let health = self.health
-        let answer: PostgresConnection.Completion = { result in
-            switch result {
-            case .success(let rows):
-                health.succeeded()
-                if let value = decode(rows) {
-                    completion(.success(value))
-                } else {
-                    completion(.failure(StoreError(reason: "the database answered rows this server cannot read")))
+        let deadline = client.configuration.timing.requestTimeout
+        func send(on pool: PostgresLoopPool) {
+            pool.execute(.prepared(statement), parameters) { [unowned pool] result in
+                switch result {
+                case .success(let rows):
+                    health.succeeded()
+                    if let value = decode(rows) {
+                        completion(.success(value))
+                    } else {
+                        completion(.failure(StoreError(reason: "the database answered rows this server cannot read")))
+                    }
+                case .failure(let error):
+                    if error.isUnavailable { health.failed(Self.describe(error)) } else { health.succeeded() }
+                    let load = PostgresLoad(waiting: pool.pendingCount, connections: pool.connections.count, deadline: deadline)
+                    completion(.failure(Self.storeError(error, load: load)))
                 }
-            case .failure(let error):
-                if error.isUnavailable { health.failed(Self.describe(error)) } else { health.succeeded() }
-                completion(.failure(Self.storeError(error)))
             }
         }
         if let loop = LoopExecutor.current?.handle {
-            client.pool(on: loop).execute(.prepared(statement), parameters, completion: answer)
+            send(on: client.pool(on: loop))
         } else {
             let loop = fallbackLoop.handle
             let client = self.client
-            let box = UncheckedBox(answer)
-            loop.execute { client.pool(on: loop).execute(.prepared(statement), parameters, completion: box.value) }
+            let box = UncheckedBox(send)
+            loop.execute { box.value(client.pool(on: loop)) }
         }
     }
 
@@ -151,12 +157,18 @@ public final class PostgresTodoStore: TodoStore {
         case .connectionLost(let reason): "the connection to the database was lost: \(reason)"
         case .timedOut: "the database did not answer within the deadline"
         case .closed: "the database connections are closed"
+        case .interrupted: "the statement was stopped by a cancel meant for an overdue one"
         case .server(let error): "the database refused the statement: \(error)"
         }
     }
 
-    static func storeError(_ error: PostgresError) -> StoreError {
-        StoreError(reason: describe(error), retryAfter: error.isUnavailable ? retryAfterSeconds : nil)
+    static func storeError(_ error: PostgresError, load: PostgresLoad) -> StoreError {
+        guard error.isUnavailable else { return StoreError(reason: describe(error)) }
+        let wait = switch error {
+        case .timedOut, .interrupted: load.retryAfterSeconds
+        default: retryAfterSeconds
+        }
+        return StoreError(reason: describe(error), retryAfter: wait)
     }
 
     static func fieldChange<Value>(_ field: TodoChange.Field<Value>) -> TodoSQL.FieldChange<Value>? {
@@ -167,12 +179,15 @@ public final class PostgresTodoStore: TodoStore {
         }
     }
 
+    /// The condition as the statement reads it. A revision past `bigint` (≥ 2^63, which a client
+    /// may send in a tag) names no stored revision: it is left out here, never sent, so an `If-Match`
+    /// of only such tags fails (412) and an `If-None-Match` of them passes, as in memory.
     static func condition(_ condition: RevisionCondition) -> TodoSQL.Condition {
         var result = TodoSQL.Condition()
-        if case .oneOf(let revisions) = condition.ifMatch { result.ifMatch = revisions }
+        if case .oneOf(let revisions) = condition.ifMatch { result.ifMatch = TodoSQL.storable(revisions) }
         switch condition.ifNoneMatch {
         case .any: result.ifNoneMatchAny = true
-        case .oneOf(let revisions): result.ifNoneMatch = revisions
+        case .oneOf(let revisions): result.ifNoneMatch = TodoSQL.storable(revisions)
         case nil: break
         }
         return result

@@ -19,7 +19,7 @@ extension TodoSQL {
                     THEN (SELECT coalesce(sum(n), 0) FROM todo_counts WHERE $1::boolean IS NULL OR completed = $1::boolean)::bigint
                     ELSE (SELECT count(*) FROM todos WHERE \(filter)) END AS total) AS t
             LEFT JOIN LATERAL (
-                SELECT id, title, title_key, completed, "order", due_date, created_at, updated_at, revision
+                SELECT id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision
                 FROM todos WHERE \(filter)
                 ORDER BY \(order) LIMIT $3::bigint OFFSET $4::bigint
             ) AS p ON true
@@ -35,7 +35,7 @@ extension TodoSQL {
         case .order: #"("order" IS NULL), "order"\#(direction), created_at, id"#
         case .dueDate: "(due_date IS NULL), due_date\(direction), created_at, id"
         case .createdAt: "created_at\(direction), id"
-        case .title: #"title_key\#(direction), title COLLATE "C"\#(direction), created_at, id"#
+        case .title: "title_key\(direction), title_nfc\(direction), created_at, id"
         }
     }
 

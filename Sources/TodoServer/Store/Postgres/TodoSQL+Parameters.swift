@@ -11,8 +11,20 @@ extension TodoSQL {
         [
             todo.id, todo.title, TodoTitleKey.fold(todo.title), text(todo.completed), todo.order.map(String.init),
             todo.dueDate?.description, String(todo.createdAt.millisecondsSinceEpoch),
-            String(todo.updatedAt.millisecondsSinceEpoch),
+            String(todo.updatedAt.millisecondsSinceEpoch), TodoTitleKey.exact(todo.title),
         ]
+    }
+
+    /// The revisions a `bigint` column can hold (1...2^63-1): no other names a stored to-do.
+    static func storable(_ revisions: [UInt64]) -> [UInt64] {
+        revisions.filter { $0 >= 1 && $0 <= UInt64(Int64.max) }
+    }
+
+    /// Whether a `q=` needle can be in some title: a title never holds a control character
+    /// (`TodoInput` refuses them, U+0000 included, which a text parameter cannot carry), so a
+    /// needle with one matches nothing, in memory as here, and is answered without a statement.
+    static func canMatchATitle(_ needle: String) -> Bool {
+        !needle.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     static func listParameters(_ query: TodoQuery) -> [String?] {
@@ -50,7 +62,7 @@ extension TodoSQL {
         [
             id, title, title.map(TodoTitleKey.fold), completed.map(text), text(order != nil),
             order?.value.map(String.init), text(dueDate != nil), dueDate?.value?.description,
-        ] + condition.parameters + [String(time.millisecondsSinceEpoch)]
+        ] + condition.parameters + [String(time.millisecondsSinceEpoch), title.map(TodoTitleKey.exact)]
     }
 
     static func removeParameters(id: String, condition: Condition) -> [String?] {

@@ -23,10 +23,10 @@ enum TodoSQL {
     }
 
     /// $1 id, $2 title, $3 title key, $4 completed, $5 order, $6 due date (YYYY-MM-DD), $7 created
-    /// and $8 updated in ms.
+    /// and $8 updated in ms, $9 the title in NFC.
     static let insert = PostgresStatement(name: "todo_insert", sql: """
-        INSERT INTO todos (id, title, title_key, completed, "order", due_date, created_at, updated_at, revision)
-        VALUES ($1::uuid, $2, $3, $4::boolean, $5::bigint, $6::date, \(timestamp(7)), \(timestamp(8)), 1)
+        INSERT INTO todos (id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision)
+        VALUES ($1::uuid, $2, $3, $9, $4::boolean, $5::bigint, $6::date, \(timestamp(7)), \(timestamp(8)), 1)
         RETURNING \(columns)
         """)
 
@@ -47,7 +47,7 @@ enum TodoSQL {
             + "AND NOT (coalesce($\(b)::boolean, false) OR coalesce(revision = ANY($\(c)::bigint[]), false)))"
     }
 
-    /// $1 id; $2 title and $3 its key (NULL keeps); $4 completed (NULL keeps); $5 whether to set
+    /// $1 id; $2 title, $3 its key and $13 its NFC form (NULL keeps); $4 completed (NULL keeps); $5 whether to set
     /// order to $6 (NULL clears); $7 whether to set the due date to $8; $9-$11 the condition
     /// (`condition`); $12 the time in ms. One row: `outcome` (`updated`, `unchanged`, `failed`) and
     /// the to-do as stored after the statement; no row: no such to-do. Revision and `updated_at`
@@ -58,6 +58,7 @@ enum TodoSQL {
                 \(condition(match: 9, noneAny: 10, none: 11)) AS allowed,
                 coalesce($2::text, title) AS new_title,
                 coalesce($3::text, title_key) AS new_title_key,
+                coalesce($13::text, title_nfc) AS new_title_nfc,
                 coalesce($4::boolean, completed) AS new_completed,
                 CASE WHEN $5::boolean THEN $6::bigint ELSE "order" END AS new_order,
                 CASE WHEN $7::boolean THEN $8::date ELSE due_date END AS new_due_date
@@ -67,7 +68,7 @@ enum TodoSQL {
                 OR new_order IS DISTINCT FROM "order" OR new_due_date IS DISTINCT FROM due_date) AS changes
             FROM cur
         ), updated AS (
-            UPDATE todos t SET title = d.new_title, title_key = d.new_title_key, completed = d.new_completed,
+            UPDATE todos t SET title = d.new_title, title_key = d.new_title_key, title_nfc = d.new_title_nfc, completed = d.new_completed,
                 "order" = d.new_order, due_date = d.new_due_date, updated_at = \(timestamp(12)), revision = t.revision + 1
             FROM decided d WHERE t.id = d.id AND d.changes
             RETURNING t.*

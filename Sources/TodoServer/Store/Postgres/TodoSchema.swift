@@ -41,6 +41,25 @@ public enum TodoSchema {
             """,
         ]),
         PostgresMigration(version: 2, name: "todo_counts", statements: TodoCountsSchema.statements),
+        // Titles compared as in memory: the key case-folded (`CaseFold`, where version 1 lowercased:
+        // `ς` and `σ`, `ß` and `ss` differ there), ties broken by the title in NFC (`title_nfc`),
+        // not by its bytes as sent (composed and decomposed `café` sorted apart). An ASCII title's
+        // key is unchanged and it is its own NFC; every other row is rewritten by the server.
+        PostgresMigration(
+            version: 3, name: "title_case_folding",
+            statements: [
+                #"ALTER TABLE todos ADD COLUMN title_nfc text COLLATE "C""#,
+                "UPDATE todos SET title_nfc = title WHERE octet_length(title) = char_length(title)",
+            ],
+            rewrite: PostgresRowRewrite(
+                select: "SELECT id::text, title FROM todos WHERE title_nfc IS NULL",
+                update: "UPDATE todos SET title_key = $2, title_nfc = $3 WHERE id = $1::uuid",
+                transform: { row in [row[0], row[1].map(TodoTitleKey.fold), row[1].map(TodoTitleKey.exact)] }),
+            finally: [
+                "ALTER TABLE todos ALTER COLUMN title_nfc SET NOT NULL",
+                "DROP INDEX todos_title_key",
+                "CREATE INDEX todos_title_key ON todos (title_key, title_nfc, created_at, id)",
+            ]),
     ]
 
     public static var migrator: PostgresMigrator {
