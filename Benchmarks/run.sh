@@ -69,6 +69,8 @@ for round in $(seq 1 "$ROUNDS"); do
     combined patch.lua >"$results/patch.lua"; TODO_ID=$first run_wrk "$server" "$round" patch -s "$results/patch.lua" "$url"
     combined mixed.lua >"$results/mixed.lua"; TODO_IDS=$ids run_wrk "$server" "$round" mixed -s "$results/mixed.lua" "$url"
     combined post.lua >"$results/post.lua"; run_wrk "$server" "$round" post -s "$results/post.lua" "$url/todos"
+    combined pipeline16.lua >"$results/pipeline16.lua"; run_wrk "$server" "$round" pipeline16 -s "$results/pipeline16.lua" "$url"
+    CONNECTIONS=256 run_wrk "$server" "$round" list20-c256 "$url/todos"
     stop_server
   done
 done

@@ -92,7 +92,8 @@ extension HTTPConnection {
     }
 
     /// The framing accepted a head, which ends where it stopped: reads it out of the input. With
-    /// a body to come, `Expect: 100-continue` is answered now. False if the connection closed.
+    /// a body to come and none of it here yet, `Expect: 100-continue` is answered now. False if the
+    /// connection closed.
     private func headArrived(bodyFollows: Bool) -> Bool {
         let start = framing.requestStart
         let end = framing.position
@@ -110,7 +111,8 @@ extension HTTPConnection {
         evbuffer_drain(input, length)
         inputOffset = end
         chunkSpans.removeAll(keepingCapacity: true)
-        if bodyFollows, request.expectsContinue {
+        // Not when some of the body came with the head: the client is sending it already (RFC 9110 §10.1.1).
+        if bodyFollows, evbuffer_get_length(input) == 0, request.expectsContinue {
             let line = HTTPResponseWriter.continueLine
             evbuffer_add(output, line.utf8Start, line.utf8CodeUnitCount)
             bytesQueued += line.utf8CodeUnitCount

@@ -10,12 +10,16 @@ public struct PostgresTiming: Sendable, Equatable {
     /// How long after a cancel request the server may take to end the cancelled statement before
     /// the connection is dropped (the server is then taken as frozen).
     public var cancelGrace: Duration
+    /// How far past the request deadline the session's `statement_timeout` lies; nil: a tenth of
+    /// the deadline, at least 100 ms.
+    public var statementTimeoutMargin: Duration?
 
     public init(
         requestTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),
         backoffInitial: Duration = .milliseconds(50), backoffCap: Duration = .seconds(1),
-        cancelGrace: Duration = .seconds(1)
+        cancelGrace: Duration = .seconds(1), statementTimeoutMargin: Duration? = nil
     ) {
+        self.statementTimeoutMargin = statementTimeoutMargin
         self.requestTimeout = requestTimeout
         self.connectTimeout = connectTimeout
         self.backoffInitial = backoffInitial
@@ -24,9 +28,9 @@ public struct PostgresTiming: Sendable, Equatable {
     }
 
     /// The session's `statement_timeout`, the database's own backstop should a cancel not arrive:
-    /// a little above the request deadline (a tenth more, at least 100 ms).
+    /// a little above the request deadline (a tenth more, at least 100 ms, unless a margin is set).
     public var statementTimeout: Duration {
-        requestTimeout + max(requestTimeout / 10, .milliseconds(100))
+        requestTimeout + (statementTimeoutMargin ?? max(requestTimeout / 10, .milliseconds(100)))
     }
 
     /// The delay before the next attempt after `failures` failed ones in a row: the exponential step

@@ -1,0 +1,87 @@
+import Foundation
+import Glibc
+import Testing
+@testable import TodoServer
+
+/// What the server's own HTTP/1.1 wire does that no parser of a library did for it: `Expect:
+/// 100-continue`, absolute-form targets, and the same answers for a stream however it is cut.
+@Suite("End to end: the server's own wire", .tags(.endToEnd))
+struct OwnWireEndToEndTests {
+    @Test("Expect: 100-continue: 100 before a body the server will read, then the answer; a body over the limit is refused at once")
+    func expectContinue() throws {
+        let server = try LiveServer(configure: { $0.maxBodyBytes = 1024 })
+        let client = try server.client()
+        let body = #"{"title":"waited for"}"#
+        try client.send(
+            "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+        #expect(try client.readHead() == "HTTP/1.1 100 Continue")
+        try client.send(body)
+        let created = try client.readResponse(method: "POST")
+        #expect(created.status == 201)
+        #expect(created.object["title"] as? String == "waited for")
+        // Over the limit: the final status at once, no 100, and the body is never awaited.
+        let refused = try server.client()
+        try refused.send("POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n")
+        let answer = try refused.readResponse(method: "POST")
+        #expect(answer.status == 413)
+        #expect(answer.header("Connection") == "close")
+        // A body sent with its head gets no 100: the next bytes are the final answer.
+        let eager = try server.client()
+        try eager.send(
+            "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        #expect(try eager.readResponse(method: "POST").status == 201)
+        #expect(server.store.count == 2)
+    }
+
+    @Test("an absolute-form target is routed by its path and query, a target without a path as /")
+    func absoluteForm() throws {
+        let server = try LiveServer()
+        let client = try server.client()
+        try client.send("GET http://example.com:8080/healthz HTTP/1.1\r\nHost: example.com:8080\r\n\r\n")
+        #expect(try client.readResponse().status == 200)
+        try client.send("GET HTTPS://example.com?limit=1 HTTP/1.1\r\nHost: example.com\r\n\r\n")
+        let index = try client.readResponse()
+        #expect(index.status == 200)
+        #expect(index.object["name"] != nil)
+    }
+
+    @Test("a stream of pipelined requests gets the same answers whole, byte by byte and cut at random places")
+    func randomSplits() throws {
+        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        print("OwnWireEndToEndTests.randomSplits seed \(seed) (TODO_TEST_SEED repeats it)")
+        var random = SplitMix64(seed: seed)
+        let server = try LiveServer()
+        let requests = [
+            "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n",
+            "HEAD /todos HTTP/1.1\r\nHost: h\r\n\r\n",
+            "\r\nGET /todos/missing HTTP/1.1\r\nHost: h\r\n\r\n",
+            "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{\"a\":",
+            "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\n{\"t\r\n2\r\n\":\r\n0\r\nX-T: 1\r\n\r\n",
+            "OPTIONS /todos HTTP/1.1\r\nHost: h\r\nOrigin: https://a.example\r\nAccess-Control-Request-Method: PUT\r\n\r\n",
+            "GET /todos?limit=0 HTTP/1.1\r\nHost: h\r\n\r\n",
+            "DELETE /todos/x HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc",
+            "GET http://h/todos?completed=maybe HTTP/1.1\r\nHost: h\r\n\r\n",
+        ]
+        func exchange(_ stream: [UInt8], pieces: [Range<Int>]) throws -> [String] {
+            let client = try TestHTTPClient(port: server.port, recordsResponses: false)
+            for piece in pieces { try client.send(Array(stream[piece])) }
+            return try requests.map { request in
+                let method = String(request.drop { $0 == "\r" || $0 == "\n" }.prefix { $0 != " " })
+                let response = try client.readResponse(method: method)
+                let fields = response.headers.filter { !["Date", "X-Request-ID"].contains($0.name) }.map { "\($0.name): \($0.value)" }
+                return "\(response.status) \(fields) \(String(decoding: response.body, as: UTF8.self))"
+            }
+        }
+        let stream = Array(requests.joined().utf8)
+        let whole = try exchange(stream, pieces: [0..<stream.count])
+        #expect(whole.map { $0.prefix(3) } == ["200", "200", "404", "400", "400", "204", "400", "404", "400"], "\(whole)")
+        #expect(try exchange(stream, pieces: (0..<stream.count).map { $0..<$0 + 1 }) == whole, "byte by byte")
+        for _ in 0..<20 {
+            var cuts = (0..<Int(random.next() % 12)).map { _ in Int(random.next() % UInt64(stream.count)) }
+            cuts = Array(Set(cuts + [0, stream.count])).sorted()
+            let pieces = zip(cuts, cuts.dropFirst()).map { $0..<$1 }
+            #expect(try exchange(stream, pieces: pieces) == whole, "seed \(seed), cuts \(cuts)")
+        }
+        #expect(server.store.count == 0)
+    }
+}
