@@ -15,7 +15,7 @@ final class ListenerGate {
         self.retryInterval = retryInterval
     }
 
-    /// Takes charge of `listener` (already bound and handed to evhttp) on `loop`'s base.
+    /// Takes charge of `listener` (already bound, its accept callback set) on `loop`'s base.
     func attach(_ listener: OpaquePointer, base: OpaquePointer, loop: EventLoop) {
         self.listener = listener
         evconnlistener_set_error_cb(listener, acceptErrorCallback)
@@ -78,7 +78,7 @@ extension EventLoop {
     }
 }
 
-/// libevent calls this with the listener's user data (evhttp's), not ours: the loop is found
+/// libevent calls this with the listener's user data; the loop is found
 /// through the calling thread, which is always the loop's own.
 private let acceptErrorCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { listener, _ in
     let error = errno

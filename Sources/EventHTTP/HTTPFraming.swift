@@ -1,9 +1,9 @@
 /// Follows one connection's request byte stream as RFC 9112 frames it (request line, header
 /// fields, Content-Length and chunked bodies, trailers), so that it knows where each request
-/// starts, and refuses what evhttp 2.1 would read leniently or differently.
+/// starts and ends, and refuses what RFC 9112 does not allow.
 ///
 /// Pure and allocation-free on accepted input: bytes in, `FramingEvents` out. The event loop feeds
-/// it every byte read from a connection before evhttp parses them, and carries out its decisions.
+/// it every byte read from a connection (`HTTPConnection`), and carries out its decisions.
 struct HTTPFraming {
     struct Limits: Sendable {
         /// Request line plus header fields (and, separately, the trailer section), in bytes.
@@ -14,11 +14,11 @@ struct HTTPFraming {
         var maxChunkLineBytes: Int
     }
 
-    /// Why the stream is refused, and where evhttp must stop reading it.
+    /// Why the stream is refused, and where.
     struct Refusal: Equatable, Sendable {
         var status: Int
         var detail: String
-        /// Stream offset of the start of the line evhttp has not read yet where the refusal
+        /// Stream offset of the start of the line where the refusal
         /// applies: the bytes from here on are replaced.
         var cutOffset: Int
     }
@@ -27,7 +27,7 @@ struct HTTPFraming {
     /// Bytes consumed so far: stream offsets count from the connection's first byte.
     private(set) var position = 0
     private var state = State.requestStart
-    /// Where the current line starts (a line evhttp has not consumed while it is incomplete).
+    /// Where the current line starts.
     private var lineStart = 0
     private var headBytes = 0
     private var emptyLineBytes = 0
@@ -65,8 +65,7 @@ struct HTTPFraming {
         self.limits = limits
     }
 
-    /// Nothing more is read: refused, or the rest of the stream is never parsed (a body evhttp leaves
-    /// on the wire closes the connection after the answer).
+    /// Nothing more is read: the stream was refused.
     var isFinished: Bool { state == .refused || state == .discarding }
 
     /// Between requests: no part of a request is pending.
@@ -329,8 +328,8 @@ struct HTTPFraming {
         switch state {
         case .requestStart:
             if byte == cr || byte == lf {
-                // RFC 9112 §2.2: empty lines before a request line are ignored (evhttp would refuse
-                // them, so they are removed); they still count against the head limit.
+                // RFC 9112 §2.2: empty lines before a request line are ignored (reported as
+                // removals); they still count against the head limit.
                 emptyLineBytes += 1
                 if emptyLineBytes > limits.maxHeadBytes { return refuse(400, "Too many empty lines before the request line.", at: position, &events) }
                 if let last = events.removals.last, last.upperBound == position {
@@ -545,9 +544,9 @@ struct HTTPFraming {
         }
     }
 
-    /// Absolute form (`http://host/todos`, RFC 9112 §3.2.2): evhttp would take it for a proxy
-    /// request and close after the answer, so the scheme and authority are removed and evhttp
-    /// reads the origin form (`/todos`). A target without a path is left as it is.
+    /// Absolute form (`http://host/todos`, RFC 9112 §3.2.2): its scheme and authority are reported
+    /// as a removal (the request is routed by its origin form, `/todos`). A target without a path
+    /// is left as it is.
     private mutating func absoluteFormByte(_ byte: UInt8, _ events: inout FramingEvents) {
         let lower = byte | 0x20
         switch schemeIndex {
@@ -756,7 +755,8 @@ struct FramingEvents: Equatable {
     var headsCompleted = 0
     /// Requests received completely (head and body).
     var messagesCompleted = 0
-    /// Stream ranges to delete before evhttp reads them: chunk extensions, which evhttp 2.1 cannot parse.
+    /// Stream ranges that carry no request content: empty lines before a request line, chunk
+    /// extensions, an absolute-form target's scheme and authority.
     var removals: [Range<Int>] = []
     /// The stream is refused.
     var refusal: HTTPFraming.Refusal?

@@ -1,4 +1,4 @@
-/// An HTTP request method, as evhttp parsed it from the request line.
+/// An HTTP request method, as read from the request line.
 public enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
     case get = "GET"
     case head = "HEAD"
@@ -9,7 +9,7 @@ public enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
     case options = "OPTIONS"
     case trace = "TRACE"
     case connect = "CONNECT"
-    /// A token evhttp does not know (`QUERY`, `PROPFIND`); libevent 2.1 does not keep its name,
+    /// A token this server does not know (`QUERY`, `PROPFIND`); its name is not kept,
     /// so logs and metrics show `UNKNOWN`.
     case unrecognized = "UNKNOWN"
 }

@@ -1,4 +1,5 @@
-/// One parsed HTTP request, copied out of evhttp so that nothing outside this module touches C memory.
+/// One parsed HTTP request, copied out of the connection's input so that nothing outside this
+/// module touches C memory.
 public struct HTTPRequest: Sendable {
     public var method: HTTPMethod
     /// The request target exactly as sent (`/todos?completed=true`).

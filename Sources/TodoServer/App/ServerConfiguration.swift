@@ -77,8 +77,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         threads > 0 ? threads : max(1, System.coreCount)
     }
 
-    /// The header limit handed to evhttp: twice the configured one (at least 16 KiB more), so that
-    /// headers just over the limit still get a problem+json 431; past it evhttp answers 400 itself.
+    /// The head limit of the wire's framing: twice the configured one (at least 16 KiB more), so
+    /// that headers just over the configured limit reach the router, which answers its 431 with
+    /// the request's CORS headers; past it the framing refuses the stream (431, connection closed).
     public var hardHeaderLimit: Int {
         max(maxHeaderBytes * 2, maxHeaderBytes + (16 << 10))
     }

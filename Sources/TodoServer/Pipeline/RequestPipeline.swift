@@ -6,7 +6,7 @@ import Logging
 /// matching, screening, tokens and the module (through the router), then the CORS headers and
 /// `X-Request-ID`, delivery, metrics and the access log line.
 ///
-/// `TodoApplication` feeds it what evhttp parsed and hands the answer to evhttp; tests and fuzzers
+/// `TodoApplication` feeds it what the wire read and hands the answer back to the wire; tests and fuzzers
 /// feed it request values and read the answer in process.
 public struct RequestPipeline: Sendable {
     private let router: AppRouter

@@ -1,6 +1,6 @@
 import EventHTTP
 
-/// Where the pipeline hands a request's one answer: the evhttp responder on the wire, a test's
+/// Where the pipeline hands a request's one answer: the connection's responder on the wire, a test's
 /// capture in process. `send` is called exactly once, on the thread the answer is ready on.
 public protocol ResponseSink {
     /// Delivers `response`; `.connectionClosed` when nobody was left to take it.
