@@ -83,6 +83,7 @@ let package = Package(
                 "LockTracing",
                 "TodoServerApp",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

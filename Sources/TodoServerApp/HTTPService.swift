@@ -9,6 +9,8 @@ import TodoServer
 struct HTTPService: Service, CustomStringConvertible {
     let application: TodoApplication
     let logger: Logger
+    /// Started here, at the graceful shutdown: the steps after the drain wait only for what is left.
+    let deadline: ShutdownDeadline
 
     var description: String { "HTTPService" }
 
@@ -16,7 +18,8 @@ struct HTTPService: Service, CustomStringConvertible {
         try application.start()
         await withGracefulShutdownHandler {
             await stopped()
-        } onGracefulShutdown: { [application, logger] in
+        } onGracefulShutdown: { [application, logger, deadline] in
+            deadline.start()
             logger.info("shutdown requested, draining")
             application.requestStop()
         }
