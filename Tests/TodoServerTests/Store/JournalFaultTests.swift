@@ -328,11 +328,8 @@ final class WriterGate: @unchecked Sendable {
 
     /// Whether the writer has reached the stall (waits for it, with a deadline).
     func waitUntilReached() -> Bool {
-        eventually { isReached }
+        eventually { condition.withLock { reached } }
     }
-
-    /// Whether the writer has reached the stall, now.
-    var isReached: Bool { condition.withLock { reached } }
 
     var faults: JournalFaults {
         JournalFaults { [self] operation in

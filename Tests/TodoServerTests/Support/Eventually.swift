@@ -30,16 +30,3 @@ func eventually<T>(
     return result
 }
 
-/// `eventually` for async tests whose condition waits on other tasks (a service group the test
-/// runs): it pauses with `Task.sleep`, so that the test holds no thread of the concurrency pool,
-/// which the suite's other tests may be blocking, while it waits.
-func eventuallyYielding<T>(
-    timeout: Duration = .seconds(20), interval: Duration = .milliseconds(10), _ produce: () throws -> T?
-) async rethrows -> T? {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if let value = try produce() { return value }
-        if ContinuousClock.now >= deadline { return nil }
-        try? await Task.sleep(for: interval)
-    }
-}
