@@ -83,7 +83,6 @@ let package = Package(
                 "LockTracing",
                 "TodoServerApp",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

@@ -18,11 +18,17 @@ struct HTTPService: Service, CustomStringConvertible {
         try application.start()
         await withGracefulShutdownHandler {
             await stopped()
-        } onGracefulShutdown: { [application, logger, deadline] in
-            deadline.start()
-            logger.info("shutdown requested, draining")
-            application.requestStop()
+        } onGracefulShutdown: {
+            beginShutdown()
         }
+    }
+
+    /// Starts the grace period and the drain: stops accepting; each loop exits once its requests
+    /// in flight are answered or the grace period is over.
+    func beginShutdown() {
+        deadline.start()
+        logger.info("shutdown requested, draining")
+        application.requestStop()
     }
 
     /// Waits for the loops to exit without holding a thread of the concurrency pool: the blocking

@@ -17,6 +17,11 @@ struct StoreService: Service, CustomStringConvertible {
         // Returns at graceful shutdown; throws when the group is cancelled instead (a service
         // failed): either way the store closes.
         try? await gracefulShutdown()
+        close()
+    }
+
+    /// Closes the store, waiting for its journal only for what is left of the grace period.
+    func close() {
         if store.close(waitingAtMost: deadline.remainingSeconds) {
             logger.info("store closed")
         } else {
