@@ -9,6 +9,8 @@ import TodoServer
 struct HTTPService: Service, CustomStringConvertible {
     let application: TodoApplication
     let logger: Logger
+    /// Started here, at the graceful shutdown: the steps after the drain wait only for what is left.
+    let deadline: ShutdownDeadline
 
     var description: String { "HTTPService" }
 
@@ -16,10 +18,17 @@ struct HTTPService: Service, CustomStringConvertible {
         try application.start()
         await withGracefulShutdownHandler {
             await stopped()
-        } onGracefulShutdown: { [application, logger] in
-            logger.info("shutdown requested, draining")
-            application.requestStop()
+        } onGracefulShutdown: {
+            beginShutdown()
         }
+    }
+
+    /// Starts the grace period and the drain: stops accepting; each loop exits once its requests
+    /// in flight are answered or the grace period is over.
+    func beginShutdown() {
+        deadline.start()
+        logger.info("shutdown requested, draining")
+        application.requestStop()
     }
 
     /// Waits for the loops to exit without holding a thread of the concurrency pool: the blocking

@@ -7,8 +7,9 @@ import TodoServer
 struct StoreService: Service, CustomStringConvertible {
     let store: DurableTodoStore
     let logger: Logger
-    /// How long closing waits for the journal's writer (a stalled disk) before giving up on it.
-    let closeGraceSeconds: Double
+    /// The shutdown's grace period: closing waits for the journal's writer (a stalled disk) only
+    /// for what the drain left of it, then gives up on it.
+    let deadline: ShutdownDeadline
 
     var description: String { "StoreService" }
 
@@ -16,7 +17,12 @@ struct StoreService: Service, CustomStringConvertible {
         // Returns at graceful shutdown; throws when the group is cancelled instead (a service
         // failed): either way the store closes.
         try? await gracefulShutdown()
-        if store.close(waitingAtMost: closeGraceSeconds) {
+        close()
+    }
+
+    /// Closes the store, waiting for its journal only for what is left of the grace period.
+    func close() {
+        if store.close(waitingAtMost: deadline.remainingSeconds) {
             logger.info("store closed")
         } else {
             logger.error("the journal did not close within the grace period (a stalled disk); exiting without it")

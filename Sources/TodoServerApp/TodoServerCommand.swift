@@ -103,7 +103,8 @@ struct TodoServerCommand: AsyncParsableCommand {
             throw ExitCode.validationFailure
         }
         let output = LogWriter.standardOutput(for: configuration)
-        defer { output.close(timeout: .seconds(configuration.shutdownGraceSeconds)) }
+        let deadline = ShutdownDeadline(graceSeconds: configuration.shutdownGraceSeconds)
+        defer { output.close(timeout: .milliseconds(Int64(deadline.remainingSeconds * 1000))) }
         LoggingSystem.bootstrap { label in
             StdoutLogHandler(label: label, logLevel: configuration.logLevel, format: configuration.logFormat, writer: output)
         }
@@ -115,18 +116,17 @@ struct TodoServerCommand: AsyncParsableCommand {
         let application = try TodoApplication(
             configuration: configuration, logger: logger, store: store,
             droppedLogLines: { output.droppedLines })
-        let hangUp = HangUpSignal.ignore(logger: logger)
-        defer { hangUp.cancel() }
+        let ignored = IgnoredSignals.ignore(logger: logger)
+        defer { ignored.forEach { $0.cancel() } }
         // Stopped in reverse order on SIGTERM or SIGINT: the HTTP service drains first, then the
         // store closes.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        if let durable { services.append(.init(service: StoreService(
-                store: durable, logger: logger, closeGraceSeconds: Double(configuration.shutdownGraceSeconds)))) }
+        if let durable { services.append(.init(service: StoreService(store: durable, logger: logger, deadline: deadline))) }
         if let postgres { services.append(.init(service: PostgresStoreService(store: postgres, logger: logger))) }
-        services.append(.init(service: HTTPService(application: application, logger: logger)))
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        services.append(.init(service: HTTPService(application: application, logger: logger, deadline: deadline)))
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: logger))
+        let stops = StopSignals.watch { Task { await group.triggerGracefulShutdown() } }
+        defer { stops.forEach { $0.cancel() } }
         try await group.run()
     }
 

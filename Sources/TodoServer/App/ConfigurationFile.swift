@@ -41,10 +41,17 @@ struct ConfigurationFile {
     }
 
     /// The whole file, or why not (the system's reason, such as "No such file or directory").
+    /// Only a regular file is read: its type is checked before it is opened (a FIFO would block
+    /// the open, and start-up with it, until something wrote to it) and again on the descriptor.
     static func read(_ path: String) -> Result<[UInt8], ReadFailure> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .failure(ReadFailure(errno: errno)) }
+        if let problem = ReadFailure(fileType: info.st_mode) { return .failure(problem) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return .failure(ReadFailure(errno: errno)) }
         defer { close(descriptor) }
+        guard fstat(descriptor, &info) == 0 else { return .failure(ReadFailure(errno: errno)) }
+        if let problem = ReadFailure(fileType: info.st_mode) { return .failure(problem) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -64,6 +71,18 @@ struct ConfigurationFile {
 
         init(errno code: Int32) { description = String(cString: strerror(code)) }
         init(reason: String) { description = reason }
+
+        /// Why a file of this type (`st_mode`) is not read; nil for a regular file.
+        init?(fileType mode: mode_t) {
+            switch mode & S_IFMT {
+            case S_IFREG: return nil
+            case S_IFDIR: description = String(cString: strerror(EISDIR))
+            case S_IFIFO: description = "a FIFO, not a regular file"
+            case S_IFSOCK: description = "a socket, not a regular file"
+            case S_IFCHR, S_IFBLK: description = "a device, not a regular file"
+            default: description = "not a regular file"
+            }
+        }
     }
 
     /// 1-based line and column of a byte offset.

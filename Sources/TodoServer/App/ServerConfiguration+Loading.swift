@@ -38,6 +38,13 @@ extension ServerConfiguration {
                 continue
             }
             configuration.provenance.sources[setting.key] = given.source
+            if setting.refusesBlank, given.value.isBlank(for: setting.kind) {
+                // A secret that did not make it into the environment must not open the server.
+                throw ConfigurationError(
+                    key: setting.key,
+                    problem: "'\(setting.key)' is set but empty or white space: give it a value, or unset it to run without tokens",
+                    source: given.source)
+            }
             let shown = setting.secret ? "(a value not shown)" : given.value.shown
             guard let text = given.value.text(as: setting.kind) else {
                 throw ConfigurationError(key: setting.key, value: shown, expected: setting.expected, source: given.source)
@@ -79,6 +86,14 @@ extension ServerConfiguration {
                 key: "databaseUrl",
                 problem: "'databaseUrl' (set by \(databaseSource)) and 'dataDir' (set by \(directorySource)) choose two stores: set only one of them",
                 source: nil)
+        }
+        if corsCredentials, case .list(let origins) = CORSPolicy.AllowedOrigins(parsing: corsOrigin), origins.contains("null"),
+           let source = provenance.sources["corsCredentials"]
+        {
+            throw ConfigurationError(
+                key: "corsCredentials", value: Self.shown("true", source),
+                expected: "false while corsOrigin lists null (every file:// page and sandboxed frame sends Origin: null)",
+                source: source)
         }
         if corsCredentials, CORSPolicy.AllowedOrigins(parsing: corsOrigin) == .any, let source = provenance.sources["corsCredentials"] {
             throw ConfigurationError(
@@ -136,6 +151,19 @@ enum GivenValue {
         switch self {
         case .text(let text): "'\(text)'"
         case .json(let value): value.jsonText
+        }
+    }
+
+    /// Whether a token setting was given nothing but white space. A flag or variable is given as
+    /// text; in the file, `[]` (a list) and `""` (a file path) are the shipped defaults and mean
+    /// none, while a blank string where a list is written is refused like an empty variable.
+    func isBlank(for kind: Setting.Kind) -> Bool {
+        switch self {
+        case .text(let text): text.trimmingWhitespace().isEmpty
+        case .json(.string(let text)): kind == .list ? text.trimmingWhitespace().isEmpty : !text.isEmpty && text.trimmingWhitespace().isEmpty
+        case .json(.array(let elements)):
+            !elements.isEmpty && elements.allSatisfy { if case .string(let text) = $0 { text.trimmingWhitespace().isEmpty } else { false } }
+        default: false
         }
     }
 

@@ -21,6 +21,9 @@ struct Setting {
     let apply: (inout ServerConfiguration, String) -> String?
     /// The value as the dump shows it (secrets by count only).
     let render: (ServerConfiguration) -> String
+    /// Whether a value of only white space is refused (the token settings: an empty secret must
+    /// not run the server open).
+    var refusesBlank = false
 
     var flag: String { "--" + ServerConfiguration.flagName(key) }
     var environmentVariable: String { ServerConfiguration.environmentName(key) }
@@ -209,7 +212,7 @@ extension Setting {
                 configuration[keyPath: path] = tokens
                 return nil
             },
-            render: { "\($0[keyPath: path].count) tokens" })
+            render: { "\($0[keyPath: path].count) tokens" }, refusesBlank: true)
     }
 
     /// A file of tokens, one per line (blank lines and `#` comments skipped), added to `path`.
@@ -233,6 +236,6 @@ extension Setting {
                 }
                 return "\(expected) (token \(bad + 1) has a character a bearer token cannot have)"
             },
-            render: { _ in "" })
+            render: { _ in "" }, refusesBlank: true)
     }
 }

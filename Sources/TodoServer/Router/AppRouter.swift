@@ -143,7 +143,9 @@ public struct AppRouter: Sendable {
     private func routeToModule(_ route: Route, request: HTTPRequest, context: RequestContext, respond: @escaping Respond) {
         switch (route, request.method) {
         case (.index, _): system.handleIndex(context: context, respond: respond)
-        case (.health, _): system.handleHealth(context: context, respond: respond)
+        case (.health, _):
+            let detailed = authentication.showsDetails(authorization: request.headers["Authorization"])
+            system.handleHealth(detailed: detailed, context: context, respond: respond)
         case (.openAPI, _): system.handleOpenAPIDocument(context: context, respond: respond)
         case (.metrics, _): metrics.handleMetrics(context: context, respond: respond)
         case (.upcoming, _): upcoming.handleUpcoming(context: context, respond: respond)
@@ -166,8 +168,14 @@ public struct AppRouter: Sendable {
         switch decision {
         case .open, .readWrite, .readOnly:
             return nil
+        // RFC 6750 §3.1: an error code only when the request carried a bearer token.
         case .missingToken:
             return (.unauthorized("This server requires a bearer token: send Authorization: Bearer <token>."), ["WWW-Authenticate": "Bearer"])
+        case .otherScheme:
+            return (
+                .unauthorized("The Authorization header carries no bearer token: send Authorization: Bearer <token>."),
+                ["WWW-Authenticate": "Bearer"]
+            )
         case .unknownToken:
             return (
                 .unauthorized("The Authorization header does not carry a bearer token this server accepts."),

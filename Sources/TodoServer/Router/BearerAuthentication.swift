@@ -13,9 +13,12 @@ public struct BearerAuthentication: Sendable {
         case readWrite
         /// A read token on a read.
         case readOnly
-        /// No `Authorization: Bearer` header (401).
+        /// No `Authorization` header (401).
         case missingToken
-        /// A bearer token that is not configured, or another scheme (401).
+        /// An `Authorization` header without a bearer token: another scheme (`Basic …`), or
+        /// `Bearer` with nothing after it (401, with no error code: RFC 6750 §3.1).
+        case otherScheme
+        /// A bearer token that is not configured (401, `error="invalid_token"`).
         case unknownToken
         /// A read token on a write (403).
         case writeWithReadToken
@@ -38,15 +41,31 @@ public struct BearerAuthentication: Sendable {
     public func decide(method: HTTPMethod, route: Route?, authorization: String?) -> Decision {
         guard isEnabled, !isOpen(method: method, route: route) else { return .open }
         guard let authorization else { return .missingToken }
-        guard let token = Self.bearerToken(in: authorization) else { return .unknownToken }
-        // Every configured token is compared, whatever matched before: the time taken does not
-        // depend on which token (if any) matches, nor on how much of one does.
-        var writes = false, reads = false
-        for candidate in authTokens where Self.constantTimeEquals(token, candidate) { writes = true }
-        for candidate in readTokens where Self.constantTimeEquals(token, candidate) { reads = true }
+        guard let token = Self.bearerToken(in: authorization) else { return .otherScheme }
+        let (writes, reads) = matches(token)
         if writes { return .readWrite }
         guard reads else { return .unknownToken }
         return method == .get || method == .head ? .readOnly : .writeWithReadToken
+    }
+
+    /// Whether a request with this `Authorization` value may see operational details (the to-do
+    /// count and the store's reason on `/healthz`): whoever may read `/metrics`, that is anyone
+    /// while tokens are off or `metricsPublic` is set, else a request with a valid token.
+    public func showsDetails(authorization: String?) -> Bool {
+        guard isEnabled, !metricsPublic else { return true }
+        guard let token = authorization.flatMap(Self.bearerToken) else { return false }
+        let (writes, reads) = matches(token)
+        return writes || reads
+    }
+
+    /// Whether `token` is a read-write and whether it is a read token. Every configured token is
+    /// compared, whatever matched before: the time taken does not depend on which token (if any)
+    /// matches, nor on how much of one does.
+    private func matches(_ token: [UInt8]) -> (writes: Bool, reads: Bool) {
+        var writes = false, reads = false
+        for candidate in authTokens where Self.constantTimeEquals(token, candidate) { writes = true }
+        for candidate in readTokens where Self.constantTimeEquals(token, candidate) { reads = true }
+        return (writes, reads)
     }
 
     private func isOpen(method: HTTPMethod, route: Route?) -> Bool {

@@ -2,7 +2,9 @@ import EventHTTP
 
 /// Cross-origin rules: the headers every response carries and the answer to a preflight.
 public struct CORSPolicy: Sendable {
-    static let exposedHeaders = "Location, ETag, Link, X-Total-Count, X-Request-ID"
+    /// What a page may read besides the CORS-safelisted headers: the API's own, and the ones
+    /// that say what to do after an error (when to retry, which token, which methods).
+    static let exposedHeaders = "Location, ETag, Link, X-Total-Count, X-Request-ID, Retry-After, WWW-Authenticate, Allow"
     /// Every method some route answers (`Route.table`).
     static let allowedMethods = Route.methodsOfAnyRoute.map(\.rawValue).joined(separator: ", ")
     static let baseAllowedHeaders = ["Content-Type", "If-Match", "If-None-Match"]

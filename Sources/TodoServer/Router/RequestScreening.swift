@@ -157,27 +157,4 @@ public struct RequestScreening: Sendable {
         if media.count == 33, matches("application/x-www-form-urlencoded", at: 0) { return true }
         return matches("application/", at: 0) && matches("+json", at: media.count - 5)
     }
-
-    /// A host name, IPv4 or bracketed IPv6 address, with an optional port (RFC 9110 `Host`).
-    static func isValidHost(_ host: String) -> Bool {
-        guard (1...255).contains(host.utf8.count) else { return false }
-        // One switch per byte, on the bytes when contiguous: the generic `allSatisfy` with a
-        // search of the punctuation string cost ~650 instructions for `127.0.0.1`.
-        func isHostByte(_ byte: UInt8) -> Bool {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "_"):
-                true
-            default:
-                false
-            }
-        }
-        if let decided = host.utf8.withContiguousStorageIfAvailable({ bytes in
-            for index in bytes.indices where !isHostByte(bytes[index]) { return false }
-            return true
-        }) {
-            return decided
-        }
-        return host.utf8.allSatisfy(isHostByte)
-    }
 }

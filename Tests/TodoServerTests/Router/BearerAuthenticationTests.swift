@@ -23,9 +23,10 @@ struct BearerAuthenticationTests {
         (.delete, .todo(id: "x"), "Bearer reader-token", .writeWithReadToken),
         (.get, .todos, "Bearer writer-toke", .unknownToken),
         (.get, .todos, "Bearer writer-tokenx", .unknownToken),
-        (.get, .todos, "Basic d3JpdGVyLXRva2Vu", .unknownToken),
-        (.get, .todos, "Bearer", .unknownToken),
-        (.get, .todos, "Bearer ", .unknownToken),
+        (.get, .todos, "Basic d3JpdGVyLXRva2Vu", .otherScheme),
+        (.get, .todos, "Bearer", .otherScheme),
+        (.get, .todos, "Bearer ", .otherScheme),
+        (.get, .todos, "Bearerwriter-token", .otherScheme),
         (.options, .todos, nil, .open),
         (.get, .health, nil, .open),
         (.head, .health, nil, .open),
@@ -43,6 +44,17 @@ struct BearerAuthenticationTests {
         let open = BearerAuthentication(readTokens: ["r"], metricsPublic: true)
         #expect(open.decide(method: .get, route: .metrics, authorization: nil) == .open)
         #expect(open.decide(method: .get, route: .todos, authorization: nil) == .missingToken)
+    }
+
+    @Test("health details: for a valid token (read or write), for anyone while tokens are off or metricsPublic is set")
+    func details() {
+        #expect(tokens.showsDetails(authorization: "Bearer reader-token"))
+        #expect(tokens.showsDetails(authorization: "Bearer writer-token"))
+        #expect(!tokens.showsDetails(authorization: nil))
+        #expect(!tokens.showsDetails(authorization: "Bearer writer-toke"))
+        #expect(!tokens.showsDetails(authorization: "Basic d3JpdGVyLXRva2Vu"))
+        #expect(BearerAuthentication().showsDetails(authorization: nil))
+        #expect(BearerAuthentication(readTokens: ["r"], metricsPublic: true).showsDetails(authorization: nil))
     }
 
     @Test("the comparison reads every byte of the given token")

@@ -91,9 +91,18 @@ struct RequestScreeningTests {
         #expect(RequestScreening.acceptsBody(ofType: contentType) == accepted)
     }
 
-    @Test("Host values: names, addresses and ports pass; spaces, slashes, @ and empty or overlong values do not", arguments: [
+    @Test("Host values: names, addresses and ports pass; anything RFC 9112 §3.2 / RFC 3986 does not allow does not", arguments: [
         ("example.com", true), ("example.com:8080", true), ("127.0.0.1", true), ("[::1]:80", true), ("my_host", true),
+        ("localhost", true), ("example.com.", true), ("a-b.c", true), ("h:", true), ("h:0", true), ("h:65535", true),
+        ("[::1]", true), ("[2001:db8::7]:443", true), ("[::ffff:192.0.2.1]", true), ("[FE80::1]", true),
+        (String(repeating: "a", count: 63) + ".example", true),
         ("", false), ("a b", false), ("a/b", false), ("user@host", false), (String(repeating: "a", count: 256), false),
+        ("[::1", false), ("::1", false), ("[::1]x", false), ("[::1]:", true), ("[::1]:99999", false), ("[]", false),
+        ("[1:2:3]", false), ("[::1%25eth0]", false), ("[v1.x]", false), ("[::1]]", false),
+        ("x:99999999", false), ("x:65536", false), ("x:8o", false), ("x:-1", false), ("x:80:80", false), ("x:+80", false),
+        ("-", false), ("-a", false), ("a-", false), ("a.-b", false), (":80", false), (":", false), (".", false),
+        (".example.com", false), ("a..b", false), ("example.com..", false), (String(repeating: "a", count: 64) + ".example", false),
+        ("a%20b", false), ("caf\u{E9}.example", false), ("a\u{0}b", false), ("a,b", false), ("a;b", false), ("a\\b", false),
     ])
     func hosts(host: String, valid: Bool) {
         #expect(RequestScreening.isValidHost(host) == valid)

@@ -29,3 +29,4 @@ func eventually<T>(
     }
     return result
 }
+

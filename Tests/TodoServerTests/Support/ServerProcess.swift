@@ -9,6 +9,8 @@ final class ServerProcess {
     private let errors = Pipe()
     private let captured = Captured()
     private let capturedErrors = Captured()
+    /// Whether standard output is read (`stopReading`, `resumeReading`).
+    private let outputGate = ReadGate()
 
     /// Standard output read so far; a handler drains the pipe so that the server never blocks on it.
     final class Captured: @unchecked Sendable {
@@ -52,29 +54,62 @@ final class ServerProcess {
             .merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = errors
-        let capturedErrors = self.capturedErrors
-        errors.fileHandleForReading.readabilityHandler = { handle in capturedErrors.append(handle.availableData) }
         try process.run()
-        resumeReading()
+        Self.read(errors.fileHandleForReading, into: capturedErrors, gate: ReadGate())
+        Self.read(output.fileHandleForReading, into: captured, gate: outputGate)
     }
 
-    /// Stops reading standard output: the pipe fills (64 KiB) and the server's writes to it stall,
-    /// as with a log collector that hangs.
+    /// Stops reading standard output (after the read under way, at most one pipe's worth): the
+    /// pipe fills (64 KiB) and the server's writes to it stall, as with a log collector that hangs.
     func stopReading() {
-        output.fileHandleForReading.readabilityHandler = nil
+        outputGate.set(paused: true)
     }
 
     /// Reads standard output again (the default from the start).
     func resumeReading() {
-        let captured = self.captured
-        output.fileHandleForReading.readabilityHandler = { handle in captured.append(handle.availableData) }
+        outputGate.set(paused: false)
     }
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        // A set readability handler keeps the pipe's handle (and its source) alive.
-        output.fileHandleForReading.readabilityHandler = nil
-        errors.fileHandleForReading.readabilityHandler = nil
+    }
+
+    /// Reads `handle` to its end with blocking reads on a thread of its own, which keeps the handle
+    /// (and so its descriptor) until then. Not `readabilityHandler`: tearing down its dispatch read
+    /// source races libdispatch's epoll bookkeeping on Linux, a use-after-free that crashed the test
+    /// process in `_dispatch_event_loop_drain` (swift-corelibs-libdispatch#949; with
+    /// MALLOC_PERTURB_ set, every run of the suite crashed there while a process exited).
+    private static func read(_ handle: FileHandle, into captured: Captured, gate: ReadGate) {
+        Thread.detachNewThread {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                gate.waitWhilePaused()
+                let count = chunk.withUnsafeMutableBytes { Glibc.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                captured.append(Data(chunk[..<count]))
+            }
+            captured.append(Data())  // the end of the pipe
+        }
+    }
+
+    /// Holds a reader back while paused.
+    final class ReadGate: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var paused = false
+
+        func set(paused: Bool) {
+            condition.withLock {
+                self.paused = paused
+                condition.broadcast()
+            }
+        }
+
+        func waitWhilePaused() {
+            condition.withLock {
+                while paused { condition.wait() }
+            }
+        }
     }
 
     /// Reads standard output until a line contains `marker`; returns that line.

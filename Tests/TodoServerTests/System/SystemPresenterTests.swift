@@ -19,12 +19,34 @@ struct SystemModuleTests {
         #expect(response.text == #"{"build":{"libevent":"2.1.12-test","platform":"\#(SystemInteractor.platform)","startedAt":"2026-11-22T10:00:00.000Z","swift":"\#(SystemInteractor.swiftVersion)"},"links":{"health":"http://h:9/healthz","metrics":"http://h:9/metrics","openapi":"http://h:9/openapi.json","self":"http://h:9/","todos":"http://h:9/todos","upcoming":"http://h:9/todos/upcoming"},"name":"TodoServer","version":"\#(SystemInteractor.version)"}"#)
     }
 
-    @Test("health is ok with the to-do count")
+    @Test("health is ok with the to-do count when detailed, only ok when not")
     func health() throws {
         let capture = ResponseCapture()
-        presenter.presentHealth(context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+        presenter.presentHealth(detailed: true, context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
         #expect(capture.only?.status == 200)
         #expect(capture.only?.text == #"{"status":"ok","todos":2}"#)
+        let anonymous = ResponseCapture()
+        presenter.presentHealth(detailed: false, context: RequestContext(baseURL: "http://h"), view: view, respond: anonymous.respond)
+        #expect(anonymous.only?.status == 200)
+        #expect(anonymous.only?.text == #"{"status":"ok"}"#)
+    }
+
+    @Test("a store that cannot answer: 503 unavailable; the reason only when detailed")
+    func healthDown() throws {
+        let reason = #"connection to server on socket "/run/postgresql/.s.PGSQL.5432" failed"#
+        let presenter = SystemPresenter(
+            interactor: SystemInteractor(
+                store: FakeTodoStore([], failure: StoreError(reason: reason)), document: [], startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"),
+                libeventVersion: "2.1.12-test"))
+        let view = SystemView(presenter: presenter, serializer: JSONSerializer())
+        let anonymous = ResponseCapture()
+        view.handleHealth(detailed: false, context: RequestContext(baseURL: "http://h"), respond: anonymous.respond)
+        #expect(anonymous.only?.status == 503)
+        #expect(anonymous.only?.text == #"{"status":"unavailable"}"#)
+        let detailed = ResponseCapture()
+        view.handleHealth(detailed: true, context: RequestContext(baseURL: "http://h"), respond: detailed.respond)
+        #expect(detailed.only?.status == 503)
+        #expect(detailed.only?.text == #"{"reason":"connection to server on socket \"/run/postgresql/.s.PGSQL.5432\" failed","status":"unavailable","todos":0}"#)
     }
 
     @Test("the OpenAPI document is served as it is, as JSON")

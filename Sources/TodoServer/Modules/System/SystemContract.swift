@@ -6,14 +6,16 @@ import EventHTTP
 /// nothing to decode: the view hands them to the presenter.
 public protocol SystemHTTPEntry: Sendable {
     func handleIndex(context: RequestContext, respond: @escaping Respond)
-    func handleHealth(context: RequestContext, respond: @escaping Respond)
+    /// `detailed`: whether the request may see the to-do count and the store's reason (the
+    /// router's token decision); anyone else hears only up or down.
+    func handleHealth(detailed: Bool, context: RequestContext, respond: @escaping Respond)
     func handleOpenAPIDocument(context: RequestContext, respond: @escaping Respond)
 }
 
 /// The presenter, as the view calls it: view models out to `view`.
 public protocol SystemModuleInput: Sendable {
     func presentIndex(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond)
-    func presentHealth(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond)
+    func presentHealth(detailed: Bool, context: RequestContext, view: some SystemDisplay, respond: @escaping Respond)
     func presentOpenAPIDocument(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond)
 }
 
@@ -79,11 +81,11 @@ public struct IndexViewModel: JSONWritable, Sendable, Equatable {
     }
 }
 
-/// The health body: `{"status":"ok"}` plus the to-do count; `"unavailable"` with the reason
-/// while the store refuses changes.
+/// The health body: `{"status":"ok"}` or `{"status":"unavailable"}`; with details, the to-do
+/// count and, while the store refuses changes, the reason.
 public struct HealthViewModel: JSONWritable, Sendable, Equatable {
     public var status: String
-    public var todos: Int
+    public var todos: Int? = nil
     public var reason: String? = nil
 
     public func write(to writer: inout JSONWriter) {
@@ -94,8 +96,10 @@ public struct HealthViewModel: JSONWritable, Sendable, Equatable {
         }
         writer.key("status")
         writer.string(status)
-        writer.key("todos")
-        writer.int(todos)
+        if let todos {
+            writer.key("todos")
+            writer.int(todos)
+        }
         writer.endObject()
     }
 }

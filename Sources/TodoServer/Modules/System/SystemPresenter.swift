@@ -14,10 +14,13 @@ public struct SystemPresenter: SystemModuleInput {
         view.displayIndex(ResponseViewModel(status: 200, body: model), respond: respond)
     }
 
-    public func presentHealth(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond) {
+    /// Up (200) or down (503) for anyone; the count and the reason only when `detailed` (the
+    /// reason may quote the store's own message: a socket path, a host).
+    public func presentHealth(detailed: Bool, context: RequestContext, view: some SystemDisplay, respond: @escaping Respond) {
         interactor.health { health in
-            let model = HealthViewModel(
-                status: health.healthy ? "ok" : "unavailable", todos: health.todoCount, reason: health.reason)
+            let status = health.healthy ? "ok" : "unavailable"
+            let model = detailed
+                ? HealthViewModel(status: status, todos: health.todoCount, reason: health.reason) : HealthViewModel(status: status)
             view.displayHealth(ResponseViewModel(status: health.healthy ? 200 : 503, body: model), respond: respond)
         }
     }

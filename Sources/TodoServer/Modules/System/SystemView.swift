@@ -15,8 +15,8 @@ public struct SystemView: SystemDisplay, SystemHTTPEntry {
         presenter.presentIndex(context: context, view: self, respond: respond)
     }
 
-    public func handleHealth(context: RequestContext, respond: @escaping Respond) {
-        presenter.presentHealth(context: context, view: self, respond: respond)
+    public func handleHealth(detailed: Bool, context: RequestContext, respond: @escaping Respond) {
+        presenter.presentHealth(detailed: detailed, context: context, view: self, respond: respond)
     }
 
     public func handleOpenAPIDocument(context: RequestContext, respond: @escaping Respond) {

@@ -1,0 +1,94 @@
+import Foundation
+import Glibc
+import Testing
+@testable import TodoServer
+
+/// What an operator can get wrong, as the process meets it: settings that would run the server
+/// open or hang its start (exit 64, naming the setting), and signals.
+@Suite("End to end: the process refuses footguns; signals", .tags(.endToEnd))
+struct FootgunsEndToEndTests {
+    @Test("TODO_AUTH_TOKENS set but empty or white space stops start-up with 64, naming the variable", arguments: ["", "  "])
+    func blankTokens(value: String) throws {
+        let server = try ServerProcess(arguments: ["--port", "0"], environment: ["TODO_AUTH_TOKENS": value])
+        try #require(server.waitForExit() == 64)
+        #expect(server.standardError == "todo-server: invalid configuration: 'authTokens' is set but empty or white space: "
+            + "give it a value, or unset it to run without tokens (set by TODO_AUTH_TOKENS)\n")
+        #expect(server.remainingOutput.isEmpty, "nothing listened")
+    }
+
+    @Test("a FIFO as TODO_READ_TOKENS_FILE stops start-up with 64 at once instead of waiting for a writer")
+    func fifoTokenFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("todo-fifo-\(UUID().uuidString)").path
+        try #require(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        let server = try ServerProcess(arguments: ["--port", "0"], environment: ["TODO_READ_TOKENS_FILE": path])
+        try #require(server.waitForExit(timeout: .seconds(20)) == 64)
+        #expect(server.standardError == "todo-server: invalid configuration: 'readTokensFile' is '\(path)' but must be a readable file "
+            + "of bearer tokens, one per line (a FIFO, not a regular file) (set by TODO_READ_TOKENS_FILE)\n")
+    }
+
+    @Test("--cors-credentials true with null in --cors-origin stops start-up with 64, naming the setting")
+    func credentialsWithNull() throws {
+        let server = try ServerProcess(arguments: ["--port", "0", "--cors-origin", "null,https://a.example", "--cors-credentials", "true"])
+        try #require(server.waitForExit() == 64)
+        #expect(server.standardError.hasPrefix("todo-server: invalid configuration: 'corsCredentials' is 'true' but must be false while corsOrigin lists null"))
+        #expect(server.standardError.hasSuffix("(set by --cors-credentials)\n"))
+    }
+
+    @Test("SIGUSR1 and SIGUSR2 neither stop nor disturb the server: each is logged as ignored")
+    func userSignals() throws {
+        let server = try ServerProcess(arguments: ["--port", "0", "--host", "127.0.0.1", "--threads", "1"])
+        let port = try server.waitForPort()
+        #expect(try TestHTTPClient(port: port).request("POST", "/todos", body: #"{"title":"kept"}"#).status == 201)
+        for (number, name, times) in [(SIGUSR1, "SIGUSR1", 1), (SIGUSR2, "SIGUSR2", 1), (SIGUSR1, "SIGUSR1", 2)] {
+            server.signal(number)
+            #expect(eventually { server.lines(containing: "\(name) ignored: the server has no use for it").count == times }, "\(name)")
+            #expect(server.process.isRunning)
+        }
+        let list = try TestHTTPClient(port: port).request("GET", "/todos")
+        #expect(list.status == 200)
+        #expect(list.array.map { $0["title"] as? String } == ["kept"])
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+    }
+
+    @Test("a second SIGTERM or SIGINT while the drain waits for an answer in flight ends the process at once", arguments: [
+        (SIGTERM, SIGTERM, Int32(128 + SIGTERM), "SIGTERM"), (SIGINT, SIGINT, Int32(128 + SIGINT), "SIGINT"),
+        (SIGTERM, SIGINT, Int32(128 + SIGINT), "SIGINT"),
+    ])
+    func secondStopSignal(first: Int32, second: Int32, status: Int32, name: String) throws {
+        let server = try ServerProcess(arguments: ["--port", "0", "--host", "127.0.0.1", "--threads", "1", "--shutdown-grace-seconds", "120"])
+        let port = try server.waitForPort()
+        try Self.fill(port: port, count: 8000)
+        // A reader with a tiny receive buffer keeps a ~5 MB answer in flight: the drain waits for it.
+        let reader = try TestHTTPClient(port: port, receiveBufferBytes: 4096)
+        try reader.send("GET /todos/upcoming HTTP/1.1\r\nHost: h\r\n\r\n")
+        let queued = try eventually {
+            try TestHTTPClient(port: port).request("GET", "/metrics").text.contains(#"route="/todos/upcoming""#)
+        }
+        try #require(queued)
+        server.signal(first)
+        _ = try server.waitForLine(containing: "shutdown requested, draining")
+        #expect(server.process.isRunning, "the first signal drains: the answer in flight is still being read")
+        let sent = ContinuousClock.now
+        server.signal(second)
+        #expect(server.waitForExit(timeout: .seconds(10)) == status)
+        #expect(ContinuousClock.now - sent < .seconds(10), "not the 120 s grace period")
+        #expect(server.standardError == "todo-server: \(name) again while draining: exiting at once\n")
+    }
+
+    /// Creates `count` to-dos due today with long titles, 25 requests pipelined at a time.
+    static func fill(port: Int, count: Int) throws {
+        let client = try TestHTTPClient(port: port)
+        let title = String(repeating: "t", count: 480)
+        let today = Timestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)).description.prefix(10)
+        for start in stride(from: 0, to: count, by: 25) {
+            let batch = (start..<min(start + 25, count)).map { index in
+                let body = #"{"title":"\#(index)\#(title)","dueDate":"\#(today)"}"#
+                return "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            }
+            try client.send(batch.joined())
+            for _ in batch { try #require(try client.readResponse(method: "POST").status == 201) }
+        }
+    }
+}
