@@ -2,11 +2,14 @@
 extension ConnectionStateMachine {
     /// The connections whose time-out has passed at `now`: no request of theirs is with the
     /// handler, and nothing was read or written for `timeout` (an idle keep-alive connection, a
-    /// head or body that stalled, a client that does not take its answer). The loop closes them.
+    /// body that stalled, a client that does not take its answer), or a head began `timeout` ago
+    /// and is still not whole (a client that sends it a byte at a time). The loop closes them.
     func expired(now: Instant, timeout: Duration) -> [ConnectionID] {
         var expired: [ConnectionID] = []
-        for (id, connection) in connections where !connection.handling && now - connection.lastActivity >= timeout {
-            expired.append(id)
+        for (id, connection) in connections where !connection.handling {
+            if now - connection.lastActivity >= timeout || connection.headStarted.map({ now - $0 >= timeout }) == true {
+                expired.append(id)
+            }
         }
         return expired
     }

@@ -37,6 +37,9 @@ struct ConnectionStateMachine: Sendable {
         /// The last time bytes were read from or written to the connection (or it was accepted, or
         /// the handler answered): its time-out counts from here.
         var lastActivity: Instant
+        /// When the first byte of a head that is not complete yet arrived: the whole head must
+        /// arrive within the time-out, however slowly its bytes trickle in.
+        var headStarted: Instant?
     }
 
     /// Where the loop is in its life.
@@ -166,6 +169,18 @@ struct ConnectionStateMachine: Sendable {
         connections.values[index].lastActivity = now
     }
 
+    /// Part of a head arrived on `connection` at `now` (the first time counts).
+    mutating func headStarted(_ connection: ConnectionID, now: Instant) {
+        guard let index = connections.index(forKey: connection), connections.values[index].headStarted == nil else { return }
+        connections.values[index].headStarted = now
+    }
+
+    /// The head on `connection` is complete.
+    mutating func headCompleted(_ connection: ConnectionID) {
+        guard let index = connections.index(forKey: connection) else { return }
+        connections.values[index].headStarted = nil
+    }
+
     /// The handler is about to get `request`, which arrived on `connection`.
     mutating func requestStarted(_ request: RequestID, connection: ConnectionID) -> RequestStart {
         requests[request] = connection
@@ -188,12 +203,14 @@ struct ConnectionStateMachine: Sendable {
     }
 
     /// `connection` closed: its requests still in flight are over (their answers can no longer be
-    /// delivered). Nil when the connection was not known.
-    mutating func connectionClosed(_ connection: ConnectionID) -> Closed? {
+    /// delivered). Its socket lingers after a refusal, and after an answer (`afterAnswer`) while
+    /// the client has not ended its stream (`peerEnded`): unread input would make the kernel reset
+    /// the connection and destroy the answer's tail. Nil when the connection was not known.
+    mutating func connectionClosed(_ connection: ConnectionID, afterAnswer: Bool = false, peerEnded: Bool = false) -> Closed? {
         guard let record = connections[connection] else { return nil }
         if requests.values.contains(connection) { requests = requests.filter { $0.value != connection } }
         remove(connection)
-        return Closed(linger: record.refused)
+        return Closed(linger: record.refused || (afterAnswer && !peerEnded))
     }
 
     /// Drops `id` and what hangs on it (not its requests: `connectionClosed` ends them).

@@ -29,7 +29,12 @@ extension HTTPConnection {
                 vector.iov_len = count
                 evbuffer_commit_space(input, &vector, 1)
                 loop.noteInput(on: self, bufferedBytes: buffered + count)
-                if count == wanted { readPending = true }
+                if count == wanted {
+                    readPending = true
+                } else if peerHalfClosed {
+                    // The client ended its side before these bytes were read: they were its last.
+                    peerClosed = true
+                }
                 return
             }
             if count == 0 {
@@ -64,10 +69,22 @@ extension HTTPConnection {
             }
             if events.headsCompleted > 0 {
                 loop.wireCounters.requestHeads.add(events.headsCompleted, ordering: .relaxed)
+                loop.machine.headCompleted(id)
                 guard headArrived(bodyFollows: events.messagesCompleted == 0) else { return }
             }
-            if !events.bodySpans.isEmpty { chunkSpans.append(contentsOf: events.bodySpans) }
-            if events.messagesCompleted > 0 { messageArrived() }
+            for span in events.bodySpans { copyInput(from: span.lowerBound - inputOffset, count: span.count, into: &pendingBody) }
+            // What was framed is consumed — the head read, the body copied, chunk lines seen — but
+            // not part of a head: it is read once whole.
+            if framing.position > inputOffset, pendingHead != nil || framing.isIdle {
+                evbuffer_drain(input, framing.position - inputOffset)
+                inputOffset = framing.position
+            }
+            if events.messagesCompleted > 0 {
+                messageArrived()
+            } else if !framing.isIdle, pendingHead == nil {
+                // Part of a head: it must be whole within the time-out, however slowly it comes.
+                loop.machine.headStarted(id, now: .now)
+            }
         }
     }
 
@@ -110,7 +127,7 @@ extension HTTPConnection {
         let request = HTTPRequest(acceptedHead: UnsafeRawBufferPointer(start: bytes, count: length), clientAddress: clientAddress)
         evbuffer_drain(input, length)
         inputOffset = end
-        chunkSpans.removeAll(keepingCapacity: true)
+        pendingBody = []
         // Not when some of the body came with the head: the client is sending it already (RFC 9110 §10.1.1).
         if bodyFollows, evbuffer_get_length(input) == 0, request.expectsContinue {
             let line = HTTPResponseWriter.continueLine
@@ -121,32 +138,23 @@ extension HTTPConnection {
         return true
     }
 
-    /// The framing completed the pending request's message where it stopped: its body is read out
-    /// of the input (the bytes after the head, or the chunk data) and the request dispatched.
+    /// The framing completed the pending request's message: its body was copied as it arrived.
     private func messageArrived() {
-        let end = framing.position
         guard var request = pendingHead else { return }
         pendingHead = nil
-        if chunkSpans.isEmpty {
-            let count = end - inputOffset
-            if count > 0 { request.body = copyInput(from: 0, count: count) }
-        } else {
-            var body: [UInt8] = []
-            body.reserveCapacity(chunkSpans.reduce(0) { $0 + $1.count })
-            for span in chunkSpans { body.append(contentsOf: copyInput(from: span.lowerBound - inputOffset, count: span.count)) }
-            chunkSpans.removeAll(keepingCapacity: true)
-            request.body = body
-        }
-        evbuffer_drain(input, end - inputOffset)
-        inputOffset = end
+        request.body = pendingBody
+        pendingBody = []
         dispatch(request)
     }
 
-    private func copyInput(from offset: Int, count: Int) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+    private func copyInput(from offset: Int, count: Int, into body: inout [UInt8]) {
+        guard count > 0 else { return }
+        let start = body.count
+        body.append(contentsOf: repeatElement(0, count: count))
+        body.withUnsafeMutableBufferPointer { buffer in
             var position = evbuffer_ptr()
             guard evbuffer_ptr_set(input, &position, offset, EVBUFFER_PTR_SET) == 0 else { return }
-            initialized = max(0, evbuffer_copyout_from(input, &position, buffer.baseAddress, count))
+            _ = evbuffer_copyout_from(input, &position, buffer.baseAddress! + start, count)
         }
     }
 
@@ -174,6 +182,8 @@ extension HTTPConnection {
         unwrittenAnswers.append((request, bytesQueued))
         loop.machine.requestAnswered(id, now: .now)
         if closes { closeAfterWrite = true }
+        // Over the output bound, no more pipelined requests are taken until the client reads.
+        loop.noteOutput(on: self, pendingBytes: evbuffer_get_length(output))
         if !servicing { service() }
         return .sent
     }
@@ -209,7 +219,7 @@ extension HTTPConnection {
         }
         // A stream that keeps refilling a socket that keeps taking it does not hold the loop: the
         // rest goes out in the next turn (no readiness edge comes for a socket that never blocked).
-        if !writeBlocked, evbuffer_get_length(output) > 0, let event { event_active(event, Int32(EV_WRITE), 0) }
+        if !writeBlocked, evbuffer_get_length(output) > 0 { resumeLater() }
     }
 
     private func writeQueued() {
@@ -236,7 +246,7 @@ extension HTTPConnection {
         }
         let pending = evbuffer_get_length(output)
         loop.noteOutput(on: self, pendingBytes: pending)
-        if pending == 0, closeAfterWrite { close() }
+        if pending == 0, closeAfterWrite { close(afterAnswer: true) }
     }
 }
 

@@ -24,8 +24,13 @@ final class HTTPConnection {
     var inputOffset = 0
     /// A request whose head was read and whose body is still arriving.
     var pendingHead: HTTPRequest?
-    /// Chunk data of the pending request's body, as stream ranges.
-    var chunkSpans: [Range<Int>] = []
+    /// The pending request's body so far: copied out as it is framed, so that the input holds no
+    /// more than one read however the body is framed (a million one-byte chunks included).
+    var pendingBody: [UInt8] = []
+    /// The client ended its side (`EV_CLOSED`): a short read then means the end of its stream.
+    var peerHalfClosed = false
+    /// Continues a connection's work in a later turn of the loop, after others had theirs.
+    var resumeEvent: OpaquePointer?
     /// The request the handler has and has not answered yet.
     var answering: ConnectionStateMachine.RequestID?
     /// Whether the request being answered is a HEAD, and what its client asked of the connection.
@@ -37,6 +42,8 @@ final class HTTPConnection {
     /// The answer being streamed, if any, and whether the connection closes after it.
     var stream: StreamState?
     var closeAfterStream = false
+    /// The stream being finished has no body (HEAD, 1xx, 204, 304): no last chunk either.
+    var bodiless = false
     /// The stream was refused: its refusal goes out after the answer in progress, then the
     /// connection closes lingering.
     var pendingRefusal: HTTPFraming.Refusal?
@@ -69,13 +76,13 @@ final class HTTPConnection {
         self.input = input
         self.output = output
         framing = HTTPFraming(limits: loop.wireSettings.framing)
-        framing.recordsChunkData = true
+        framing.recordsBodySpans = true
         unwrittenAnswers.reserveCapacity(1)
     }
 
     /// Starts watching the socket; false when libevent cannot.
     func start(base: OpaquePointer) -> Bool {
-        let flags = Int16(EV_READ | EV_WRITE | EV_PERSIST | EV_ET)
+        let flags = Int16(EV_READ | EV_WRITE | EV_CLOSED | EV_PERSIST | EV_ET)
         guard let event = event_new(base, socket, flags, connectionCallback, Unmanaged.passUnretained(self).toOpaque()) else {
             return false
         }
@@ -86,16 +93,30 @@ final class HTTPConnection {
 
     deinit {
         if let event { event_free(event) }
+        if let resumeEvent { event_free(resumeEvent) }
         evbuffer_free(input)
         evbuffer_free(output)
     }
 
     /// Readiness reported by the loop: read what arrived and answer what it completes, flush what
     /// waits to be written.
-    fileprivate func ready(readable: Bool, writable: Bool) {
+    fileprivate func ready(readable: Bool, writable: Bool, closed: Bool) {
         if writable { writeBlocked = false }
-        if readable { readPending = true }
+        if readable || closed { readPending = true }
+        if closed { peerHalfClosed = true }
         service()
+    }
+
+    /// Asks for `service` in a later turn of the loop: a zero time-out runs after the loop has
+    /// polled, so the other connections' ready events run first (an `event_active` from inside
+    /// the callback would run again before any of them).
+    func resumeLater() {
+        if resumeEvent == nil {
+            resumeEvent = event_new(loop.base, -1, 0, resumeCallback, Unmanaged.passUnretained(self).toOpaque())
+        }
+        guard let resumeEvent else { return }
+        var now = timeval(tv_sec: 0, tv_usec: 0)
+        event_add(resumeEvent, &now)
     }
 
     /// Reads, frames and answers as far as the budget allows, then writes what is queued; repeats
@@ -116,9 +137,9 @@ final class HTTPConnection {
             guard isOpen else { return }
             flush()
             guard isOpen else { return }
-            // At the end of the stream with nothing to answer, what is left is no whole request;
-            // a streamed answer has nobody left to read it.
-            if peerClosed, stream != nil || (answering == nil && evbuffer_get_length(output) == 0) {
+            // At the end of the stream with nothing to answer, what is left is no whole request. (A
+            // client that ended its side may still read a stream: writes find out when it left.)
+            if peerClosed, answering == nil, evbuffer_get_length(output) == 0 {
                 close()
                 return
             }
@@ -126,7 +147,7 @@ final class HTTPConnection {
             && rounds < Self.roundsPerTurn
         // A client that keeps sending does not hold the loop: the rest waits for the next turn
         // (no readiness edge would come for bytes the kernel already holds).
-        if rounds == Self.roundsPerTurn, readPending || unframedBytes > 0, let event { event_active(event, Int32(EV_READ), 0) }
+        if rounds == Self.roundsPerTurn, readPending || unframedBytes > 0 { resumeLater() }
     }
 
     /// Bytes read and not framed yet: requests pipelined behind the one being answered.
@@ -138,8 +159,10 @@ final class HTTPConnection {
     static let roundsPerTurn = 16
 
     /// Closes the connection now: its requests in flight end, their answers are not delivered.
-    /// With `linger`, the socket is half-closed and drained for a while first.
-    func close() {
+    /// After an answer to a client that has not ended its stream (and after a refusal), the
+    /// socket lingers: half-closed and drained for a while, so that what the client still sends
+    /// does not make the kernel reset the connection and destroy the answer's tail.
+    func close(afterAnswer: Bool = false) {
         guard isOpen else { return }
         isOpen = false
         if let event {
@@ -147,8 +170,12 @@ final class HTTPConnection {
             event_free(event)
             self.event = nil
         }
+        if let resumeEvent {
+            event_free(resumeEvent)
+            self.resumeEvent = nil
+        }
         endStreamAtClose()
-        let closed = loop.machine.connectionClosed(id)
+        let closed = loop.machine.connectionClosed(id, afterAnswer: afterAnswer, peerEnded: peerClosed)
         if closed?.linger == true, loop.linger(socket: socket) {
             // The loop owns the socket now.
         } else {
@@ -160,5 +187,12 @@ final class HTTPConnection {
 
 private let connectionCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, what, context in
     let connection = Unmanaged<HTTPConnection>.fromOpaque(context!).takeUnretainedValue()
-    connection.ready(readable: what & Int16(EV_READ) != 0, writable: what & Int16(EV_WRITE) != 0)
+    connection.ready(
+        readable: what & Int16(EV_READ) != 0, writable: what & Int16(EV_WRITE) != 0, closed: what & Int16(EV_CLOSED) != 0)
+}
+
+private let resumeCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+    let connection = Unmanaged<HTTPConnection>.fromOpaque(context!).takeUnretainedValue()
+    connection.readPending = true
+    connection.service()
 }

@@ -73,9 +73,9 @@ struct HTTPFraming {
 
     /// Stream offset of the current (or last) request line's first byte.
     private(set) var requestStart = 0
-    /// Body bytes of chunked messages are reported as `FramingEvents.bodySpans` (the connection
-    /// reads a chunked body from them; a Content-Length body is the bytes between head and end).
-    var recordsChunkData = false
+    /// Body bytes (a `Content-Length` body's, or chunk data) are reported as
+    /// `FramingEvents.bodySpans`: the connection copies a body out of them as it arrives.
+    var recordsBodySpans = false
 
     /// Reads `bytes`, the next bytes of the stream, and adds what happened to `events`. After a
     /// refusal or once discarding, bytes are only counted. With `stoppingAtBoundary`, returns right
@@ -141,7 +141,7 @@ struct HTTPFraming {
     /// Body or chunk data: up to `available` bytes of what remains of it.
     private mutating func takeBody(_ available: Int, _ events: inout FramingEvents) -> Int {
         let taken = min(remaining, available)
-        if state == .chunkData, recordsChunkData {
+        if recordsBodySpans, taken > 0 {
             if let last = events.bodySpans.last, last.upperBound == position {
                 events.bodySpans[events.bodySpans.count - 1] = last.lowerBound..<position + taken
             } else {
@@ -762,7 +762,7 @@ struct FramingEvents: Equatable {
     var refusal: HTTPFraming.Refusal?
     /// Bytes from this stream offset on are never parsed: drop them.
     var discardFrom: Int?
-    /// Chunk data, as stream ranges (only with `HTTPFraming.recordsChunkData`).
+    /// Body bytes, as stream ranges (only with `HTTPFraming.recordsBodySpans`).
     var bodySpans: [Range<Int>] = []
 }
 

@@ -12,28 +12,28 @@ extension HTTPRequest {
         var index = 0
         while index < count, bytes[index] != space { index += 1 }
         let method = HTTPMethod(token: UnsafeBufferPointer(rebasing: bytes[0..<index]))
-        index += 1
+        index = min(index + 1, count)
         let targetStart = index
         while index < count, bytes[index] != space { index += 1 }
         let target = Self.originForm(UnsafeBufferPointer(rebasing: bytes[targetStart..<index]))
-        index += 1
+        index = min(index + 1, count)
         // "HTTP/1.x": the framing accepts 1.0 and 1.1 only.
         let minor = index + 7 < count ? Int(bytes[index + 7] &- UInt8(ascii: "0")) : 1
         while index < count, bytes[index] != lineFeed { index += 1 }
-        index += 1
+        index = min(index + 1, count)
         var fieldCount = 0
         for offset in index..<count where bytes[offset] == lineFeed { fieldCount += 1 }
         var headers = HTTPHeaders(capacity: max(0, fieldCount - 1))
         while index < count, bytes[index] != carriageReturn, bytes[index] != lineFeed {
             let nameStart = index
-            while bytes[index] != colon { index += 1 }
+            while index < count, bytes[index] != colon { index += 1 }
             let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<index]), as: UTF8.self)
-            index += 1
+            index = min(index + 1, count)
             while index < count, bytes[index] == space || bytes[index] == tab { index += 1 }
             let valueStart = index
             while index < count, bytes[index] != lineFeed { index += 1 }
             var valueEnd = index
-            index += 1
+            index = min(index + 1, count)
             while valueEnd > valueStart, [space, tab, carriageReturn].contains(bytes[valueEnd - 1]) { valueEnd -= 1 }
             headers.add(name, String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self))
         }

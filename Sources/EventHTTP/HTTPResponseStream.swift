@@ -50,8 +50,8 @@ public struct HTTPResponseStream: @unchecked Sendable {
 extension HTTPResponder {
     /// Answers with `status` and `headers` now and a body written later through the returned
     /// stream (no `Content-Length`: the body's length is not known). `onEvent` hears `.drained`
-    /// and `.closed`. Nil when the connection has closed already. A HEAD request gets the head
-    /// and an empty, finished stream.
+    /// and `.closed`. Nil when the connection has closed already. A HEAD request, and a status
+    /// that has no body (1xx, 204, 304), gets the head and a finished stream (writes are `.closed`).
     public func startStream(
         status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
     ) -> HTTPResponseStream? {
@@ -85,7 +85,8 @@ extension HTTPConnection {
         // No time-out runs while the handler works; a stream counts from its writes again.
         loop.machine.requestAnswered(id, now: .now)
         stream = StreamState(request: request, chunked: chunked, onEvent: onEvent)
-        if answeringIsHead {
+        if answeringIsHead || status < 200 || status == 204 || status == 304 {
+            bodiless = true
             streamFinish(request: request)
         } else if !servicing {
             service()
@@ -119,10 +120,11 @@ extension HTTPConnection {
     func streamFinish(request: ConnectionStateMachine.RequestID) {
         guard isOpen, let current = stream, current.request == request else { return }
         stream = nil
-        if current.chunked, !answeringIsHead {
+        if current.chunked, !bodiless {
             evbuffer_add(output, "0\r\n\r\n", 5)
             bytesQueued += 5
         }
+        bodiless = false
         answering = nil
         unwrittenAnswers.append((request, bytesQueued))
         if closeAfterStream { closeAfterWrite = true }

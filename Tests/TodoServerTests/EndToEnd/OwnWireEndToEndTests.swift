@@ -84,4 +84,34 @@ struct OwnWireEndToEndTests {
         }
         #expect(server.store.count == 0)
     }
+
+    @Test("a body in 100,000 one-byte chunks (600 KB of framing for 100 KB) is read and answered; the input holds no more than a read")
+    func manySmallChunks() throws {
+        let server = try LiveServer()
+        let client = try server.client()
+        let json = Array(#"{"title":"many chunks"}"#.utf8) + [UInt8](repeating: UInt8(ascii: " "), count: 100_000 - 23)
+        var stream = Array("POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for byte in json { stream += Array("1\r\n".utf8) + [byte] + Array("\r\n".utf8) }
+        stream += Array("0\r\n\r\n".utf8)
+        try client.send(stream)
+        let created = try client.readResponse(method: "POST")
+        #expect(created.status == 201)
+        #expect(created.object["title"] as? String == "many chunks")
+        #expect(server.application.wireStatistics.largestInputBytes <= 64 << 10, "\(server.application.wireStatistics)")
+    }
+
+    @Test("an answer before a close is delivered whole although the client keeps sending: the socket lingers")
+    func answerBeforeCloseIsWhole() throws {
+        let server = try LiveServer()
+        let client = try server.client()
+        let flood = String(repeating: "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n", count: 100_000)
+        try client.send("GET /openapi.json HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n" + flood)
+        let answer = try client.readResponse()
+        #expect(answer.status == 200)
+        #expect(answer.body.count > 80_000)
+        #expect(answer.body.count == answer.header("Content-Length").flatMap(Int.init))
+        #expect(String(decoding: answer.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("}"))
+        #expect(answer.header("Connection") == "close")
+        #expect(client.serverClosed())
+    }
 }

@@ -160,6 +160,31 @@ struct ConnectionStateMachineTests {
         #expect(machine.connections[connection(9)] == nil)
     }
 
+    @Test("a head must be whole within the time-out from its first byte, however often bytes of it arrive")
+    func slowHead() {
+        var machine = machine()
+        open(1, in: &machine)
+        let timeout = Duration.milliseconds(1000)
+        machine.headStarted(connection(1), now: at(100))
+        for step in 1...9 { machine.activity(connection(1), now: at(100 * step + 100)) }
+        machine.headStarted(connection(1), now: at(900))
+        #expect(machine.expired(now: at(1099), timeout: timeout).isEmpty)
+        #expect(machine.expired(now: at(1100), timeout: timeout) == [connection(1)], "counted from the first byte of the head")
+        machine.headCompleted(connection(1))
+        #expect(machine.expired(now: at(1100), timeout: timeout).isEmpty, "whole: the idle time-out counts from the last byte")
+    }
+
+    @Test("a closed connection lingers after a refusal, and after an answer while its client has not ended its stream")
+    func lingerAfterAnswer() {
+        var machine = machine()
+        for id in 1...4 { open(UInt(id), in: &machine) }
+        #expect(machine.connectionClosed(connection(1), afterAnswer: true, peerEnded: false) == .init(linger: true))
+        #expect(machine.connectionClosed(connection(2), afterAnswer: true, peerEnded: true) == .init(linger: false))
+        #expect(machine.connectionClosed(connection(3)) == .init(linger: false), "a time-out: nothing to deliver")
+        _ = machine.streamFinished(connection(4), refused: true)
+        #expect(machine.connectionClosed(connection(4), afterAnswer: false, peerEnded: true) == .init(linger: true))
+    }
+
     @Test("no time-out while a request is with the handler; it counts again from the answer")
     func handlerHoldsNoTimeout() {
         var machine = machine()

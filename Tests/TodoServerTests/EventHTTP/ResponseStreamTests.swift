@@ -49,6 +49,10 @@ private final class StreamingHandler: HTTPHandler, @unchecked Sendable {
                 if event == .drained { writeUntilOverBound() }
             }
             writeUntilOverBound()
+        case "/nocontent":
+            let stream = responder.startStream(status: 204, headers: [:]) { self.note("\($0)") }
+            if stream?.write(Array("x".utf8)) == .closed { note("write after the end: closed") }
+            stream?.finish()
         case "/hold":
             let stream = responder.startStream(status: 200, headers: [:]) { self.note("\($0)") }
             stream?.write(Array("held".utf8))
@@ -138,14 +142,40 @@ struct ResponseStreamTests {
         }
     }
 
-    @Test("the client leaving ends the stream: its handler hears closed")
+    @Test("a client gone (its connection reset) ends the stream: its handler hears closed")
     func clientLeaves() throws {
         try withServer { port, handler in
             let client = try TestHTTPClient(port: port, recordsResponses: false)
             try client.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
             _ = try client.readHead()
-            client.close()
+            client.reset()
             #expect(eventually { handler.events == ["closed"] }, "\(handler.events)")
+        }
+    }
+
+    @Test("a client that ended its side of the stream still gets the whole stream")
+    func halfClosedClientStillReads() throws {
+        try withServer { port, handler in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            try client.send("GET /parts HTTP/1.1\r\nHost: h\r\n\r\n")
+            client.endSending()
+            #expect(try client.readResponse().text == "one,two,three")
+            #expect(client.serverClosed())
+            #expect(handler.events == ["finished"])
+        }
+    }
+
+    @Test("a streamed 204 has no body and no chunks; the next request on the connection is read right", arguments: ["/nocontent", "/head"])
+    func bodilessStream(path: String) throws {
+        try withServer { port, handler in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            let method = path == "/head" ? "HEAD" : "GET"
+            try client.send("\(method) \(path == "/head" ? "/parts" : path) HTTP/1.1\r\nHost: h\r\n\r\nGET /next HTTP/1.1\r\nHost: h\r\n\r\n")
+            let first = try client.readResponse(method: method)
+            #expect(first.status == (path == "/head" ? 200 : 204))
+            #expect(first.body.isEmpty)
+            #expect(try client.readResponse().text == "plain")
+            #expect(handler.events.contains("write after the end: closed") || path == "/head")
         }
     }
 

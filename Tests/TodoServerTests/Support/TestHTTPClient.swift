@@ -7,7 +7,7 @@ final class TestHTTPClient {
         let description: String
     }
 
-    private let socket: Int32
+    private var socket: Int32
     private var buffer: [UInt8] = []
     /// Requests sent and not answered yet, oldest first: (method, target), for the recorder.
     private var pending: [(String, String)] = []
@@ -40,7 +40,7 @@ final class TestHTTPClient {
         }
     }
 
-    deinit { Glibc.close(socket) }
+    deinit { if socket >= 0 { Glibc.close(socket) } }
 
     func send(_ bytes: [UInt8]) throws {
         noteRequests(in: bytes)
@@ -127,9 +127,18 @@ final class TestHTTPClient {
         return String(decoding: buffer[..<headEnd], as: UTF8.self)
     }
 
-    /// Closes the connection from the client's side.
-    func close() {
-        shutdown(socket, Int32(SHUT_RDWR))
+    /// Ends the client's side of the stream; it can still read.
+    func endSending() {
+        shutdown(socket, Int32(SHUT_WR))
+    }
+
+    /// Resets the connection (an abortive close: SO_LINGER 0 sends RST), as a client that crashed
+    /// does; the client is unusable afterwards.
+    func reset() {
+        var abortive = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(socket, SOL_SOCKET, SO_LINGER, &abortive, socklen_t(MemoryLayout<linger>.size))
+        Glibc.close(socket)
+        socket = -1
     }
 
     /// Everything until the server closes (or the receive time-out).
