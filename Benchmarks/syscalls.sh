@@ -42,8 +42,8 @@ for server in todo c; do
     for _ in $(seq 1 100); do [ -n "$(awk '/TracerPid/ && $2 != 0' "/proc/$pid/status")" ] && break; sleep 0.05; done
     requests=$(wrk -t1 -c8 -d"${DURATION}s" "$url" | awk '/requests in/ {print $1}')
     kill -INT "$tracer"; wait "$tracer" 2>/dev/null || true
-    # strace -c: % time, seconds, usecs/call, calls, [errors], syscall; the total line has no usecs/call.
-    total=$(awk '$NF == "total" {print $3}' "$trace")
+    # strace -c: % time, seconds, usecs/call, calls, [errors], syscall.
+    total=$(awk '$1 ~ /^[0-9.]+$/ && $NF != "total" {calls += $4} END {print calls}' "$trace")
     calls=$(awk -v n="$requests" '$1 ~ /^[0-9.]+$/ && $NF != "total" && $4 / n >= 0.01 { printf "%s %.2f, ", $NF, $4 / n }' "$trace")
     printf '| %s | %s | %s | %s | %.2f | %s |\n' "$server" "$workload" "$requests" "$total" \
       "$(awk -v t="$total" -v n="$requests" 'BEGIN {print t / n}')" "${calls%, }"

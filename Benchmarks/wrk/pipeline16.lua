@@ -3,7 +3,7 @@
 init = function(args)
   local requests = {}
   for i = 1, 16 do
-    requests[i] = wrk.format("GET", "/todos")
+    requests[i] = wrk.format("GET", "/todos?limit=20")
   end
   pipelined = table.concat(requests)
 end

@@ -192,7 +192,7 @@ extension HTTPConnection {
     private func refuse(_ refusal: HTTPFraming.Refusal) {
         loop.wireCounters.refusedStreams.add(1, ordering: .relaxed)
         loop.apply(loop.machine.streamFinished(id, refused: true), to: self)
-        let origin = pendingHead?.headers["Origin"]
+        let origin = pendingHead?.headers["Origin"] ?? originOfBufferedHead()
         pendingHead = nil
         let response =
             loop.handler.replacementForWireError(status: refusal.status, detail: refusal.detail, origin: origin)
@@ -200,6 +200,25 @@ extension HTTPConnection {
         let framing = HTTPResponseWriter.Framing(isHead: false, closes: true, http10KeepAlive: false)
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: loop.date.current(), to: output)
         closeAfterWrite = true
+    }
+
+    /// The `Origin` of the head being read when the framing refused it (one field line that
+    /// arrived whole), so that a page on a listed origin can read the refusal; nil otherwise.
+    private func originOfBufferedHead() -> String? {
+        let start = framing.requestStart - inputOffset
+        let length = min(evbuffer_get_length(input) - start, 64 << 10)
+        guard start >= 0, length > 0 else { return nil }
+        var head = [UInt8](repeating: 0, count: length)
+        var position = evbuffer_ptr()
+        guard evbuffer_ptr_set(input, &position, start, EVBUFFER_PTR_SET) == 0,
+            evbuffer_copyout_from(input, &position, &head, length) == length
+        else { return nil }
+        var origins: [String] = []
+        for line in head.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropFirst().dropLast() {
+            guard line.count > 7, String(decoding: line.prefix(7), as: UTF8.self).lowercased() == "origin:" else { continue }
+            origins.append(String(Substring(String(decoding: line.dropFirst(7), as: UTF8.self)).trimmingASCIISpaces()).trimmingSuffix("\r"))
+        }
+        return origins.count == 1 ? origins[0] : nil
     }
 
     /// Writes what is queued until the kernel would block; then completes the answers written,
@@ -255,5 +274,11 @@ extension HTTPResponse {
     /// trusted): the connection closes after it.
     var asksToClose: Bool {
         headers.contains { $0.name.utf8.count == 10 && $0.name.equalsIgnoringASCIICase("Connection") && $0.value.contains("close") }
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }

@@ -114,4 +114,24 @@ struct OwnWireEndToEndTests {
         #expect(answer.header("Connection") == "close")
         #expect(client.serverClosed())
     }
+
+    @Test("a refusal on the wire carries the CORS headers of a listed origin, so that the page can read it", arguments: [
+        "POST /todos HTTP/1.1\r\nHost: h\r\nOrigin: https://app.example.com\r\nContent-Length: 99999999\r\n\r\n",
+        "GET /todos HTTP/1.1\r\nOrigin: https://app.example.com\r\nBad Name: x\r\n\r\n",
+        "POST /todos HTTP/1.1\r\nHost: h\r\nOrigin: https://app.example.com\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    ])
+    func refusalsCarryCORS(stream: String) throws {
+        let server = try LiveServer(configure: { $0.corsOrigin = "https://app.example.com" })
+        let client = try server.client()
+        try client.send(stream)
+        let answer = try client.readResponse(method: "POST")
+        #expect([400, 413].contains(answer.status))
+        #expect(answer.header("Content-Type") == "application/problem+json")
+        #expect(answer.header("Access-Control-Allow-Origin") == "https://app.example.com")
+        #expect(answer.header("Connection") == "close")
+        // An origin not on the list gets none.
+        let other = try server.client()
+        try other.send(stream.replacingOccurrences(of: "https://app.example.com", with: "https://evil.example"))
+        #expect(try other.readResponse(method: "POST").header("Access-Control-Allow-Origin") == nil)
+    }
 }
