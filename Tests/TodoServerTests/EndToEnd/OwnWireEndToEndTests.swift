@@ -36,7 +36,8 @@ struct OwnWireEndToEndTests {
     @Test("an absolute-form target is routed by its path and query, a target without a path as /")
     func absoluteForm() throws {
         let server = try LiveServer()
-        let client = try server.client()
+        // Not recorded for the OpenAPI check, which reads the path from the target as sent.
+        let client = try TestHTTPClient(port: server.port, recordsResponses: false)
         try client.send("GET http://example.com:8080/healthz HTTP/1.1\r\nHost: example.com:8080\r\n\r\n")
         #expect(try client.readResponse().status == 200)
         try client.send("GET HTTPS://example.com?limit=1 HTTP/1.1\r\nHost: example.com\r\n\r\n")
