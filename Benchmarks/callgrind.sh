@@ -96,9 +96,9 @@ for server in $SERVERS; do
     ids=$(python3 Benchmarks/seed.py $port 20 1)
     path=${target/ID/${ids%%,*}}
     python3 Benchmarks/drive.py $port "$method" "$path" 200 ${body:+"$body"}
-    kill -USR2 $pid; sleep 0.2; before=$(cat "$counts")
+    kill -URG $pid; sleep 0.2; before=$(cat "$counts")
     python3 Benchmarks/drive.py $port "$method" "$path" "$N" ${body:+"$body"}
-    kill -USR2 $pid; sleep 0.2; after=$(cat "$counts")
+    kill -URG $pid; sleep 0.2; after=$(cat "$counts")
     kill $pid 2>/dev/null || true
     wait $pid 2>/dev/null || true
     printf "| %s | %s | %s | %s |\n" "$server" "$name" "$instructions" \

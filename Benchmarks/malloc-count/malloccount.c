@@ -1,6 +1,6 @@
 /*
  * LD_PRELOAD allocation counter: counts malloc, calloc, realloc, posix_memalign, aligned_alloc
- * and memalign calls. On SIGUSR2 it writes the running total to $MALLOC_COUNT_FILE.
+ * and memalign calls. On SIGURG (which the server leaves alone: it ignores SIGUSR1 and SIGUSR2 itself) it writes the running total to $MALLOC_COUNT_FILE.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -41,7 +41,7 @@ __attribute__((constructor)) static void setup(void) {
     real_posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
     real_aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
     real_memalign = dlsym(RTLD_NEXT, "memalign");
-    signal(SIGUSR2, dump);
+    signal(SIGURG, dump);
 }
 
 void *malloc(size_t size) {
