@@ -176,7 +176,7 @@ extension HTTPConnection {
     func answer(_ response: HTTPResponse, to request: ConnectionStateMachine.RequestID) -> HTTPResponder.Delivery {
         guard isOpen, answering == request else { return .connectionClosed }
         answering = nil
-        let closes = !answeringKeepAlive || loop.draining.active || peerClosed || response.asksToClose
+        let closes = !answeringKeepAlive || loop.draining.active || response.asksToClose
         let framing = HTTPResponseWriter.Framing(isHead: answeringIsHead, closes: closes, http10KeepAlive: answeringHTTP10 && !closes)
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: loop.date.current(), to: output)
         unwrittenAnswers.append((request, bytesQueued))

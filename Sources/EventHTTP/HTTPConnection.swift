@@ -137,9 +137,10 @@ final class HTTPConnection {
             guard isOpen else { return }
             flush()
             guard isOpen else { return }
-            // At the end of the stream with nothing to answer, what is left is no whole request. (A
-            // client that ended its side may still read a stream: writes find out when it left.)
-            if peerClosed, answering == nil, evbuffer_get_length(output) == 0 {
+            // At the end of the client's stream, once every whole request it sent is answered and
+            // written: what is left is no whole request. (A client that ended its side may still
+            // read a stream: writes find out when it left.)
+            if peerClosed, answering == nil, unframedBytes == 0, evbuffer_get_length(output) == 0 {
                 close()
                 return
             }

@@ -76,7 +76,7 @@ extension HTTPConnection {
     ) -> Bool {
         guard isOpen, answering == request, stream == nil else { return false }
         let chunked = !answeringHTTP10
-        let closes = !answeringKeepAlive || loop.draining.active || peerClosed || !chunked
+        let closes = !answeringKeepAlive || loop.draining.active || !chunked
         let framing = HTTPResponseWriter.Framing(
             isHead: answeringIsHead, closes: closes, http10KeepAlive: false, streamed: chunked ? .chunked : .closeDelimited)
         bytesQueued += HTTPResponseWriter.write(

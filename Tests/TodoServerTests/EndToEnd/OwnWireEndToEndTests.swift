@@ -135,4 +135,15 @@ struct OwnWireEndToEndTests {
         try other.send(stream.replacingOccurrences(of: "https://app.example.com", with: "https://evil.example"))
         #expect(try other.readResponse(method: "POST").header("Access-Control-Allow-Origin") == nil)
     }
+
+    @Test("a client's end of stream that comes with its last requests closes the connection once they are answered, not at the time-out")
+    func endOfStreamWithTheLastBytes() throws {
+        let server = try LiveServer(configure: { $0.timeoutSeconds = 30 })
+        let client = try TestHTTPClient(port: server.port, receiveTimeoutSeconds: 10)
+        try client.send(String(repeating: "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n", count: 3))
+        client.endSending()
+        for _ in 0..<3 { #expect(try client.readResponse().status == 200) }
+        // Closed by the server within the client's 10 s receive time-out: well before the 30 s one.
+        #expect(client.serverClosed())
+    }
 }
