@@ -45,6 +45,23 @@ public struct HTTPResponseStream: @unchecked Sendable {
 
     /// Whether writes are still taken.
     public var isOpen: Bool { connection.isOpen && connection.stream?.request == request }
+
+    /// Bytes queued on the connection and not yet taken by the socket (0 once closed).
+    public var pendingBytes: Int { isOpen ? evbuffer_get_length(connection.output) : 0 }
+
+    /// Asks for `.drained` once at most `bytes` are pending (after the socket has taken the rest).
+    public func notifyWhenDrained(below bytes: Int) {
+        guard isOpen else { return }
+        connection.stream?.overBound = true
+        connection.stream?.drainBelow = bytes
+    }
+
+    /// Closes the connection now, without ending the body (a subscriber cut off): the client sees
+    /// the stream break, not end.
+    public func abort() {
+        guard isOpen else { return }
+        connection.close()
+    }
 }
 
 extension HTTPResponder {
@@ -68,6 +85,8 @@ struct StreamState {
     let onEvent: (HTTPStreamEvent) -> Void
     /// A write found the output over its bound and `.drained` has not been told yet.
     var overBound = false
+    /// Pending bytes at or below which `.drained` is told (nil: half the output bound).
+    var drainBelow: Int?
 }
 
 extension HTTPConnection {
@@ -134,10 +153,13 @@ extension HTTPConnection {
 
     /// After a flush: tells a stream over its bound that the output drained; whether it did.
     func noteStreamDrained(pendingBytes: Int) -> Bool {
-        guard let current = stream, current.overBound, pendingBytes <= loop.wireSettings.budget.maxOutputBytes / 2 else {
+        guard let current = stream, current.overBound,
+            pendingBytes <= current.drainBelow ?? loop.wireSettings.budget.maxOutputBytes / 2
+        else {
             return false
         }
         stream?.overBound = false
+        stream?.drainBelow = nil
         current.onEvent(.drained)
         return true
     }

@@ -12,7 +12,9 @@ enum DatabaseStartup {
     static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> PostgresTodoStore? {
         guard let postgres = configuration.postgres else { return nil }
         try await migrate(configuration, logger: logger)
-        return try PostgresTodoStore(configuration: postgres)
+        return try PostgresTodoStore(
+            configuration: postgres, changesRetained: configuration.eventsRetained,
+            changesPollInterval: .milliseconds(configuration.eventsPollMilliseconds))
     }
 
     static func migrate(_ configuration: ServerConfiguration, logger: Logger) async throws {

@@ -112,7 +112,9 @@ struct TodoServerCommand: AsyncParsableCommand {
         signal(SIGXFSZ, SIG_IGN)  // a file-size limit fails the journal write (EFBIG), never kills the server
         let postgres = try await DatabaseStartup.open(configuration, logger: logger)
         let durable = try openStore(configuration, logger: logger)
-        let store: any TodoStore = if let durable { durable } else if let postgres { postgres } else { InMemoryTodoStore() }
+        let store: any TodoStore = if let durable { durable } else if let postgres { postgres } else {
+            InMemoryTodoStore(changesRetained: configuration.eventsRetained)
+        }
         let application = try TodoApplication(
             configuration: configuration, logger: logger, store: store,
             droppedLogLines: { output.droppedLines })
@@ -137,7 +139,7 @@ struct TodoServerCommand: AsyncParsableCommand {
         do {
             let store = try DurableTodoStore(
                 directory: directory, fsync: configuration.fsync, compactionBytes: configuration.compactionBytes,
-                recovery: configuration.recovery, logger: logger)
+                recovery: configuration.recovery, changesRetained: configuration.eventsRetained, logger: logger)
             let report = store.report
             for loss in report.losses {
                 logger.warning("recovered with losses", metadata: ["loss": "\(loss)", "data_dir": "\(directory)"])

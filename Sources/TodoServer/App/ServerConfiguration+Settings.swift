@@ -87,6 +87,19 @@ extension ServerConfiguration {
             .tokensFile("authTokensFile", \.authTokens, "File of read-write tokens, one per line (a container secret)."),
             .tokensFile("readTokensFile", \.readTokens, "File of read-only tokens, one per line."),
             .boolean("metricsPublic", \.metricsPublic, "Serve /metrics without a token when tokens are on."),
+            .integer("eventsRetained", \.eventsRetained, 1...10_000_000, "Changes kept for the live feed's replay (Last-Event-ID); older positions get a resync."),
+            .integer(
+                "eventsHeartbeatSeconds", \.eventsHeartbeatSeconds, 1...3600,
+                "Longest silence on a live feed stream before a keep-alive comment."),
+            .integer(
+                "eventsMaxSubscribers", \.eventsMaxSubscribers, 0...1_000_000,
+                "Live feed streams held at once; more get 503 with Retry-After."),
+            .integer(
+                "eventsMaxBufferedBytes", \.eventsMaxBufferedBytes, 4096...(1 << 30),
+                "Unsent bytes of one feed stream before its subscriber is cut off (it resumes with Last-Event-ID)."),
+            .integer(
+                "eventsPollMilliseconds", \.eventsPollMilliseconds, 10...60_000,
+                "How often an instance reads changes made through other instances (with databaseUrl)."),
         ]
     }
 

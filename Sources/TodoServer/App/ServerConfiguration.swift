@@ -66,6 +66,18 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxPipelinedRequests = 32
     /// Answer bytes one connection's client may leave unread before the server stops reading it.
     public var maxOutputBytes = 1 << 20
+    /// Changes kept for the live feed's replay (`Last-Event-ID`); older positions get a resync.
+    public var eventsRetained = 10_000
+    /// Longest silence on a live feed stream before a `: keep-alive` comment.
+    public var eventsHeartbeatSeconds = 15
+    /// Live feed streams the server holds at once (each also counts as a connection); more get 503.
+    public var eventsMaxSubscribers = 1_000
+    /// Unsent bytes of one feed stream before its subscriber is cut off (it resumes with
+    /// `Last-Event-ID`).
+    public var eventsMaxBufferedBytes = 256 << 10
+    /// How often, in milliseconds, an instance reads the changes other instances made (with
+    /// `databaseUrl`).
+    public var eventsPollMilliseconds = 100
 
     public init() {}
 

@@ -14,6 +14,8 @@ public final class TodoApplication: HTTPHandler {
     private let serializer = JSONSerializer()
     let logger: Logger
     private let state = StateBox()
+    /// The live feed's subscribers: their streams end at a stop.
+    private let feedHub: FeedHub
     private let boundPort = BoundPort()
 
     /// The port `start` bound, for base URLs when a request names no host.
@@ -45,7 +47,9 @@ public final class TodoApplication: HTTPHandler {
             store: store, clock: clock, ids: ids,
             defaultTimeZone: IANATimeZone(identifier: configuration.timeZone) ?? .utc,
             openConnections: { state.withTracedLock { $0.server }?.openConnections ?? 0 },
-            openAPIDocument: OpenAPIDocument.load(), droppedLogLines: droppedLogLines)
+            openAPIDocument: OpenAPIDocument.load(), droppedLogLines: droppedLogLines,
+            maxFeedSubscribers: configuration.eventsMaxSubscribers)
+        feedHub = dependencies.feedHub
         let boundPort = self.boundPort
         pipeline = RequestPipeline(
             configuration: configuration, dependencies: dependencies, logger: logger,
@@ -83,6 +87,9 @@ public final class TodoApplication: HTTPHandler {
             return state.server
         }
         http?.shutdown(gracePeriodSeconds: Double(configuration.shutdownGraceSeconds))
+        // Open event streams end cleanly (their clients reconnect elsewhere); answers in flight
+        // finish first, as their connections are not streams.
+        feedHub.endAll()
     }
 
     /// Connections open across the loops (0 before `start`): what `/metrics` reports.

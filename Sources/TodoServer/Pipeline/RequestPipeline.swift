@@ -44,7 +44,8 @@ public struct RequestPipeline: Sendable {
             cors: cors,
             authentication: BearerAuthentication(
                 authTokens: configuration.authTokens, readTokens: configuration.readTokens,
-                metricsPublic: configuration.metricsPublic))
+                metricsPublic: configuration.metricsPublic),
+            feed: FeedSettings(configuration: configuration))
     }
 
     /// Answers `request` through `sink`, exactly once (later, when the store answers later).
@@ -65,9 +66,22 @@ public struct RequestPipeline: Sendable {
             ifNoneMatch: request.headers["If-None-Match"].map(EntityTagCondition.init),
             logger: logger)
         let route = router.route(for: request)
-        accessLog.trace(request, requestID: requestID)
+        // A token in the query (the live feed's `access_token=`) is never written to a log.
+        let logged = request.query.map { $0.utf8.count >= 12 && $0.contains("access_token") } == true ? Self.redacted(request) : request
+        accessLog.trace(logged, requestID: requestID)
         let origin = request.headers["Origin"]
-        router.routeRequest(request, to: route, context: context) { [cors, metrics, accessLog] response in
+        let openStream: StreamOpener = { [cors, metrics, accessLog] status, headers, onEvent in
+            var headers = headers
+            cors.apply(to: &headers, requestOrigin: origin)
+            headers.add("X-Request-ID", requestID)
+            guard let stream = sink.openStream(status: status, headers: headers, onEvent: onEvent) else { return nil }
+            let duration = ContinuousClock.now - started
+            let response = HTTPResponse(status: status, headers: headers)
+            metrics.record(loop: loop, route: route?.template ?? "unmatched", method: request.method, status: status, duration: duration)
+            accessLog.record(request: logged, response: response, duration: duration, requestID: requestID)
+            return stream
+        }
+        router.routeRequest(request, to: route, context: context, openStream: openStream) { [cors, metrics, accessLog] response in
             var response = response
             cors.apply(to: &response.headers, requestOrigin: origin)
             response.headers.add("X-Request-ID", requestID)
@@ -75,14 +89,24 @@ public struct RequestPipeline: Sendable {
             let duration = ContinuousClock.now - started
             guard delivery == .sent else {
                 accessLog.recordUndelivered(
-                    method: request.method, path: request.path, status: response.status, duration: duration, requestID: requestID)
+                    method: request.method, path: logged.path, status: response.status, duration: duration, requestID: requestID)
                 return
             }
             metrics.record(
                 loop: loop, route: route?.template ?? "unmatched", method: request.method,
                 status: response.status, duration: duration)
-            accessLog.record(request: request, response: response, duration: duration, requestID: requestID)
+            accessLog.record(request: logged, response: response, duration: duration, requestID: requestID)
         }
+    }
+
+    /// `request` with the values of its `access_token` query parameters replaced.
+    static func redacted(_ request: HTTPRequest) -> HTTPRequest {
+        guard let query = request.query else { return request }
+        var copy = request
+        copy.query = query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            pair.hasPrefix("access_token=") || pair == "access_token" ? "access_token=(redacted)" : String(pair)
+        }.joined(separator: "&")
+        return copy
     }
 
     /// `respond(to:loop:sink:)` with a closure for the answer.

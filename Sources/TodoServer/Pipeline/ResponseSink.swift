@@ -5,6 +5,11 @@ import EventHTTP
 public protocol ResponseSink {
     /// Delivers `response`; `.connectionClosed` when nobody was left to take it.
     func send(_ response: HTTPResponse) -> HTTPResponder.Delivery
+    /// Answers with a head now and a body written over time (instead of `send`); nil when the
+    /// connection closed already, or the sink cannot stream (then nothing was answered).
+    func openStream(
+        status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
+    ) -> (any ResponseStreamWriter)?
 }
 
 extension HTTPResponder: ResponseSink {}
@@ -18,4 +23,45 @@ public struct ClosureSink: ResponseSink {
     }
 
     public func send(_ response: HTTPResponse) -> HTTPResponder.Delivery { body(response) }
+}
+
+/// A response body written over time (the live feed's event stream): what a module writes to after
+/// the head went out. Used on the request's loop thread only.
+public protocol ResponseStreamWriter {
+    /// Queues `bytes` and writes them out as far as the client takes them.
+    @discardableResult
+    func write(_ bytes: [UInt8]) -> HTTPStreamWrite
+    /// Ends the body cleanly.
+    func finish()
+    /// Closes the connection without ending the body.
+    func abort()
+    /// Bytes queued and not yet taken by the client.
+    var pendingBytes: Int { get }
+    /// Asks for `.drained` once at most `bytes` are pending.
+    func notifyWhenDrained(below bytes: Int)
+}
+
+extension HTTPResponseStream: ResponseStreamWriter {}
+
+/// Opens a streamed answer with `status` and `headers` (CORS and `X-Request-ID` added): nil when
+/// the connection has closed already (or the sink cannot stream). `onEvent` hears `.drained` and
+/// `.closed`.
+public typealias StreamOpener = (
+    _ status: Int, _ headers: HTTPHeaders, _ onEvent: @escaping (HTTPStreamEvent) -> Void
+) -> (any ResponseStreamWriter)?
+
+extension ResponseSink {
+    public func openStream(
+        status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
+    ) -> (any ResponseStreamWriter)? {
+        nil
+    }
+}
+
+extension HTTPResponder {
+    public func openStream(
+        status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
+    ) -> (any ResponseStreamWriter)? {
+        startStream(status: status, headers: headers, onEvent: onEvent)
+    }
 }

@@ -15,15 +15,21 @@ public struct ModuleDependencies: Sendable {
     public var openAPIDocument: [UInt8]
     /// Log lines dropped because standard output was not read, read at scrape time.
     public var droppedLogLines: @Sendable () -> Int
+    /// Where live feed subscriptions run (the server's loops).
+    public var feedScheduler: any FeedScheduler
+    /// The live feed's subscribers, limit and metrics.
+    public var feedHub: FeedHub
 
     public init(
         store: any TodoStore, clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(),
         defaultTimeZone: IANATimeZone = .utc,
         metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         openConnections: @escaping @Sendable () -> Int = { 0 }, openAPIDocument: [UInt8] = Array("{}".utf8),
-        droppedLogLines: @escaping @Sendable () -> Int = { 0 }
+        droppedLogLines: @escaping @Sendable () -> Int = { 0 },
+        feedScheduler: any FeedScheduler = EventLoopFeedScheduler(), maxFeedSubscribers: Int = 1_000
     ) {
         self.store = store
+        self.feedScheduler = feedScheduler
         self.clock = clock
         self.ids = ids
         self.defaultTimeZone = defaultTimeZone
@@ -35,6 +41,7 @@ public struct ModuleDependencies: Sendable {
             .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
         ]
         metricsFactory = factory
+        feedHub = FeedHub(maxSubscribers: maxFeedSubscribers, factory: factory)
         self.openConnections = openConnections
         self.openAPIDocument = openAPIDocument
         self.droppedLogLines = droppedLogLines
@@ -48,6 +55,7 @@ public struct AppRouter: Sendable {
     private let upcoming: any UpcomingHTTPEntry
     private let system: any SystemHTTPEntry
     private let metrics: any MetricsHTTPEntry
+    private let feed: FeedView
     private let screening: RequestScreening
     private let cors: CORSPolicy
     private let authentication: BearerAuthentication
@@ -56,7 +64,7 @@ public struct AppRouter: Sendable {
     /// Builds and wires every module once around the shared dependencies.
     public static func makeRouter(
         dependencies: ModuleDependencies, screening: RequestScreening, cors: CORSPolicy,
-        authentication: BearerAuthentication = BearerAuthentication()
+        authentication: BearerAuthentication = BearerAuthentication(), feed: FeedSettings = FeedSettings()
     ) -> AppRouter {
         let serializer = JSONSerializer()
         let store = dependencies.store
@@ -81,14 +89,21 @@ public struct AppRouter: Sendable {
                         registry: dependencies.metricsRegistry, factory: dependencies.metricsFactory, store: store,
                         openConnections: dependencies.openConnections, droppedLogLines: dependencies.droppedLogLines)),
                 serializer: serializer),
+            feed: FeedView(
+                presenter: FeedPresenter(
+                    interactor: FeedInteractor(
+                        log: store.changes, scheduler: dependencies.feedScheduler, heartbeat: feed.heartbeat,
+                        hub: dependencies.feedHub)),
+                serializer: serializer, maxBufferedBytes: feed.maxBufferedBytes),
             screening: screening, cors: cors, authentication: authentication, serializer: serializer)
     }
 
     private init(
         todos: any TodosHTTPEntry, upcoming: any UpcomingHTTPEntry, system: any SystemHTTPEntry,
-        metrics: any MetricsHTTPEntry, screening: RequestScreening, cors: CORSPolicy,
+        metrics: any MetricsHTTPEntry, feed: FeedView, screening: RequestScreening, cors: CORSPolicy,
         authentication: BearerAuthentication, serializer: JSONSerializer
     ) {
+        self.feed = feed
         self.todos = todos
         self.upcoming = upcoming
         self.system = system
@@ -106,7 +121,10 @@ public struct AppRouter: Sendable {
 
     /// Answers `request` through `respond`, exactly once; `route` is `route(for: request)`. Screening
     /// and token decisions are logged at debug level through the request's logger.
-    public func routeRequest(_ request: HTTPRequest, to route: Route?, context: RequestContext, respond: @escaping Respond) {
+    public func routeRequest(
+        _ request: HTTPRequest, to route: Route?, context: RequestContext, openStream: @escaping StreamOpener = { _, _, _ in nil },
+        respond: @escaping Respond
+    ) {
         if let refusal = screening.refusal(of: request) {
             context.logger.debug("screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
             return routeProblem(refusal.problem, headers: refusal.headers, respond: respond)
@@ -137,11 +155,13 @@ public struct AppRouter: Sendable {
            let type = request.headers["Content-Type"], !RequestScreening.acceptsBody(ofType: type) {
             return routeProblem(.unsupportedMediaType(type), respond: respond)
         }
+        if route == .events { return feed.handleSubscription(request, context: context, openStream: openStream, respond: respond) }
         routeToModule(route, request: request, context: context, respond: respond)
     }
 
     private func routeToModule(_ route: Route, request: HTTPRequest, context: RequestContext, respond: @escaping Respond) {
         switch (route, request.method) {
+        case (.events, _): return
         case (.index, _): system.handleIndex(context: context, respond: respond)
         case (.health, _):
             let detailed = authentication.showsDetails(authorization: request.headers["Authorization"])
@@ -161,7 +181,7 @@ public struct AppRouter: Sendable {
 
     /// The 401 or 403 for a request whose token does not allow it, if tokens are on.
     private func denial(of request: HTTPRequest, route: Route?, context: RequestContext) -> (ProblemDetails, HTTPHeaders)? {
-        let decision = authentication.decide(method: request.method, route: route, authorization: request.headers["Authorization"])
+        let decision = authentication.decide(method: request.method, route: route, authorization: Self.authorization(of: request, route: route, context: context))
         if authentication.isEnabled, context.logs(at: .debug) {
             context.logger.debug("token check", metadata: ["decision": "\(decision)", "method": "\(request.method.rawValue)", "path": "\(request.path)"])
         }
@@ -184,6 +204,14 @@ public struct AppRouter: Sendable {
         case .writeWithReadToken:
             return (.forbidden("The token may only read (GET, HEAD); \(request.method.rawValue) needs a read-write token."), [:])
         }
+    }
+
+    /// `Authorization`, or on the live feed (which `EventSource` cannot send headers to) the
+    /// `access_token=` query parameter as a bearer token (RFC 6750 §2.3).
+    private static func authorization(of request: HTTPRequest, route: Route?, context: RequestContext) -> String? {
+        if let header = request.headers["Authorization"] { return header }
+        guard route == .events, let token = context.query["access_token"] else { return nil }
+        return "Bearer " + token
     }
 
     private func routeProblem(_ problem: ProblemDetails, headers: HTTPHeaders = [:], respond: Respond) {

@@ -4,7 +4,7 @@ import EventHTTP
 public struct CORSPolicy: Sendable {
     /// What a page may read besides the CORS-safelisted headers: the API's own, and the ones
     /// that say what to do after an error (when to retry, which token, which methods).
-    static let exposedHeaders = "Location, ETag, Link, X-Total-Count, X-Request-ID, Retry-After, WWW-Authenticate, Allow"
+    static let exposedHeaders = "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow"
     /// Every method some route answers (`Route.table`).
     static let allowedMethods = Route.methodsOfAnyRoute.map(\.rawValue).joined(separator: ", ")
     static let baseAllowedHeaders = ["Content-Type", "If-Match", "If-None-Match"]

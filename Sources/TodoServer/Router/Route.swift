@@ -8,6 +8,8 @@ public enum Route: Sendable, Equatable {
     case health
     case todos
     case upcoming
+    /// The live change feed.
+    case events
     case todo(id: String)
     case metrics
     case openAPI

@@ -34,6 +34,7 @@ extension Route {
         RouteDefinition(route: .health, template: "/healthz", methods: readOnly, indexRelation: "health"),
         RouteDefinition(route: .todos, template: "/todos", methods: [.get, .head, .post, .delete, .options], indexRelation: "todos"),
         RouteDefinition(route: .upcoming, template: "/todos/upcoming", methods: readOnly, indexRelation: "upcoming"),
+        RouteDefinition(route: .events, template: "/todos/events", methods: readOnly, indexRelation: "events"),
         RouteDefinition(
             route: .todo(id: ""), template: "/todos/{id}", methods: [.get, .head, .put, .patch, .delete, .options],
             indexRelation: nil),

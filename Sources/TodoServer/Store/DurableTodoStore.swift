@@ -14,17 +14,18 @@ public final class DurableTodoStore: TodoStore {
     /// Opens (creating if needed) `directory`, replays what it holds and continues its journal.
     /// Damage that would lose changes stops it (`JournalError`) unless `recovery` is `truncate`.
     public convenience init(
-        directory: String, fsync: FsyncPolicy, compactionBytes: Int, recovery: RecoveryMode = .off, logger: Logger
+        directory: String, fsync: FsyncPolicy, compactionBytes: Int, recovery: RecoveryMode = .off,
+        changesRetained: Int = 10_000, logger: Logger
     ) throws(JournalError) {
         try self.init(
-            directory: directory, fsync: fsync, compactionBytes: compactionBytes, recovery: recovery, logger: logger,
-            faults: .none)
+            directory: directory, fsync: fsync, compactionBytes: compactionBytes, recovery: recovery,
+            changesRetained: changesRetained, logger: logger, faults: .none)
     }
 
     /// The same with a fault-injection seam on the journal's writes and fsyncs (tests).
     init(
-        directory: String, fsync: FsyncPolicy, compactionBytes: Int, recovery: RecoveryMode = .off, logger: Logger,
-        faults: JournalFaults
+        directory: String, fsync: FsyncPolicy, compactionBytes: Int, recovery: RecoveryMode = .off,
+        changesRetained: Int = 10_000, logger: Logger, faults: JournalFaults
     ) throws(JournalError) {
         try FileIO.makeDirectory(directory)
         lockFD = try FileIO.lockFile(directory + "/LOCK")
@@ -35,14 +36,21 @@ public final class DurableTodoStore: TodoStore {
             Glibc.close(lockFD)
             throw error
         }
-        let memory = InMemoryTodoStore(restoring: recovered.todos)
+        // The journal's positions outlive the process: a client resumes across a restart from
+        // what the journals since the last snapshot hold.
+        let changes = ChangeLog(tag: "j", capacity: changesRetained, start: recovered.changesFloor)
+        changes.append(recovered.changes)
+        let memory = InMemoryTodoStore(restoring: recovered.todos, changes: changes)
         self.memory = memory
         report = recovered.report
         journal = Journal(
             directory: directory, fd: recovered.fd, generation: recovered.report.generation,
-            fileBytes: recovered.fileBytes, policy: fsync, compactionBytes: compactionBytes, memory: memory,
-            logger: logger, faults: faults)
+            fileBytes: recovered.fileBytes, records: recovered.records, policy: fsync, compactionBytes: compactionBytes,
+            memory: memory, logger: logger, faults: faults)
     }
+
+    /// Every change, in journal order.
+    public var changes: ChangeLog { memory.changes }
 
     /// What start-up recovered.
     public let report: RecoveryReport

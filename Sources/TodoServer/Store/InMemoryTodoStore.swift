@@ -64,17 +64,30 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     private let state = Mutex(State())
+    /// Every change, in the order applied (appended under `state`'s lock, so that a page and the
+    /// cursor it reports agree).
+    public let changes: ChangeLog
+
+    /// A change log for a store that lives as long as the process: tagged at random, so that a
+    /// cursor from an earlier life is unknown rather than misread.
+    public static func processChangeLog(retaining capacity: Int) -> ChangeLog {
+        var random = SystemRandomNumberGenerator()
+        let tag = "m" + String(random.next() as UInt32, radix: 16)
+        return ChangeLog(tag: tag, capacity: capacity, start: ChangePosition(major: 1, minor: 0))
+    }
 
     /// A store holding `todos` exactly as given, revisions included: what recovery from disk builds.
-    public init(restoring todos: [String: Todo]) {
+    public init(restoring todos: [String: Todo], changes: ChangeLog = InMemoryTodoStore.processChangeLog(retaining: 10_000)) {
+        self.changes = changes
         state.withTracedLock { state in
             for todo in todos.values { _ = state.slots.add(todo) }
             state.reindex()
         }
     }
 
-    /// A store holding `initial`, each at revision 1.
-    public init(_ initial: [Todo] = []) {
+    /// A store holding `initial`, each at revision 1; `changesRetained` changes kept for replay.
+    public init(_ initial: [Todo] = [], changesRetained: Int = 10_000) {
+        changes = Self.processChangeLog(retaining: changesRetained)
         state.withTracedLock { state in
             for var todo in initial {
                 todo.revision = 1
@@ -93,7 +106,10 @@ public final class InMemoryTodoStore: TodoStore {
     public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
         var todo = todo
         todo.revision = 1
-        state.withTracedLock { [todo] state in state.put(todo) }
+        state.withTracedLock { [todo, changes] state in
+            state.put(todo)
+            changes.appendNext(.created(todo))
+        }
         completion(.success(todo))
     }
 
@@ -104,7 +120,15 @@ public final class InMemoryTodoStore: TodoStore {
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
         // One lock: the search arena answers searches, the title index title orders, the
         // default-order index the default order, and any other order filters and sorts.
-        completion(.success(state.withTracedLock { state in
+        completion(.success(state.withTracedLock { [changes] state in
+            var page = Self.page(query, state)
+            page.lastChange = changes.head
+            return page
+        }))
+    }
+
+    private static func page(_ query: TodoQuery, _ state: State) -> TodoPage {
+        do {
             let slots = state.slots
             if let needle = query.titleContains, !needle.isEmpty {
                 let page = SearchArena.page(
@@ -115,7 +139,7 @@ public final class InMemoryTodoStore: TodoStore {
                 return TodoPage(items: slots.snapshots(page.slots), total: page.total)
             }
             return query.sort == TodoSort() ? Self.indexedPage(query, state) : Self.sortedPage(query, state)
-        }))
+        }
     }
 
     /// A page in any other order. Only the to-dos up to the end of the page are put in order, and
@@ -164,11 +188,14 @@ public final class InMemoryTodoStore: TodoStore {
         id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp,
         completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
     ) {
-        completion(.success(state.withTracedLock { state in
+        completion(.success(state.withTracedLock { [changes] state in
             let stored = state.slots.slot(of: id).map { state.slots.todo($0, named: id) }
             let outcome = StoreUpdate.decide(
                 stored: stored, change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
-            if case .updated(let todo) = outcome { state.put(todo) }
+            if case .updated(let todo) = outcome {
+                state.put(todo)
+                changes.appendNext(.updated(todo))
+            }
             return outcome
         }))
     }
@@ -176,11 +203,12 @@ public final class InMemoryTodoStore: TodoStore {
     public func remove(
         id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
     ) {
-        completion(.success(state.withTracedLock { state -> StoreRemoval in
+        completion(.success(state.withTracedLock { [changes] state -> StoreRemoval in
             guard let slot = state.slots.slot(of: id) else { return .notFound }
             let todo = state.slots.todo(slot, named: id)
             if condition.failure(for: todo) != nil { return .conditionFailed(todo) }
             state.delete(id: id)
+            changes.appendNext(.deleted(id: id))
             return .removed
         }))
     }
@@ -190,18 +218,24 @@ public final class InMemoryTodoStore: TodoStore {
     /// sweep (`MemoryRelease`).
     public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
         var old = State()
-        state.withTracedLock { state in swap(&state, &old) }
+        state.withTracedLock { [changes] state in
+            swap(&state, &old)
+            changes.appendNext(.cleared)
+        }
         old = State()  // frees the old to-dos here, outside the lock, before the trim
         MemoryRelease.release()
         completion(.success(()))
     }
 
     /// Applies changes the journal has written, with the revisions they took (the durable store
-    /// prepares them on a `StoreDraft` and applies them only once they are written).
-    func apply(_ records: [JournalRecord]) {
+    /// prepares them on a `StoreDraft` and applies them only once they are written), each at its
+    /// position in the journal: `positions[i]` is `records[i]`'s.
+    func apply(_ records: [JournalRecord], at positions: [ChangePosition]) {
         var cleared: [State] = []
-        state.withTracedLock { state in
-            for record in records {
+        state.withTracedLock { [changes] state in
+            var applied: [StoreChange] = []
+            applied.reserveCapacity(records.count)
+            for (record, position) in zip(records, positions) {
                 switch record {
                 case .put(let todo): state.put(todo)
                 case .remove(let id, _): state.delete(id: id)
@@ -210,7 +244,9 @@ public final class InMemoryTodoStore: TodoStore {
                     swap(&state, &old)
                     cleared.append(old)
                 }
+                applied.append(StoreChange(position: position, kind: record.changeKind))
             }
+            changes.append(applied)
         }
         guard !cleared.isEmpty else { return }
         cleared = []  // frees the old to-dos here, outside the lock, before the trim

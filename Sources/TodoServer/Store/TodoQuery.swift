@@ -96,10 +96,14 @@ public struct TodoPage: Sendable, Equatable {
     public var items: TodoSnapshots
     /// How many to-dos passed the filters, on all pages.
     public var total: Int
+    /// The change order's cursor as of this page: every change up to it, and none after, is
+    /// reflected in it (nil from a store that cannot say).
+    public var lastChange: ChangeCursor?
 
-    public init(items: TodoSnapshots, total: Int) {
+    public init(items: TodoSnapshots, total: Int, lastChange: ChangeCursor? = nil) {
         self.items = items
         self.total = total
+        self.lastChange = lastChange
     }
 
     /// A page of the given to-dos.

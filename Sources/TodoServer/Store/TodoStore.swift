@@ -29,6 +29,9 @@ public protocol TodoStore: Sendable {
     /// Why the store refuses changes now, nil while it takes them; read without waiting (for
     /// `/healthz`): a journal on a failing disk, a database found unreachable by the last attempts.
     var writeRefusal: String? { get }
+    /// Every change the store makes, in its change order, with positions that a page of `list`
+    /// reports (`TodoPage.lastChange`): the live change feed reads it.
+    var changes: ChangeLog { get }
 }
 
 extension TodoStore {

@@ -79,6 +79,7 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
     private let failure: StoreError?
     private let deferred: Bool
     let calls = Mutex<[StoreCall]>([])
+    let changes = InMemoryTodoStore.processChangeLog(retaining: 100)
 
     /// Initial to-dos keep the revisions they were made with.
     init(_ initial: [Todo] = [], failure: StoreError? = nil, deferred: Bool = false) {

@@ -154,6 +154,27 @@ final class TestHTTPClient {
         return recv(socket, &byte, 1, 0) == 0
     }
 
+    /// The next chunk of a chunked body as it arrives (a streamed answer); nil at its last chunk
+    /// (trailer fields skipped).
+    func readChunk() throws -> [UInt8]? {
+        let lineEnd = try readUntil([13, 10])
+        let line = String(decoding: buffer[..<lineEnd], as: UTF8.self)
+        buffer.removeFirst(lineEnd + 2)
+        guard let size = Int(line.split(separator: ";").first.map(String.init) ?? "", radix: 16) else {
+            throw Failure(description: "bad chunk-size line: \(line)")
+        }
+        if size == 0 {
+            while true {
+                let end = try readUntil([13, 10])
+                buffer.removeFirst(end + 2)
+                if end == 0 { return nil }
+            }
+        }
+        while buffer.count < size + 2 { try fill() }
+        defer { buffer.removeFirst(size + 2) }
+        return Array(buffer[..<size])
+    }
+
     /// A chunked body (RFC 9112 §7.1), its chunks joined; trailer fields are skipped.
     private func readChunkedBody() throws -> [UInt8] {
         var body: [UInt8] = []

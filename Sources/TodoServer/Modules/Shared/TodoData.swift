@@ -33,6 +33,9 @@ public struct TodoListData: Sendable, Equatable {
     public var total: Int
     public var offset: Int
     public var limit: Int
+    /// The live feed's position of the last change the page reflects: a client that subscribes
+    /// after it misses nothing and sees nothing twice.
+    public var lastChange: String?
 }
 
 extension TodoListData {

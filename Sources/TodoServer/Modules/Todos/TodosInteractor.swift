@@ -12,9 +12,12 @@ public struct TodosInteractor: TodosUseCases {
     }
 
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
+        let changes = store.changes
         store.list(query) { result in
             completion(result.mapError(TodosError.store).map { page in
-                TodoListData(items: page.items, total: page.total, offset: query.offset, limit: query.limit)
+                var list = TodoListData(items: page.items, total: page.total, offset: query.offset, limit: query.limit)
+                list.lastChange = page.lastChange.map { $0.token(tag: changes.tag) } ?? changes.headToken
+                return list
             })
         }
     }

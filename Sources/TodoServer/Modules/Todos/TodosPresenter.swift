@@ -15,6 +15,7 @@ public struct TodosPresenter: TodosModuleInput {
             switch result {
             case .success(let list):
                 var headers: HTTPHeaders = ["ETag": list.entityTag.description, "X-Total-Count": String(list.total)]
+                if let lastChange = list.lastChange { headers.add("X-Last-Event-ID", lastChange) }
                 if context.ifNoneMatch?.matchesWeakly(list.entityTag) == true {
                     return view.displayNoContent(ResponseViewModel(status: 304, headers: headers), respond: respond)
                 }

@@ -77,6 +77,8 @@ final class Journal: Sendable {
         var generation: UInt64
         /// Bytes of whole, written records in the current journal.
         var fileBytes: Int
+        /// Records written to the current journal: the next one's position is (generation, this + 1).
+        var records: UInt64
         var unsynced = false
         /// The last revision a failed batch took from a to-do, by id (until a write gives the
         /// to-do a later one): never handed out again.
@@ -100,8 +102,8 @@ final class Journal: Sendable {
     /// Continues journal `generation`, open for appending at `fd` with `fileBytes` in it, over
     /// `memory`.
     init(
-        directory: String, fd: Int32, generation: UInt64, fileBytes: Int, policy: FsyncPolicy, compactionBytes: Int,
-        memory: InMemoryTodoStore, logger: Logger, faults: JournalFaults = .none
+        directory: String, fd: Int32, generation: UInt64, fileBytes: Int, records: UInt64 = 0, policy: FsyncPolicy,
+        compactionBytes: Int, memory: InMemoryTodoStore, logger: Logger, faults: JournalFaults = .none
     ) {
         self.directory = directory
         self.policy = policy
@@ -109,7 +111,7 @@ final class Journal: Sendable {
         self.logger = logger
         self.memory = memory
         self.faults = faults
-        writer = Mutex(Writer(fd: fd, generation: generation, fileBytes: fileBytes))
+        writer = Mutex(Writer(fd: fd, generation: generation, fileBytes: fileBytes, records: records))
         if policy == .interval { scheduleIntervalSync() }
     }
 
@@ -177,7 +179,10 @@ final class Journal: Sendable {
             }
             // Written: the to-dos now hold (or removed) revisions above what was burned.
             if !writer.burned.isEmpty { for id in draft.handedOut.keys { writer.burned[id] = nil } }
-            memory.apply(records)
+            let first = writer.records + 1
+            writer.records += UInt64(records.count)
+            let positions = (first...writer.records).map { ChangePosition(major: writer.generation, minor: $0) }
+            memory.apply(records, at: positions)
             compact = writer.fileBytes >= compactionBytes && !compacting.load(ordering: .acquiring)
             return .prepared(finishes, nil)
         }
@@ -346,6 +351,7 @@ extension Journal {
         Glibc.close(old)
         writer.fd = fd
         writer.generation = next
+        writer.records = 0
         writer.fileBytes = header.count
         writer.unsynced = true
         let picture = memory.snapshot()

@@ -34,6 +34,13 @@ enum JournalRecovery {
         var fd: Int32
         var fileBytes: Int
         var report: RecoveryReport
+        /// The changes replayed from the journals, at their positions (generation, record number):
+        /// the change feed's window after a restart. Empty when damage was cut away.
+        var changes: [StoreChange] = []
+        /// Where the replayable changes start: every position after it is in `changes` or later.
+        var changesFloor = ChangePosition(major: 1, minor: 0)
+        /// Records in the journal that continues (the next one is number `records + 1`).
+        var records: UInt64 = 0
     }
 
     static func recover(directory: String, mode: RecoveryMode = .off) throws(JournalError) -> Recovered {
@@ -82,6 +89,8 @@ enum JournalRecovery {
             journals = Array(journals[..<cut])
         }
         var last: (generation: UInt64, length: Int)?
+        var changes: [StoreChange] = []
+        var lastRecords: UInt64 = 0
         for (position, generation) in journals.enumerated() {
             let path = directory + "/" + JournalFormat.journalName(generation)
             let bytes = try FileIO.readAll(path)
@@ -91,12 +100,17 @@ enum JournalRecovery {
                 try FileIO.truncate(path, to: 0)
                 report.droppedBytes += bytes.count
                 last = (generation, 0)
+                lastRecords = 0
                 continue
             }
             try JournalFormat.checkHeader(
                 bytes, magic: JournalFormat.journalMagic, headerSize: JournalFormat.journalHeaderSize, path: path)
             let scanned = JournalFormat.scanRecords(bytes, from: JournalFormat.journalHeaderSize)
-            for record in scanned.records { apply(record, to: &todos) }
+            for (number, record) in scanned.records.enumerated() {
+                apply(record, to: &todos)
+                changes.append(StoreChange(position: ChangePosition(major: generation, minor: UInt64(number + 1)), kind: record.changeKind))
+            }
+            lastRecords = UInt64(scanned.records.count)
             report.journalRecords += scanned.records.count
             last = (generation, scanned.validLength)
             guard scanned.trailingBytes > 0 else { continue }
@@ -128,11 +142,16 @@ enum JournalRecovery {
             for path in damaged { try FileIO.rename(path, to: path + ".damaged") }
             try FileIO.syncDirectory(directory)
             report.generation = generation
-            return Recovered(todos: todos, fd: fd, fileBytes: fileBytes, report: report)
+            return Recovered(
+                todos: todos, fd: fd, fileBytes: fileBytes, report: report,
+                changesFloor: ChangePosition(major: generation, minor: 0))
         }
         let (fd, fileBytes) = try openForAppending(directory: directory, last: last, base: max(base, 1))
         report.generation = last?.generation ?? max(base, 1)
-        return Recovered(todos: todos, fd: fd, fileBytes: fileBytes, report: report)
+        return Recovered(
+            todos: todos, fd: fd, fileBytes: fileBytes, report: report, changes: changes,
+            changesFloor: ChangePosition(major: journals.first ?? report.generation, minor: 0),
+            records: last == nil ? 0 : lastRecords)
     }
 
     static func apply(_ record: JournalRecord, to todos: inout [String: Todo]) {

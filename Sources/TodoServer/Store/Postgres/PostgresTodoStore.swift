@@ -18,20 +18,42 @@ public final class PostgresTodoStore: TodoStore {
     /// a loop tries again within 1 s); past the deadline it is `PostgresLoad.retryAfterSeconds`.
     public static let retryAfterSeconds = 1
 
-    public init(configuration: PostgresConfiguration) throws {
+    /// Reads the change feed's table into `changes`.
+    let feed: PostgresChangeFeed
+
+    /// `changesRetained` changes are kept for replay (in the table and in memory); the table is read
+    /// for changes made through other instances every `changesPollInterval`.
+    public init(
+        configuration: PostgresConfiguration, changesRetained: Int = 10_000, changesPollInterval: Duration = .milliseconds(100)
+    ) throws {
         client = PostgresClient(configuration: configuration)
         fallbackLoop = try StandaloneLoop()
         health = PostgresStoreHealth()
+        feed = PostgresChangeFeed(
+            client: client, loop: fallbackLoop.handle, capacity: changesRetained, interval: changesPollInterval)
+        feed.start()
+    }
+
+    /// Every change made through any instance, in the database's change order.
+    public var changes: ChangeLog { feed.log }
+
+    /// `completion` once the change is made, after asking the feed to read it soon.
+    private func changed<Value>(_ completion: @escaping (Result<Value, StoreError>) -> Void) -> (Result<Value, StoreError>) -> Void {
+        { [feed] result in
+            if case .success = result { feed.pollSoon() }
+            completion(result)
+        }
     }
 
     /// Closes every connection; later calls fail.
     public func close() {
+        feed.close()
         client.close()
         fallbackLoop.shutdown()
     }
 
     public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
-        run(TodoSQL.insert, TodoSQL.insertParameters(todo), completion: completion) { rows in
+        run(TodoSQL.insert, TodoSQL.insertParameters(todo), completion: changed(completion)) { rows in
             rows.count == 1 ? TodoRowDecoder.todo(rows, row: 0) : nil
         }
     }
@@ -47,8 +69,9 @@ public final class PostgresTodoStore: TodoStore {
         if let needle = query.titleContains, !TodoSQL.canMatchATitle(needle) { return completion(.success(TodoPage(items: [], total: 0))) }
         run(TodoSQL.list(query.sort), TodoSQL.listParameters(query), completion: completion) { rows in
             guard rows.count >= 1, let total = rows[0, 0].flatMap({ Int($0) }),
-                  let items = TodoRowDecoder.snapshots(rows, first: 1) else { return nil }
-            return TodoPage(items: items, total: total)
+                  let seen = rows[0, 1].flatMap({ TransactionSnapshot(postgresText: $0) }),
+                  let items = TodoRowDecoder.snapshots(rows, first: 2) else { return nil }
+            return TodoPage(items: items, total: total, lastChange: PostgresChangeFeed.cursor(ofListing: seen))
         }
     }
 
@@ -68,7 +91,7 @@ public final class PostgresTodoStore: TodoStore {
         let parameters = TodoSQL.updateParameters(
             id: id, title: change.title, completed: change.completed, order: Self.fieldChange(change.order),
             dueDate: Self.fieldChange(change.dueDate), condition: Self.condition(condition), at: time)
-        run(TodoSQL.update, parameters, completion: completion) { rows in
+        run(TodoSQL.update, parameters, completion: changed(completion)) { rows in
             guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
             guard let todo = TodoRowDecoder.todo(rows, row: 0, first: 1) else { return nil }
             return switch rows[0, 0] {
@@ -84,7 +107,7 @@ public final class PostgresTodoStore: TodoStore {
         id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
     ) {
         guard TodoSQL.isTodoID(id) else { return completion(.success(.notFound)) }
-        run(TodoSQL.remove, TodoSQL.removeParameters(id: id, condition: Self.condition(condition)), completion: completion) { rows in
+        run(TodoSQL.remove, TodoSQL.removeParameters(id: id, condition: Self.condition(condition)), completion: changed(completion)) { rows in
             guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
             return switch rows[0, 0] {
             case "removed": .removed
@@ -95,7 +118,7 @@ public final class PostgresTodoStore: TodoStore {
     }
 
     public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
-        run(TodoSQL.removeAll, [], completion: completion) { _ in () }
+        run(TodoSQL.removeAll, [], completion: changed(completion)) { _ in () }
     }
 
     public func statistics(completion: @escaping (Result<StoreStatistics, StoreError>) -> Void) {

@@ -5,7 +5,8 @@ extension TodoSQL {
     /// `todos_default_order` and stops after the page) and the exact number of to-dos passing the
     /// filters: $1 completed (NULL: any), $2 folded title search (NULL: none), $3 limit, $4 offset.
     ///
-    /// One row per to-do on the page after a `total` column; a single row of NULLs but `total` when
+    /// One row per to-do on the page after a `total` column and the statement's snapshot (`seen`:
+    /// the change feed's cursor of the page, `TodoEventsSchema`); a single row of NULLs but `total` when
     /// the page is empty. Without $2 the total is the sum of the kept counts (`TodoCountsSchema`), so
     /// an unfiltered page costs the same at any table size; with $2 it is a `count(*)` of the matches,
     /// a scan of the table (`strpos` on the folded title: no index serves a substring search).
@@ -14,7 +15,7 @@ extension TodoSQL {
         let filter = "($1::boolean IS NULL OR completed = $1::boolean) AND ($2::text IS NULL OR strpos(title_key, $2::text) > 0)"
         let name = "todo_list_\(sort.field.rawValue)_\(sort.descending ? "desc" : "asc")"
         return PostgresStatement(name: name, sql: """
-            SELECT t.total, \(columns)
+            SELECT t.total, pg_current_snapshot()::text AS seen, \(columns)
             FROM (SELECT CASE WHEN $2::text IS NULL
                     THEN (SELECT coalesce(sum(n), 0) FROM todo_counts WHERE $1::boolean IS NULL OR completed = $1::boolean)::bigint
                     ELSE (SELECT count(*) FROM todos WHERE \(filter)) END AS total) AS t

@@ -25,10 +25,23 @@ enum TodoSQL {
     /// $1 id, $2 title, $3 title key, $4 completed, $5 order, $6 due date (YYYY-MM-DD), $7 created
     /// and $8 updated in ms, $9 the title in NFC.
     static let insert = PostgresStatement(name: "todo_insert", sql: """
-        INSERT INTO todos (id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision)
-        VALUES ($1::uuid, $2, $3, $9, $4::boolean, $5::bigint, $6::date, \(timestamp(7)), \(timestamp(8)), 1)
-        RETURNING \(columns)
+        WITH inserted AS (
+            INSERT INTO todos (id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision)
+            VALUES ($1::uuid, $2, $3, $9, $4::boolean, $5::bigint, $6::date, \(timestamp(7)), \(timestamp(8)), 1)
+            RETURNING *
+        ), event AS (
+            \(recordEvent(TodoEventsSchema.created, from: "inserted"))
+        )
+        SELECT \(columns) FROM inserted
         """)
+
+    /// The `INSERT` of a change feed row for each to-do of `rows` (`TodoEventsSchema`).
+    static func recordEvent(_ kind: String, from rows: String) -> String {
+        """
+        INSERT INTO todo_events (kind, id, title, completed, "order", due_date, created_at, updated_at, revision)
+            SELECT '\(kind)', id, title, completed, "order", due_date, created_at, updated_at, revision FROM \(rows)
+        """
+    }
 
     /// $1 id.
     static let get = PostgresStatement(name: "todo_get", sql: "SELECT \(columns) FROM todos WHERE id = $1::uuid")
@@ -72,6 +85,8 @@ enum TodoSQL {
                 "order" = d.new_order, due_date = d.new_due_date, updated_at = \(timestamp(12)), revision = t.revision + 1
             FROM decided d WHERE t.id = d.id AND d.changes
             RETURNING t.*
+        ), event AS (
+            \(recordEvent(TodoEventsSchema.updated, from: "updated"))
         )
         SELECT 'updated' AS outcome, \(columns) FROM updated
         UNION ALL
@@ -87,11 +102,16 @@ enum TodoSQL {
             FROM todos WHERE id = $1::uuid FOR UPDATE
         ), removed AS (
             DELETE FROM todos t USING cur c WHERE t.id = c.id AND c.allowed RETURNING t.id
+        ), event AS (
+            INSERT INTO todo_events (kind, id) SELECT '\(TodoEventsSchema.deleted)', id FROM removed
         )
         SELECT CASE WHEN allowed THEN 'removed' ELSE 'failed' END AS outcome, \(columns) FROM cur
         """)
 
-    static let removeAll = PostgresStatement(name: "todo_remove_all", sql: "DELETE FROM todos")
+    static let removeAll = PostgresStatement(name: "todo_remove_all", sql: """
+        WITH removed AS (DELETE FROM todos)
+        INSERT INTO todo_events (kind) VALUES ('\(TodoEventsSchema.cleared)')
+        """)
 
     /// Every to-do, from the kept counts.
     static let count = PostgresStatement(name: "todo_count", sql: "SELECT coalesce(sum(n), 0)::bigint FROM todo_counts")

@@ -60,6 +60,7 @@ public enum TodoSchema {
                 "DROP INDEX todos_title_key",
                 "CREATE INDEX todos_title_key ON todos (title_key, title_nfc, created_at, id)",
             ]),
+        PostgresMigration(version: 4, name: "todo_events", statements: TodoEventsSchema.statements),
     ]
 
     public static var migrator: PostgresMigrator {

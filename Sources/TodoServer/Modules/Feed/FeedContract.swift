@@ -1,0 +1,84 @@
+import EventHTTP
+
+// The live change feed module (`GET /todos/events`): Server-Sent Events of every change to the
+// store, resumable from any position the store still retains. The router hands the request to the
+// view, which decodes it into a `FeedRequest`, opens the stream and hands itself (as
+// `FeedDisplay`) to the presenter; the presenter subscribes through the interactor and turns what
+// it hears into events; the interactor reads the store's change log and knows nothing of HTTP.
+
+/// Where a subscriber wants to start: after the position a client last saw (`Last-Event-ID`, or
+/// `lastEventId=`), or at the current position (nil).
+public struct FeedRequest: Sendable, Equatable {
+    public var lastEventID: String?
+
+    public init(lastEventID: String? = nil) {
+        self.lastEventID = lastEventID
+    }
+}
+
+/// A change as the interactor hands it out.
+public enum FeedChange: Sendable, Equatable {
+    case created(TodoData)
+    case updated(TodoData)
+    case deleted(id: String)
+    case cleared
+}
+
+/// What a subscriber hears, in order.
+public enum FeedItem: Sendable, Equatable {
+    /// A change, with the position a client resumes after.
+    case change(position: String, FeedChange)
+    /// The position asked for is not retained (or not one of this store's): list again; the
+    /// changes after `position` follow.
+    case resync(position: String)
+}
+
+/// Whether a subscriber takes more now.
+public enum FeedDelivery: Sendable, Equatable {
+    /// Keep going.
+    case more
+    /// Its output is full: wait for `FeedSubscription.resume()`.
+    case paused
+    /// It is gone: stop.
+    case closed
+    /// Its output passed its bound and it was cut off: stop (it resumes with its last position).
+    case cutOff
+}
+
+/// The presenter as the interactor feeds it, on the subscriber's loop thread.
+public protocol FeedSubscriber: AnyObject {
+    func receive(_ item: FeedItem) -> FeedDelivery
+    /// Nothing was sent for a heartbeat interval.
+    func heartbeat() -> FeedDelivery
+}
+
+/// The business rules of the feed: where a subscription starts, what it hears.
+public protocol FeedUseCases: Sendable {
+    /// A subscription of `subscriber` on the calling loop, not started: once `start()`ed it hears
+    /// the changes after the request's position (or a resync), then every change as it happens.
+    /// Nil when the server holds its most subscribers (or is stopping, or this is no loop).
+    func subscribe(_ request: FeedRequest, subscriber: any FeedSubscriber) -> FeedSubscription?
+    /// The current position (what `GET /todos` reports when its store cannot say).
+    var currentPosition: String { get }
+}
+
+/// One SSE event as the view writes it.
+public struct FeedEventViewModel: Sendable, Equatable {
+    public var id: String
+    public var event: String
+    /// The `data:` line's JSON (no line breaks).
+    public var data: [UInt8]
+}
+
+/// The view as the presenter sees it: an open event stream.
+public protocol FeedDisplay: AnyObject {
+    func displayEvent(_ model: FeedEventViewModel) -> FeedDelivery
+    /// A comment line (`: keep-alive`).
+    func displayComment(_ text: String) -> FeedDelivery
+    /// The `retry:` hint, in milliseconds.
+    func displayRetry(milliseconds: Int) -> FeedDelivery
+    /// Ends the stream cleanly (shutdown).
+    func displayEnd()
+    /// Closes the connection at once (a subscriber cut off).
+    func displayCutOff()
+}

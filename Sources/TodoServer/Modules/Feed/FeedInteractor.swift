@@ -1,0 +1,250 @@
+import CoreMetrics
+import LockTracing
+import Synchronization
+
+/// The feed's business rules: a subscription starts after the position asked for (every retained
+/// change after it, in order), with a resync when that position is not retained or not one of this
+/// store's, or at the current position when none is asked for; then it hears every change. At most
+/// `maxSubscribers` at once. Hands out `TodoData`, never the store's to-dos.
+public struct FeedInteractor: FeedUseCases {
+    private let log: ChangeLog
+    private let scheduler: any FeedScheduler
+    private let heartbeat: Duration
+    private let hub: FeedHub
+
+    public init(log: ChangeLog, scheduler: any FeedScheduler, heartbeat: Duration, hub: FeedHub) {
+        self.log = log
+        self.scheduler = scheduler
+        self.heartbeat = heartbeat
+        self.hub = hub
+    }
+
+    public var currentPosition: String { log.headToken }
+
+    public func subscribe(_ request: FeedRequest, subscriber: any FeedSubscriber) -> FeedSubscription? {
+        guard let loop = scheduler.currentLoop(), hub.admit() else { return nil }
+        var start = log.head
+        var resync = false
+        if let token = request.lastEventID {
+            if let cursor = log.cursor(fromToken: token) { start = cursor } else { resync = true }
+        }
+        return FeedSubscription(
+            log: log, loop: loop, cursor: start, resyncFirst: resync, subscriber: subscriber, hub: hub, heartbeat: heartbeat)
+    }
+}
+
+/// What every subscription shares: the count against the limit, the live subscriptions (for
+/// shutdown) and the feed's metrics.
+public final class FeedHub: Sendable {
+    let maxSubscribers: Int
+    private let live = Mutex<(count: Int, subscriptions: [ObjectIdentifier: FeedSubscription], ending: Bool)>((0, [:], false))
+    let subscribersGauge: CoreMetrics.Gauge
+    let eventsSent: CoreMetrics.Counter
+    let resyncs: CoreMetrics.Counter
+    let cutOffs: CoreMetrics.Counter
+
+    public init(maxSubscribers: Int, factory: any MetricsFactory) {
+        self.maxSubscribers = maxSubscribers
+        subscribersGauge = CoreMetrics.Gauge(label: "feed_subscribers", factory: factory)
+        eventsSent = CoreMetrics.Counter(label: "feed_events_sent_total", factory: factory)
+        resyncs = CoreMetrics.Counter(label: "feed_resyncs_total", factory: factory)
+        cutOffs = CoreMetrics.Counter(label: "feed_subscribers_cut_off_total", factory: factory)
+        subscribersGauge.record(0)
+    }
+
+    /// Subscriptions open now.
+    public var subscriberCount: Int { live.withTracedLock { $0.count } }
+
+    /// Counts a new subscriber in, unless the limit is reached or the server is stopping.
+    func admit() -> Bool {
+        let count = live.withTracedLock { live -> Int? in
+            guard live.count < maxSubscribers, !live.ending else { return nil }
+            live.count += 1
+            return live.count
+        }
+        guard let count else { return false }
+        subscribersGauge.record(count)
+        return true
+    }
+
+    func register(_ subscription: FeedSubscription) {
+        live.withTracedLock { $0.subscriptions[ObjectIdentifier(subscription)] = subscription }
+    }
+
+    func release(_ subscription: FeedSubscription) {
+        let count = live.withTracedLock { live -> Int in
+            if live.subscriptions.removeValue(forKey: ObjectIdentifier(subscription)) != nil { live.count -= 1 }
+            return live.count
+        }
+        subscribersGauge.record(count)
+    }
+
+    /// Ends every stream cleanly, each on its loop, and admits no more (a stop).
+    public func endAll() {
+        let subscriptions = live.withTracedLock { live -> [FeedSubscription] in
+            live.ending = true
+            return Array(live.subscriptions.values)
+        }
+        for subscription in subscriptions { subscription.endFromAnyThread() }
+    }
+}
+
+/// One subscriber's place in the change order. Lives on its loop's thread but for `wake` and
+/// `endFromAnyThread`, which hop there.
+public final class FeedSubscription: @unchecked Sendable {
+    /// Changes read from the log per step.
+    static let batch = 64
+
+    private let log: ChangeLog
+    private let loop: any FeedLoop
+    private let hub: FeedHub
+    private var subscriber: (any FeedSubscriber)?
+    private var cursor: ChangeCursor
+    private var resyncFirst: Bool
+    private var paused = false
+    private var ended = false
+    private var observer: UInt64?
+    private var timer: (any FeedTimer)?
+    private let wakeQueued = Atomic<Bool>(false)
+    private let heartbeat: Duration
+    private var started = false
+
+    init(
+        log: ChangeLog, loop: any FeedLoop, cursor: ChangeCursor, resyncFirst: Bool, subscriber: any FeedSubscriber,
+        hub: FeedHub, heartbeat: Duration
+    ) {
+        self.log = log
+        self.loop = loop
+        self.cursor = cursor
+        self.resyncFirst = resyncFirst
+        self.subscriber = subscriber
+        self.hub = hub
+        self.heartbeat = heartbeat
+        hub.register(self)
+    }
+
+    /// Sends what the subscriber missed, then every change; heartbeats from now on.
+    public func start() {
+        guard !started, !ended else { return }
+        started = true
+        observer = log.observe { [weak self] in self?.wake() }
+        timer = loop.repeating(every: heartbeat) { [weak self] in self?.beat() }
+        pull()
+    }
+
+    /// Whether the subscription still runs.
+    public var isActive: Bool { !ended }
+
+    /// The output drained: send what waits.
+    public func resume() {
+        guard paused, !ended else { return }
+        paused = false
+        pull()
+    }
+
+    /// The subscriber is gone (its connection closed).
+    public func cancel() {
+        end(cutOff: paused)
+    }
+
+    /// From the thread that appended a change.
+    private func wake() {
+        guard !wakeQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        loop.execute { [self] in
+            wakeQueued.store(false, ordering: .releasing)
+            pull()
+        }
+    }
+
+    /// Ends the stream cleanly (a stop), on its loop.
+    func endFromAnyThread() {
+        loop.execute { [self] in
+            guard !ended else { return }
+            let subscriber = self.subscriber
+            end(cutOff: false)
+            (subscriber as? FeedEnding)?.endStream()
+        }
+    }
+
+    private func beat() {
+        guard !paused, !ended, let subscriber else { return }
+        switch subscriber.heartbeat() {
+        case .more: break
+        case .paused: paused = true
+        case .closed: end(cutOff: false)
+        case .cutOff: end(cutOff: true)
+        }
+    }
+
+    /// Sends the changes after the cursor until caught up, paused or closed.
+    private func pull() {
+        guard started, !paused, !ended else { return }
+        if resyncFirst {
+            resyncFirst = false
+            cursor = log.head
+            hub.resyncs.increment()
+            guard deliver(.resync(position: cursor.token(tag: log.tag))) else { return }
+        }
+        while true {
+            switch log.replay(after: cursor, limit: Self.batch) {
+            case .resync(let head):
+                cursor = head
+                hub.resyncs.increment()
+                guard deliver(.resync(position: head.token(tag: log.tag))) else { return }
+            case .changes(let changes):
+                for change in changes {
+                    cursor.advance(to: change.position)
+                    let item = FeedItem.change(position: cursor.token(tag: log.tag), FeedChange(change.kind))
+                    guard deliver(item) else { return }
+                    hub.eventsSent.increment()
+                }
+                if changes.count < Self.batch { return }
+            }
+        }
+    }
+
+    /// Hands `item` over; false when the subscription stops taking more for now.
+    private func deliver(_ item: FeedItem) -> Bool {
+        guard let subscriber else { return false }
+        switch subscriber.receive(item) {
+        case .more: return true
+        case .paused:
+            paused = true
+            return false
+        case .closed:
+            end(cutOff: false)
+            return false
+        case .cutOff:
+            end(cutOff: true)
+            return false
+        }
+    }
+
+    private func end(cutOff: Bool) {
+        guard !ended else { return }
+        ended = true
+        if let observer { log.stopObserving(observer) }
+        timer?.cancel()
+        timer = nil
+        subscriber = nil
+        if cutOff { hub.cutOffs.increment() }
+        hub.release(self)
+    }
+
+}
+
+/// A subscriber that can end its stream cleanly (at a stop).
+public protocol FeedEnding: AnyObject {
+    func endStream()
+}
+
+extension FeedChange {
+    init(_ kind: StoreChangeKind) {
+        switch kind {
+        case .created(let todo): self = .created(TodoData(todo))
+        case .updated(let todo): self = .updated(TodoData(todo))
+        case .deleted(let id): self = .deleted(id: id)
+        case .cleared: self = .cleared
+        }
+    }
+}

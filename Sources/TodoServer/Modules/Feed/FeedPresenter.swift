@@ -1,0 +1,116 @@
+import EventHTTP
+
+/// Turns the interactor's changes into events: `created`/`updated` carry the to-do as
+/// `GET /todos/{id}` shows it and its entity tag, `deleted` its id, `cleared` nothing, `resync`
+/// nothing; each with the position to resume after. A `retry:` hint first; a comment per heartbeat.
+public struct FeedPresenter: Sendable {
+    private let interactor: any FeedUseCases
+    /// `retry:`, in milliseconds.
+    public static let retryMilliseconds = 2_000
+
+    public init(interactor: any FeedUseCases) {
+        self.interactor = interactor
+    }
+
+    /// Subscribes, opens the stream through `view` and starts; a 503 when the server holds its
+    /// most subscribers (or is stopping).
+    public func presentSubscription(_ request: FeedRequest, context: RequestContext, view: some FeedStreamDisplay) {
+        let session = FeedSession(baseURL: context.baseURL)
+        guard let subscription = interactor.subscribe(request, subscriber: session) else {
+            let problem = ProblemDetails(
+                status: 503, title: "Service Unavailable",
+                detail: "This server holds as many live feed subscribers as it may, or is stopping: try again later.")
+            return view.displayProblem(ResponseViewModel(problem: problem, headers: ["Retry-After": "5"]))
+        }
+        guard let display = view.displayStream(
+            headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no"],
+            events: { event in
+                switch event {
+                case .drained: subscription.resume()
+                case .closed: subscription.cancel()
+                }
+            })
+        else {
+            // The client has gone (nothing is delivered), or this caller cannot take a stream.
+            subscription.cancel()
+            let problem = ProblemDetails(
+                status: 501, title: "Not Implemented", detail: "This connection cannot carry an event stream.")
+            return view.displayProblem(ResponseViewModel(problem: problem))
+        }
+        session.display = display
+        guard display.displayRetry(milliseconds: Self.retryMilliseconds) == .more else { return subscription.cancel() }
+        subscription.start()
+    }
+
+    /// The head of `GET /todos/events` for `HEAD`: no subscription.
+    public func presentHead(view: some FeedStreamDisplay) {
+        _ = view.displayStream(headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"], events: { _ in })
+    }
+}
+
+/// The view as the presenter opens it.
+public protocol FeedStreamDisplay {
+    /// Opens the event stream: 200 with `headers`; nil when the client has gone.
+    func displayStream(headers: HTTPHeaders, events: @escaping (HTTPStreamEvent) -> Void) -> (any FeedDisplay)?
+    func displayProblem(_ model: ResponseViewModel<ProblemDetails>)
+}
+
+/// One subscriber: the interactor's items as view models, to the open display.
+final class FeedSession: FeedSubscriber, FeedEnding {
+    let baseURL: String
+    var display: (any FeedDisplay)?
+
+    init(baseURL: String) {
+        self.baseURL = baseURL
+    }
+
+    func receive(_ item: FeedItem) -> FeedDelivery {
+        guard let display else { return .closed }
+        let delivery = display.displayEvent(Self.viewModel(item, baseURL: baseURL))
+        if delivery == .closed || delivery == .cutOff { self.display = nil }
+        return delivery
+    }
+
+    func heartbeat() -> FeedDelivery {
+        guard let display else { return .closed }
+        return display.displayComment("keep-alive")
+    }
+
+    func endStream() {
+        display?.displayEnd()
+        display = nil
+    }
+
+    static func viewModel(_ item: FeedItem, baseURL: String) -> FeedEventViewModel {
+        var writer = JSONWriter(capacity: 512)
+        switch item {
+        case .resync(let position):
+            writer.beginObject()
+            writer.endObject()
+            return FeedEventViewModel(id: position, event: "resync", data: writer.finish())
+        case .change(let position, let change):
+            let event: String
+            switch change {
+            case .created(let data), .updated(let data):
+                event = if case .created = change { "created" } else { "updated" }
+                writer.beginObject()
+                writer.key("todo")
+                TodoViewModel(data, baseURL: baseURL).write(to: &writer)
+                writer.key("etag")
+                writer.string(data.entityTag.description)
+                writer.endObject()
+            case .deleted(let id):
+                event = "deleted"
+                writer.beginObject()
+                writer.key("id")
+                writer.string(id)
+                writer.endObject()
+            case .cleared:
+                event = "cleared"
+                writer.beginObject()
+                writer.endObject()
+            }
+            return FeedEventViewModel(id: position, event: event, data: writer.finish())
+        }
+    }
+}

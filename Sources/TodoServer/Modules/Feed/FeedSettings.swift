@@ -1,0 +1,19 @@
+/// The live feed's settings, from `ServerConfiguration`.
+public struct FeedSettings: Sendable, Equatable {
+    /// Longest silence on a stream before a keep-alive comment.
+    public var heartbeat: Duration
+    /// Unsent bytes of one stream at which its subscriber is cut off.
+    public var maxBufferedBytes: Int
+
+    public init(heartbeat: Duration = .seconds(15), maxBufferedBytes: Int = 256 << 10) {
+        self.heartbeat = heartbeat
+        self.maxBufferedBytes = maxBufferedBytes
+    }
+
+    /// The configured heartbeat, but at most half the connection time-out: a stream the heartbeat
+    /// keeps writing to is never taken for an idle connection.
+    public init(configuration: ServerConfiguration) {
+        let heartbeat = min(configuration.eventsHeartbeatSeconds * 1000, max(500, configuration.timeoutSeconds * 500))
+        self.init(heartbeat: .milliseconds(heartbeat), maxBufferedBytes: configuration.eventsMaxBufferedBytes)
+    }
+}

@@ -1,0 +1,116 @@
+import EventHTTP
+
+/// The feed's HTTP adapter: reads where the client wants to resume (`Last-Event-ID`, which
+/// `EventSource` sends on every reconnect, over `lastEventId=` of the URL it was opened with) and
+/// writes the presenter's events in the `text/event-stream` format.
+public struct FeedView: Sendable {
+    private let presenter: FeedPresenter
+    private let serializer: JSONSerializer
+    /// Unsent bytes of a stream at which its subscriber is cut off; half of it pauses the
+    /// subscriber until a quarter is left.
+    private let maxBufferedBytes: Int
+
+    public init(presenter: FeedPresenter, serializer: JSONSerializer, maxBufferedBytes: Int) {
+        self.presenter = presenter
+        self.serializer = serializer
+        self.maxBufferedBytes = maxBufferedBytes
+    }
+
+    /// `GET /todos/events` (and `HEAD`, which gets the head only).
+    public func handleSubscription(
+        _ request: HTTPRequest, context: RequestContext, openStream: @escaping StreamOpener, respond: @escaping Respond
+    ) {
+        let adapter = FeedStreamOpening(openStream: openStream, respond: respond, serializer: serializer, maxBufferedBytes: maxBufferedBytes)
+        if request.method == .head { return presenter.presentHead(view: adapter) }
+        presenter.presentSubscription(Self.decode(request, context: context), context: context, view: adapter)
+    }
+
+    /// The position to resume after: the header first (it is newer than the URL's), empty as none.
+    static func decode(_ request: HTTPRequest, context: RequestContext) -> FeedRequest {
+        let header = request.headers["Last-Event-ID"].map { String($0.trimmingWhitespace()) }
+        if let header, !header.isEmpty { return FeedRequest(lastEventID: header) }
+        if let query = context.query["lastEventId"], !query.isEmpty { return FeedRequest(lastEventID: query) }
+        return FeedRequest()
+    }
+}
+
+/// Opens the stream for the presenter, or answers its problem.
+private struct FeedStreamOpening: FeedStreamDisplay {
+    let openStream: StreamOpener
+    let respond: Respond
+    let serializer: JSONSerializer
+    let maxBufferedBytes: Int
+
+    func displayStream(headers: HTTPHeaders, events: @escaping (HTTPStreamEvent) -> Void) -> (any FeedDisplay)? {
+        guard let stream = openStream(200, headers, events) else { return nil }
+        return EventStreamWriter(stream: stream, maxBufferedBytes: maxBufferedBytes)
+    }
+
+    func displayProblem(_ model: ResponseViewModel<ProblemDetails>) {
+        respond(serializer.response(for: model))
+    }
+}
+
+/// Writes events, comments and the retry hint in the `text/event-stream` format (WHATWG HTML
+/// §9.2.6) and says how full the output is.
+final class EventStreamWriter: FeedDisplay {
+    private let stream: any ResponseStreamWriter
+    private let maxBufferedBytes: Int
+
+    init(stream: any ResponseStreamWriter, maxBufferedBytes: Int) {
+        self.stream = stream
+        self.maxBufferedBytes = maxBufferedBytes
+    }
+
+    func displayEvent(_ model: FeedEventViewModel) -> FeedDelivery {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(model.id.utf8.count + model.event.utf8.count + model.data.count + 24)
+        bytes += "id: ".utf8
+        bytes += Self.singleLine(model.id)
+        bytes += "\nevent: ".utf8
+        bytes += Self.singleLine(model.event)
+        bytes += "\ndata: ".utf8
+        bytes += model.data
+        bytes += "\n\n".utf8
+        return write(bytes)
+    }
+
+    func displayComment(_ text: String) -> FeedDelivery {
+        write(Array(": ".utf8) + Self.singleLine(text) + Array("\n\n".utf8))
+    }
+
+    func displayRetry(milliseconds: Int) -> FeedDelivery {
+        write(Array("retry: \(milliseconds)\n\n".utf8))
+    }
+
+    func displayEnd() {
+        stream.finish()
+    }
+
+    func displayCutOff() {
+        stream.abort()
+    }
+
+    /// Writes, then: more while under half the bound; paused (until a quarter is left) up to the
+    /// bound; cut off past it.
+    private func write(_ bytes: [UInt8]) -> FeedDelivery {
+        let written = stream.write(bytes)
+        guard written != .closed else { return .closed }
+        let pending = stream.pendingBytes
+        if pending >= maxBufferedBytes {
+            stream.abort()
+            return .cutOff
+        }
+        if pending >= maxBufferedBytes / 2 {
+            stream.notifyWhenDrained(below: maxBufferedBytes / 4)
+            return .paused
+        }
+        // The connection's own bound is lower: it tells `.drained` by itself.
+        return written == .overBound ? .paused : .more
+    }
+
+    /// A field value cannot hold a line break (it would end the field): dropped.
+    private static func singleLine(_ text: String) -> [UInt8] {
+        text.utf8.filter { $0 != 10 && $0 != 13 }
+    }
+}

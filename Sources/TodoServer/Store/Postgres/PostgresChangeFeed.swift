@@ -1,0 +1,159 @@
+import EventLoops
+import PostgresLoop
+import Synchronization
+
+/// Reads the change feed's table (`TodoEventsSchema`) into the store's `ChangeLog`, on the store's
+/// own loop: a window of the newest changes at start, then every `interval` (and soon after each
+/// change made through this instance) the changes after the last one read. Every instance reads the
+/// same changes in the same order, so a cursor from one is good on any other.
+final class PostgresChangeFeed: @unchecked Sendable {
+    /// The tag of PostgreSQL positions in cursor tokens.
+    static let tag = "p"
+    /// Changes read per statement.
+    static let pageSize = 1_000
+    /// How far (in transaction ids) a cursor may be ahead of what this instance has read: one from
+    /// another instance that read a little further; beyond that it is not one of this database's.
+    static let aheadAllowance: UInt64 = 1 << 24
+
+    let log: ChangeLog
+    private let client: PostgresClient
+    private let loop: LoopHandle
+    private let interval: Duration
+    private let pruneEvery: Int
+    // Loop-thread state.
+    private var timer: LoopTimer?
+    private var started = false
+    private var inFlight = false
+    private var again = false
+    private var closed = false
+    private var pollsSincePrune = 0
+    /// A poll was asked for from another thread and not run yet.
+    private let pollQueued = Atomic<Bool>(false)
+
+    init(client: PostgresClient, loop: LoopHandle, capacity: Int, interval: Duration) {
+        self.client = client
+        self.loop = loop
+        self.interval = interval
+        log = ChangeLog(
+            tag: Self.tag, capacity: capacity, start: ChangePosition(major: 0, minor: 0), aheadAllowance: Self.aheadAllowance)
+        pruneEvery = max(1, Int((Duration.seconds(10) / interval).rounded(.up)))
+    }
+
+    /// The cursor of a listing that read with `seen`: every change of the transactions it saw.
+    static func cursor(ofListing seen: TransactionSnapshot) -> ChangeCursor {
+        ChangeCursor(after: ChangePosition(major: seen.xmin, minor: 0), seen: seen)
+    }
+
+    /// Starts reading (from any thread).
+    func start() {
+        loop.execute { [self] in
+            guard !started, !closed else { return }
+            started = true
+            timer = LoopTimer(loop: loop, repeating: true) { [unowned self] in poll() }
+            timer?.schedule(after: interval)
+            loop.whenStopping { [self] in stopOnLoop() }
+            loadWindow()
+        }
+    }
+
+    /// Reads soon (from any thread): a change was just made through this instance.
+    func pollSoon() {
+        guard !pollQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        loop.execute { [self] in
+            pollQueued.store(false, ordering: .releasing)
+            poll()
+        }
+    }
+
+    /// Stops reading (from any thread).
+    func close() {
+        loop.execute { [self] in stopOnLoop() }
+    }
+
+    private func stopOnLoop() {
+        closed = true
+        timer?.cancel()
+        timer = nil
+    }
+
+    private var pool: PostgresLoopPool { client.pool(on: loop) }
+
+    /// The window at start: its first position, then the changes after it.
+    private func loadWindow() {
+        inFlight = true
+        pool.execute(.prepared(TodoSQL.eventsStart), [String(log.capacity)]) { [self] result in
+            inFlight = false
+            guard !closed else { return }
+            guard case .success(let rows) = result, rows.count == 1,
+                  let xid = rows[0, 0].flatMap({ UInt64($0) }), let seq = rows[0, 1].flatMap({ UInt64($0) })
+            else {
+                // Not reachable yet: the timer tries again.
+                started = false
+                return
+            }
+            log.reset(to: ChangePosition(major: xid, minor: seq))
+            loaded = true
+            poll()
+        }
+    }
+
+    private var loaded = false
+
+    private func poll() {
+        guard !closed else { return }
+        guard loaded else {
+            if !inFlight { loadWindow() }
+            return
+        }
+        guard !inFlight else {
+            again = true
+            return
+        }
+        inFlight = true
+        again = false
+        let after = log.head.after
+        let parameters = [String(after.major), String(after.minor), String(Self.pageSize)]
+        pool.execute(.prepared(TodoSQL.eventsAfter), parameters) { [self] result in
+            inFlight = false
+            guard !closed else { return }
+            var full = false
+            if case .success(let rows) = result {
+                let changes = Self.changes(rows)
+                log.append(changes)
+                full = rows.count >= Self.pageSize
+            }
+            pollsSincePrune += 1
+            if pollsSincePrune >= pruneEvery {
+                pollsSincePrune = 0
+                pool.execute(.prepared(TodoSQL.eventsPrune), [String(log.capacity)]) { _ in }
+            }
+            if full || again { poll() }
+        }
+    }
+
+    /// The changes of `TodoSQL.eventColumns` rows; a row this server cannot read ends the batch
+    /// (read again next time, never skipped).
+    static func changes(_ rows: PostgresRows) -> [StoreChange] {
+        var changes: [StoreChange] = []
+        changes.reserveCapacity(rows.count)
+        for row in 0..<rows.count {
+            guard let xid = rows[row, 0].flatMap({ UInt64($0) }), let seq = rows[row, 1].flatMap({ UInt64($0) }),
+                  let kind = rows[row, 2] else { break }
+            let kindOfChange: StoreChangeKind
+            switch kind {
+            case TodoEventsSchema.created, TodoEventsSchema.updated:
+                guard let todo = TodoRowDecoder.todo(rows, row: row, first: 3) else { return changes }
+                kindOfChange = kind == TodoEventsSchema.created ? .created(todo) : .updated(todo)
+            case TodoEventsSchema.deleted:
+                guard let id = rows[row, 3] else { return changes }
+                kindOfChange = .deleted(id: id)
+            case TodoEventsSchema.cleared:
+                kindOfChange = .cleared
+            default:
+                return changes
+            }
+            changes.append(StoreChange(position: ChangePosition(major: xid, minor: seq), kind: kindOfChange))
+        }
+        return changes
+    }
+}

@@ -1,0 +1,113 @@
+import EventHTTP
+import Synchronization
+@testable import TodoServer
+
+/// A loop run by the test: work queued from any thread runs when the test says (`run()`), timers
+/// fire when the test advances the fake clock.
+final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
+    private let queued = Mutex<[@Sendable () -> Void]>([])
+    private(set) var now: Duration = .zero
+    private var timers: [ManualTimer] = []
+
+    final class ManualTimer: FeedTimer {
+        let interval: Duration
+        var due: Duration
+        let fire: () -> Void
+        var cancelled = false
+        init(interval: Duration, due: Duration, fire: @escaping () -> Void) {
+            self.interval = interval
+            self.due = due
+            self.fire = fire
+        }
+        func cancel() { cancelled = true }
+    }
+
+    func currentLoop() -> (any FeedLoop)? { self }
+
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        queued.withLock { $0.append(work) }
+    }
+
+    func repeating(every interval: Duration, _ fire: @escaping () -> Void) -> any FeedTimer {
+        let timer = ManualTimer(interval: interval, due: now + interval, fire: fire)
+        timers.append(timer)
+        return timer
+    }
+
+    /// Runs what was queued (and what that queues) until nothing is.
+    func run() {
+        while true {
+            let work = queued.withLock { queued in
+                defer { queued = [] }
+                return queued
+            }
+            if work.isEmpty { return }
+            for item in work { item() }
+        }
+    }
+
+    /// Moves the fake clock on, firing each timer as it comes due.
+    func advance(by duration: Duration) {
+        let end = now + duration
+        while let next = timers.filter({ !$0.cancelled && $0.due <= end }).min(by: { $0.due < $1.due }) {
+            now = next.due
+            next.due += next.interval
+            next.fire()
+            run()
+        }
+        now = end
+    }
+
+    var liveTimers: Int { timers.filter { !$0.cancelled }.count }
+}
+
+/// A subscriber that records what it hears and answers what the test tells it to.
+final class RecordingSubscriber: FeedSubscriber, FeedEnding {
+    var items: [FeedItem] = []
+    var heartbeats = 0
+    var ended = false
+    /// Answered for the next items, one each; `.more` once used up.
+    var answers: [FeedDelivery] = []
+
+    func receive(_ item: FeedItem) -> FeedDelivery {
+        items.append(item)
+        return answers.isEmpty ? .more : answers.removeFirst()
+    }
+
+    func heartbeat() -> FeedDelivery {
+        heartbeats += 1
+        return .more
+    }
+
+    func endStream() { ended = true }
+
+    var positions: [String] {
+        items.map { item in
+            switch item {
+            case .change(let position, _), .resync(let position): position
+            }
+        }
+    }
+}
+
+/// A stream that keeps what is written and holds it as pending until the test drains it.
+final class CapturingStream: ResponseStreamWriter {
+    var written: [UInt8] = []
+    var pendingBytes = 0
+    var finished = false
+    var aborted = false
+    var drainRequested: Int?
+
+    func write(_ bytes: [UInt8]) -> HTTPStreamWrite {
+        guard !finished, !aborted else { return .closed }
+        written += bytes
+        pendingBytes += bytes.count
+        return .accepted
+    }
+
+    func finish() { finished = true }
+    func abort() { aborted = true }
+    func notifyWhenDrained(below bytes: Int) { drainRequested = bytes }
+
+    var text: String { String(decoding: written, as: UTF8.self) }
+}

@@ -1,0 +1,132 @@
+import Prometheus
+import Testing
+@testable import TodoServer
+
+@Suite("Feed interactor: where a subscription starts, what it hears, heartbeats, limits")
+struct FeedInteractorTests {
+    let loop = ManualFeedLoop()
+    let log = ChangeLog(tag: "mt", capacity: 5, start: ChangePosition(major: 1, minor: 0))
+    let hub: FeedHub
+    let interactor: FeedInteractor
+
+    init() {
+        hub = FeedHub(maxSubscribers: 2, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)
+    }
+
+    private static func todo(_ id: String, revision: UInt64 = 1) -> Todo {
+        Todo(
+            id: id, title: "t", completed: false, order: nil, dueDate: nil, createdAt: Timestamp(millisecondsSinceEpoch: 1_000),
+            updatedAt: Timestamp(millisecondsSinceEpoch: 2_000), revision: revision)
+    }
+
+    @Test func withoutAPositionItStartsAtTheCurrentOneAndHearsEachLaterChangeOnItsLoop() throws {
+        log.appendNext(.created(Self.todo("old")))
+        let subscriber = RecordingSubscriber()
+        let subscription = try #require(interactor.subscribe(FeedRequest(), subscriber: subscriber))
+        subscription.start()
+        #expect(subscriber.items.isEmpty)
+        log.appendNext(.created(Self.todo("a")))
+        log.appendNext(.deleted(id: "a"))
+        #expect(subscriber.items.isEmpty, "delivered on the subscriber's loop, not on the writer's thread")
+        loop.run()
+        #expect(subscriber.items == [
+            .change(position: "mt.1.2", .created(TodoData(Self.todo("a")))),
+            .change(position: "mt.1.3", .deleted(id: "a")),
+        ])
+        #expect(hub.subscriberCount == 1)
+        subscription.cancel()
+        #expect(hub.subscriberCount == 0)
+        log.appendNext(.cleared)
+        loop.run()
+        #expect(subscriber.items.count == 2)
+    }
+
+    @Test func aKnownPositionReplaysExactlyWhatCameAfterItThenGoesLive() throws {
+        for id in ["a", "b", "c"] { log.appendNext(.created(Self.todo(id))) }
+        let subscriber = RecordingSubscriber()
+        let subscription = try #require(interactor.subscribe(FeedRequest(lastEventID: "mt.1.1"), subscriber: subscriber))
+        subscription.start()
+        #expect(subscriber.positions == ["mt.1.2", "mt.1.3"])
+        log.appendNext(.updated(Self.todo("a", revision: 2)))
+        loop.run()
+        #expect(subscriber.positions == ["mt.1.2", "mt.1.3", "mt.1.4"])
+        #expect(subscriber.items.last == .change(position: "mt.1.4", .updated(TodoData(Self.todo("a", revision: 2)))))
+    }
+
+    @Test("an unknown or too old position gets one resync, then the changes after the current one", arguments: [
+        "nonsense", "m0.1.1", "mt.1.0",
+    ])
+    func unknownOrTooOld(position: String) throws {
+        for index in 1...8 { log.appendNext(.deleted(id: "\(index)")) }  // the window holds 4...8
+        let subscriber = RecordingSubscriber()
+        let subscription = try #require(interactor.subscribe(FeedRequest(lastEventID: position), subscriber: subscriber))
+        subscription.start()
+        #expect(subscriber.items == [.resync(position: "mt.1.8")])
+        log.appendNext(.cleared)
+        loop.run()
+        #expect(subscriber.items == [.resync(position: "mt.1.8"), .change(position: "mt.1.9", .cleared)])
+    }
+
+    @Test func aPausedSubscriberGetsNothingUntilResumedThenEverythingInOrder() throws {
+        let subscriber = RecordingSubscriber()
+        subscriber.answers = [.paused]
+        let subscription = try #require(interactor.subscribe(FeedRequest(), subscriber: subscriber))
+        subscription.start()
+        log.appendNext(.deleted(id: "1"))
+        log.appendNext(.deleted(id: "2"))
+        loop.run()
+        #expect(subscriber.positions == ["mt.1.1"])
+        log.appendNext(.deleted(id: "3"))
+        loop.run()
+        #expect(subscriber.positions == ["mt.1.1"])
+        subscription.resume()
+        #expect(subscriber.positions == ["mt.1.1", "mt.1.2", "mt.1.3"])
+    }
+
+    @Test func heartbeatsComeEveryIntervalOnTheLoopsClockAndStopWithTheSubscription() throws {
+        let subscriber = RecordingSubscriber()
+        let subscription = try #require(interactor.subscribe(FeedRequest(), subscriber: subscriber))
+        subscription.start()
+        loop.advance(by: .seconds(14))
+        #expect(subscriber.heartbeats == 0)
+        loop.advance(by: .seconds(1))
+        #expect(subscriber.heartbeats == 1)
+        loop.advance(by: .seconds(45))
+        #expect(subscriber.heartbeats == 4)
+        subscription.cancel()
+        #expect(loop.liveTimers == 0)
+        loop.advance(by: .seconds(60))
+        #expect(subscriber.heartbeats == 4)
+    }
+
+    @Test func theLimitRefusesMoreSubscribersAndAStopEndsEveryStreamAndAdmitsNoMore() throws {
+        let first = RecordingSubscriber(), second = RecordingSubscriber()
+        try #require(interactor.subscribe(FeedRequest(), subscriber: first)).start()
+        try #require(interactor.subscribe(FeedRequest(), subscriber: second)).start()
+        #expect(interactor.subscribe(FeedRequest(), subscriber: RecordingSubscriber()) == nil)
+        hub.endAll()
+        #expect(!first.ended)
+        loop.run()
+        #expect(first.ended && second.ended)
+        #expect(hub.subscriberCount == 0)
+        #expect(interactor.subscribe(FeedRequest(), subscriber: RecordingSubscriber()) == nil)
+    }
+
+    @Test func aSubscriberCutOffStopsHearingAndIsCounted() throws {
+        let registry = PrometheusCollectorRegistry()
+        let hub = FeedHub(maxSubscribers: 5, factory: PrometheusMetricsFactory(registry: registry))
+        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)
+        let subscriber = RecordingSubscriber()
+        subscriber.answers = [.more, .cutOff]
+        try #require(interactor.subscribe(FeedRequest(), subscriber: subscriber)).start()
+        for index in 1...4 { log.appendNext(.deleted(id: "\(index)")) }
+        loop.run()
+        #expect(subscriber.positions == ["mt.1.1", "mt.1.2"])
+        #expect(hub.subscriberCount == 0)
+        let text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+        #expect(text.contains("feed_subscribers_cut_off_total 1"))
+        #expect(text.contains("feed_events_sent_total 1"))
+        #expect(text.contains("feed_subscribers 0"))
+    }
+}
