@@ -91,6 +91,16 @@ struct TodoServerCommand: AsyncParsableCommand {
     var maxOutputBytes: String?
     @Option(name: .customLong("recover"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "recover")))
     var recover: String?
+    @Option(name: .customLong("events-retained"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "eventsRetained")))
+    var eventsRetained: String?
+    @Option(name: .customLong("events-heartbeat-seconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "eventsHeartbeatSeconds")))
+    var eventsHeartbeatSeconds: String?
+    @Option(name: .customLong("events-max-subscribers"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "eventsMaxSubscribers")))
+    var eventsMaxSubscribers: String?
+    @Option(name: .customLong("events-max-buffered-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "eventsMaxBufferedBytes")))
+    var eventsMaxBufferedBytes: String?
+    @Option(name: .customLong("events-poll-milliseconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "eventsPollMilliseconds")))
+    var eventsPollMilliseconds: String?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -209,6 +219,11 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("maxPipelinedRequests", maxPipelinedRequests),
             ("maxOutputBytes", maxOutputBytes),
             ("recover", recover),
+            ("eventsRetained", eventsRetained),
+            ("eventsHeartbeatSeconds", eventsHeartbeatSeconds),
+            ("eventsMaxSubscribers", eventsMaxSubscribers),
+            ("eventsMaxBufferedBytes", eventsMaxBufferedBytes),
+            ("eventsPollMilliseconds", eventsPollMilliseconds),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { key, value in value.map { (key, $0) } })
     }
