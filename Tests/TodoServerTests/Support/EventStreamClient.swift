@@ -19,7 +19,7 @@ struct ServerSentEvent: Equatable, CustomStringConvertible {
 }
 
 /// `GET /todos/events` over a real socket: the head, then the stream's messages one at a time.
-final class EventStreamClient {
+final class EventStreamClient: @unchecked Sendable {
     let client: TestHTTPClient
     /// The status line and header fields.
     let head: String

@@ -10,9 +10,13 @@ import EventHTTP
 /// `lastEventId=`), or at the current position (nil).
 public struct FeedRequest: Sendable, Equatable {
     public var lastEventID: String?
+    /// The client asked for `text/event-stream` (as `EventSource` does): a refusal comes as a
+    /// stream that says when to retry, since an `EventSource` that gets an error status stops.
+    public var acceptsEventStream: Bool
 
-    public init(lastEventID: String? = nil) {
+    public init(lastEventID: String? = nil, acceptsEventStream: Bool = false) {
         self.lastEventID = lastEventID
+        self.acceptsEventStream = acceptsEventStream
     }
 }
 

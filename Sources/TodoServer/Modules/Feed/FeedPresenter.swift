@@ -7,6 +7,11 @@ public struct FeedPresenter: Sendable {
     private let interactor: any FeedUseCases
     /// `retry:`, in milliseconds.
     public static let retryMilliseconds = 2_000
+    /// When a refused subscriber should try again, in milliseconds.
+    public static let refusalRetryMilliseconds = 5_000
+    static let streamHeaders: HTTPHeaders = [
+        "Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no",
+    ]
 
     public init(interactor: any FeedUseCases) {
         self.interactor = interactor
@@ -17,13 +22,22 @@ public struct FeedPresenter: Sendable {
     public func presentSubscription(_ request: FeedRequest, context: RequestContext, view: some FeedStreamDisplay) {
         let session = FeedSession(baseURL: context.baseURL)
         guard let subscription = interactor.subscribe(request, subscriber: session) else {
+            // An `EventSource` that gets an error status gives up for good (browsers ignore
+            // `Retry-After`): an event-stream client gets a stream that only says when to retry.
+            if request.acceptsEventStream,
+               let display = view.displayStream(headers: Self.streamHeaders, events: { _ in }) {
+                _ = display.displayRetry(milliseconds: Self.refusalRetryMilliseconds)
+                _ = display.displayComment("too many subscribers or stopping: retry")
+                return display.displayEnd()
+            }
             let problem = ProblemDetails(
                 status: 503, title: "Service Unavailable",
                 detail: "This server holds as many live feed subscribers as it may, or is stopping: try again later.")
-            return view.displayProblem(ResponseViewModel(problem: problem, headers: ["Retry-After": "5"]))
+            return view.displayProblem(
+                ResponseViewModel(problem: problem, headers: ["Retry-After": String(Self.refusalRetryMilliseconds / 1000)]))
         }
         guard let display = view.displayStream(
-            headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no"],
+            headers: Self.streamHeaders,
             events: { event in
                 switch event {
                 case .drained: subscription.resume()

@@ -27,10 +27,13 @@ public struct FeedView: Sendable {
 
     /// The position to resume after: the header first (it is newer than the URL's), empty as none.
     static func decode(_ request: HTTPRequest, context: RequestContext) -> FeedRequest {
+        let accepts = request.headers["Accept"]?.contains("text/event-stream") == true
         let header = request.headers["Last-Event-ID"].map { String($0.trimmingWhitespace()) }
-        if let header, !header.isEmpty { return FeedRequest(lastEventID: header) }
-        if let query = context.query["lastEventId"], !query.isEmpty { return FeedRequest(lastEventID: query) }
-        return FeedRequest()
+        if let header, !header.isEmpty { return FeedRequest(lastEventID: header, acceptsEventStream: accepts) }
+        if let query = context.query["lastEventId"], !query.isEmpty {
+            return FeedRequest(lastEventID: query, acceptsEventStream: accepts)
+        }
+        return FeedRequest(acceptsEventStream: accepts)
     }
 }
 
