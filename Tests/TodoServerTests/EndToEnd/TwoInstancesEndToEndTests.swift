@@ -10,9 +10,11 @@ struct TwoInstancesEndToEndTests {
     final class Pair {
         let a: LiveServer, b: LiveServer
         private let stores: [PostgresTodoStore]
+        let configuration: PostgresConfiguration
 
         init() async throws {
             let configuration = try await ContractStore.freshDatabase("pair")
+            self.configuration = configuration
             let storeA = try PostgresTodoStore(configuration: configuration)
             let storeB = try PostgresTodoStore(configuration: configuration)
             stores = [storeA, storeB]

@@ -1,27 +1,29 @@
 import PostgresLoop
 
 extension TodoSQL {
-    /// The columns of a change: position (xid as text, seq), kind, then the to-do's `columns`.
-    static let eventColumns = "xid::text AS xid, seq, kind, \(columns)"
+    /// The columns of a change: position (xid as text, seq), kind, then the to-do's `columns`. The
+    /// text is named apart from `xid`: an `ORDER BY xid` would sort by an output column of that
+    /// name, as text ("1000" before "963").
+    static let eventColumns = "xid::text AS xid_text, seq, kind, \(columns)"
 
     /// Changes after ($1 xid, $2 seq) of finished transactions only (`TodoEventsSchema`), in
     /// order, at most $3; each row also carries the horizon read (`horizon`: the smallest xid still
     /// running), so the reader knows how far it may trust an empty answer.
     static let eventsAfter = PostgresStatement(name: "todo_events_after", sql: """
-        SELECT \(eventColumns) FROM todo_events
-        WHERE (xid, seq) > ($1::xid8, $2::bigint) AND xid < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY xid, seq LIMIT $3::bigint
+        SELECT \(eventColumns) FROM todo_events e
+        WHERE (e.xid, e.seq) > ($1::xid8, $2::bigint) AND e.xid < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY e.xid, e.seq LIMIT $3::bigint
         """)
 
     /// Where a window of the newest $1 changes starts: the later of the floor and the position
     /// just before them (the change $1 + 1 from the newest, among finished transactions).
     static let eventsStart = PostgresStatement(name: "todo_events_start", sql: """
-        SELECT xid::text, seq FROM (
-            SELECT xid, seq FROM todo_event_floor
+        SELECT s.xid::text AS xid_text, s.seq FROM (
+            SELECT f.xid, f.seq FROM todo_event_floor f
             UNION ALL
-            (SELECT xid, seq FROM todo_events WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
-             ORDER BY xid DESC, seq DESC OFFSET $1::bigint LIMIT 1)
-        ) AS s ORDER BY xid DESC, seq DESC LIMIT 1
+            (SELECT e.xid, e.seq FROM todo_events e WHERE e.xid < pg_snapshot_xmin(pg_current_snapshot())
+             ORDER BY e.xid DESC, e.seq DESC OFFSET $1::bigint LIMIT 1)
+        ) AS s ORDER BY s.xid DESC, s.seq DESC LIMIT 1
         """)
 
     /// Removes all but the newest $1 changes (one instance at a time).
