@@ -88,7 +88,7 @@ struct AccessControlEndToEndTests {
         #expect(listed.headerCount("Access-Control-Allow-Origin") == 1)
         #expect(listed.header("Vary") == "Origin")
         #expect(listed.header("Access-Control-Allow-Credentials") == "true")
-        #expect(listed.header("Access-Control-Expose-Headers") == "Location, ETag, Link, X-Total-Count, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
+        #expect(listed.header("Access-Control-Expose-Headers") == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
         let other = try server.request("GET", "/todos", headers: [("Origin", "https://evil.example")])
         #expect(other.status == 200)
         #expect(other.header("Access-Control-Allow-Origin") == nil)

@@ -102,7 +102,7 @@ struct OperationsEndToEndTests {
         #expect(response.text == shipped.replacingOccurrences(of: #""url": "http://localhost:8080""#, with: #""url": "http://127.0.0.1""#))
         #expect(response.object["openapi"] as? String == "3.1.0")
         let paths = try #require(response.object["paths"] as? [String: Any])
-        #expect(Set(paths.keys) == ["/", "/healthz", "/todos", "/todos/upcoming", "/todos/{id}", "/metrics", "/openapi.json"])
+        #expect(Set(paths.keys) == ["/", "/healthz", "/todos", "/todos/upcoming", "/todos/events", "/todos/{id}", "/metrics", "/openapi.json"])
     }
 
     /// The `url` of each entry of the document's `servers`.

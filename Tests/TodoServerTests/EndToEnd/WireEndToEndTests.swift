@@ -40,7 +40,7 @@ struct WireEndToEndTests {
         }
         for response in [try server.request("GET", "/todos"), try server.request("GET", "/missing"), try server.request("POST", "/todos", body: "{")] {
             #expect(response.header("Access-Control-Allow-Origin") == "*")
-            #expect(response.header("Access-Control-Expose-Headers") == "Location, ETag, Link, X-Total-Count, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
+            #expect(response.header("Access-Control-Expose-Headers") == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
         }
         let configured = try LiveServer(configure: { $0.corsOrigin = "https://app.example.com"; $0.corsMaxAgeSeconds = 600 })
         let response = try configured.request("OPTIONS", "/todos", headers: [("Origin", "https://app.example.com")])

@@ -81,7 +81,7 @@ struct AccessAnswersTests {
         #expect(unauthorized.status == 401)
         #expect(unauthorized.header("Access-Control-Allow-Origin") == "https://app.example")
         #expect(unauthorized.header("Access-Control-Expose-Headers")
-            == "Location, ETag, Link, X-Total-Count, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
+            == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
         let open = try InProcessClient()
         let notAllowed = await open.request(.patch, "/todos", headers: ["Origin": "https://other.example"])
         #expect(notAllowed.status == 405)

@@ -100,7 +100,7 @@ struct RequestPipelineTests {
         let listed = await client.request(.get, "/todos", headers: ["Origin": "https://b.example"])
         #expect(listed.header("Access-Control-Allow-Origin") == "https://b.example")
         #expect(listed.header("Vary") == "Origin")
-        #expect(listed.header("Access-Control-Expose-Headers") == "Location, ETag, Link, X-Total-Count, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
+        #expect(listed.header("Access-Control-Expose-Headers") == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
         let unlisted = await client.request(.get, "/todos", headers: ["Origin": "https://c.example"])
         #expect(unlisted.status == 200)
         #expect(unlisted.header("Access-Control-Allow-Origin") == nil)

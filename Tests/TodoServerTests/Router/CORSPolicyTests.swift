@@ -30,7 +30,7 @@ struct CORSPolicyRulesTests {
         policy.apply(to: &headers, requestOrigin: "https://x.example")
         #expect(headers == [
             "Access-Control-Allow-Origin": "*",
-            "Access-Control-Expose-Headers": "Location, ETag, Link, X-Total-Count, X-Request-ID, Retry-After, WWW-Authenticate, Allow",
+            "Access-Control-Expose-Headers": "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow",
         ])
     }
 
@@ -42,7 +42,7 @@ struct CORSPolicyRulesTests {
         #expect(listed == [
             "Vary": "Origin",
             "Access-Control-Allow-Origin": "HTTPS://App.Example",
-            "Access-Control-Expose-Headers": "Location, ETag, Link, X-Total-Count, X-Request-ID, Retry-After, WWW-Authenticate, Allow",
+            "Access-Control-Expose-Headers": "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow",
             "Access-Control-Allow-Credentials": "true",
         ])
         var unlisted = HTTPHeaders()

@@ -50,7 +50,7 @@ struct RouteTableTests {
         #expect(links == [
             "self": "https://todo.example/", "health": "https://todo.example/healthz", "todos": "https://todo.example/todos",
             "upcoming": "https://todo.example/todos/upcoming", "metrics": "https://todo.example/metrics",
-            "openapi": "https://todo.example/openapi.json",
+            "openapi": "https://todo.example/openapi.json", "events": "https://todo.example/todos/events",
         ])
         #expect(Set(links.keys) == Set(Route.table.compactMap(\.indexRelation)))
     }

@@ -16,7 +16,7 @@ struct SystemModuleTests {
         presenter.presentIndex(context: RequestContext(baseURL: "http://h:9"), view: view, respond: capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 200)
-        #expect(response.text == #"{"build":{"libevent":"2.1.12-test","platform":"\#(SystemInteractor.platform)","startedAt":"2026-11-22T10:00:00.000Z","swift":"\#(SystemInteractor.swiftVersion)"},"links":{"health":"http://h:9/healthz","metrics":"http://h:9/metrics","openapi":"http://h:9/openapi.json","self":"http://h:9/","todos":"http://h:9/todos","upcoming":"http://h:9/todos/upcoming"},"name":"TodoServer","version":"\#(SystemInteractor.version)"}"#)
+        #expect(response.text == #"{"build":{"libevent":"2.1.12-test","platform":"\#(SystemInteractor.platform)","startedAt":"2026-11-22T10:00:00.000Z","swift":"\#(SystemInteractor.swiftVersion)"},"links":{"events":"http://h:9/todos/events","health":"http://h:9/healthz","metrics":"http://h:9/metrics","openapi":"http://h:9/openapi.json","self":"http://h:9/","todos":"http://h:9/todos","upcoming":"http://h:9/todos/upcoming"},"name":"TodoServer","version":"\#(SystemInteractor.version)"}"#)
     }
 
     @Test("health is ok with the to-do count when detailed, only ok when not")
