@@ -53,6 +53,13 @@ struct StartupBanner {
             + "/metrics \(configuration.metricsPublic ? "public" : "needs a token")"
     }
 
+    /// How to follow the changes.
+    var feedLine: String {
+        let across = configuration.databaseURL != nil ? ", across every instance on the database" : ""
+        return "live feed: curl -N \(url)todos/events (Server-Sent Events; resume with Last-Event-ID; "
+            + "\(configuration.eventsRetained) changes retained\(across))"
+    }
+
     func log(to logger: Logger) {
         logger.info(
             "listening on \(url)",
@@ -65,6 +72,7 @@ struct StartupBanner {
         for line in ignoredVariableLines { logger.warning("\(line)") }
         logger.info("\(storeLine)")
         logger.info("\(accessLine)")
+        logger.info("\(feedLine)")
         logger.info("loops: \(configuration.effectiveThreads) event-loop threads on one port; log level \(configuration.logLevel.rawValue), format \(configuration.logFormat.rawValue)")
         guard logger.logLevel <= .debug else { return }
         for (key, value, source) in configuration.dump {

@@ -59,4 +59,14 @@ struct StartupBannerTests {
         let line = StartupBanner(configuration: configuration, port: 9).accessLine
         #expect(line == "access: bearer tokens required (2 read-write, 1 read-only); /metrics public")
     }
+
+    @Test("the live feed line says how to subscribe, and across instances with a database")
+    func feedLine() {
+        var configuration = ServerConfiguration()
+        #expect(StartupBanner(configuration: configuration, port: 8080).feedLine
+            == "live feed: curl -N http://127.0.0.1:8080/todos/events (Server-Sent Events; resume with Last-Event-ID; 10000 changes retained)")
+        configuration.databaseURL = "postgres://db/todos"
+        configuration.eventsRetained = 50
+        #expect(StartupBanner(configuration: configuration, port: 1).feedLine.hasSuffix("50 changes retained, across every instance on the database)"))
+    }
 }
