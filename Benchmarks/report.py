@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns Benchmarks/run.sh's (or postgres-peer.sh's) raw lines into a Markdown table of medians and
+"""Turns Benchmarks/wire/run.sh's (or postgres-peer.sh's) raw lines into a Markdown table of medians and
 ratios to TodoServer; lines with db_ticks (postgres-peer.sh) add the database's CPU per request."""
 import re
 import statistics

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Creates (once) and updates (when scripts/requirements-tools.txt changes) the virtual environment
 # .venv-tools/ that holds the Python tools the scripts use: the OpenAPI validators of
-# check-openapi.py, schemathesis, openapi-python-client, and the HTTP clients of real_clients.py.
+# check_openapi.py, schemathesis, openapi-python-client, and the HTTP clients of real_clients.py.
 # A virtual environment works on a stock Debian 12 or Ubuntu, whose own Python refuses
 # `pip install` (PEP 668, externally managed).
 # Prints the environment's bin folder: tools="$(scripts/python-tools.sh)"; "$tools/python" ...

@@ -3,7 +3,7 @@
 local ids = {}
 for id in string.gmatch(os.getenv("TODO_IDS") or "", "[^,]+") do ids[#ids + 1] = id end
 local created = {}
--- wrk's own headers (run.sh's -H "Origin: …") plus the body's type: a table given to wrk.format
+-- wrk's own headers (wire/run.sh's -H "Origin: …") plus the body's type: a table given to wrk.format
 -- replaces wrk.headers.
 local json = { ["Content-Type"] = "application/json" }
 for name, value in pairs(wrk.headers) do json[name] = json[name] or value end

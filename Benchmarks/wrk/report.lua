@@ -1,4 +1,4 @@
--- Appended to every workload: one machine-readable line with the figures run.sh tabulates.
+-- Appended to every workload: one machine-readable line with the figures wire/run.sh and the PostgreSQL scripts tabulate.
 done = function(summary, latency, requests)
   local errors = summary.errors.connect + summary.errors.read + summary.errors.write
     + summary.errors.status + summary.errors.timeout

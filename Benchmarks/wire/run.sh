@@ -12,7 +12,7 @@
 # ORIGIN sent on every request as a browser front end does ("http://localhost:3000"; empty: none),
 # so that CORS middleware that acts only on requests with an Origin does its work.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} THREADS=${THREADS:-2} CONNECTIONS=${CONNECTIONS:-64}
 MILLION=${MILLION:-1000000} SERVERS=${SERVERS:-"todo c hummingbird"} ORIGIN=${ORIGIN-http://localhost:3000}
 results="Benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)"
@@ -21,14 +21,14 @@ command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk 
 
 echo "== building (release)" >&2
 scripts/build-release.sh .build/staging >/dev/null
-make -s -C Benchmarks/C
+make -s -C Benchmarks/Peers/C
 case " $SERVERS " in *" hummingbird "*) swift build -c release --package-path Benchmarks/Peers/TodoHummingbird >/dev/null ;; esac
 
 port=19080
 start_server() { # NAME → sets pid
   case "$1" in
     todo) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS exec ./todo-server) >/dev/null 2>&1 & ;;
-    c) Benchmarks/C/todo_c_server $port "$THREADS" >/dev/null 2>&1 & ;;
+    c) Benchmarks/Peers/C/todo_c_server $port "$THREADS" >/dev/null 2>&1 & ;;
     hummingbird) Benchmarks/Peers/TodoHummingbird/.build/release/TodoHummingbird $port "$THREADS" >/dev/null 2>&1 & ;;
   esac
   pid=$!

@@ -14,7 +14,7 @@
    marked x-requires-configuration (401/403, which need tokens configured) is reported, not failed,
    when no test got it.
 
-Usage: scripts/check-openapi.py DOCUMENT RESPONSES.jsonl
+Usage: scripts/check_openapi.py DOCUMENT RESPONSES.jsonl
 """
 import json
 import re

@@ -6,12 +6,15 @@ Usage: timed_get.py PORT TARGET COUNT. Prints one line:
 Fails unless every answer is 200. The time of a request is from the first byte sent to the last
 byte of its answer read.
 """
+import os
 import socket
 import statistics
 import sys
 import time
 
-from httpwire import take_response
+# The shared response reader lives one folder up (Benchmarks/httpwire.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from httpwire import take_response  # noqa: E402
 
 port, target, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 request = b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % target.encode()

@@ -7,19 +7,19 @@
 # Environment: DURATION seconds per workload (3), THREADS loops per server (2), SKIP_BUILD=1 uses
 # the staged binary as it is.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 DURATION=${DURATION:-3} THREADS=${THREADS:-2}
 for tool in strace wrk; do
   command -v "$tool" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$tool" >/dev/null; }
 done
 if [ "${SKIP_BUILD:-0}" != 1 ]; then scripts/build-release.sh .build/staging >/dev/null; fi
-make -s -C Benchmarks/C
+make -s -C Benchmarks/Peers/C
 
 port=19180
 start_server() { # NAME → sets pid
   case "$1" in
     todo) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS TODO_LOG_LEVEL=warning exec ./todo-server) >/dev/null 2>&1 & ;;
-    c) Benchmarks/C/todo_c_server $port "$THREADS" >/dev/null 2>&1 & ;;
+    c) Benchmarks/Peers/C/todo_c_server $port "$THREADS" >/dev/null 2>&1 & ;;
   esac
   pid=$!
   for _ in $(seq 1 200); do curl -fs "http://127.0.0.1:$port/todos?limit=1" >/dev/null 2>&1 && return; sleep 0.05; done

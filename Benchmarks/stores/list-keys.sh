@@ -4,7 +4,7 @@
 #
 # Each server runs fresh with TODO_THREADS=1, is seeded through the API with COUNT to-dos whose
 # titles are TITLE_LENGTH random letters and spaces (Benchmarks/seed.py, the same titles for both),
-# then answers requests one after another on one keep-alive connection (Benchmarks/timed_get.py):
+# then answers requests one after another on one keep-alive connection (Benchmarks/stores/timed_get.py):
 # the default page (the index, for comparison), `sort=title`, `sort=-title`, `sort=title` with
 # `completed=` deep in the list, and `q=` (a needle that no title holds, so every title is
 # searched, and one that many hold, in the default and the title order). Each line gives the
@@ -19,7 +19,7 @@
 # (3; the old build takes seconds per request), BEFORE_REF (main), BEFORE_BIN (a built todo-server
 # to use instead of building BEFORE_REF), AFTER_BIN (the same for this tree), SIDES ("before after").
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 COUNT=${COUNT:-100000} TITLE_LENGTH=${TITLE_LENGTH:-500} REQUESTS=${REQUESTS:-21}
 BEFORE_REQUESTS=${BEFORE_REQUESTS:-3} BEFORE_REF=${BEFORE_REF:-main} SIDES=${SIDES:-"before after"}
 results="Benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)"
@@ -54,7 +54,7 @@ for side in $SIDES; do
     "/todos?sort=title&completed=false&limit=50&offset=50000" "/todos?q=zzzzzz&limit=50" "/todos?q=ab&limit=50" \
     "/todos?q=ab&sort=-title&limit=50"; do
     before_ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-    line=$(python3 Benchmarks/timed_get.py $port "$target" "$requests")
+    line=$(python3 Benchmarks/stores/timed_get.py $port "$target" "$requests")
     after_ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")
     cpu=$(awk -v t=$((after_ticks - before_ticks)) -v n="$requests" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", t * 1000 / hz / n}')
     echo "$side $line server_cpu_ms_per_request=$cpu" | tee -a "$results/list-keys.txt" >&2

@@ -6,7 +6,7 @@
 # Environment: COUNTS ("100000 1000000", each a fresh server), TITLE_LENGTH (unset: the fixed
 # 30-character title), TODO_THREADS (2), TODO_BINARY (this staged todo-server instead of building).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 COUNTS=${COUNTS:-"100000 1000000"}
 port=${PORT:-19280}
 export TODO_HOST=127.0.0.1 TODO_THREADS=${TODO_THREADS:-2}

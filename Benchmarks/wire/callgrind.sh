@@ -12,7 +12,7 @@
 # staged todo-server instead of building one; only what SERVERS names is built), KEEP (a folder:
 # each run's callgrind profile is kept there as <server>-<workload>.out, for callgrind_annotate).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 N=${N:-2000} SERVERS=${SERVERS:-"todo c hummingbird"} INSTRUCTIONS=${INSTRUCTIONS:-1}
 work=$(mktemp -d)
@@ -33,9 +33,9 @@ if [ -n "${TODO_BINARY:-}" ]; then
 elif [[ " $SERVERS " == *" todo "* ]]; then
   scripts/build-release.sh .build/staging >/dev/null
 fi
-[[ " $SERVERS " == *" c "* ]] && make -s -C Benchmarks/C
-make -s -C Benchmarks/malloc-count
-preload="$PWD/Benchmarks/malloc-count/libmalloccount.so"
+[[ " $SERVERS " == *" c "* ]] && make -s -C Benchmarks/Peers/C
+make -s -C Benchmarks/wire/malloc-count
+preload="$PWD/Benchmarks/wire/malloc-count/libmalloccount.so"
 if [[ " $SERVERS " == *" todo "* ]]; then
   cp -R "$staged/." "$work/todo"
   objcopy --strip-debug "$work/todo/todo-server"
@@ -49,7 +49,7 @@ fi
 command_for() {
   case "$1" in
     todo) echo "$work/todo/todo-server" ;;
-    c) echo "$root/Benchmarks/C/todo_c_server $port 1" ;;
+    c) echo "$root/Benchmarks/Peers/C/todo_c_server $port 1" ;;
     hummingbird) echo "$hb $port 1" ;;
   esac
 }
@@ -74,9 +74,9 @@ for server in $SERVERS; do
     if [ "$INSTRUCTIONS" = 1 ] && wait_up; then
       ids=$(python3 Benchmarks/seed.py $port 20 1)
       path=${target/ID/${ids%%,*}}
-      python3 Benchmarks/drive.py $port "$method" "$path" 200 ${body:+"$body"}
+      python3 Benchmarks/wire/drive.py $port "$method" "$path" 200 ${body:+"$body"}
       callgrind_control -z $pid >/dev/null
-      python3 Benchmarks/drive.py $port "$method" "$path" "$N" ${body:+"$body"}
+      python3 Benchmarks/wire/drive.py $port "$method" "$path" "$N" ${body:+"$body"}
       callgrind_control -d $pid >/dev/null
       total=$(cat "$work"/cg.out.* 2>/dev/null | grep '^summary:' | tail -1 | awk '{print $2}' || true)
       [ -n "$total" ] && instructions=$((total / N))
@@ -95,9 +95,9 @@ for server in $SERVERS; do
     wait_up || { echo "$server did not start" >&2; exit 1; }
     ids=$(python3 Benchmarks/seed.py $port 20 1)
     path=${target/ID/${ids%%,*}}
-    python3 Benchmarks/drive.py $port "$method" "$path" 200 ${body:+"$body"}
+    python3 Benchmarks/wire/drive.py $port "$method" "$path" 200 ${body:+"$body"}
     kill -URG $pid; sleep 0.2; before=$(cat "$counts")
-    python3 Benchmarks/drive.py $port "$method" "$path" "$N" ${body:+"$body"}
+    python3 Benchmarks/wire/drive.py $port "$method" "$path" "$N" ${body:+"$body"}
     kill -URG $pid; sleep 0.2; after=$(cat "$counts")
     kill $pid 2>/dev/null || true
     wait $pid 2>/dev/null || true

@@ -3,10 +3,13 @@
 
 Usage: drive.py PORT METHOD TARGET COUNT [BODY]. Fails on any answer of 400 or more.
 """
+import os
 import socket
 import sys
 
-from httpwire import take_response
+# The shared response reader lives one folder up (Benchmarks/httpwire.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from httpwire import take_response  # noqa: E402
 
 port, method, target, count = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 body = sys.argv[5].encode() if len(sys.argv) > 5 else b""
