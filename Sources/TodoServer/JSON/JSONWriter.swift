@@ -3,7 +3,7 @@ import Glibc
 /// Writes JSON text (RFC 8259) straight into a byte buffer: what the views serialize with.
 ///
 /// Foundation's `JSONEncoder` cost ~46k instructions of a 207k-instruction request here (measured
-/// with `Benchmarks/callgrind.sh`); this writer appends bytes with no intermediate values. Commas
+/// with `Benchmarks/wire/callgrind.sh`); this writer appends bytes with no intermediate values. Commas
 /// are placed by the writer: call `key` before each member's value.
 ///
 /// Each call reserves room for the most it can write once, then stores bytes through one pointer

@@ -3,7 +3,7 @@
 ///
 /// Foundation's `JSONDecoder` accepts trailing commas and keeps the first of duplicate keys, so a
 /// strict check was needed anyway; decoding through it as well cost 55k of the 193k instructions
-/// of a POST (`Benchmarks/callgrind.sh`), so this single pass builds the values too.
+/// of a POST (`Benchmarks/wire/callgrind.sh`), so this single pass builds the values too.
 struct StrictJSONParser {
     /// Why the bytes are not acceptable JSON, with the byte offset.
     struct Failure: Error, Equatable {

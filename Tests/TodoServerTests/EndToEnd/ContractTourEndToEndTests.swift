@@ -3,7 +3,7 @@ import Testing
 @testable import TodoServer
 
 /// One request for every operation and status the OpenAPI document lists, so that
-/// `scripts/check-openapi.py` sees each of them answered for real.
+/// `scripts/check_openapi.py` sees each of them answered for real.
 @Suite("End to end: a tour of every documented answer", .tags(.endToEnd))
 struct ContractTourEndToEndTests {
     @Test("every documented operation and status")

@@ -3,7 +3,7 @@ import LockTracing
 import Synchronization
 
 /// Appends every response the end-to-end tests receive to a JSON Lines file when
-/// `TODO_RESPONSE_LOG` names one, so that `scripts/check-openapi.py` can check each against the
+/// `TODO_RESPONSE_LOG` names one, so that `scripts/check_openapi.py` can check each against the
 /// OpenAPI document.
 final class ResponseRecorder: Sendable {
     static let shared = ResponseRecorder(path: ProcessInfo.processInfo.environment["TODO_RESPONSE_LOG"])
