@@ -12,7 +12,7 @@ tools="$(scripts/python-tools.sh)"
 port=$((20000 + RANDOM % 20000))
 base="http://127.0.0.1:$port"
 log="$(mktemp)" work="$(mktemp -d)"
-(cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port exec ./todo-server) >"$log" 2>&1 &
+(cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_EVENTS_MAX_SUBSCRIBERS=0 exec ./todo-server) >"$log" 2>&1 &
 pid=$!
 trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$log" "$work"' EXIT
 for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sleep 0.05; done

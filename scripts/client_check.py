@@ -130,6 +130,12 @@ def main(parent, package, base_url):
     call("get_upcoming_head", 200, week_start=M.WeekStart.SUNDAY)
     call("get_upcoming_head", 400, tz="Nowhere/Else")
     call("preflight_upcoming", 204)
+    # The live feed: its head, its preflight, and GET itself against a server that takes no
+    # subscribers (client-check.sh), since a generated client reads a body to its end and the
+    # stream has none.
+    call("get_events_head", 200)
+    call("preflight_events", 204)
+    call("get_events", 503, body_type=M.Problem)
 
     call("delete_todo", 412, milk.id, if_match='"0"', body_type=M.Problem)
     call("delete_todo", 204, milk.id)

@@ -18,7 +18,7 @@ tools="$(scripts/python-tools.sh)"
 [ "${SKIP_BUILD:-0}" = 1 ] || scripts/build-release.sh .build/staging >/dev/null
 port=$((20000 + RANDOM % 20000))
 log="$(mktemp)" out="$(mktemp)"
-(cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_DATA_DIR="${DATA_DIR:-}" exec ./todo-server) >"$log" 2>&1 &
+(cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_EVENTS_MAX_SUBSCRIBERS=0 TODO_DATA_DIR="${DATA_DIR:-}" exec ./todo-server) >"$log" 2>&1 &
 pid=$!
 trap 'kill -9 $pid 2>/dev/null || true; rm -f "$log" "$out"' EXIT
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.05; done
