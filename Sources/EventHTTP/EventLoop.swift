@@ -33,8 +33,6 @@ final class EventLoop: @unchecked Sendable {
     /// The listener and its back-off at the descriptor limit.
     let listenerGate: ListenerGate
     let wireSettings: WireSettings
-    /// Set once shutdown began: answers then carry `Connection: close`.
-    let draining = DrainSignal()
     let wireCounters = WireCounters()
     /// The read event of each socket the machine has lingering, by descriptor.
     var lingerEvents: [Int32: OpaquePointer] = [:]
@@ -232,7 +230,8 @@ final class EventLoop: @unchecked Sendable {
                 evconnlistener_free(listener)
             }
         case .markDraining:
-            draining.active = true
+            // The machine frames every answer from now on with `Connection: close` itself.
+            break
         case .armDrainTimer(let interval):
             var tick = timeval(interval)
             event_add(drainTimer, &tick)
