@@ -66,8 +66,6 @@ struct StreamState {
     /// Chunked framing (HTTP/1.1) or close-delimited (HTTP/1.0).
     let chunked: Bool
     let onEvent: (HTTPStreamEvent) -> Void
-    /// A write found the output over its bound and `.drained` has not been told yet.
-    var overBound = false
 }
 
 extension HTTPConnection {
@@ -93,7 +91,7 @@ extension HTTPConnection {
 
     func streamWrite(_ bytes: [UInt8], request: ConnectionStateMachine.RequestID) -> HTTPStreamWrite {
         guard isOpen, let current = stream, current.request == request else { return .closed }
-        guard !bytes.isEmpty else { return stream?.overBound == true ? .overBound : .accepted }
+        guard !bytes.isEmpty else { return loop.machine.streamWrote(id, pendingBytes: evbuffer_get_length(output)) }
         if current.chunked {
             var size: [UInt8] = Array(String(bytes.count, radix: 16).utf8) + [13, 10]
             evbuffer_add(output, &size, size.count)
@@ -107,11 +105,7 @@ extension HTTPConnection {
         }
         if !servicing { flush() }
         guard isOpen, stream?.request == request else { return .closed }
-        if evbuffer_get_length(output) > loop.wireSettings.budget.maxOutputBytes {
-            stream?.overBound = true
-            return .overBound
-        }
-        return .accepted
+        return loop.machine.streamWrote(id, pendingBytes: evbuffer_get_length(output))
     }
 
     func streamFinish(request: ConnectionStateMachine.RequestID) {
@@ -128,12 +122,10 @@ extension HTTPConnection {
         if !servicing { service() }
     }
 
-    /// After a flush: tells a stream over its bound that the output drained; whether it did.
+    /// After a flush: tells a stream over its bound that the output drained, when the machine
+    /// says so; whether it did.
     func noteStreamDrained(pendingBytes: Int) -> Bool {
-        guard let current = stream, current.overBound, pendingBytes <= loop.wireSettings.budget.maxOutputBytes / 2 else {
-            return false
-        }
-        stream?.overBound = false
+        guard let current = stream, loop.machine.streamOutputFlushed(id, pendingBytes: pendingBytes) else { return false }
         current.onEvent(.drained)
         return true
     }
