@@ -186,6 +186,7 @@ final class EventLoop: @unchecked Sendable {
     /// `connection`'s output holds `pendingBytes` not written yet: reading stops while more than
     /// `maxOutputBytes` wait.
     func noteOutput(on connection: HTTPConnection, pendingBytes: Int) {
+        wireCounters.noteOutput(pendingBytes)
         if pendingBytes >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: pendingBytes) }
         guard pendingBytes > wireSettings.budget.maxOutputBytes || machine.throttledCount > 0 else { return }
         apply(machine.outputPending(connection.id, bytes: pendingBytes), to: connection)

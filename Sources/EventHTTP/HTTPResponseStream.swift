@@ -103,6 +103,7 @@ extension HTTPConnection {
             evbuffer_add(output, "\r\n", 2)
             bytesQueued += 2
         }
+        loop.wireCounters.noteOutput(evbuffer_get_length(output))
         if !servicing { flush() }
         guard isOpen, stream?.request == request else { return .closed }
         return loop.machine.streamWrote(id, pendingBytes: evbuffer_get_length(output))
