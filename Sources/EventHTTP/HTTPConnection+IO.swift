@@ -254,8 +254,11 @@ extension HTTPConnection {
             writeQueued()
             guard isOpen else { return }
             let pending = evbuffer_get_length(output)
+            // Another round writes what the stream queued on hearing `.drained` — and sees it ended
+            // there: an end that adds no bytes (close-delimited, HTTP/1.0) left nothing to write, and
+            // only a round after it closes the connection.
             guard stream != nil, noteStreamDrained(pendingBytes: pending), isOpen,
-                !writeBlocked, evbuffer_get_length(output) > pending
+                (!writeBlocked && evbuffer_get_length(output) > pending) || stream == nil
             else { return }
         }
         // A stream that keeps refilling a socket that keeps taking it does not hold the loop: the
