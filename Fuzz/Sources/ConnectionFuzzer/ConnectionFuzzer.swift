@@ -28,9 +28,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let stream = Array(UnsafeBufferPointer(start: data + 8, count: size - 8))
     var random = WireRandom(seed: seed)
     let script = WireScript.random(length: stream.count, using: &random, maxStallMicros: 3000, maxGapMicros: 100)
-    let whole = WireExchange.run(port: port, stream: stream, script: .whole, deadline: .seconds(30))
+    let whole = WireExchange.run(port: port, stream: stream, script: .whole, deadline: .seconds(4))
     precondition(whole.failure == nil && !whole.reset && !whole.timedOut, "fed whole: \(whole.failure ?? "") reset \(whole.reset) timed out \(whole.timedOut)")
-    let cut = WireExchange.run(port: port, stream: stream, script: script, deadline: .seconds(30))
+    let cut = WireExchange.run(port: port, stream: stream, script: script, deadline: .seconds(4))
     precondition(cut.failure == nil && !cut.reset && !cut.timedOut, "\(script): \(cut.failure ?? "") reset \(cut.reset) timed out \(cut.timedOut)")
     let expected = whole.normalized, actual = cut.normalized
     if expected != actual {

@@ -32,6 +32,7 @@ struct WholeConnectionFuzzTests {
         }
         var exchanges = 0
         var answerBytes = 0
+        var slowest = Duration.zero
         for index in 0..<streams {
             let stream = RequestStreams.stream(using: &random)
             if let only, only != index {
@@ -45,7 +46,9 @@ struct WholeConnectionFuzzTests {
             answerBytes += expected.count
             for variant in 0..<3 {
                 let script = WireScript.random(length: stream.count, using: &random)
+                let started = ContinuousClock.now
                 let cut = WireExchange.run(port: port, stream: stream, script: script)
+                slowest = max(slowest, ContinuousClock.now - started)
                 exchanges += 1
                 #expect(cut.failure == nil && !cut.reset && !cut.timedOut, "seed \(seed), stream \(index), variant \(variant): \(script)")
                 if cut.normalized != expected {
@@ -58,11 +61,35 @@ struct WholeConnectionFuzzTests {
         let statistics = server.wireStatistics
         let largestAnswer = handler.largestAnswer.load(ordering: .relaxed)
         print(
-            "WholeConnectionFuzzTests.randomStreams: \(streams) streams, \(exchanges) cut exchanges, \(answerBytes) answer bytes each way; "
-                + "largest input \(statistics.largestInputBytes) B, largest output \(statistics.largestOutputBytes) B, largest answer \(largestAnswer) B")
+            "WholeConnectionFuzzTests.randomStreams: \(streams) streams, \(exchanges) cut exchanges (the slowest \(slowest)), "
+                + "\(answerBytes) answer bytes each way; largest input \(statistics.largestInputBytes) B, largest output \(statistics.largestOutputBytes) B, largest answer \(largestAnswer) B")
         #expect(statistics.largestInputBytes <= RequestStreams.inputBound(configuration), "\(statistics)")
         #expect(statistics.largestOutputBytes <= RequestStreams.outputBound(configuration, largestAnswer: largestAnswer), "\(statistics)")
         #expect(eventually { server.openConnections == 0 && server.requestsInFlight == 0 })
+    }
+
+    @Test(
+        "replays a ConnectionFuzzer input (TODO_FUZZ_REPLAY=path): the stream sent whole and as its seed says, timed",
+        .enabled(if: ProcessInfo.processInfo.environment["TODO_FUZZ_REPLAY"] != nil))
+    func replay() throws {
+        let path = try #require(ProcessInfo.processInfo.environment["TODO_FUZZ_REPLAY"])
+        let input = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        try #require(input.count > 8)
+        let seed = input.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let stream = Array(input.dropFirst(8))
+        var random = WireRandom(seed: seed)
+        let script = WireScript.random(length: stream.count, using: &random, maxStallMicros: 3000, maxGapMicros: 100)
+        let server = HTTPServer(configuration: RequestStreams.configuration, handler: EchoHandler())
+        let port = try server.start()
+        defer {
+            server.shutdown(gracePeriodSeconds: 0)
+            server.waitUntilStopped()
+        }
+        for (name, way) in [("whole", WireScript.whole), ("as the seed says", script)] {
+            let started = ContinuousClock.now
+            let outcome = WireExchange.run(port: port, stream: stream, script: way)
+            print("replay \(name) (\(way)): \(outcome.bytes.count) bytes in \(ContinuousClock.now - started), reset \(outcome.reset), timed out \(outcome.timedOut)")
+        }
     }
 
     /// Where two answer streams part, with some context.

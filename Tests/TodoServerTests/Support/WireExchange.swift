@@ -241,8 +241,9 @@ struct WireOutcome {
 
 enum WireExchange {
     /// Sends `stream` to 127.0.0.1:`port` as `script` says, ends the client's side, and reads until
-    /// the server closes (at most `deadline`).
-    static func run(port: Int, stream: [UInt8], script: WireScript, deadline: Duration = .seconds(20)) -> WireOutcome {
+    /// the server closes (at most `deadline`: well under the server's time-out, so that a
+    /// connection the server closes only at its time-out counts as one that did not end).
+    static func run(port: Int, stream: [UInt8], script: WireScript, deadline: Duration = .seconds(10)) -> WireOutcome {
         var outcome = WireOutcome()
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return WireOutcome(failure: "socket: errno \(errno)") }
@@ -353,9 +354,10 @@ enum WireExchange {
 /// answers, bodiless statuses, empty lines before a request line, absolute-form targets), pipelined
 /// one after another, and now and then one the framing refuses (which ends the stream).
 enum RequestStreams {
-    /// Limits of the server the streams are written for.
+    /// Limits of the server the streams are written for. Its time-out (30 s) is longer than any
+    /// exchange's deadline: every connection must end before it, by the server's own decision.
     static let configuration = HTTPServerConfiguration(
-        host: "127.0.0.1", port: 0, loopCount: 1, maxHeaderBytes: 4096, timeoutSeconds: 10, maxBodyBytes: 16 << 10,
+        host: "127.0.0.1", port: 0, loopCount: 1, maxHeaderBytes: 4096, timeoutSeconds: 30, maxBodyBytes: 16 << 10,
         maxChunkLineBytes: 256, maxPipelinedRequests: 4, maxOutputBytes: 16 << 10)
 
     /// Mostly a few requests; now and then dozens, or a flood of small ones (more than a read holds).
