@@ -69,31 +69,11 @@ extension ConnectionStateMachine {
         return StreamFraming(chunked: chunked, closes: closes)
     }
 
-    /// A part of the stream on `connection` was queued (or an empty one offered), and `pendingBytes`
-    /// wait to be written: over the output's bound the stream is told to write nothing more until
-    /// it hears `.drained`.
-    mutating func streamWrote(_ connection: ConnectionID, pendingBytes: Int) -> HTTPStreamWrite {
-        guard let index = connections.index(forKey: connection) else { return .closed }
-        if pendingBytes > budget.maxOutputBytes { connections.values[index].streamOverBound = true }
-        return connections.values[index].streamOverBound ? .overBound : .accepted
-    }
-
-    /// `connection`'s output was flushed down to `pendingBytes`: whether its stream, told it was
-    /// over the bound, hears `.drained` now (the output is under half the bound).
-    mutating func streamOutputFlushed(_ connection: ConnectionID, pendingBytes: Int) -> Bool {
-        guard let index = connections.index(forKey: connection), connections.values[index].streamOverBound,
-            pendingBytes <= budget.maxOutputBytes / 2
-        else { return false }
-        connections.values[index].streamOverBound = false
-        return true
-    }
-
     /// The stream on `connection` finished: the connection goes on with the next request, or
     /// closes once the stream is written.
     mutating func streamEnded(_ connection: ConnectionID) {
         guard let index = connections.index(forKey: connection) else { return }
         connections.values[index].streaming = false
-        connections.values[index].streamOverBound = false
         if connections.values[index].closing == .afterStream { connections.values[index].closing = .onceWritten }
     }
 

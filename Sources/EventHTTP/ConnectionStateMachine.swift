@@ -39,8 +39,6 @@ struct ConnectionStateMachine: Sendable {
         /// A streamed answer of this connection is being written (its request is answered but not
         /// finished).
         var streaming = false
-        /// A write of the stream found the output over its bound and `.drained` has not been told yet.
-        var streamOverBound = false
         /// What the client asked of the connection with the request being answered: to keep it
         /// (and the machine agreed: it is not over the limit), and whether it spoke HTTP/1.0.
         var keepAlive = true

@@ -66,6 +66,8 @@ struct StreamState {
     /// Chunked framing (HTTP/1.1) or close-delimited (HTTP/1.0).
     let chunked: Bool
     let onEvent: (HTTPStreamEvent) -> Void
+    /// A write found the output over its bound and `.drained` has not been told yet.
+    var overBound = false
 }
 
 extension HTTPConnection {
@@ -91,7 +93,7 @@ extension HTTPConnection {
 
     func streamWrite(_ bytes: [UInt8], request: ConnectionStateMachine.RequestID) -> HTTPStreamWrite {
         guard isOpen, let current = stream, current.request == request else { return .closed }
-        guard !bytes.isEmpty else { return loop.machine.streamWrote(id, pendingBytes: evbuffer_get_length(output)) }
+        guard !bytes.isEmpty else { return stream?.overBound == true ? .overBound : .accepted }
         if current.chunked {
             var size: [UInt8] = Array(String(bytes.count, radix: 16).utf8) + [13, 10]
             evbuffer_add(output, &size, size.count)
@@ -106,7 +108,11 @@ extension HTTPConnection {
         loop.wireCounters.noteOutput(evbuffer_get_length(output))
         if !servicing { flush() }
         guard isOpen, stream?.request == request else { return .closed }
-        return loop.machine.streamWrote(id, pendingBytes: evbuffer_get_length(output))
+        if evbuffer_get_length(output) > loop.wireSettings.budget.maxOutputBytes {
+            stream?.overBound = true
+            return .overBound
+        }
+        return .accepted
     }
 
     func streamFinish(request: ConnectionStateMachine.RequestID) {
@@ -123,10 +129,12 @@ extension HTTPConnection {
         if !servicing { service() }
     }
 
-    /// After a flush: tells a stream over its bound that the output drained, when the machine
-    /// says so; whether it did.
+    /// After a flush: tells a stream over its bound that the output drained; whether it did.
     func noteStreamDrained(pendingBytes: Int) -> Bool {
-        guard let current = stream, loop.machine.streamOutputFlushed(id, pendingBytes: pendingBytes) else { return false }
+        guard let current = stream, current.overBound, pendingBytes <= loop.wireSettings.budget.maxOutputBytes / 2 else {
+            return false
+        }
+        stream?.overBound = false
         current.onEvent(.drained)
         return true
     }

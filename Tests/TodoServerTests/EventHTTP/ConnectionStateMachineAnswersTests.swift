@@ -144,24 +144,6 @@ struct ConnectionStateMachineAnswersTests {
         #expect(machine.expired(now: at(11_500), timeout: .seconds(1)) == [connection(1)])
     }
 
-    @Test("a stream's writes are over the bound past maxOutputBytes; it hears drained once the output is under half of it, and once")
-    func streamBackPressure() {
-        var machine = machine()
-        open(1, in: &machine)
-        _ = machine.requestStarted(request(1), connection: connection(1))
-        _ = machine.streamStarted(connection(1), now: t0)
-        func flushed(_ pending: Int) -> Bool { machine.streamOutputFlushed(connection(1), pendingBytes: pending) }
-        #expect(machine.streamWrote(connection(1), pendingBytes: 1000) == .accepted)
-        #expect(flushed(0) == false, "never over: nothing to tell")
-        #expect(machine.streamWrote(connection(1), pendingBytes: 1001) == .overBound)
-        #expect(machine.streamWrote(connection(1), pendingBytes: 10) == .overBound, "until drained is told")
-        #expect(flushed(501) == false)
-        #expect(flushed(500) == true)
-        #expect(flushed(0) == false, "told once")
-        #expect(machine.streamWrote(connection(1), pendingBytes: 10) == .accepted)
-        #expect(machine.streamWrote(connection(9), pendingBytes: 10) == .closed, "a connection that closed")
-    }
-
     // MARK: the end of the client's stream
 
     @Test("after the client's end, the connection closes once every whole request it sent is answered and written, without lingering")
