@@ -1,5 +1,5 @@
 // swift-tools-version: 6.2
-// libFuzzer targets over TodoServer's request handling, its wire framing and upcoming-date logic. Build and run with
+// libFuzzer targets over TodoServer's request handling, its wire framing, whole connections and upcoming-date logic. Build and run with
 // Fuzz/run.sh (they need -sanitize=fuzzer, so they live outside the main package's build).
 import PackageDescription
 
@@ -14,6 +14,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "FramingFuzzer",
+            dependencies: ["FuzzDriver", .product(name: "TodoServer", package: "TodoServer")]
+        ),
+        .executableTarget(
+            name: "ConnectionFuzzer",
             dependencies: ["FuzzDriver", .product(name: "TodoServer", package: "TodoServer")]
         ),
         .executableTarget(

@@ -4,11 +4,11 @@
 # run with a non-zero status and leaves the input as Fuzz/crash-*; replay it with
 # `Fuzz/.build/debug/<Target> Fuzz/crash-…`. For hours: FUZZ_SECONDS=14400 Fuzz/run.sh, or run one
 # target with -jobs=N -workers=N.
-# Usage: [FUZZ_SECONDS=30] [TARGETS="RequestFuzzer FramingFuzzer UpcomingFuzzer"] Fuzz/run.sh
+# Usage: [FUZZ_SECONDS=30] [TARGETS="RequestFuzzer FramingFuzzer ConnectionFuzzer UpcomingFuzzer"] Fuzz/run.sh
 set -euo pipefail
 cd "$(dirname "$0")"
 SECONDS_EACH=${FUZZ_SECONDS:-30}
-TARGETS=${TARGETS:-"RequestFuzzer FramingFuzzer UpcomingFuzzer"}
+TARGETS=${TARGETS:-"RequestFuzzer FramingFuzzer ConnectionFuzzer UpcomingFuzzer"}
 swift build -Xswiftc -sanitize=fuzzer,address >/dev/null
 for target in $TARGETS; do
   seeds="Corpus/${target%Fuzzer}"

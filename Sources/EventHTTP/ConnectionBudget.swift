@@ -43,8 +43,3 @@ struct ConnectionBudget: Sendable, Equatable {
         !finished && pipelined < maxPipelinedRequests && outputBytes <= maxOutputBytes
     }
 }
-
-/// Whether the loop is draining for a stop; read and set on the loop's thread only.
-final class DrainSignal {
-    var active = false
-}

@@ -11,11 +11,13 @@ extension ConnectionStateMachine {
         updateConnection(connection) { $0.budget.outputBytes = bytes }
     }
 
-    /// The framing ended `connection`'s stream: refused (answered with the framing's refusal,
-    /// lingering at close) or discarded (after a request that closes the connection).
+    /// `connection`'s stream ends here: refused (answered with a refusal — the framing's, or the
+    /// handler's from a head whose body was never read — lingering at close) or discarded. Nothing
+    /// more is read or framed; the connection closes once what is queued is written.
     mutating func streamFinished(_ connection: ConnectionID, refused: Bool) -> ReadingAction {
         updateConnection(connection) {
             $0.budget.finished = true
+            $0.closing = .onceWritten
             if refused { $0.refused = true }
         }
     }

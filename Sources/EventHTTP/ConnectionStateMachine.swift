@@ -3,6 +3,8 @@
 /// written, a connection closed, a tick of the timers, a stop requested) and answers with what the
 /// loop must do (refuse a request, stop or resume reading, close connections whose time-out
 /// passed, linger on a refused one, pause or resume accepting, drain, close everything and exit).
+/// What becomes of a connection after each answer — kept alive or closed once written, lingering
+/// or not — is its decision too (`ConnectionStateMachine+Answers`).
 ///
 /// Connections and requests are plain numbers the loop hands out. Time comes in with the events
 /// that need it, so tests drive the machine with a fake clock.
@@ -34,12 +36,35 @@ struct ConnectionStateMachine: Sendable {
         var refused = false
         /// A request of this connection is with the handler: no time-out runs.
         var handling = false
+        /// A streamed answer of this connection is being written (its request is answered but not
+        /// finished).
+        var streaming = false
+        /// What the client asked of the connection with the request being answered: to keep it
+        /// (and the machine agreed: it is not over the limit), and whether it spoke HTTP/1.0.
+        var keepAlive = true
+        var http10 = false
+        /// Whether the connection closes after what is queued (`onceWritten`: nothing more is read
+        /// or framed), or after the streamed answer in progress (`afterStream`).
+        var closing = Closing.no
+        /// The answer that closes the connection has been written: the close comes after an answer.
+        var answerDelivered = false
+        /// The client ended its stream (a read found its end).
+        var clientEnded = false
         /// The last time bytes were read from or written to the connection (or it was accepted, or
         /// the handler answered): its time-out counts from here.
         var lastActivity: Instant
         /// When the first byte of a head that is not complete yet arrived: the whole head must
         /// arrive within the time-out, however slowly its bytes trickle in.
         var headStarted: Instant?
+    }
+
+    /// When a connection closes after its answers.
+    enum Closing: Sendable, Equatable {
+        case no
+        /// Once the streamed answer in progress has finished and is written.
+        case afterStream
+        /// Once what is queued is written; nothing more is read or framed.
+        case onceWritten
     }
 
     /// Where the loop is in its life.
@@ -85,7 +110,8 @@ struct ConnectionStateMachine: Sendable {
     enum ShutdownAction: Sendable, Equatable {
         /// Close the listener.
         case stopAccepting
-        /// Mark answers `Connection: close` from now on.
+        /// Answers carry `Connection: close` from now on (the machine frames them so:
+        /// `requestAnswered`, `streamStarted`).
         case markDraining
         /// Call `tick` every `interval` until the machine says `closeServerAndExit`.
         case armDrainTimer(every: Duration)
@@ -145,11 +171,6 @@ struct ConnectionStateMachine: Sendable {
     /// Whether answers carry `Connection: close` (a stop was requested).
     var isDraining: Bool { phase != .serving }
 
-    /// Whether `connection` may read (and frame) now.
-    func isReading(_ connection: ConnectionID) -> Bool {
-        connections[connection]?.reading ?? false
-    }
-
     /// A connection was accepted at `now`; `openOnServer` counts the server's open connections
     /// (every loop's). A connection at the limit is kept (its client gets a refusal, not a reset)
     /// but marked over the limit.
@@ -181,19 +202,18 @@ struct ConnectionStateMachine: Sendable {
         connections.values[index].headStarted = nil
     }
 
-    /// The handler is about to get `request`, which arrived on `connection`.
-    mutating func requestStarted(_ request: RequestID, connection: ConnectionID) -> RequestStart {
+    /// The handler is about to get `request`, which arrived on `connection`; its client asks to
+    /// keep the connection (`keepAlive`: HTTP/1.1 without `Connection: close`, HTTP/1.0 with
+    /// `Connection: keep-alive`) and spoke HTTP/1.0 (`http10`). A request on a connection over the
+    /// limit is refused, and the connection closes after its answer.
+    mutating func requestStarted(_ request: RequestID, connection: ConnectionID, keepAlive: Bool = true, http10: Bool = false) -> RequestStart {
         requests[request] = connection
         guard let index = connections.index(forKey: connection) else { return RequestStart(refuse: false) }
+        let refuse = overLimitCount > 0 && connections.values[index].overLimit
         connections.values[index].handling = true
-        return RequestStart(refuse: overLimitCount > 0 && connections.values[index].overLimit)
-    }
-
-    /// The handler answered the request of `connection` at `now`: its answer is being written.
-    mutating func requestAnswered(_ connection: ConnectionID, now: Instant) {
-        guard let index = connections.index(forKey: connection) else { return }
-        connections.values[index].handling = false
-        connections.values[index].lastActivity = now
+        connections.values[index].keepAlive = keepAlive && !refuse
+        connections.values[index].http10 = http10
+        return RequestStart(refuse: refuse)
     }
 
     /// The answer to `request`, on `connection`, was written.
@@ -203,14 +223,16 @@ struct ConnectionStateMachine: Sendable {
     }
 
     /// `connection` closed: its requests still in flight are over (their answers can no longer be
-    /// delivered). Its socket lingers after a refusal, and after an answer (`afterAnswer`) while
-    /// the client has not ended its stream (`peerEnded`): unread input would make the kernel reset
-    /// the connection and destroy the answer's tail. Nil when the connection was not known.
-    mutating func connectionClosed(_ connection: ConnectionID, afterAnswer: Bool = false, peerEnded: Bool = false) -> Closed? {
+    /// delivered). Its socket lingers after a refusal, and after an answer that closed it
+    /// (`outputEmptied` said so) while the client has not ended its stream: unread input would
+    /// make the kernel reset the connection and destroy the answer's tail. A time-out, a failed
+    /// read or write, or the end of the client's stream closes it without lingering. Nil when the
+    /// connection was not known.
+    mutating func connectionClosed(_ connection: ConnectionID) -> Closed? {
         guard let record = connections[connection] else { return nil }
         if requests.values.contains(connection) { requests = requests.filter { $0.value != connection } }
         remove(connection)
-        return Closed(linger: record.refused || (afterAnswer && !peerEnded))
+        return Closed(linger: record.refused || (record.answerDelivered && !record.clientEnded))
     }
 
     /// Drops `id` and what hangs on it (not its requests: `connectionClosed` ends them).

@@ -33,8 +33,6 @@ final class EventLoop: @unchecked Sendable {
     /// The listener and its back-off at the descriptor limit.
     let listenerGate: ListenerGate
     let wireSettings: WireSettings
-    /// Set once shutdown began: answers then carry `Connection: close`.
-    let draining = DrainSignal()
     let wireCounters = WireCounters()
     /// The read event of each socket the machine has lingering, by descriptor.
     var lingerEvents: [Int32: OpaquePointer] = [:]
@@ -188,6 +186,7 @@ final class EventLoop: @unchecked Sendable {
     /// `connection`'s output holds `pendingBytes` not written yet: reading stops while more than
     /// `maxOutputBytes` wait.
     func noteOutput(on connection: HTTPConnection, pendingBytes: Int) {
+        wireCounters.noteOutput(pendingBytes)
         if pendingBytes >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: pendingBytes) }
         guard pendingBytes > wireSettings.budget.maxOutputBytes || machine.throttledCount > 0 else { return }
         apply(machine.outputPending(connection.id, bytes: pendingBytes), to: connection)
@@ -232,7 +231,8 @@ final class EventLoop: @unchecked Sendable {
                 evconnlistener_free(listener)
             }
         case .markDraining:
-            draining.active = true
+            // The machine frames every answer from now on with `Connection: close` itself.
+            break
         case .armDrainTimer(let interval):
             var tick = timeval(interval)
             event_add(drainTimer, &tick)

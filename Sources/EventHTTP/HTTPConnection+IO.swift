@@ -33,12 +33,12 @@ extension HTTPConnection {
                     readPending = true
                 } else if peerHalfClosed {
                     // The client ended its side before these bytes were read: they were its last.
-                    peerClosed = true
+                    loop.machine.clientEnded(id)
                 }
                 return
             }
             if count == 0 {
-                peerClosed = true
+                loop.machine.clientEnded(id)
                 return
             }
             switch errno {
@@ -54,7 +54,7 @@ extension HTTPConnection {
     /// Frames what is buffered and hands each complete request to the handler, one at a time,
     /// while no answer is awaited and the budget allows.
     func frameAndDispatch() {
-        while isOpen, answering == nil, !closeAfterWrite, loop.machine.isReading(id), !framing.isFinished {
+        while isOpen, answering == nil, loop.machine.takesRequests(id), !framing.isFinished {
             let framed = framing.position - inputOffset
             let buffered = evbuffer_get_length(input)
             guard framed < buffered else { return }
@@ -109,8 +109,9 @@ extension HTTPConnection {
     }
 
     /// The framing accepted a head, which ends where it stopped: reads it out of the input. With
-    /// a body to come and none of it here yet, `Expect: 100-continue` is answered now. False if the
-    /// connection closed.
+    /// a body to come and none of it here yet, `Expect: 100-continue` is answered now: `100
+    /// Continue`, or the handler's final answer when it refuses the request from its head. False
+    /// if the connection closed or the stream ended with that answer.
     private func headArrived(bodyFollows: Bool) -> Bool {
         let start = framing.requestStart
         let end = framing.position
@@ -128,11 +129,29 @@ extension HTTPConnection {
         evbuffer_drain(input, length)
         inputOffset = end
         pendingBody = []
-        // Not when some of the body came with the head: the client is sending it already (RFC 9110 §10.1.1).
-        if bodyFollows, evbuffer_get_length(input) == 0, request.expectsContinue {
+        guard bodyFollows else {
+            pendingHead = request
+            return true
+        }
+        var refusal: HTTPResponse?
+        let action = loop.machine.bodyAwaited(
+            id, expectsContinue: request.expectsContinue, bodyArrived: evbuffer_get_length(input) > 0
+        ) { overLimit in
+            var head = request
+            head.connectionOverLimit = overLimit
+            refusal = loop.handler.answer(toHead: head, loopIndex: loop.index)
+            return refusal != nil
+        }
+        switch action {
+        case .read:
+            break
+        case .sendContinue:
             let line = HTTPResponseWriter.continueLine
             evbuffer_add(output, line.utf8Start, line.utf8CodeUnitCount)
             bytesQueued += line.utf8CodeUnitCount
+        case .answerFromHead:
+            if let refusal { endStream(answering: refusal, isHead: request.method == .head) }
+            return false
         }
         pendingHead = request
         return true
@@ -161,13 +180,12 @@ extension HTTPConnection {
     private func dispatch(_ request: HTTPRequest) {
         var request = request
         let requestID = loop.nextRequestID()
-        let start = loop.machine.requestStarted(requestID, connection: id)
+        let start = loop.machine.requestStarted(
+            requestID, connection: id, keepAlive: request.wantsKeepAlive, http10: request.version.minor == 0)
         loop.publishInFlight()
         request.connectionOverLimit = start.refuse
         answering = requestID
         answeringIsHead = request.method == .head
-        answeringKeepAlive = request.wantsKeepAlive && !start.refuse
-        answeringHTTP10 = request.version.minor == 0
         loop.handler.handle(request, responder: HTTPResponder(connection: self, request: requestID))
     }
 
@@ -176,12 +194,10 @@ extension HTTPConnection {
     func answer(_ response: HTTPResponse, to request: ConnectionStateMachine.RequestID) -> HTTPResponder.Delivery {
         guard isOpen, answering == request else { return .connectionClosed }
         answering = nil
-        let closes = !answeringKeepAlive || loop.draining.active || response.asksToClose
-        let framing = HTTPResponseWriter.Framing(isHead: answeringIsHead, closes: closes, http10KeepAlive: answeringHTTP10 && !closes)
+        let decided = loop.machine.requestAnswered(id, now: .now, closeAsked: response.asksToClose)
+        let framing = HTTPResponseWriter.Framing(isHead: answeringIsHead, closes: decided.closes, http10KeepAlive: decided.http10KeepAlive)
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: loop.date.current(), to: output)
         unwrittenAnswers.append((request, bytesQueued))
-        loop.machine.requestAnswered(id, now: .now)
-        if closes { closeAfterWrite = true }
         // Over the output bound, no more pipelined requests are taken until the client reads.
         loop.noteOutput(on: self, pendingBytes: evbuffer_get_length(output))
         if !servicing { service() }
@@ -191,15 +207,21 @@ extension HTTPConnection {
     /// The framing refused the stream: the handler's problem answer, then a lingering close.
     private func refuse(_ refusal: HTTPFraming.Refusal) {
         loop.wireCounters.refusedStreams.add(1, ordering: .relaxed)
-        loop.apply(loop.machine.streamFinished(id, refused: true), to: self)
         let origin = pendingHead?.headers["Origin"] ?? originOfBufferedHead()
-        pendingHead = nil
         let response =
             loop.handler.replacementForWireError(status: refusal.status, detail: refusal.detail, origin: origin)
             ?? HTTPResponse(status: refusal.status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(refusal.detail.utf8))
-        let framing = HTTPResponseWriter.Framing(isHead: false, closes: true, http10KeepAlive: false)
+        endStream(answering: response, isHead: false)
+    }
+
+    /// The stream ends with `response` (a refusal): nothing more is read or framed, and the
+    /// connection closes once it is written, lingering.
+    private func endStream(answering response: HTTPResponse, isHead: Bool) {
+        loop.apply(loop.machine.streamFinished(id, refused: true), to: self)
+        pendingHead = nil
+        pendingBody = []
+        let framing = HTTPResponseWriter.Framing(isHead: isHead, closes: true, http10KeepAlive: false)
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: loop.date.current(), to: output)
-        closeAfterWrite = true
     }
 
     /// The `Origin` of the head being read when the framing refused it (one field line that
@@ -232,8 +254,11 @@ extension HTTPConnection {
             writeQueued()
             guard isOpen else { return }
             let pending = evbuffer_get_length(output)
+            // Another round writes what the stream queued on hearing `.drained` — and sees it ended
+            // there: an end that adds no bytes (close-delimited, HTTP/1.0) left nothing to write, and
+            // only a round after it closes the connection.
             guard stream != nil, noteStreamDrained(pendingBytes: pending), isOpen,
-                !writeBlocked, evbuffer_get_length(output) > pending
+                (!writeBlocked && evbuffer_get_length(output) > pending) || stream == nil
             else { return }
         }
         // A stream that keeps refilling a socket that keeps taking it does not hold the loop: the
@@ -265,7 +290,7 @@ extension HTTPConnection {
         }
         let pending = evbuffer_get_length(output)
         loop.noteOutput(on: self, pendingBytes: pending)
-        if pending == 0, closeAfterWrite { close(afterAnswer: true) }
+        if pending == 0, loop.machine.outputEmptied(id) == .close { close() }
     }
 }
 

@@ -3,7 +3,8 @@ import Glibc
 
 /// One accepted socket on a loop: its input and output buffers, its framing, and the request the
 /// handler is answering. The bytes move here (`HTTPConnection+IO`); what the connection may do —
-/// read, frame more, close, linger, time out — is the loop's `ConnectionStateMachine`'s decision.
+/// read, frame more, keep the connection after an answer or close it, send `100 Continue`, linger,
+/// time out — is the loop's `ConnectionStateMachine`'s decision.
 ///
 /// Requests are handed to the handler one at a time, in order: the next pipelined request is
 /// framed once the previous one is answered, so answers go out in request order and what a client
@@ -31,24 +32,14 @@ final class HTTPConnection {
     var peerHalfClosed = false
     /// Continues a connection's work in a later turn of the loop, after others had theirs.
     var resumeEvent: OpaquePointer?
-    /// The request the handler has and has not answered yet.
+    /// The request the handler has and has not answered yet (or whose stream is not finished).
     var answering: ConnectionStateMachine.RequestID?
-    /// Whether the request being answered is a HEAD, and what its client asked of the connection.
+    /// Whether the request being answered is a HEAD: its answer has no body.
     var answeringIsHead = false
-    var answeringKeepAlive = true
-    var answeringHTTP10 = false
-    /// An answer with `Connection: close` is queued: nothing more is framed; close once written.
-    var closeAfterWrite = false
-    /// The answer being streamed, if any, and whether the connection closes after it.
+    /// The answer being streamed, if any.
     var stream: StreamState?
-    var closeAfterStream = false
     /// The stream being finished has no body (HEAD, 1xx, 204, 304): no last chunk either.
     var bodiless = false
-    /// The stream was refused: its refusal goes out after the answer in progress, then the
-    /// connection closes lingering.
-    var pendingRefusal: HTTPFraming.Refusal?
-    /// The client ended its side of the stream (EOF).
-    var peerClosed = false
     /// The socket would block: the next write readiness edge flushes.
     var writeBlocked = false
     /// The kernel may hold bytes not read yet (a read filled its space, or reading was stopped).
@@ -131,20 +122,17 @@ final class HTTPConnection {
             rounds += 1
             // Only once what was read is framed: a client that pipelines ahead is read no faster
             // than its requests are answered, so its input stays within one read of the budget.
-            if readPending, unframedBytes == 0, loop.machine.isReading(id), !closeAfterWrite { readSocket() }
+            if readPending, unframedBytes == 0, loop.machine.takesRequests(id) { readSocket() }
             guard isOpen else { return }
             frameAndDispatch()
             guard isOpen else { return }
             flush()
             guard isOpen else { return }
-            // At the end of the client's stream, once every whole request it sent is answered and
-            // written: what is left is no whole request. (A client that ended its side may still
-            // read a stream: writes find out when it left.)
-            if peerClosed, answering == nil, unframedBytes == 0, evbuffer_get_length(output) == 0 {
+            if loop.machine.closesAtClientEnd(id, unframedBytes: unframedBytes, pendingBytes: evbuffer_get_length(output)) {
                 close()
                 return
             }
-        } while (readPending || unframedBytes > 0) && answering == nil && loop.machine.isReading(id) && !closeAfterWrite
+        } while (readPending || unframedBytes > 0) && answering == nil && loop.machine.takesRequests(id)
             && rounds < Self.roundsPerTurn
         // A client that keeps sending does not hold the loop: the rest waits for the next turn
         // (no readiness edge would come for bytes the kernel already holds).
@@ -160,10 +148,11 @@ final class HTTPConnection {
     static let roundsPerTurn = 16
 
     /// Closes the connection now: its requests in flight end, their answers are not delivered.
-    /// After an answer to a client that has not ended its stream (and after a refusal), the
-    /// socket lingers: half-closed and drained for a while, so that what the client still sends
-    /// does not make the kernel reset the connection and destroy the answer's tail.
-    func close(afterAnswer: Bool = false) {
+    /// When the machine says so (after an answer that closed it, to a client that has not ended
+    /// its stream, and after a refusal), the socket lingers: half-closed and drained for a while,
+    /// so that what the client still sends does not make the kernel reset the connection and
+    /// destroy the answer's tail.
+    func close() {
         guard isOpen else { return }
         isOpen = false
         if let event {
@@ -176,7 +165,7 @@ final class HTTPConnection {
             self.resumeEvent = nil
         }
         endStreamAtClose()
-        let closed = loop.machine.connectionClosed(id, afterAnswer: afterAnswer, peerEnded: peerClosed)
+        let closed = loop.machine.connectionClosed(id)
         if closed?.linger == true, loop.linger(socket: socket) {
             // The loop owns the socket now.
         } else {

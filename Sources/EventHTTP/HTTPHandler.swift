@@ -11,6 +11,14 @@ public protocol HTTPHandler: Sendable {
     /// nil sends the detail as plain text.
     func replacementForWireError(status: Int, detail: String?, origin: String?) -> HTTPResponse?
 
+    /// The final answer to a request whose client holds its body back until `100 Continue`
+    /// (`Expect: 100-continue`, RFC 9110 §10.1.1), when the handler refuses the request from its
+    /// head alone (`head` has no body; `head.connectionOverLimit` is set as for `handle`). It is
+    /// sent at once with `Connection: close` and no 100; the body is never read (if the client
+    /// sends it anyway, it is discarded while the connection lingers). nil — the default — sends
+    /// `100 Continue`, and `handle` gets the whole request. Called on the loop thread, synchronously.
+    func answer(toHead head: HTTPRequest, loopIndex: Int) -> HTTPResponse?
+
     /// Something a loop reports about itself (accept paused at the descriptor limit, a libevent
     /// message), on that loop's thread: for the handler to log. Ignored unless implemented.
     func serverEvent(_ event: HTTPServerEvent)
@@ -18,5 +26,6 @@ public protocol HTTPHandler: Sendable {
 
 extension HTTPHandler {
     public func replacementForWireError(status: Int, detail: String?, origin: String?) -> HTTPResponse? { nil }
+    public func answer(toHead head: HTTPRequest, loopIndex: Int) -> HTTPResponse? { nil }
     public func serverEvent(_ event: HTTPServerEvent) {}
 }

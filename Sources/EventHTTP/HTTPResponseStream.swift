@@ -94,16 +94,13 @@ extension HTTPConnection {
         status: Int, headers: HTTPHeaders, request: ConnectionStateMachine.RequestID, onEvent: @escaping (HTTPStreamEvent) -> Void
     ) -> Bool {
         guard isOpen, answering == request, stream == nil else { return false }
-        let chunked = !answeringHTTP10
-        let closes = !answeringKeepAlive || loop.draining.active || !chunked
+        // No time-out runs while the handler works; a stream counts from its writes again.
+        let decided = loop.machine.streamStarted(id, now: .now)
         let framing = HTTPResponseWriter.Framing(
-            isHead: answeringIsHead, closes: closes, http10KeepAlive: false, streamed: chunked ? .chunked : .closeDelimited)
+            isHead: answeringIsHead, closes: decided.closes, http10KeepAlive: false, streamed: decided.chunked ? .chunked : .closeDelimited)
         bytesQueued += HTTPResponseWriter.write(
             HTTPResponse(status: status, headers: headers), framing: framing, date: loop.date.current(), to: output)
-        if closes { closeAfterStream = true }
-        // No time-out runs while the handler works; a stream counts from its writes again.
-        loop.machine.requestAnswered(id, now: .now)
-        stream = StreamState(request: request, chunked: chunked, onEvent: onEvent)
+        stream = StreamState(request: request, chunked: decided.chunked, onEvent: onEvent)
         if answeringIsHead || status < 200 || status == 204 || status == 304 {
             bodiless = true
             streamFinish(request: request)
@@ -127,6 +124,7 @@ extension HTTPConnection {
             evbuffer_add(output, "\r\n", 2)
             bytesQueued += 2
         }
+        loop.wireCounters.noteOutput(evbuffer_get_length(output))
         if !servicing { flush() }
         guard isOpen, stream?.request == request else { return .closed }
         if evbuffer_get_length(output) > loop.wireSettings.budget.maxOutputBytes {
@@ -146,8 +144,7 @@ extension HTTPConnection {
         bodiless = false
         answering = nil
         unwrittenAnswers.append((request, bytesQueued))
-        if closeAfterStream { closeAfterWrite = true }
-        closeAfterStream = false
+        loop.machine.streamEnded(id)
         if !servicing { service() }
     }
 

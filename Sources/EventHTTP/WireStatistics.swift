@@ -11,6 +11,16 @@ public struct WireStatistics: Sendable, Equatable {
     public var largestInputBytes: Int
     /// Connections whose reading is stopped now because their client does not take its answers.
     public var throttledConnections: Int
+    /// The most answer bytes ever queued and not yet written on one connection.
+    public var largestOutputBytes: Int
+
+    public init(requestHeads: Int, refusedStreams: Int, largestInputBytes: Int, throttledConnections: Int, largestOutputBytes: Int = 0) {
+        self.requestHeads = requestHeads
+        self.refusedStreams = refusedStreams
+        self.largestInputBytes = largestInputBytes
+        self.throttledConnections = throttledConnections
+        self.largestOutputBytes = largestOutputBytes
+    }
 
     /// Nothing seen yet.
     public static let zero = WireStatistics(requestHeads: 0, refusedStreams: 0, largestInputBytes: 0, throttledConnections: 0)
@@ -22,9 +32,14 @@ final class WireCounters: Sendable {
     let refusedStreams = Atomic<Int>(0)
     let largestInputBytes = Atomic<Int>(0)
     let throttledConnections = Atomic<Int>(0)
+    let largestOutputBytes = Atomic<Int>(0)
 
     func noteInput(_ length: Int) {
         if length > largestInputBytes.load(ordering: .relaxed) { largestInputBytes.store(length, ordering: .relaxed) }
+    }
+
+    func noteOutput(_ length: Int) {
+        if length > largestOutputBytes.load(ordering: .relaxed) { largestOutputBytes.store(length, ordering: .relaxed) }
     }
 
     static func sum(_ counters: [WireCounters]) -> WireStatistics {
@@ -33,7 +48,8 @@ final class WireCounters: Sendable {
                 requestHeads: $0.requestHeads + $1.requestHeads.load(ordering: .relaxed),
                 refusedStreams: $0.refusedStreams + $1.refusedStreams.load(ordering: .relaxed),
                 largestInputBytes: max($0.largestInputBytes, $1.largestInputBytes.load(ordering: .relaxed)),
-                throttledConnections: $0.throttledConnections + $1.throttledConnections.load(ordering: .relaxed))
+                throttledConnections: $0.throttledConnections + $1.throttledConnections.load(ordering: .relaxed),
+                largestOutputBytes: max($0.largestOutputBytes, $1.largestOutputBytes.load(ordering: .relaxed)))
         }
     }
 }

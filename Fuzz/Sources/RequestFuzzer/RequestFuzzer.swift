@@ -6,8 +6,9 @@ import TodoServer
 /// screening, tokens, router, modules, conditional headers, CORS, metrics, access log) → one answer.
 ///
 /// Holds for every input: exactly one answer, synchronously (the store is in memory); never a 5xx;
-/// a JSON body that parses; a problem's `status` equal to the HTTP status; and a refused request
-/// leaves the stored to-dos as they were.
+/// a JSON body that parses; a problem's `status` equal to the HTTP status; a refused request
+/// leaves the stored to-dos as they were; and a request with a body whose head alone is refused
+/// (`RequestPipeline.answer(toHead:)`, before `100 Continue`) gets that same refusal whole.
 let store = InMemoryTodoStore()
 let pipeline: RequestPipeline = {
     var configuration = ServerConfiguration()
@@ -66,8 +67,35 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     if answer.status >= 400 { precondition(snapshot() == before, "a refused request changed the store") }
+    checkAnswerFromHead(method: method, target: target, headers: headers, body: body)
     store.removeAll { _ in }
     return 0
+}
+
+/// What the wire asks before `100 Continue`: the answer to the head alone (its framing fields
+/// replaced by the body's `Content-Length`, as the wire would have framed it). When there is one,
+/// it is a refusal, and the whole request gets the same status and problem, and changes nothing.
+private func checkAnswerFromHead(method: HTTPMethod, target: String, headers: HTTPHeaders, body: [UInt8]) {
+    guard !body.isEmpty else { return }
+    var fields = HTTPHeaders()
+    for field in headers
+    where !HTTPHeaders.namesMatch(field.name, "Content-Length") && !HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") {
+        fields.add(field.name, field.value)
+    }
+    fields.add("Content-Length", String(body.count))
+    guard let fromHead = pipeline.answer(toHead: HTTPRequest(method: method, uri: target, headers: fields)) else { return }
+    precondition(fromHead.status >= 400, "\(fromHead.status) from the head of \(method) \(target)")
+    let before = snapshot()
+    var answers: [HTTPResponse] = []
+    pipeline.respond(to: HTTPRequest(method: method, uri: target, headers: fields, body: body)) { answer in
+        answers.append(answer)
+        return .sent
+    }
+    precondition(answers.count == 1, "\(answers.count) answers to \(method) \(target)")
+    precondition(
+        answers[0].status == fromHead.status && answers[0].body == fromHead.body,
+        "the head of \(method) \(target) got \(fromHead.status), the whole request \(answers[0].status)")
+    precondition(snapshot() == before, "a request refused from its head changed the store")
 }
 
 /// Every stored to-do, page by page (the in-memory store answers before it returns).

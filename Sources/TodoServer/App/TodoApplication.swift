@@ -139,4 +139,10 @@ public final class TodoApplication: HTTPHandler {
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         pipeline.respond(to: request, loop: responder.loopIndex, sink: responder)
     }
+
+    /// A head whose client waits for `100 Continue`: the pipeline's refusal from the head alone, if
+    /// it refuses it (then no 100 is sent and the body is never read).
+    public func answer(toHead head: HTTPRequest, loopIndex: Int) -> HTTPResponse? {
+        pipeline.answer(toHead: head, loop: loopIndex)
+    }
 }

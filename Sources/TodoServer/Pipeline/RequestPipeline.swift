@@ -53,18 +53,7 @@ public struct RequestPipeline: Sendable {
     public func respond<Sink: ResponseSink>(to request: HTTPRequest, loop: Int = 0, sink: Sink) {
         let started = ContinuousClock.now
         let requestID = identity.requestID(for: request)
-        let baseURL: String
-        if identity.publicURL == nil, let host = request.headers["Host"] {
-            baseURL = baseURLs.url(loop: loop, host: host) { [identity] in identity.baseURL(host: $0) }
-        } else {
-            baseURL = identity.baseURL(for: request, fallback: fallbackBaseURL())
-        }
-        let context = RequestContext(
-            baseURL: baseURL,
-            requestID: requestID, query: QueryParameters(request.query), path: request.path,
-            ifMatch: request.headers["If-Match"].map(EntityTagCondition.init),
-            ifNoneMatch: request.headers["If-None-Match"].map(EntityTagCondition.init),
-            logger: logger)
+        let context = context(for: request, requestID: requestID, loop: loop)
         let route = router.route(for: request)
         // A token in the query (the live feed's `access_token=`) is never written to a log.
         let logged = request.query.map { $0.utf8.count >= 12 && $0.contains("access_token") } == true ? Self.redacted(request) : request
@@ -107,6 +96,43 @@ public struct RequestPipeline: Sendable {
             pair.hasPrefix("access_token=") || pair == "access_token" ? "access_token=(redacted)" : String(pair)
         }.joined(separator: "&")
         return copy
+    }
+
+    /// The final answer to a request whose client holds its body back until `100 Continue`
+    /// (`Expect: 100-continue`), when it is refused from its head alone (`AppRouter.refusal(ofHead:)`:
+    /// screening, tokens, route, method, a declared body's type): the answer `respond` gives the
+    /// whole request, with the CORS headers and `X-Request-ID`, counted in the metrics and logged
+    /// like it. nil when the answer depends on the body: the wire then sends `100 Continue`.
+    public func answer(toHead head: HTTPRequest, loop: Int = 0) -> HTTPResponse? {
+        let started = ContinuousClock.now
+        let requestID = identity.requestID(for: head)
+        let route = router.route(for: head)
+        guard var response = router.refusal(ofHead: head, route: route, context: context(for: head, requestID: requestID, loop: loop))
+        else { return nil }
+        let logged = head.query.map { $0.contains("access_token") } == true ? Self.redacted(head) : head
+        accessLog.trace(logged, requestID: requestID)
+        cors.apply(to: &response.headers, requestOrigin: head.headers["Origin"])
+        response.headers.add("X-Request-ID", requestID)
+        let duration = ContinuousClock.now - started
+        metrics.record(loop: loop, route: route?.template ?? "unmatched", method: head.method, status: response.status, duration: duration)
+        accessLog.record(request: logged, response: response, duration: duration, requestID: requestID)
+        return response
+    }
+
+    /// What the modules know of `request`: its base URL, id, query, path, conditions and logger.
+    private func context(for request: HTTPRequest, requestID: String, loop: Int) -> RequestContext {
+        let baseURL: String
+        if identity.publicURL == nil, let host = request.headers["Host"] {
+            baseURL = baseURLs.url(loop: loop, host: host) { [identity] in identity.baseURL(host: $0) }
+        } else {
+            baseURL = identity.baseURL(for: request, fallback: fallbackBaseURL())
+        }
+        return RequestContext(
+            baseURL: baseURL,
+            requestID: requestID, query: QueryParameters(request.query), path: request.path,
+            ifMatch: request.headers["If-Match"].map(EntityTagCondition.init),
+            ifNoneMatch: request.headers["If-None-Match"].map(EntityTagCondition.init),
+            logger: logger)
     }
 
     /// `respond(to:loop:sink:)` with a closure for the answer.

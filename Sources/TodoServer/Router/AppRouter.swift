@@ -125,11 +125,7 @@ public struct AppRouter: Sendable {
         _ request: HTTPRequest, to route: Route?, context: RequestContext, openStream: @escaping StreamOpener = { _, _, _ in nil },
         respond: @escaping Respond
     ) {
-        if let refusal = screening.refusal(of: request) {
-            context.logger.debug("screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
-            return routeProblem(refusal.problem, headers: refusal.headers, respond: respond)
-        }
-        if let (problem, headers) = denial(of: request, route: route, context: context) {
+        if let (problem, headers) = refusal(of: request, route: route, context: context, hasContent: !request.body.isEmpty) {
             return routeProblem(problem, headers: headers, respond: respond)
         }
         if request.method == .options, request.path == "*" {
@@ -145,18 +141,47 @@ public struct AppRouter: Sendable {
             headers.add("Allow", route.allow)
             return respond(HTTPResponse(status: 204, headers: headers))
         }
+        if route == .events { return feed.handleSubscription(request, context: context, openStream: openStream, respond: respond) }
+        routeToModule(route, request: request, context: context, respond: respond)
+    }
+
+    /// The answer to a request whose client holds its body back (`Expect: 100-continue`) when the
+    /// router refuses it from its head alone — screening, tokens, no route, a method the route does
+    /// not allow, or a declared `Content-Length` body of a type the API does not read — exactly as
+    /// `routeRequest` answers the whole request; nil when the answer depends on the body or the
+    /// module. A chunked body may turn out empty (and then its type does not matter): its type is
+    /// judged once it is read.
+    public func refusal(ofHead head: HTTPRequest, route: Route?, context: RequestContext) -> HTTPResponse? {
+        let declared = head.headers["Content-Length"].flatMap { Int($0) }.map { $0 > 0 } ?? false
+        guard let (problem, headers) = refusal(of: head, route: route, context: context, hasContent: declared) else { return nil }
+        return serializer.response(for: ResponseViewModel(problem: problem, headers: headers))
+    }
+
+    /// Why `request` is refused before its module sees it (the problem and the headers that go
+    /// with it), in the order the checks run: screening, tokens, no route (`OPTIONS *` excepted), a
+    /// method the route does not allow (`OPTIONS` is a preflight), a body (`hasContent`) of a type
+    /// the API does not read. Nothing here reads the body.
+    private func refusal(
+        of request: HTTPRequest, route: Route?, context: RequestContext, hasContent: Bool
+    ) -> (ProblemDetails, HTTPHeaders)? {
+        if let refusal = screening.refusal(of: request) {
+            context.logger.debug("screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
+            return (refusal.problem, refusal.headers)
+        }
+        if let denial = denial(of: request, route: route, context: context) { return denial }
+        if request.method == .options, request.path == "*" { return nil }
+        guard let route else { return (.notFound("No route matches '\(request.path)'."), [:]) }
+        if request.method == .options { return nil }
         guard route.allowedMethods.contains(request.method) else {
             let allow = route.allow
             let method = request.method == .unrecognized ? "A method this server does not know" : request.method.rawValue
-            let problem = ProblemDetails.methodNotAllowed("\(method) is not allowed on \(route.template); use \(allow).")
-            return routeProblem(problem, headers: ["Allow": allow], respond: respond)
+            return (.methodNotAllowed("\(method) is not allowed on \(route.template); use \(allow)."), ["Allow": allow])
         }
-        if [.post, .put, .patch].contains(request.method), !request.body.isEmpty,
+        if [.post, .put, .patch].contains(request.method), hasContent,
            let type = request.headers["Content-Type"], !RequestScreening.acceptsBody(ofType: type) {
-            return routeProblem(.unsupportedMediaType(type), respond: respond)
+            return (.unsupportedMediaType(type), [:])
         }
-        if route == .events { return feed.handleSubscription(request, context: context, openStream: openStream, respond: respond) }
-        routeToModule(route, request: request, context: context, respond: respond)
+        return nil
     }
 
     private func routeToModule(_ route: Route, request: HTTPRequest, context: RequestContext, respond: @escaping Respond) {

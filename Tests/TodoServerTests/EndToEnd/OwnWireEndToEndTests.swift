@@ -33,6 +33,88 @@ struct OwnWireEndToEndTests {
         #expect(server.store.count == 2)
     }
 
+    /// Heads the server refuses from the head alone, with the status each gets (tokens are on:
+    /// `rw` may write, `ro` only read; the body limit is 1024 bytes).
+    static let refusedHeads: [(head: String, status: Int)] = [
+        ("POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: 20\r\n", 401),
+        ("POST /todos HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer nope\r\nContent-Type: application/json\r\nContent-Length: 20\r\n", 401),
+        ("POST /todos HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer ro\r\nContent-Type: application/json\r\nContent-Length: 20\r\n", 403),
+        ("POST /todos HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer rw\r\nContent-Type: text/plain\r\nContent-Length: 20\r\n", 415),
+        ("POST /nothing HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer rw\r\nContent-Type: application/json\r\nContent-Length: 20\r\n", 404),
+        ("PUT /todos HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer rw\r\nContent-Type: application/json\r\nContent-Length: 20\r\n", 405),
+        ("POST /todos HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer rw\r\nAuthorization: Bearer rw\r\nContent-Length: 20\r\n", 400),
+        ("POST /todos HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer rw\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n", 413),
+    ]
+
+    @Test(
+        "Expect: 100-continue on a request refused from its head: the final status at once, no 100, the body never awaited; the connection closes",
+        arguments: refusedHeads.indices)
+    func expectContinueRefusedFromHead(index: Int) throws {
+        let (head, status) = Self.refusedHeads[index]
+        let server = try LiveServer(configure: {
+            $0.maxBodyBytes = 1024
+            $0.authTokens = ["rw"]
+            $0.readTokens = ["ro"]
+            $0.corsOrigin = "https://app.example.com"
+        })
+        let client = try server.client()
+        try client.send(head + "Origin: https://app.example.com\r\nExpect: 100-continue\r\n\r\n")
+        // The first answer is the final one: a 100 would be read here as status 100.
+        let answer = try client.readResponse(method: "POST")
+        #expect(answer.status == status, "\(head)")
+        #expect(answer.header("Content-Type") == "application/problem+json")
+        #expect(answer.header("Connection") == "close")
+        #expect(answer.header("Access-Control-Allow-Origin") == "https://app.example.com")
+        #expect(answer.header("X-Request-ID") != nil)
+        // Without the client sending the body, the server ends the connection (lingering for a
+        // body that may still come, having shut its side).
+        #expect(client.serverClosed())
+        #expect(server.store.count == 0)
+    }
+
+    @Test("a client that sends its body anyway after a refusal from the head gets the refusal whole, then the close; the body is discarded")
+    func expectContinueRefusedBodySentAnyway() throws {
+        let server = try LiveServer(configure: { $0.authTokens = ["rw"] })
+        let client = try server.client()
+        try client.send("POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 200000\r\n\r\n")
+        let answer = try client.readResponse(method: "POST")
+        #expect(answer.status == 401)
+        #expect(answer.header("WWW-Authenticate") == "Bearer")
+        // The body, and a request after it that must not be answered: the stream ended with the refusal.
+        let body = #"{"title":"never"}"# + String(repeating: " ", count: 200_000 - 17)
+        try? client.send(body + "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n")
+        client.endSending()
+        #expect(client.readToEnd().isEmpty, "nothing after the refusal")
+        #expect(server.store.count == 0)
+        // The same request with a token still gets its 100 and is read.
+        let allowed = try server.client()
+        try allowed.send(
+            "POST /todos HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer rw\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 17\r\n\r\n")
+        #expect(try allowed.readHead() == "HTTP/1.1 100 Continue")
+        try allowed.send(#"{"title":"waits"}"#)
+        let created = try allowed.readResponse(method: "POST")
+        #expect(created.status == 201)
+        #expect(created.header("Connection") == nil, "an accepted body keeps the connection")
+        #expect(try allowed.request("GET", "/healthz").status == 200)
+    }
+
+    @Test("a chunked body's type is judged once it is read (it may be empty): 100 first, then 415; a refusal of the head alone does not depend on it")
+    func expectContinueChunked() throws {
+        let server = try LiveServer()
+        let client = try server.client()
+        try client.send(
+            "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n")
+        #expect(try client.readHead() == "HTTP/1.1 100 Continue")
+        try client.send("3\r\nabc\r\n0\r\n\r\n")
+        let answer = try client.readResponse(method: "POST")
+        #expect(answer.status == 415)
+        #expect(answer.header("Connection") == nil)
+        let missing = try server.client()
+        try missing.send("POST /nowhere HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n")
+        #expect(try missing.readResponse(method: "POST").status == 404)
+        #expect(missing.serverClosed())
+    }
+
     @Test("an absolute-form target is routed by its path and query, a target without a path as /")
     func absoluteForm() throws {
         let server = try LiveServer()

@@ -178,11 +178,22 @@ struct ConnectionStateMachineTests {
     func lingerAfterAnswer() {
         var machine = machine()
         for id in 1...4 { open(UInt(id), in: &machine) }
-        #expect(machine.connectionClosed(connection(1), afterAnswer: true, peerEnded: false) == .init(linger: true))
-        #expect(machine.connectionClosed(connection(2), afterAnswer: true, peerEnded: true) == .init(linger: false))
+        /// An answer that closes connection `id`, written.
+        func closingAnswerWritten(_ id: UInt) {
+            _ = machine.requestStarted(request(id), connection: connection(id), keepAlive: false)
+            #expect(machine.requestAnswered(connection(id), now: t0).closes)
+            _ = machine.requestCompleted(request(id), connection: connection(id))
+            #expect(machine.outputEmptied(connection(id)) == .close)
+        }
+        closingAnswerWritten(1)
+        #expect(machine.connectionClosed(connection(1)) == .init(linger: true))
+        machine.clientEnded(connection(2))
+        closingAnswerWritten(2)
+        #expect(machine.connectionClosed(connection(2)) == .init(linger: false))
         #expect(machine.connectionClosed(connection(3)) == .init(linger: false), "a time-out: nothing to deliver")
         _ = machine.streamFinished(connection(4), refused: true)
-        #expect(machine.connectionClosed(connection(4), afterAnswer: false, peerEnded: true) == .init(linger: true))
+        machine.clientEnded(connection(4))
+        #expect(machine.connectionClosed(connection(4)) == .init(linger: true))
     }
 
     @Test("no time-out while a request is with the handler; it counts again from the answer")

@@ -49,6 +49,15 @@ private final class StreamingHandler: HTTPHandler, @unchecked Sendable {
                 if event == .drained { writeUntilOverBound() }
             }
             writeUntilOverBound()
+        case "/end-on-drained":
+            // One part over the bound, and the end once it has drained: for an HTTP/1.0 client the
+            // end adds no bytes (the close ends the body).
+            var stream: HTTPResponseStream?
+            stream = responder.startStream(status: 200, headers: [:]) { event in
+                self.note("\(event)")
+                if event == .drained { stream?.finish() }
+            }
+            if stream?.write([UInt8](repeating: UInt8(ascii: "y"), count: 256 << 10)) == .overBound { note("overBound") }
         case "/nocontent":
             let stream = responder.startStream(status: 204, headers: [:]) { self.note("\($0)") }
             if stream?.write(Array("x".utf8)) == .closed { note("write after the end: closed") }
@@ -118,6 +127,23 @@ struct ResponseStreamTests {
             #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(!raw.contains("Transfer-Encoding"))
             #expect(raw.hasSuffix("\r\nConnection: close\r\n\r\none,two,three"))
+        }
+    }
+
+    @Test(
+        "a stream that ends on hearing drained, adding no bytes (close-delimited for HTTP/1.0), closes the connection at once, not at the time-out",
+        arguments: ["1.0", "1.1"])
+    func endOnDrained(version: String) throws {
+        try withServer(maxOutputBytes: 64 << 10) { port, handler in
+            let client = try TestHTTPClient(port: port, receiveTimeoutSeconds: 10, recordsResponses: false)
+            try client.send("GET /end-on-drained HTTP/\(version)\r\nHost: h\r\nConnection: close\r\n\r\n")
+            let raw = client.readToEnd()
+            // Read to the end of the stream, not to the client's receive time-out (the server's is 30 s).
+            #expect(client.serverClosed(), "the server has not closed the connection")
+            let text = String(decoding: raw, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(raw.filter { $0 == UInt8(ascii: "y") }.count == 256 << 10)
+            #expect(handler.events == ["overBound", "drained"])
         }
     }
 

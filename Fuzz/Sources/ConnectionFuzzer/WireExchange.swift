@@ -1,0 +1,1 @@
+../../../Tests/TodoServerTests/Support/WireExchange.swift

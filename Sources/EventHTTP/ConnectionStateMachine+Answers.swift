@@ -1,0 +1,122 @@
+/// What becomes of a connection around its answers: whether an answer keeps the connection (the
+/// client's HTTP version and `Connection` field, the connection limit, a stop, a handler's
+/// `Connection: close`) or closes it once written, how a streamed answer is framed, `100 Continue`
+/// or a final answer from the head for a body the client holds back, and the end of the client's
+/// stream. The loop writes what the machine decided and reports back (`HTTPConnection+IO`).
+extension ConnectionStateMachine {
+    /// How the answer to the request being answered is framed.
+    struct AnswerFraming: Sendable, Equatable {
+        /// `Connection: close`: nothing more is read or framed; the connection closes once the
+        /// answer is written.
+        var closes: Bool
+        /// An HTTP/1.0 client keeps the connection: `Connection: keep-alive`.
+        var http10KeepAlive: Bool
+    }
+
+    /// How a streamed answer is framed.
+    struct StreamFraming: Sendable, Equatable {
+        /// `Transfer-Encoding: chunked` (HTTP/1.1); otherwise the body ends with the connection
+        /// (HTTP/1.0).
+        var chunked: Bool
+        /// `Connection: close`: the connection closes once the stream has finished and is written.
+        var closes: Bool
+    }
+
+    /// What the loop does for a head whose body is still to come.
+    enum BodyAction: Sendable, Equatable {
+        /// Read the body: the client sends it without waiting (no `Expect: 100-continue`, or some
+        /// of it came with the head, RFC 9110 §10.1.1).
+        case read
+        /// Send `100 Continue`, then read the body.
+        case sendContinue
+        /// Send the handler's final answer now, no 100, and never read the body: the stream ends
+        /// there (`streamFinished(refused: true)`), the connection closes once the answer is
+        /// written and lingers, discarding the body if the client sends it anyway.
+        case answerFromHead
+    }
+
+    /// What the loop does once `connection`'s output is empty.
+    enum WrittenAction: Sendable, Equatable {
+        case keepOpen
+        /// Close it: the answer that closes it is written.
+        case close
+    }
+
+    /// The handler answered the request of `connection` at `now` (`closeAsked`: its answer says
+    /// `Connection: close`): the answer keeps the connection unless the client did not ask to keep
+    /// it, the connection is over the limit, the loop is stopping, or the answer asks to close.
+    @discardableResult
+    mutating func requestAnswered(_ connection: ConnectionID, now: Instant, closeAsked: Bool = false) -> AnswerFraming {
+        guard let index = connections.index(forKey: connection) else { return AnswerFraming(closes: true, http10KeepAlive: false) }
+        connections.values[index].handling = false
+        connections.values[index].lastActivity = now
+        let closes = !connections.values[index].keepAlive || phase != .serving || closeAsked
+        if closes { connections.values[index].closing = .onceWritten }
+        return AnswerFraming(closes: closes, http10KeepAlive: connections.values[index].http10 && !closes)
+    }
+
+    /// The handler answers the request of `connection` with a stream, starting at `now`: chunked
+    /// for HTTP/1.1, and for HTTP/1.0 ended by the close; the connection closes after it when it
+    /// would after an answer, and always for HTTP/1.0.
+    mutating func streamStarted(_ connection: ConnectionID, now: Instant) -> StreamFraming {
+        guard let index = connections.index(forKey: connection) else { return StreamFraming(chunked: true, closes: true) }
+        connections.values[index].handling = false
+        connections.values[index].streaming = true
+        connections.values[index].lastActivity = now
+        let chunked = !connections.values[index].http10
+        let closes = !connections.values[index].keepAlive || phase != .serving || !chunked
+        if closes { connections.values[index].closing = .afterStream }
+        return StreamFraming(chunked: chunked, closes: closes)
+    }
+
+    /// The stream on `connection` finished: the connection goes on with the next request, or
+    /// closes once the stream is written.
+    mutating func streamEnded(_ connection: ConnectionID) {
+        guard let index = connections.index(forKey: connection) else { return }
+        connections.values[index].streaming = false
+        if connections.values[index].closing == .afterStream { connections.values[index].closing = .onceWritten }
+    }
+
+    /// A head whose body is still to come arrived on `connection`: `expectsContinue` when it says
+    /// `Expect: 100-continue` (HTTP/1.1), `bodyArrived` when some of the body came with it. For a
+    /// client that waits, `refusesFromHead` asks the handler whether it refuses the request from
+    /// its head alone (told whether the connection is over the limit, where every request is
+    /// refused): then its answer goes out at once, else `100 Continue`.
+    mutating func bodyAwaited(
+        _ connection: ConnectionID, expectsContinue: Bool, bodyArrived: Bool, refusesFromHead: (_ overLimit: Bool) -> Bool
+    ) -> BodyAction {
+        guard expectsContinue, !bodyArrived, let record = connections[connection] else { return .read }
+        return refusesFromHead(overLimitCount > 0 && record.overLimit) ? .answerFromHead : .sendContinue
+    }
+
+    /// Whether `connection` may read and frame more requests: its budget allows it and no answer
+    /// queued closes it.
+    func takesRequests(_ connection: ConnectionID) -> Bool {
+        guard let record = connections[connection] else { return false }
+        return record.reading && record.closing != .onceWritten
+    }
+
+    /// `connection`'s output is empty (all that was queued is written): close it when the answer
+    /// written closes it.
+    mutating func outputEmptied(_ connection: ConnectionID) -> WrittenAction {
+        guard let index = connections.index(forKey: connection), connections.values[index].closing == .onceWritten else { return .keepOpen }
+        connections.values[index].answerDelivered = true
+        return .close
+    }
+
+    /// A read on `connection` found the end of the client's stream.
+    mutating func clientEnded(_ connection: ConnectionID) {
+        guard let index = connections.index(forKey: connection) else { return }
+        connections.values[index].clientEnded = true
+    }
+
+    /// Whether `connection` closes now because its client ended its stream and every whole request
+    /// it sent is answered and written: nothing is with the handler or streaming, nothing read
+    /// waits to be framed (`unframedBytes`; what is left is no whole request) and nothing waits to
+    /// be written (`pendingBytes`). A client that ended its side may still read a stream: writes
+    /// find out when it left.
+    func closesAtClientEnd(_ connection: ConnectionID, unframedBytes: Int, pendingBytes: Int) -> Bool {
+        guard let record = connections[connection], record.clientEnded else { return false }
+        return !record.handling && !record.streaming && unframedBytes == 0 && pendingBytes == 0
+    }
+}
