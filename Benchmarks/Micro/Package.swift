@@ -11,6 +11,6 @@ let package = Package(
         .executableTarget(
             name: "TodoMicro",
             dependencies: [.product(name: "TodoServer", package: "TodoServer")]
-        ),
+        )
     ]
 )

@@ -12,6 +12,6 @@ let package = Package(
         .executableTarget(
             name: "TodoPostgresBench",
             dependencies: [.product(name: "PostgresLoop", package: "TodoServer")]
-        ),
+        )
     ]
 )

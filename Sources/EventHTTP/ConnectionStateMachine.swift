@@ -206,7 +206,9 @@ struct ConnectionStateMachine: Sendable {
     /// keep the connection (`keepAlive`: HTTP/1.1 without `Connection: close`, HTTP/1.0 with
     /// `Connection: keep-alive`) and spoke HTTP/1.0 (`http10`). A request on a connection over the
     /// limit is refused, and the connection closes after its answer.
-    mutating func requestStarted(_ request: RequestID, connection: ConnectionID, keepAlive: Bool = true, http10: Bool = false) -> RequestStart {
+    mutating func requestStarted(_ request: RequestID, connection: ConnectionID, keepAlive: Bool = true, http10: Bool = false)
+        -> RequestStart
+    {
         requests[request] = connection
         guard let index = connections.index(forKey: connection) else { return RequestStart(refuse: false) }
         let refuse = overLimitCount > 0 && connections.values[index].overLimit

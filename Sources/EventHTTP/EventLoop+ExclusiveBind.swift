@@ -11,7 +11,8 @@ extension EventLoop {
     /// only then is `SO_REUSEPORT` set, before `listen`, for the other loops. Returns nil with
     /// `errno` set on failure.
     func exclusiveListener(address: UnsafePointer<sockaddr>, length: socklen_t, backlog: Int) -> OpaquePointer? {
-        let descriptor = socket(Int32(address.pointee.sa_family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            Int32(address.pointee.sa_family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         var on: Int32 = 1
         let size = socklen_t(MemoryLayout<Int32>.size)

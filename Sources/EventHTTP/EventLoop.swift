@@ -85,9 +85,10 @@ final class EventLoop: @unchecked Sendable {
         throws(HTTPServerError) -> Int
     {
         let flags = LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC
-        guard let listener = exclusive
-            ? exclusiveListener(address: address, length: length, backlog: backlog)
-            : evconnlistener_new_bind(base, nil, nil, UInt32(flags), Int32(backlog), address, Int32(length))
+        guard
+            let listener = exclusive
+                ? exclusiveListener(address: address, length: length, backlog: backlog)
+                : evconnlistener_new_bind(base, nil, nil, UInt32(flags), Int32(backlog), address, Int32(length))
         else {
             throw .cannotBind(host: description.0, port: description.1, reason: String(cString: strerror(errno)))
         }
@@ -293,10 +294,11 @@ private func loop(_ context: UnsafeMutableRawPointer?) -> EventLoop {
     Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue()
 }
 
-private let acceptCallback: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<sockaddr>?, Int32, UnsafeMutableRawPointer?) -> Void = {
-    _, socket, address, _, context in
-    loop(context).accept(socket: socket, address: address)
-}
+private let acceptCallback:
+    @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<sockaddr>?, Int32, UnsafeMutableRawPointer?) -> Void = {
+        _, socket, address, _, context in
+        loop(context).accept(socket: socket, address: address)
+    }
 
 private let wakeCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
     loop(context).beginShutdown()

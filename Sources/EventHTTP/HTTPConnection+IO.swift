@@ -210,7 +210,8 @@ extension HTTPConnection {
         let origin = pendingHead?.headers["Origin"] ?? originOfBufferedHead()
         let response =
             loop.handler.replacementForWireError(status: refusal.status, detail: refusal.detail, origin: origin)
-            ?? HTTPResponse(status: refusal.status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(refusal.detail.utf8))
+            ?? HTTPResponse(
+                status: refusal.status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(refusal.detail.utf8))
         endStream(answering: response, isHead: false)
     }
 

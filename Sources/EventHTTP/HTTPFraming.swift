@@ -304,10 +304,9 @@ struct HTTPFraming {
         /// The field `name` names.
         init(named name: FieldName) {
             self =
-                if name.equals(contentLengthName) { .contentLength }
-                else if name.equals(transferEncodingName) { .transferEncoding }
-                else if name.equals(hostName) { .host }
-                else { .other }
+                if name.equals(contentLengthName) { .contentLength } else if name.equals(transferEncodingName) {
+                    .transferEncoding
+                } else if name.equals(hostName) { .host } else { .other }
         }
 
         /// The field the `count` tchars from `start` in `bytes` name (in any case): only names as
@@ -331,7 +330,9 @@ struct HTTPFraming {
                 // RFC 9112 §2.2: empty lines before a request line are ignored (reported as
                 // removals); they still count against the head limit.
                 emptyLineBytes += 1
-                if emptyLineBytes > limits.maxHeadBytes { return refuse(400, "Too many empty lines before the request line.", at: position, &events) }
+                if emptyLineBytes > limits.maxHeadBytes {
+                    return refuse(400, "Too many empty lines before the request line.", at: position, &events)
+                }
                 if let last = events.removals.last, last.upperBound == position {
                     events.removals[events.removals.count - 1] = last.lowerBound..<position + 1
                 } else {
@@ -340,7 +341,9 @@ struct HTTPFraming {
                 return
             }
             guard isTokenCharacter(byte) else {
-                return refuse(400, "The bytes received cannot start an HTTP/1.1 request line (is this TLS or another protocol?).", at: position, &events)
+                return refuse(
+                    400, "The bytes received cannot start an HTTP/1.1 request line (is this TLS or another protocol?).", at: position,
+                    &events)
             }
             beginRequest()
             methodCode = UInt64(byte)
@@ -361,7 +364,8 @@ struct HTTPFraming {
             if byte == space {
                 beginVersion()
             } else if byte <= space || byte == 0x7F {
-                refuse(400, "The request line is malformed: the target is followed by one space and the HTTP version.", at: lineStart, &events)
+                refuse(
+                    400, "The request line is malformed: the target is followed by one space and the HTTP version.", at: lineStart, &events)
             } else if schemeIndex >= 0 {
                 absoluteFormByte(byte, &events)
             }
@@ -401,7 +405,9 @@ struct HTTPFraming {
             } else if byte == lf {
                 headComplete(end: position + 1, &events)
             } else if byte == space || byte == tab {
-                refuse(400, "A header field line starts with white space (obsolete line folding); send each field on one line.", at: lineStart, &events)
+                refuse(
+                    400, "A header field line starts with white space (obsolete line folding); send each field on one line.", at: lineStart,
+                    &events)
             } else if isTokenCharacter(byte) {
                 name = FieldName()
                 name.append(byte)
@@ -573,7 +579,9 @@ struct HTTPFraming {
     private mutating func countHeadByte(_ events: inout FramingEvents) -> Bool {
         headBytes += 1
         guard headBytes > limits.maxHeadBytes else { return true }
-        refuse(431, "The request line and header fields (or the trailer fields) are longer than \(limits.maxHeadBytes) bytes.", at: lineStart, &events)
+        refuse(
+            431, "The request line and header fields (or the trailer fields) are longer than \(limits.maxHeadBytes) bytes.", at: lineStart,
+            &events)
         return false
     }
 

@@ -29,7 +29,8 @@ public struct HTTPRequest: Sendable {
         self.uri = uri
         // The mark's offset on the bytes first: the generic `firstIndex(of:)` on the UTF8View costs ~1.3k.
         let offset = uri.utf8.withContiguousStorageIfAvailable { bytes in bytes.firstIndex(of: UInt8(ascii: "?")) }
-        let found = offset.map { $0.map { uri.utf8.index(uri.utf8.startIndex, offsetBy: $0) } } ?? uri.utf8.firstIndex(of: UInt8(ascii: "?"))
+        let found =
+            offset.map { $0.map { uri.utf8.index(uri.utf8.startIndex, offsetBy: $0) } } ?? uri.utf8.firstIndex(of: UInt8(ascii: "?"))
         if let mark = found {
             path = String(Substring(uri.utf8[..<mark]))
             query = String(Substring(uri.utf8[uri.utf8.index(after: mark)...]))

@@ -47,10 +47,12 @@ public final class HTTPServer: Sendable {
             for loop in loops {
                 var thread = pthread_t()
                 let context = Unmanaged.passRetained(loop).toOpaque()
-                pthread_create(&thread, nil, { context in
-                    Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue().run()
-                    return nil
-                }, context)
+                pthread_create(
+                    &thread, nil,
+                    { context in
+                        Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue().run()
+                        return nil
+                    }, context)
                 state.threads.append(thread)
             }
         }

@@ -13,10 +13,12 @@ public enum DetachedThread {
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
-        let created = pthread_create(&thread, &attributes, { context in
-            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, box)
+        let created = pthread_create(
+            &thread, &attributes,
+            { context in
+                Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+                return nil
+            }, box)
         guard created == 0 else {
             Unmanaged<Body>.fromOpaque(box).release()
             return false

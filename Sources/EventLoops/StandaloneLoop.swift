@@ -22,11 +22,13 @@ public final class StandaloneLoop: Sendable {
         self.tasks = tasks
         let retained = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            let loop = Unmanaged<StandaloneLoop>.fromOpaque(context!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, retained)
+        let created = pthread_create(
+            &thread, nil,
+            { context in
+                let loop = Unmanaged<StandaloneLoop>.fromOpaque(context!).takeRetainedValue()
+                loop.run()
+                return nil
+            }, retained)
         guard created == 0 else {
             Unmanaged<StandaloneLoop>.fromOpaque(retained).release()
             tasks.close()
@@ -45,7 +47,11 @@ public final class StandaloneLoop: Sendable {
     /// timers still registered are left to their owners (cancel them on the loop first). Idempotent.
     public func shutdown() {
         tasks.enqueue { [base] in event_base_loopbreak(base.pointer) }
-        guard let thread = thread.withTracedLock({ value -> pthread_t? in defer { value = nil }; return value }) else { return }
+        guard
+            let thread = thread.withTracedLock({ value -> pthread_t? in
+                defer { value = nil }; return value
+            })
+        else { return }
         pthread_join(thread, nil)
     }
 

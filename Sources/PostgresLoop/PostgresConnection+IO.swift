@@ -137,10 +137,11 @@ extension PostgresConnection {
             func field(_ code: Character) -> String? {
                 PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
             }
-            return .error(ServerError(
-                sqlState: field("C") ?? "XX000",
-                message: field("M") ?? String(cString: PQresultErrorMessage(result)).trimmingTrailingNewlines,
-                detail: field("D")))
+            return .error(
+                ServerError(
+                    sqlState: field("C") ?? "XX000",
+                    message: field("M") ?? String(cString: PQresultErrorMessage(result)).trimmingTrailingNewlines,
+                    detail: field("D")))
         }
     }
 

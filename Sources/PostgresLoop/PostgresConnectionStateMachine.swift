@@ -186,7 +186,8 @@ public struct PostgresConnectionStateMachine: Sendable {
             request.outcome = request.outcome ?? .failure(Self.failure(error, request))
             request.stage = .awaitingSync
         case (.awaitingResult, .aborted):
-            request.outcome = request.outcome
+            request.outcome =
+                request.outcome
                 ?? .failure(.server(ServerError(sqlState: "XX000", message: "pipeline aborted")))
             request.stage = .awaitingSync
         case (.awaitingSync, .error(let error)):

@@ -75,7 +75,7 @@ public enum PostgresConnectionString {
         let schemeEnd = characters.firstIndex(of: "/").map { $0 + 2 } ?? 0
         let authorityEnd = characters[schemeEnd...].firstIndex { $0 == "/" || $0 == "?" } ?? characters.endIndex
         if let at = characters[schemeEnd..<authorityEnd].lastIndex(of: "@"),
-           let colon = characters[schemeEnd..<at].firstIndex(of: ":")
+            let colon = characters[schemeEnd..<at].firstIndex(of: ":")
         {
             characters.replaceSubrange((colon + 1)..<at, with: Array(mask))
         }
@@ -147,7 +147,7 @@ public enum PostgresConnectionString {
         var iterator = Array(text.utf8)[...]
         while let byte = iterator.popFirst() {
             if byte == UInt8(ascii: "%"), iterator.count >= 2,
-               let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16)
+                let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16)
             {
                 bytes.append(value)
                 iterator = iterator.dropFirst(2)

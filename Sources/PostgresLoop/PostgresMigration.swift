@@ -75,7 +75,8 @@ public struct PostgresMigrator: Sendable {
         _ = try await connection.query("BEGIN")
         do {
             _ = try await connection.query("SELECT pg_advisory_xact_lock($1::bigint)", [String(lockKey)])
-            _ = try await connection.query("""
+            _ = try await connection.query(
+                """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version integer PRIMARY KEY,
                     name text NOT NULL,

@@ -31,11 +31,12 @@ enum DatabaseStartup {
                     "ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
                 ])
         } catch let error as PostgresMigrationError {
-            let what = switch error {
-            case .database(let error) where error.isUnavailable: "cannot reach the database"
-            case .database: "cannot migrate the database schema"
-            case .schemaNewer: "the database schema is newer than this build"
-            }
+            let what =
+                switch error {
+                case .database(let error) where error.isUnavailable: "cannot reach the database"
+                case .database: "cannot migrate the database schema"
+                case .schemaNewer: "the database schema is newer than this build"
+                }
             logger.critical("\(what)", metadata: ["database": "\(database)", "reason": "\(error)"])
             throw ExitCode(unreachableExitCode)
         }

@@ -43,7 +43,8 @@ struct TodoServerCommand: AsyncParsableCommand {
     var corsOrigin: String?
     @Option(name: .customLong("cors-credentials"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "corsCredentials")))
     var corsCredentials: String?
-    @Option(name: .customLong("cors-max-age-seconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "corsMaxAgeSeconds")))
+    @Option(
+        name: .customLong("cors-max-age-seconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "corsMaxAgeSeconds")))
     var corsMaxAgeSeconds: String?
     @Option(name: .customLong("public-url"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "publicUrl")))
     var publicUrl: String?
@@ -55,9 +56,13 @@ struct TodoServerCommand: AsyncParsableCommand {
     var logFormat: String?
     @Option(name: .customLong("log-buffer-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "logBufferBytes")))
     var logBufferBytes: String?
-    @Option(name: .customLong("log-flush-milliseconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "logFlushMilliseconds")))
+    @Option(
+        name: .customLong("log-flush-milliseconds"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "logFlushMilliseconds")))
     var logFlushMilliseconds: String?
-    @Option(name: .customLong("shutdown-grace-seconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "shutdownGraceSeconds")))
+    @Option(
+        name: .customLong("shutdown-grace-seconds"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "shutdownGraceSeconds")))
     var shutdownGraceSeconds: String?
     @Option(name: .customLong("data-dir"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "dataDir")))
     var dataDir: String?
@@ -67,7 +72,8 @@ struct TodoServerCommand: AsyncParsableCommand {
         name: .customLong("database-connections-per-loop"), parsing: .unconditional,
         help: .init(ServerConfiguration.help(for: "databaseConnectionsPerLoop")))
     var databaseConnectionsPerLoop: String?
-    @Option(name: .customLong("database-timeout-ms"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "databaseTimeoutMs")))
+    @Option(
+        name: .customLong("database-timeout-ms"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "databaseTimeoutMs")))
     var databaseTimeoutMs: String?
     @Option(name: .customLong("fsync"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "fsync")))
     var fsync: String?
@@ -93,13 +99,21 @@ struct TodoServerCommand: AsyncParsableCommand {
     var recover: String?
     @Option(name: .customLong("events-retained"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "eventsRetained")))
     var eventsRetained: String?
-    @Option(name: .customLong("events-heartbeat-seconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "eventsHeartbeatSeconds")))
+    @Option(
+        name: .customLong("events-heartbeat-seconds"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "eventsHeartbeatSeconds")))
     var eventsHeartbeatSeconds: String?
-    @Option(name: .customLong("events-max-subscribers"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "eventsMaxSubscribers")))
+    @Option(
+        name: .customLong("events-max-subscribers"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "eventsMaxSubscribers")))
     var eventsMaxSubscribers: String?
-    @Option(name: .customLong("events-max-buffered-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "eventsMaxBufferedBytes")))
+    @Option(
+        name: .customLong("events-max-buffered-bytes"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "eventsMaxBufferedBytes")))
     var eventsMaxBufferedBytes: String?
-    @Option(name: .customLong("events-poll-milliseconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "eventsPollMilliseconds")))
+    @Option(
+        name: .customLong("events-poll-milliseconds"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "eventsPollMilliseconds")))
     var eventsPollMilliseconds: String?
 
     func run() async throws {
@@ -122,9 +136,10 @@ struct TodoServerCommand: AsyncParsableCommand {
         signal(SIGXFSZ, SIG_IGN)  // a file-size limit fails the journal write (EFBIG), never kills the server
         let postgres = try await DatabaseStartup.open(configuration, logger: logger)
         let durable = try openStore(configuration, logger: logger)
-        let store: any TodoStore = if let durable { durable } else if let postgres { postgres } else {
-            InMemoryTodoStore(changesRetained: configuration.eventsRetained)
-        }
+        let store: any TodoStore =
+            if let durable { durable } else if let postgres { postgres } else {
+                InMemoryTodoStore(changesRetained: configuration.eventsRetained)
+            }
         let application = try TodoApplication(
             configuration: configuration, logger: logger, store: store,
             droppedLogLines: { output.droppedLines })

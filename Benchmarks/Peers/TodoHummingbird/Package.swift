@@ -21,6 +21,6 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
-        ),
+        )
     ]
 )

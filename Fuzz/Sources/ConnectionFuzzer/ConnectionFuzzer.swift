@@ -1,4 +1,5 @@
 import Glibc
+
 @testable import EventHTTP
 
 /// Raw bytes → one whole connection to a real server (`HTTPServer` with `EchoHandler`, whose
@@ -29,14 +30,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var random = WireRandom(seed: seed)
     let script = WireScript.random(length: stream.count, using: &random, maxStallMicros: 3000, maxGapMicros: 100)
     let whole = WireExchange.run(port: port, stream: stream, script: .whole, deadline: .seconds(4))
-    precondition(whole.failure == nil && !whole.reset && !whole.timedOut, "fed whole: \(whole.failure ?? "") reset \(whole.reset) timed out \(whole.timedOut)")
+    precondition(
+        whole.failure == nil && !whole.reset && !whole.timedOut,
+        "fed whole: \(whole.failure ?? "") reset \(whole.reset) timed out \(whole.timedOut)")
     let cut = WireExchange.run(port: port, stream: stream, script: script, deadline: .seconds(4))
-    precondition(cut.failure == nil && !cut.reset && !cut.timedOut, "\(script): \(cut.failure ?? "") reset \(cut.reset) timed out \(cut.timedOut)")
+    precondition(
+        cut.failure == nil && !cut.reset && !cut.timedOut, "\(script): \(cut.failure ?? "") reset \(cut.reset) timed out \(cut.timedOut)")
     let expected = whole.normalized, actual = cut.normalized
     if expected != actual {
         let common = zip(expected, actual).prefix { $0 == $1 }.count
         let context = { (bytes: [UInt8]) in String(decoding: bytes[max(0, common - 80)..<min(bytes.count, common + 120)], as: UTF8.self) }
-        preconditionFailure("\(script): answers differ at byte \(common) of \(expected.count) (got \(actual.count)): expected …\(context(expected))…, got …\(context(actual))…")
+        preconditionFailure(
+            "\(script): answers differ at byte \(common) of \(expected.count) (got \(actual.count)): expected …\(context(expected))…, got …\(context(actual))…"
+        )
     }
     let statistics = server.wireStatistics
     let largestAnswer = handler.largestAnswer.load(ordering: .relaxed)

@@ -50,7 +50,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let stopping = outcome(of: stream, pieceLength: 1 + Int(data[1]) % 64, limits: limits, stopping: true)
     precondition(whole == byByte, "whole \(whole) ≠ byte by byte \(byByte)")
     precondition(pieces == byByte, "pieces of \(1 + Int(data[1]) % 64): \(pieces) ≠ byte by byte \(byByte)")
-    precondition(stopping.events == byByte.events && stopping.isIdle == byByte.isIdle,
+    precondition(
+        stopping.events == byByte.events && stopping.isIdle == byByte.isIdle,
         "stopping at boundaries, pieces of \(1 + Int(data[1]) % 64): \(stopping) ≠ byte by byte \(byByte)")
     return 0
 }

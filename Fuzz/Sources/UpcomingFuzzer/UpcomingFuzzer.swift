@@ -74,7 +74,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             precondition(listed.insert(item.id).inserted, "\(item.id) in two sections")
             precondition(!item.completed, "completed \(item.id) listed")
             let day = item.dueDate!.daysSinceEpoch - today.daysSinceEpoch
-            precondition(days(section.relativeDate).contains(day) && (section.relativeDate != .laterThisWeek || endOfWeek >= 2),
+            precondition(
+                days(section.relativeDate).contains(day) && (section.relativeDate != .laterThisWeek || endOfWeek >= 2),
                 "\(item.id) due in \(day) days is not \(section.relativeDate) (week ends in \(endOfWeek), \(zone.identifier))")
             precondition(day >= previous, "items not in due order")
             previous = day

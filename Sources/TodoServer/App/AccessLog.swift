@@ -38,10 +38,11 @@ public struct AccessLog: Sendable {
         // message interpolation, metadata dictionary, merge and key sort cost ~13k instructions.
         if let handler = direct, microseconds >= 0 {
             let detail = response.status >= 400 ? Self.problemDetail(of: response) : nil
-            handler.logAccess(StdoutLogHandler.AccessEntry(
-                method: request.method.rawValue, path: request.path, query: request.query, status: response.status,
-                bodyBytes: response.body.count, microseconds: microseconds, detail: detail, requestID: requestID,
-                client: request.clientAddress))
+            handler.logAccess(
+                StdoutLogHandler.AccessEntry(
+                    method: request.method.rawValue, path: request.path, query: request.query, status: response.status,
+                    bodyBytes: response.body.count, microseconds: microseconds, detail: detail, requestID: requestID,
+                    client: request.clientAddress))
             return
         }
         let milliseconds = DecimalText.milliseconds(duration)
@@ -57,8 +58,9 @@ public struct AccessLog: Sendable {
     /// The `detail` of a problem+json body.
     static func problemDetail(of response: HTTPResponse) -> String? {
         guard response.headers["Content-Type"]?.hasPrefix("application/problem+json") == true,
-              case .success(.object(let members)) = StrictJSONParser.parse(response.body),
-              case .string(let detail) = members["detail"] else { return nil }
+            case .success(.object(let members)) = StrictJSONParser.parse(response.body),
+            case .string(let detail) = members["detail"]
+        else { return nil }
         return detail
     }
 }

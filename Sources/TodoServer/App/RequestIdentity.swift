@@ -11,7 +11,8 @@ struct RequestIdentity: Sendable {
     /// The client's `X-Request-ID` when it is 1 to 128 visible ASCII characters, else a new one.
     func requestID(for request: HTTPRequest) -> String {
         if let given = request.headers["X-Request-ID"], (1...128).contains(given.utf8.count),
-           given.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
+            given.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        {
             return given
         }
         return newRequestID()

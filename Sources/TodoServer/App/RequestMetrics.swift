@@ -64,13 +64,15 @@ private final class LoopMetrics: @unchecked Sendable {
         }
         if let found { return found }
         let key = Key(route: route, method: method, status: status)
-        let counter = counters[key] ?? {
-            let made = Counter(
-                label: RequestMetrics.requestsLabel,
-                dimensions: [("route", route), ("method", method.rawValue), ("status", String(status))], factory: factory)
-            counters[key] = made
-            return made
-        }()
+        let counter =
+            counters[key]
+            ?? {
+                let made = Counter(
+                    label: RequestMetrics.requestsLabel,
+                    dimensions: [("route", route), ("method", method.rawValue), ("status", String(status))], factory: factory)
+                counters[key] = made
+                return made
+            }()
         // The oldest out when full: the list follows what the loop answers now.
         if recent.count == Self.recentCapacity { recent.removeFirst() }
         recent.append((key: key, counter: counter))

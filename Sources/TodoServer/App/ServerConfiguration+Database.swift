@@ -21,10 +21,12 @@ extension Setting {
     /// `databaseUrl`: parsed by libpq and checked to need no DNS lookup (nothing connects here);
     /// shown only masked, in errors too (it may hold a password).
     static func databaseURL() -> Setting {
-        let expected = "a libpq connection string or postgresql:// URI whose host is a unix-socket directory or a numeric address (or that sets hostaddr=)"
+        let expected =
+            "a libpq connection string or postgresql:// URI whose host is a unix-socket directory or a numeric address (or that sets hostaddr=)"
         return Setting(
             key: "databaseUrl", kind: .string,
-            help: "PostgreSQL connection string or URI that keeps the to-dos (host: a socket directory or an IP address, no DNS name); unset keeps them in memory or in dataDir.",
+            help:
+                "PostgreSQL connection string or URI that keeps the to-dos (host: a socket directory or an IP address, no DNS name); unset keeps them in memory or in dataDir.",
             secret: true, expected: expected,
             apply: { configuration, text in
                 if text.isEmpty {

@@ -80,15 +80,16 @@ extension ServerConfiguration {
             }
         }
         if databaseURL != nil, dataDirectory != nil,
-           let databaseSource = provenance.sources["databaseUrl"], let directorySource = provenance.sources["dataDir"]
+            let databaseSource = provenance.sources["databaseUrl"], let directorySource = provenance.sources["dataDir"]
         {
             throw ConfigurationError(
                 key: "databaseUrl",
-                problem: "'databaseUrl' (set by \(databaseSource)) and 'dataDir' (set by \(directorySource)) choose two stores: set only one of them",
+                problem:
+                    "'databaseUrl' (set by \(databaseSource)) and 'dataDir' (set by \(directorySource)) choose two stores: set only one of them",
                 source: nil)
         }
         if corsCredentials, case .list(let origins) = CORSPolicy.AllowedOrigins(parsing: corsOrigin), origins.contains("null"),
-           let source = provenance.sources["corsCredentials"]
+            let source = provenance.sources["corsCredentials"]
         {
             throw ConfigurationError(
                 key: "corsCredentials", value: Self.shown("true", source),
@@ -160,7 +161,8 @@ enum GivenValue {
     func isBlank(for kind: Setting.Kind) -> Bool {
         switch self {
         case .text(let text): text.trimmingWhitespace().isEmpty
-        case .json(.string(let text)): kind == .list ? text.trimmingWhitespace().isEmpty : !text.isEmpty && text.trimmingWhitespace().isEmpty
+        case .json(.string(let text)):
+            kind == .list ? text.trimmingWhitespace().isEmpty : !text.isEmpty && text.trimmingWhitespace().isEmpty
         case .json(.array(let elements)):
             !elements.isEmpty && elements.allSatisfy { if case .string(let text) = $0 { text.trimmingWhitespace().isEmpty } else { false } }
         default: false

@@ -45,7 +45,8 @@ extension ServerConfiguration {
             .integer(
                 "maxPipelinedRequests", \.maxPipelinedRequests, 1...1024,
                 "Requests received on one connection and not yet answered before it is no longer read."),
-            .integer("maxOutputBytes", \.maxOutputBytes, 4096...(1 << 30), "Unsent answer bytes of one connection before it is no longer read."),
+            .integer(
+                "maxOutputBytes", \.maxOutputBytes, 4096...(1 << 30), "Unsent answer bytes of one connection before it is no longer read."),
             .text(
                 "corsOrigin", \.corsOrigin, "* or a comma-separated list of origins allowed to call from a browser.",
                 expected: "* or a comma-separated list of origins such as https://app.example.com or null"
@@ -59,15 +60,23 @@ extension ServerConfiguration {
                 guard url.hasPrefix("http://") || url.hasPrefix("https://") else { return nil }
                 return String(url.trimmingSuffix("/"))
             },
-            .text("timeZone", \.timeZone, "Default IANA time zone of /todos/upcoming.", expected: "an IANA time zone such as Europe/Berlin") {
+            .text("timeZone", \.timeZone, "Default IANA time zone of /todos/upcoming.", expected: "an IANA time zone such as Europe/Berlin")
+            {
                 IANATimeZone(identifier: $0) != nil
             },
             .choice("logLevel", \.logLevel, "Log level; trace and debug add request headers and decisions."),
             .choice("logFormat", \.logFormat, "Log lines as text or as one JSON object per line."),
-            .integer("logBufferBytes", \.logBufferBytes, 4096...(1 << 30), "Log bytes held while stdout is not read; more are dropped and counted."),
-            .integer("logFlushMilliseconds", \.logFlushMilliseconds, 0...1000, "Milliseconds log lines may wait to be written together; 0 writes each at once."),
+            .integer(
+                "logBufferBytes", \.logBufferBytes, 4096...(1 << 30),
+                "Log bytes held while stdout is not read; more are dropped and counted."),
+            .integer(
+                "logFlushMilliseconds", \.logFlushMilliseconds, 0...1000,
+                "Milliseconds log lines may wait to be written together; 0 writes each at once."),
             .integer("shutdownGraceSeconds", \.shutdownGraceSeconds, 0...3600, "Seconds shutdown waits for requests in flight."),
-            .optionalText("dataDir", \.dataDirectory, "Directory for the journal and snapshots; unset keeps to-dos in memory only.", expected: "a directory path") {
+            .optionalText(
+                "dataDir", \.dataDirectory, "Directory for the journal and snapshots; unset keeps to-dos in memory only.",
+                expected: "a directory path"
+            ) {
                 $0.contains("\0") ? nil : $0
             },
             .databaseURL(),
@@ -81,13 +90,19 @@ extension ServerConfiguration {
             .integer("compactionBytes", \.compactionBytes, 4096...(1 << 40), "Journal size in bytes that triggers a snapshot."),
             .choice(
                 "recover", \.recovery,
-                "A damaged or missing journal or snapshot: off refuses to start, truncate keeps what precedes the damage and moves the damaged files aside."),
-            .tokens("authTokens", \.authTokens, "Comma-separated bearer tokens that may read and write; once set, every request needs a token (a flag shows in ps: prefer TODO_AUTH_TOKENS or a file)."),
+                "A damaged or missing journal or snapshot: off refuses to start, truncate keeps what precedes the damage and moves the damaged files aside."
+            ),
+            .tokens(
+                "authTokens", \.authTokens,
+                "Comma-separated bearer tokens that may read and write; once set, every request needs a token (a flag shows in ps: prefer TODO_AUTH_TOKENS or a file)."
+            ),
             .tokens("readTokens", \.readTokens, "Comma-separated bearer tokens that may only read (GET, HEAD)."),
             .tokensFile("authTokensFile", \.authTokens, "File of read-write tokens, one per line (a container secret)."),
             .tokensFile("readTokensFile", \.readTokens, "File of read-only tokens, one per line."),
             .boolean("metricsPublic", \.metricsPublic, "Serve /metrics without a token when tokens are on."),
-            .integer("eventsRetained", \.eventsRetained, 1...10_000_000, "Changes kept for the live feed's replay (Last-Event-ID); older positions get a resync."),
+            .integer(
+                "eventsRetained", \.eventsRetained, 1...10_000_000,
+                "Changes kept for the live feed's replay (Last-Event-ID); older positions get a resync."),
             .integer(
                 "eventsHeartbeatSeconds", \.eventsHeartbeatSeconds, 1...3600,
                 "Longest silence on a live feed stream before a keep-alive comment."),
@@ -129,7 +144,9 @@ extension Setting {
             key: key, kind: .integer, help: help, secret: false,
             expected: "an integer from \(range.lowerBound) to \(range.upperBound)",
             apply: { configuration, text in
-                guard let value = Int(text), range.contains(value) else { return "an integer from \(range.lowerBound) to \(range.upperBound)" }
+                guard let value = Int(text), range.contains(value) else {
+                    return "an integer from \(range.lowerBound) to \(range.upperBound)"
+                }
                 configuration[keyPath: path] = value
                 return nil
             },
@@ -202,12 +219,14 @@ extension Setting {
     static func isValidToken(_ token: String) -> Bool {
         guard !token.isEmpty else { return false }
         let body = token.utf8.reversed().drop(while: { $0 == UInt8(ascii: "=") })
-        return !body.isEmpty && body.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-            default: "-._~+/".utf8.contains(byte)
+        return !body.isEmpty
+            && body.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    true
+                default: "-._~+/".utf8.contains(byte)
+                }
             }
-        }
     }
 
     static let tokenExpectation = "bearer tokens (letters, digits and -._~+/ with optional trailing =), separated by commas"

@@ -10,11 +10,12 @@ struct StartupBanner {
 
     /// The URL a browser on this machine opens.
     var url: String {
-        let host = switch configuration.host {
-        case "0.0.0.0", "::", "[::]": "localhost"
-        case let host where host.contains(":") && !host.hasPrefix("["): "[\(host)]"
-        default: configuration.host
-        }
+        let host =
+            switch configuration.host {
+            case "0.0.0.0", "::", "[::]": "localhost"
+            case let host where host.contains(":") && !host.hasPrefix("["): "[\(host)]"
+            default: configuration.host
+            }
         return "http://\(host):\(port)/"
     }
 
@@ -37,7 +38,8 @@ struct StartupBanner {
 
     var storeLine: String {
         if let database = configuration.maskedDatabaseURL {
-            return "store: PostgreSQL at \(database) (\(configuration.databaseConnectionsPerLoop) connections per loop, \(configuration.databaseTimeoutMs) ms deadline)"
+            return
+                "store: PostgreSQL at \(database) (\(configuration.databaseConnectionsPerLoop) connections per loop, \(configuration.databaseTimeoutMs) ms deadline)"
         }
         guard let directory = configuration.dataDirectory else {
             return "store: in memory — set TODO_DATA_DIR or TODO_DATABASE_URL to keep to-dos"
@@ -49,7 +51,8 @@ struct StartupBanner {
         guard configuration.requiresTokens else {
             return "access: no token needed — anyone who reaches \(configuration.host):\(port) may read and change to-dos"
         }
-        return "access: bearer tokens required (\(configuration.authTokens.count) read-write, \(configuration.readTokens.count) read-only); "
+        return
+            "access: bearer tokens required (\(configuration.authTokens.count) read-write, \(configuration.readTokens.count) read-only); "
             + "/metrics \(configuration.metricsPublic ? "public" : "needs a token")"
     }
 
@@ -73,7 +76,9 @@ struct StartupBanner {
         logger.info("\(storeLine)")
         logger.info("\(accessLine)")
         logger.info("\(feedLine)")
-        logger.info("loops: \(configuration.effectiveThreads) event-loop threads on one port; log level \(configuration.logLevel.rawValue), format \(configuration.logFormat.rawValue)")
+        logger.info(
+            "loops: \(configuration.effectiveThreads) event-loop threads on one port; log level \(configuration.logLevel.rawValue), format \(configuration.logFormat.rawValue)"
+        )
         guard logger.logLevel <= .debug else { return }
         for (key, value, source) in configuration.dump {
             logger.debug("setting \(key) = \(value) (\(source))")

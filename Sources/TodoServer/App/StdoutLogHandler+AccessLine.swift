@@ -108,7 +108,6 @@ extension StdoutLogHandler {
         }
     }
 
-
     /// The wall-clock time, as `line(level:…)` takes it.
     public static func now() -> Timestamp {
         var now = timespec()
@@ -124,7 +123,8 @@ extension StdoutLogHandler {
     ) -> Result {
         // `<time> info <label>: client=<client> request_id=<id> <message>`: keys in sorted order.
         // One reservation for the whole line, stored through a pointer (`LineBytes`).
-        let capacity = LineBytes.timeCapacity + 6 + label.utf8.count + 9 + entry.client.utf8.count + 12
+        let capacity =
+            LineBytes.timeCapacity + 6 + label.utf8.count + 9 + entry.client.utf8.count + 12
             + entry.requestID.utf8.count + 1 + messageCapacity(of: entry) + 1
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             let start = buffer.baseAddress!

@@ -80,7 +80,8 @@ public struct StdoutLogHandler: LogHandler {
         }
     }
 
-    private static func textLine(time: Timestamp, level: Logger.Level, label: String, metadata: Logger.Metadata, message: String) -> [UInt8] {
+    private static func textLine(time: Timestamp, level: Logger.Level, label: String, metadata: Logger.Metadata, message: String) -> [UInt8]
+    {
         var line: [UInt8] = []
         line.reserveCapacity(192)
         time.appendRFC3339(to: &line)
@@ -103,7 +104,8 @@ public struct StdoutLogHandler: LogHandler {
 
     /// `{"time":…,"level":…,"label":…,"message":…, metadata…}`: metadata keys sit beside the fixed
     /// ones (a key that would collide gets a `metadata.` prefix), every value a string.
-    private static func jsonLine(time: Timestamp, level: Logger.Level, label: String, metadata: Logger.Metadata, message: String) -> [UInt8] {
+    private static func jsonLine(time: Timestamp, level: Logger.Level, label: String, metadata: Logger.Metadata, message: String) -> [UInt8]
+    {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
         writer.key("time")

@@ -16,12 +16,13 @@ extension TodoApplication {
         case .acceptResumed(let loop, let failures):
             logger.notice("accepting again", metadata: ["loop": "\(loop)", "failures": "\(failures)"])
         case .libeventMessage(let loop, let severity, let message):
-            let level: Logger.Level = switch severity {
-            case 0: .debug
-            case 1: .info
-            case 2: .warning
-            default: .error
-            }
+            let level: Logger.Level =
+                switch severity {
+                case 0: .debug
+                case 1: .info
+                case 2: .warning
+                default: .error
+                }
             logger.log(level: level, "libevent", metadata: ["loop": "\(loop)", "message": "\(message)"])
         }
     }

@@ -1,7 +1,7 @@
 import CSupport
 import EventHTTP
-import Logging
 import LockTracing
+import Logging
 import Synchronization
 
 /// The whole server: configuration, the router with its modules, and the HTTP loops.
@@ -118,15 +118,16 @@ public final class TodoApplication: HTTPHandler {
     /// Refusals on the wire (the strict framing's, with `detail`) as problem+json with the CORS
     /// headers for the request's origin, like every other answer.
     public func replacementForWireError(status: Int, detail: String?, origin: String?) -> HTTPResponse? {
-        let problem: ProblemDetails = switch status {
-        case _ where detail != nil: ProblemDetails(status: status, title: HTTPStatus.reasonPhrase(status), detail: detail!)
-        case 413: .contentTooLarge(limit: configuration.maxBodyBytes)
-        case 400:
-            .badRequest(
-                "The request could not be read as HTTP/1.1: a malformed request line or header field, "
-                    + "or a request line and headers over \(configuration.hardHeaderLimit) bytes.")
-        default: ProblemDetails(status: status, title: HTTPStatus.reasonPhrase(status), detail: "The request could not be read.")
-        }
+        let problem: ProblemDetails =
+            switch status {
+            case _ where detail != nil: ProblemDetails(status: status, title: HTTPStatus.reasonPhrase(status), detail: detail!)
+            case 413: .contentTooLarge(limit: configuration.maxBodyBytes)
+            case 400:
+                .badRequest(
+                    "The request could not be read as HTTP/1.1: a malformed request line or header field, "
+                        + "or a request line and headers over \(configuration.hardHeaderLimit) bytes.")
+            default: ProblemDetails(status: status, title: HTTPStatus.reasonPhrase(status), detail: "The request could not be read.")
+            }
         var response = serializer.response(for: ResponseViewModel(problem: problem))
         cors.apply(to: &response.headers, requestOrigin: origin)
         let requestID = identity.newRequestID()

@@ -7,7 +7,8 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     /// Creates a day from its parts, or nil when the day does not exist (2026-02-30).
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
-              (1...CalendarDay.daysIn(month: month, year: year)).contains(day) else { return nil }
+            (1...CalendarDay.daysIn(month: month, year: year)).contains(day)
+        else { return nil }
         number = Int32(CalendarDay.days(year: year, month: month, day: day))
     }
 

@@ -35,9 +35,10 @@ public enum CaseFold {
                     next.append(item)
                     continue
                 }
-                let lowered = Array(String(item.properties.uppercaseMapping).unicodeScalars.flatMap {
-                    $0.properties.lowercaseMapping.unicodeScalars
-                })
+                let lowered = Array(
+                    String(item.properties.uppercaseMapping).unicodeScalars.flatMap {
+                        $0.properties.lowercaseMapping.unicodeScalars
+                    })
                 next += lowered == [item] ? Array(item.properties.uppercaseMapping.unicodeScalars) : lowered
             }
             if next == current { break }

@@ -66,7 +66,8 @@ enum PercentDecoding {
         while index < utf8.count {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%"), index + 2 < utf8.count,
-               let high = Hex.value(of: utf8[index + 1]), let low = Hex.value(of: utf8[index + 2]) {
+                let high = Hex.value(of: utf8[index + 1]), let low = Hex.value(of: utf8[index + 2])
+            {
                 bytes.append(high << 4 | low)
                 index += 3
             } else {

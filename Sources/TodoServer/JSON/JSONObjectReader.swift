@@ -6,8 +6,10 @@ struct JSONObjectReader: Sendable {
         switch StrictJSONParser.parse(body) {
         case .failure(let failure):
             if Self.looksFormEncoded(body) {
-                return .failure(.badRequest(
-                    "The body is form-encoded (name=value), not JSON; send JSON (Content-Type: application/json), such as {\"title\":\"Buy milk\"}."))
+                return .failure(
+                    .badRequest(
+                        "The body is form-encoded (name=value), not JSON; send JSON (Content-Type: application/json), such as {\"title\":\"Buy milk\"}."
+                    ))
             }
             return .failure(.badRequest("The body is not valid JSON: \(failure.message) at byte \(failure.offset)."))
         case .success(.object(let members)):

@@ -165,7 +165,8 @@ public struct AppRouter: Sendable {
         of request: HTTPRequest, route: Route?, context: RequestContext, hasContent: Bool
     ) -> (ProblemDetails, HTTPHeaders)? {
         if let refusal = screening.refusal(of: request) {
-            context.logger.debug("screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
+            context.logger.debug(
+                "screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
             return (refusal.problem, refusal.headers)
         }
         if let denial = denial(of: request, route: route, context: context) { return denial }
@@ -178,7 +179,8 @@ public struct AppRouter: Sendable {
             return (.methodNotAllowed("\(method) is not allowed on \(route.template); use \(allow)."), ["Allow": allow])
         }
         if [.post, .put, .patch].contains(request.method), hasContent,
-           let type = request.headers["Content-Type"], !RequestScreening.acceptsBody(ofType: type) {
+            let type = request.headers["Content-Type"], !RequestScreening.acceptsBody(ofType: type)
+        {
             return (.unsupportedMediaType(type), [:])
         }
         return nil
@@ -206,16 +208,20 @@ public struct AppRouter: Sendable {
 
     /// The 401 or 403 for a request whose token does not allow it, if tokens are on.
     private func denial(of request: HTTPRequest, route: Route?, context: RequestContext) -> (ProblemDetails, HTTPHeaders)? {
-        let decision = authentication.decide(method: request.method, route: route, authorization: Self.authorization(of: request, route: route, context: context))
+        let decision = authentication.decide(
+            method: request.method, route: route, authorization: Self.authorization(of: request, route: route, context: context))
         if authentication.isEnabled, context.logs(at: .debug) {
-            context.logger.debug("token check", metadata: ["decision": "\(decision)", "method": "\(request.method.rawValue)", "path": "\(request.path)"])
+            context.logger.debug(
+                "token check", metadata: ["decision": "\(decision)", "method": "\(request.method.rawValue)", "path": "\(request.path)"])
         }
         switch decision {
         case .open, .readWrite, .readOnly:
             return nil
         // RFC 6750 §3.1: an error code only when the request carried a bearer token.
         case .missingToken:
-            return (.unauthorized("This server requires a bearer token: send Authorization: Bearer <token>."), ["WWW-Authenticate": "Bearer"])
+            return (
+                .unauthorized("This server requires a bearer token: send Authorization: Bearer <token>."), ["WWW-Authenticate": "Bearer"]
+            )
         case .otherScheme:
             return (
                 .unauthorized("The Authorization header carries no bearer token: send Authorization: Bearer <token>."),

@@ -82,7 +82,8 @@ public struct BearerAuthentication: Sendable {
         let bytes = Array(authorization.utf8)
         let scheme = Array("bearer".utf8)
         guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }),
-              bytes[scheme.count] == UInt8(ascii: " ") else { return nil }
+            bytes[scheme.count] == UInt8(ascii: " ")
+        else { return nil }
         let token = bytes[(scheme.count + 1)...].drop(while: { $0 == UInt8(ascii: " ") })
         let trimmed = token.reversed().drop(while: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }).reversed()
         return trimmed.isEmpty ? nil : Array(trimmed)

@@ -33,16 +33,22 @@ public struct CORSPolicy: Sendable {
             guard let separator = text.firstRange(of: "://") else { return false }
             let scheme = text[..<separator.lowerBound], authority = text[separator.upperBound...]
             guard let first = scheme.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20),
-                  scheme.utf8.allSatisfy({ CORSPolicy.isAlphanumeric($0) || "+-.".utf8.contains($0) }) else { return false }
+                scheme.utf8.allSatisfy({ CORSPolicy.isAlphanumeric($0) || "+-.".utf8.contains($0) })
+            else { return false }
             var host = authority[...]
             if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
                 let port = authority[authority.index(after: colon)...]
-                guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), Int(port).map({ $0 <= 65_535 }) == true else { return false }
+                guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), Int(port).map({ $0 <= 65_535 }) == true else {
+                    return false
+                }
                 host = authority[..<colon]
             }
             guard !host.isEmpty else { return false }
             if host.hasPrefix("[") {
-                return host.hasSuffix("]") && host.dropFirst().dropLast().utf8.allSatisfy { Hex.value(of: $0) != nil || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }
+                return host.hasSuffix("]")
+                    && host.dropFirst().dropLast().utf8.allSatisfy {
+                        Hex.value(of: $0) != nil || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".")
+                    }
             }
             return host.utf8.allSatisfy { CORSPolicy.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
         }
@@ -58,7 +64,8 @@ public struct CORSPolicy: Sendable {
 
     /// `allowedOrigin` as configured (`corsOrigin`): validated at start-up, so an invalid one
     /// here allows no origin.
-    public init(allowedOrigin: String = "*", maxAgeSeconds: Int = 86_400, allowCredentials: Bool = false, allowAuthorization: Bool = false) {
+    public init(allowedOrigin: String = "*", maxAgeSeconds: Int = 86_400, allowCredentials: Bool = false, allowAuthorization: Bool = false)
+    {
         allowedOrigins = AllowedOrigins(parsing: allowedOrigin) ?? .list([])
         self.maxAgeSeconds = maxAgeSeconds
         self.allowCredentials = allowCredentials && allowedOrigins != .any
@@ -95,7 +102,8 @@ public struct CORSPolicy: Sendable {
         for name in (requestedHeaders ?? "").split(separator: ",") {
             let name = String(name).trimmingWhitespace()
             guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenCharacter),
-                  !allowed.contains(where: { $0.lowercased() == name.lowercased() }) else { continue }
+                !allowed.contains(where: { $0.lowercased() == name.lowercased() })
+            else { continue }
             allowed.append(name)
         }
         return [

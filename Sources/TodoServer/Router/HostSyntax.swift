@@ -18,7 +18,9 @@ extension RequestScreening {
     private static func isValidHost(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let hostEnd: Int
         if bytes.first == UInt8(ascii: "[") {
-            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), isIPv6(UnsafeBufferPointer(rebasing: bytes[1..<close])) else { return false }
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), isIPv6(UnsafeBufferPointer(rebasing: bytes[1..<close])) else {
+                return false
+            }
             hostEnd = close + 1
         } else {
             hostEnd = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.count
@@ -67,11 +69,13 @@ extension RequestScreening {
     /// An IPv6 address as RFC 3986's `IPv6address` writes it (hex groups, `::`, an IPv4 tail).
     private static func isIPv6(_ address: UnsafeBufferPointer<UInt8>) -> Bool {
         guard (2...45).contains(address.count),
-              address.allSatisfy({ Hex.value(of: $0) != nil || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            address.allSatisfy({ Hex.value(of: $0) != nil || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
         else { return false }
         var text = Array(address)
         text.append(0)
         var parsed = in6_addr()
-        return text.withUnsafeBufferPointer { inet_pton(AF_INET6, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &parsed) } == 1
+        return text.withUnsafeBufferPointer {
+            inet_pton(AF_INET6, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &parsed)
+        } == 1
     }
 }

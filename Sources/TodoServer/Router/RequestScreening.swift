@@ -102,10 +102,15 @@ public struct RequestScreening: Sendable {
             return (.uriTooLong(limit: maxURIBytes), false)
         }
         if request.headers.fields.count > maxHeaderCount {
-            return (.headerFieldsTooLarge("The request has \(request.headers.fields.count) header fields; the limit is \(maxHeaderCount)."), true)
+            return (
+                .headerFieldsTooLarge("The request has \(request.headers.fields.count) header fields; the limit is \(maxHeaderCount)."),
+                true
+            )
         }
         if headerBytes > maxHeaderBytes {
-            return (.headerFieldsTooLarge("The request line and header fields take \(headerBytes) bytes; the limit is \(maxHeaderBytes)."), true)
+            return (
+                .headerFieldsTooLarge("The request line and header fields take \(headerBytes) bytes; the limit is \(maxHeaderBytes)."), true
+            )
         }
         if request.body.count > maxBodyBytes {
             return (.contentTooLarge(limit: maxBodyBytes), true)

@@ -61,7 +61,9 @@ enum ByteSearch {
     private static func equalFolding(_ text: UnsafeRawPointer, _ pattern: UnsafeRawPointer, _ count: Int) -> Bool {
         var index = 0
         while index < count {
-            if fold(text.load(fromByteOffset: index, as: UInt8.self)) != pattern.load(fromByteOffset: index, as: UInt8.self) { return false }
+            if fold(text.load(fromByteOffset: index, as: UInt8.self)) != pattern.load(fromByteOffset: index, as: UInt8.self) {
+                return false
+            }
             index += 1
         }
         return true

@@ -1,7 +1,7 @@
 import EventLoops
 import Glibc
-import Synchronization
 import Logging
+import Synchronization
 
 /// The in-memory store made durable: every change is written to a journal in the data directory
 /// before it becomes visible and is answered (write-ahead), and start-up rebuilds the to-dos from

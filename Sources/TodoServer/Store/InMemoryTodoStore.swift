@@ -120,11 +120,13 @@ public final class InMemoryTodoStore: TodoStore {
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
         // One lock: the search arena answers searches, the title index title orders, the
         // default-order index the default order, and any other order filters and sorts.
-        completion(.success(state.withTracedLock { [changes] state in
-            var page = Self.page(query, state)
-            page.lastChange = changes.head
-            return page
-        }))
+        completion(
+            .success(
+                state.withTracedLock { [changes] state in
+                    var page = Self.page(query, state)
+                    page.lastChange = changes.head
+                    return page
+                }))
     }
 
     private static func page(_ query: TodoQuery, _ state: State) -> TodoPage {
@@ -179,38 +181,44 @@ public final class InMemoryTodoStore: TodoStore {
     public func upcoming(
         from: CalendarDay, through: CalendarDay, completion: @escaping (Result<[Todo], StoreError>) -> Void
     ) {
-        completion(.success(state.withTracedLock { state in
-            state.dueIndex.range(from: from, through: through, state.slots).map { state.slots.todo($0) }
-        }))
+        completion(
+            .success(
+                state.withTracedLock { state in
+                    state.dueIndex.range(from: from, through: through, state.slots).map { state.slots.todo($0) }
+                }))
     }
 
     public func update(
         id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp,
         completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
     ) {
-        completion(.success(state.withTracedLock { [changes] state in
-            let stored = state.slots.slot(of: id).map { state.slots.todo($0, named: id) }
-            let outcome = StoreUpdate.decide(
-                stored: stored, change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
-            if case .updated(let todo) = outcome {
-                state.put(todo)
-                changes.appendNext(.updated(todo))
-            }
-            return outcome
-        }))
+        completion(
+            .success(
+                state.withTracedLock { [changes] state in
+                    let stored = state.slots.slot(of: id).map { state.slots.todo($0, named: id) }
+                    let outcome = StoreUpdate.decide(
+                        stored: stored, change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
+                    if case .updated(let todo) = outcome {
+                        state.put(todo)
+                        changes.appendNext(.updated(todo))
+                    }
+                    return outcome
+                }))
     }
 
     public func remove(
         id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
     ) {
-        completion(.success(state.withTracedLock { [changes] state -> StoreRemoval in
-            guard let slot = state.slots.slot(of: id) else { return .notFound }
-            let todo = state.slots.todo(slot, named: id)
-            if condition.failure(for: todo) != nil { return .conditionFailed(todo) }
-            state.delete(id: id)
-            changes.appendNext(.deleted(id: id))
-            return .removed
-        }))
+        completion(
+            .success(
+                state.withTracedLock { [changes] state -> StoreRemoval in
+                    guard let slot = state.slots.slot(of: id) else { return .notFound }
+                    let todo = state.slots.todo(slot, named: id)
+                    if condition.failure(for: todo) != nil { return .conditionFailed(todo) }
+                    state.delete(id: id)
+                    changes.appendNext(.deleted(id: id))
+                    return .removed
+                }))
     }
 
     /// Removes every to-do. The freed pages go back to the OS (the allocator keeps them otherwise),

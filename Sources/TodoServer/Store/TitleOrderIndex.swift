@@ -67,7 +67,10 @@ struct TitleOrderIndex {
         let completed = store[slot].completed
         count += 1
         if completed { completedCount += 1 }
-        guard !runs.isEmpty else { return runs = [Run([slot], store)] }
+        guard !runs.isEmpty else {
+            runs = [Run([slot], store)]
+            return
+        }
         let run = runIndex(for: slot, store)
         let position = runs[run].entries.firstIndex(notBefore: slot, store)
         runs[run].entries.insert(slot, at: position)
@@ -122,7 +125,11 @@ struct TitleOrderIndex {
         var high = runs.count - 1
         while low < high {
             let middle = (low + high) / 2
-            if Self.compare(runs[middle].entries[runs[middle].entries.count - 1], slot, store) < 0 { low = middle + 1 } else { high = middle }
+            if Self.compare(runs[middle].entries[runs[middle].entries.count - 1], slot, store) < 0 {
+                low = middle + 1
+            } else {
+                high = middle
+            }
         }
         return low
     }

@@ -23,7 +23,8 @@ struct TodoID16: Hashable {
     /// branchless byte at a time ~650; this ~100).
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> TodoID16? {
         guard bytes.count == 36, let base = bytes.baseAddress, base[8] == 0x2D, base[13] == 0x2D, base[18] == 0x2D,
-              base[23] == 0x2D else { return nil }
+            base[23] == 0x2D
+        else { return nil }
         let raw = UnsafeRawPointer(base)
         func eight(_ offset: Int) -> (value: UInt64, valid: Bool) {
             hexDigits(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))

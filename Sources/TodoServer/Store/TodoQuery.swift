@@ -79,7 +79,7 @@ public struct TodoSort: Sendable, Equatable {
     /// nil when equal; missing values last in either direction.
     private static func compareOptional<T: Comparable>(_ x: T?, _ y: T?, descending: Bool) -> Bool? {
         switch (x, y) {
-        case let (x?, y?) where x != y: descending ? x > y : x < y
+        case (let x?, let y?) where x != y: descending ? x > y : x < y
         case (.some, nil): true
         case (nil, .some): false
         default: nil

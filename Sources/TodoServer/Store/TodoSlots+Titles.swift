@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The titles of `TodoSlots`: a printable ASCII title (the common case) is stored once, as given,
@@ -22,7 +22,8 @@ extension TodoSlots {
 
     mutating func storeTitle(_ todo: Todo, in record: inout TodoRecord, slot: Int32) {
         // Through `utf8`'s contiguous storage (a native string's, without copying it), else a copy.
-        let stored = todo.title.utf8.withContiguousStorageIfAvailable { storeCompactTitle($0, in: &record) }
+        let stored =
+            todo.title.utf8.withContiguousStorageIfAvailable { storeCompactTitle($0, in: &record) }
             ?? Array(todo.title.utf8).withUnsafeBufferPointer { storeCompactTitle($0, in: &record) }
         if !stored { sideTitles[slot] = (todo.title, todo.titleKey) }
     }
@@ -89,12 +90,16 @@ extension TodoSlots {
     func compareTitles(_ a: Int32, _ b: Int32) -> Int {
         withKeyBytes(a) { foldedA, foldA, exactA in
             withKeyBytes(b) { foldedB, foldB, exactB in
-                let folded = foldA || foldB
+                let folded =
+                    foldA || foldB
                     ? Self.compare(foldedA, folding: foldA, foldedB, folding: foldB) : Self.compareBytes(foldedA, foldedB)
                 if folded != 0 { return folded }
                 // Titles without capitals are their own folded key: equal folded, equal exact.
                 if !foldA, !foldB, foldedA.baseAddress == exactA.baseAddress, foldedB.baseAddress == exactB.baseAddress,
-                   foldedA.count == exactA.count, foldedB.count == exactB.count { return 0 }
+                    foldedA.count == exactA.count, foldedB.count == exactB.count
+                {
+                    return 0
+                }
                 return Self.compareBytes(exactA, exactB)
             }
         }

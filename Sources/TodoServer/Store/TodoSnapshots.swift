@@ -93,10 +93,11 @@ public struct TodoSnapshots: Sendable {
         }
         let titleOffset = UInt32(truncatingIfNeeded: bytes.count)
         bytes.append(contentsOf: title)
-        entries.append(Entry(
-            id: id, createdAt: createdAt, updatedAt: updatedAt, revision: revision, order: order ?? 0,
-            titleOffset: titleOffset, titleLength: UInt32(truncatingIfNeeded: title.count),
-            dueDays: dueDays ?? 0, flags: flags))
+        entries.append(
+            Entry(
+                id: id, createdAt: createdAt, updatedAt: updatedAt, revision: revision, order: order ?? 0,
+                titleOffset: titleOffset, titleLength: UInt32(truncatingIfNeeded: title.count),
+                dueDays: dueDays ?? 0, flags: flags))
     }
 
     /// Appends a to-do given as strings and values (a database row, a `Todo`).
@@ -164,8 +165,8 @@ extension TodoSnapshots: Equatable {
                 x.indices.allSatisfy { index in
                     let p = x[index], q = y[index]
                     guard p.createdAt == q.createdAt, p.updatedAt == q.updatedAt, p.revision == q.revision,
-                          p.orderValue == q.orderValue, p.dueDate == q.dueDate, p.completed == q.completed,
-                          title(p, in: xBytes).elementsEqual(title(q, in: yBytes))
+                        p.orderValue == q.orderValue, p.dueDate == q.dueDate, p.completed == q.completed,
+                        title(p, in: xBytes).elementsEqual(title(q, in: yBytes))
                     else { return false }
                     return withIDText(p, in: xBytes) { first in withIDText(q, in: yBytes) { first.elementsEqual($0) } }
                 }

@@ -16,9 +16,12 @@ struct ChaCha20Generator: RandomNumberGenerator {
 
     /// Sixteen 32-bit words of keystream.
     private struct Block {
-        var words: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
-                    UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var words:
+            (
+                UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
+                UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     }
 
     /// Keyed from the operating system: the standard library's system generator reads
@@ -51,11 +54,15 @@ struct ChaCha20Generator: RandomNumberGenerator {
 
     /// The next 64 bytes of keystream (RFC 8439 section 2.3, with a 64-bit counter and nonce).
     private mutating func refill() {
-        let input: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
-                    UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
-            0x6170_7865, 0x3320_646E, 0x7962_2D32, 0x6B20_6574,
-            key.0, key.1, key.2, key.3, key.4, key.5, key.6, key.7,
-            UInt32(truncatingIfNeeded: counter), UInt32(truncatingIfNeeded: counter >> 32), nonce.0, nonce.1)
+        let input:
+            (
+                UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
+                UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32
+            ) = (
+                0x6170_7865, 0x3320_646E, 0x7962_2D32, 0x6B20_6574,
+                key.0, key.1, key.2, key.3, key.4, key.5, key.6, key.7,
+                UInt32(truncatingIfNeeded: counter), UInt32(truncatingIfNeeded: counter >> 32), nonce.0, nonce.1
+            )
         counter &+= 1
         var x = input
         @inline(__always) func quarter(_ a: inout UInt32, _ b: inout UInt32, _ c: inout UInt32, _ d: inout UInt32) {
@@ -78,7 +85,8 @@ struct ChaCha20Generator: RandomNumberGenerator {
             x.0 &+ input.0, x.1 &+ input.1, x.2 &+ input.2, x.3 &+ input.3,
             x.4 &+ input.4, x.5 &+ input.5, x.6 &+ input.6, x.7 &+ input.7,
             x.8 &+ input.8, x.9 &+ input.9, x.10 &+ input.10, x.11 &+ input.11,
-            x.12 &+ input.12, x.13 &+ input.13, x.14 &+ input.14, x.15 &+ input.15)
+            x.12 &+ input.12, x.13 &+ input.13, x.14 &+ input.14, x.15 &+ input.15
+        )
     }
 }
 

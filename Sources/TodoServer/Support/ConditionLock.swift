@@ -55,9 +55,10 @@ final class ConditionLock: @unchecked Sendable {
             let (seconds, attoseconds) = duration.components
             let nanoseconds = max(0, seconds) * 1_000_000_000 + (seconds >= 0 ? attoseconds / 1_000_000_000 : 0)
             let total = Int(now.tv_nsec) + Int(nanoseconds % 1_000_000_000)
-            return Deadline(time: timespec(
-                tv_sec: now.tv_sec + Int(nanoseconds / 1_000_000_000) + total / 1_000_000_000,
-                tv_nsec: total % 1_000_000_000))
+            return Deadline(
+                time: timespec(
+                    tv_sec: now.tv_sec + Int(nanoseconds / 1_000_000_000) + total / 1_000_000_000,
+                    tv_nsec: total % 1_000_000_000))
         }
 
         /// Whether the monotonic clock has reached it.

@@ -29,8 +29,8 @@ public struct IANATimeZone: Sendable, Equatable, CustomStringConvertible {
             return
         }
         guard Self.isZoneName(identifier),
-              let bytes = Self.readSmallFile(directory + "/" + identifier),
-              let parsed = TZifData(parsing: bytes)
+            let bytes = Self.readSmallFile(directory + "/" + identifier),
+            let parsed = TZifData(parsing: bytes)
         else { return nil }
         self.init(
             identifier: identifier, transitions: parsed.transitions, transitionOffsets: parsed.transitionOffsets,
@@ -88,7 +88,7 @@ public struct IANATimeZone: Sendable, Equatable, CustomStringConvertible {
     static func fixedOffset(_ name: String) -> Int32? {
         let bytes = Array(name.utf8)
         guard bytes.count >= 5, bytes.starts(with: Array("GMT".utf8)) || bytes.starts(with: Array("UTC".utf8)),
-              bytes[3] == 0x2B || bytes[3] == 0x2D
+            bytes[3] == 0x2B || bytes[3] == 0x2D
         else { return nil }
         let sign: Int32 = bytes[3] == 0x2B ? 1 : -1
         let rest = bytes[4...]

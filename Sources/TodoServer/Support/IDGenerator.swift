@@ -15,8 +15,8 @@ public struct UUIDGenerator: IDGenerator {
     /// `8f0c2f1e-…-4…-[89ab]…` in lower case, written straight from the random words.
     public func makeID() -> String {
         var (high, low) = random.next128()
-        high = (high & ~0xF000) | 0x4000                       // version 4 (bits 48–51)
-        low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000 // variant 10
+        high = (high & ~0xF000) | 0x4000  // version 4 (bits 48–51)
+        low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // variant 10
         return String(unsafeUninitializedCapacity: 36) { out in
             var position = 0
             let base = out.baseAddress!

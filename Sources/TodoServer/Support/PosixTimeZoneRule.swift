@@ -58,7 +58,7 @@ struct PosixTimeZoneRule: Equatable {
             end = Transition(day: .monthWeekDay(month: 11, week: 1, weekday: 0), time: 7200)
         } else {
             guard parser.expect(0x2C), let first = parser.transition(), parser.expect(0x2C), let second = parser.transition(),
-                  parser.atEnd
+                parser.atEnd
             else { return nil }
             (start, end) = (first, second)
         }
@@ -125,7 +125,7 @@ struct PosixTimeZoneRule: Equatable {
                 day = .julianWithoutLeapDay(Int(n))
             } else if expect(0x4D) {
                 guard let m = number(), (1...12).contains(m), expect(0x2E), let w = number(), (1...5).contains(w), expect(0x2E),
-                      let d = number(), (0...6).contains(d)
+                    let d = number(), (0...6).contains(d)
                 else { return nil }
                 day = .monthWeekDay(month: Int(m), week: Int(w), weekday: Int(d))
             } else {
@@ -176,8 +176,10 @@ extension PosixTimeZoneRule.Transition {
             let first = PosixTimeZoneRule.days(year: year, month: Int64(month), day: 1)
             let firstWeekday = floorModulo(first + 4, 7)  // 1970-01-01 was a Thursday
             var candidate = first + floorModulo(Int64(weekday) - firstWeekday, 7) + Int64(week - 1) * 7
-            let nextMonth = month == 12
-                ? PosixTimeZoneRule.days(year: year + 1, month: 1, day: 1) : PosixTimeZoneRule.days(year: year, month: Int64(month) + 1, day: 1)
+            let nextMonth =
+                month == 12
+                ? PosixTimeZoneRule.days(year: year + 1, month: 1, day: 1)
+                : PosixTimeZoneRule.days(year: year, month: Int64(month) + 1, day: 1)
             while candidate >= nextMonth { candidate -= 7 }
             dayNumber = candidate
         }

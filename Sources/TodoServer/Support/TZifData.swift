@@ -17,7 +17,7 @@ struct TZifData {
         }
         // Skip the 32-bit block; the second header and the 64-bit block follow it.
         guard reader.skip(header.size(timeSize: 4)), let second = reader.header(),
-              reader.data(second, timeSize: 8, into: &self)
+            reader.data(second, timeSize: 8, into: &self)
         else { return nil }
         guard reader.byte() == 0x0A else { return nil }
         var footer: [UInt8] = []

@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import Testing
+
 @testable import TodoServer
 
 @Suite("Access lines written without swift-log's message and metadata")
@@ -11,18 +12,30 @@ struct AccessLineTests {
 
     /// Entries and the message `AccessLog` built for them with string interpolation.
     static let cases: [(Entry, String)] = [
-        (Entry(method: "GET", path: "/todos", query: "limit=2&sort=title", status: 200, bodyBytes: 517, microseconds: 1_234,
-               detail: nil, requestID: "q-1", client: "127.0.0.1:5000"),
-         "GET /todos?limit=2&sort=title 200 517 1.234ms"),
-        (Entry(method: "POST", path: "/todos", query: nil, status: 201, bodyBytes: 0, microseconds: 0,
-               detail: nil, requestID: "0123456789abcdef", client: "[::1]:80"),
-         "POST /todos 201 0 0.000ms"),
-        (Entry(method: "GET", path: "/todos/\"x\\", query: "", status: 404, bodyBytes: 190, microseconds: 12_345_007,
-               detail: "No to-do has the id \"x\\\".\n", requestID: "r\"1", client: "10.0.0.2:1"),
-         "GET /todos/\"x\\? 404 190 12345.007ms — No to-do has the id \"x\\\".\n"),
-        (Entry(method: "PATCH", path: "/todos/é", query: nil, status: 500, bodyBytes: 9_999_999_999, microseconds: 999,
-               detail: "", requestID: "z", client: ""),
-         "PATCH /todos/é 500 9999999999 0.999ms — "),
+        (
+            Entry(
+                method: "GET", path: "/todos", query: "limit=2&sort=title", status: 200, bodyBytes: 517, microseconds: 1_234,
+                detail: nil, requestID: "q-1", client: "127.0.0.1:5000"),
+            "GET /todos?limit=2&sort=title 200 517 1.234ms"
+        ),
+        (
+            Entry(
+                method: "POST", path: "/todos", query: nil, status: 201, bodyBytes: 0, microseconds: 0,
+                detail: nil, requestID: "0123456789abcdef", client: "[::1]:80"),
+            "POST /todos 201 0 0.000ms"
+        ),
+        (
+            Entry(
+                method: "GET", path: "/todos/\"x\\", query: "", status: 404, bodyBytes: 190, microseconds: 12_345_007,
+                detail: "No to-do has the id \"x\\\".\n", requestID: "r\"1", client: "10.0.0.2:1"),
+            "GET /todos/\"x\\? 404 190 12345.007ms — No to-do has the id \"x\\\".\n"
+        ),
+        (
+            Entry(
+                method: "PATCH", path: "/todos/é", query: nil, status: 500, bodyBytes: 9_999_999_999, microseconds: 999,
+                detail: "", requestID: "z", client: ""),
+            "PATCH /todos/é 500 9999999999 0.999ms — "
+        ),
     ]
 
     @Test("text lines: the same bytes as the general path, metadata keys in order")
@@ -35,8 +48,10 @@ struct AccessLineTests {
             #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self))
         }
         let first = StdoutLogHandler.accessLine(Self.cases[0].0, label: "todo-server", format: .text, time: Self.time)
-        #expect(String(decoding: first, as: UTF8.self)
-            == "2026-11-22T10:00:00.123Z info todo-server: client=127.0.0.1:5000 request_id=q-1 GET /todos?limit=2&sort=title 200 517 1.234ms\n")
+        #expect(
+            String(decoding: first, as: UTF8.self)
+                == "2026-11-22T10:00:00.123Z info todo-server: client=127.0.0.1:5000 request_id=q-1 GET /todos?limit=2&sort=title 200 517 1.234ms\n"
+        )
     }
 
     @Test("text lines at times the line writer formats itself or hands on: midnight, 1969, year 9999, year 10000")
@@ -51,7 +66,8 @@ struct AccessLineTests {
                 message: Self.cases[0].1, format: .text, time: time)
             #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self), "at \(instant)")
         }
-        let midnight = StdoutLogHandler.accessLine(entry, label: "l", format: .text, time: Timestamp(millisecondsSinceEpoch: 1_795_392_000_000))
+        let midnight = StdoutLogHandler.accessLine(
+            entry, label: "l", format: .text, time: Timestamp(millisecondsSinceEpoch: 1_795_392_000_000))
         #expect(String(decoding: midnight, as: UTF8.self).hasPrefix("2026-11-23T00:00:00.000Z info l: client=127.0.0.1:5000 "))
     }
 
@@ -65,8 +81,10 @@ struct AccessLineTests {
             #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self))
         }
         let third = StdoutLogHandler.accessLine(Self.cases[2].0, label: "todo-server", format: .json, time: Self.time)
-        #expect(String(decoding: third, as: UTF8.self)
-            == #"{"time":"2026-11-22T10:00:00.123Z","level":"info","label":"todo-server","message":"GET /todos/\"x\\? 404 190 12345.007ms — No to-do has the id \"x\\\".\n","client":"10.0.0.2:1","request_id":"r\"1"}"# + "\n")
+        #expect(
+            String(decoding: third, as: UTF8.self)
+                == #"{"time":"2026-11-22T10:00:00.123Z","level":"info","label":"todo-server","message":"GET /todos/\"x\\? 404 190 12345.007ms — No to-do has the id \"x\\\".\n","client":"10.0.0.2:1","request_id":"r\"1"}"#
+                + "\n")
     }
 
     @Test("a live server's access lines through StdoutLogHandler: one per request, query, client and detail")

@@ -1,8 +1,9 @@
-import LockTracing
 import Foundation
 import Glibc
+import LockTracing
 import Logging
 import Testing
+
 @testable import TodoServer
 
 @Suite("Access log, trace and debug lines, and the banner")
@@ -32,12 +33,19 @@ struct AccessLogAndBannerTests {
                 $0.readTokens = ["reader-9"]
                 $0.maxURIBytes = 64
             }, logHandler: CapturingLogHandler(storage: storage), logLevel: .trace)
-        _ = try server.request("GET", "/todos", headers: [("X-Request-ID", "t-1"), ("Authorization", "Bearer reader-9"), ("Cookie", "s=1"), ("Proxy-Authorization", "Basic eDp5")])
+        _ = try server.request(
+            "GET", "/todos",
+            headers: [
+                ("X-Request-ID", "t-1"), ("Authorization", "Bearer reader-9"), ("Cookie", "s=1"), ("Proxy-Authorization", "Basic eDp5"),
+            ])
         _ = try server.request("POST", "/todos", headers: [("Authorization", "Bearer reader-9")], body: "{}")
         _ = try server.request("GET", "/todos/" + String(repeating: "a", count: 100), headers: [("Authorization", "Bearer reader-9")])
         let lines = storage.lines.withTracedLock { $0 }
         let headers = try #require(lines.first { $0.level == .trace && $0.metadata["request_id"] == "t-1" })
-        #expect(headers.message == "request headers: Host: 127.0.0.1 | X-Request-ID: t-1 | Authorization: (redacted) | Cookie: (redacted) | Proxy-Authorization: (redacted)")
+        #expect(
+            headers.message
+                == "request headers: Host: 127.0.0.1 | X-Request-ID: t-1 | Authorization: (redacted) | Cookie: (redacted) | Proxy-Authorization: (redacted)"
+        )
         let decisions = lines.filter { $0.level == .debug && $0.message == "token check" }.map { $0.metadata["decision"] }
         #expect(decisions.contains("readOnly") && decisions.contains("writeWithReadToken"))
         let screening = try #require(lines.first { $0.message == "screening refused the request" })

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import TodoServer
 
 /// The writer thread's batches: lines wait (at most `batchInterval`) to go out together with one
@@ -67,8 +68,9 @@ struct LogWriterBatchTests {
         writer.enqueue(Self.line(1))
         #expect(eventually(timeout: .seconds(20)) { pipe.read() == Self.line(1) })
         writer.enqueue(Self.line(2))
-        #expect(eventually(timeout: .seconds(20)) { pipe.read() == Self.line(1) + Self.line(2) },
-                "the writer sleeps again after a batch and wakes for the next line")
+        #expect(
+            eventually(timeout: .seconds(20)) { pipe.read() == Self.line(1) + Self.line(2) },
+            "the writer sleeps again after a batch and wakes for the next line")
         #expect(writer.writeCalls == 2)
     }
 

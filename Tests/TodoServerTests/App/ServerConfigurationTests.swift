@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+
 @testable import TodoServer
 
 @Suite("ServerConfiguration")
@@ -18,7 +19,8 @@ struct ServerConfigurationTests: ConfigurationFixtures {
 
     @Test("the shipped Config file holds exactly the built-in defaults")
     func shippedFile() async throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Config/todo-server.json").path
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Config/todo-server.json")
+            .path
         var configuration = try ServerConfiguration.load(flags: [:], environment: [:], filePath: path)
         #expect(configuration.provenance.sources.count == ServerConfiguration.settingKeys.count, "the file lists every key")
         configuration.provenance = ConfigurationProvenance()
@@ -28,7 +30,9 @@ struct ServerConfigurationTests: ConfigurationFixtures {
     @Test("flag beats environment beats file beats default")
     func layering() async throws {
         let file = try writeFile(#"{"port": 7000, "host": "127.0.0.1", "threads": 3, "timeZone": "Europe/Berlin"}"#)
-        let environment = ["TODO_PORT": "7100", "TODO_THREADS": "5", "TODO_MAX_BODY_BYTES": "2048", "TODO_PUBLIC_URL": "https://todo.example.com/"]
+        let environment = [
+            "TODO_PORT": "7100", "TODO_THREADS": "5", "TODO_MAX_BODY_BYTES": "2048", "TODO_PUBLIC_URL": "https://todo.example.com/",
+        ]
         let configuration = try ServerConfiguration.load(
             flags: ["port": "7200"], environment: environment, filePath: file)
         #expect(configuration.port == 7200)
@@ -66,18 +70,20 @@ struct ServerConfigurationTests: ConfigurationFixtures {
         #expect(configuration.logLevel == .warning)
     }
 
-    @Test("a bad value names its key and value", arguments: [
-        (["TODO_PORT": "eighty"], "'port' is 'eighty' but must be an integer from 0 to 65535"),
-        (["TODO_PORT": "70000"], "'port' is '70000' but must be an integer from 0 to 65535"),
-        (["TODO_THREADS": "-1"], "'threads' is '-1' but must be an integer from 0 to 1024"),
-        (["TODO_TIME_ZONE": "Mars/Base"], "'timeZone' is 'Mars/Base' but must be an IANA time zone such as Europe/Berlin"),
-        (["TODO_LOG_LEVEL": "loud"], "'logLevel' is 'loud'"),
-        (["TODO_PUBLIC_URL": "ftp://x"], "'publicUrl' is 'ftp://x'"),
-        (["TODO_MAX_URI_BYTES": "40000"], "'maxUriBytes' is '40000' but must be less than maxHeaderBytes (32768)"),
-        (["TODO_FSYNC": "sometimes"], "'fsync' is 'sometimes' but must be one of always, interval, never"),
-        (["TODO_COMPACTION_BYTES": "100"], "'compactionBytes' is '100' but must be an integer from 4096"),
-        (["TODO_RECOVER": "yes"], "'recover' is 'yes' but must be one of off, truncate"),
-    ])
+    @Test(
+        "a bad value names its key and value",
+        arguments: [
+            (["TODO_PORT": "eighty"], "'port' is 'eighty' but must be an integer from 0 to 65535"),
+            (["TODO_PORT": "70000"], "'port' is '70000' but must be an integer from 0 to 65535"),
+            (["TODO_THREADS": "-1"], "'threads' is '-1' but must be an integer from 0 to 1024"),
+            (["TODO_TIME_ZONE": "Mars/Base"], "'timeZone' is 'Mars/Base' but must be an IANA time zone such as Europe/Berlin"),
+            (["TODO_LOG_LEVEL": "loud"], "'logLevel' is 'loud'"),
+            (["TODO_PUBLIC_URL": "ftp://x"], "'publicUrl' is 'ftp://x'"),
+            (["TODO_MAX_URI_BYTES": "40000"], "'maxUriBytes' is '40000' but must be less than maxHeaderBytes (32768)"),
+            (["TODO_FSYNC": "sometimes"], "'fsync' is 'sometimes' but must be one of always, interval, never"),
+            (["TODO_COMPACTION_BYTES": "100"], "'compactionBytes' is '100' but must be an integer from 4096"),
+            (["TODO_RECOVER": "yes"], "'recover' is 'yes' but must be one of off, truncate"),
+        ])
     func badValues(environment: [String: String], message: String) throws {
         let error = try #require(loadError(environment: environment))
         #expect(error.description.contains(message), "\(error.description)")
@@ -97,7 +103,8 @@ struct ServerConfigurationTests: ConfigurationFixtures {
         #expect {
             try ServerConfiguration.load(flags: [:], environment: [:], filePath: "/nonexistent/todo.json")
         } throws: { error in
-            "\(error)" == "invalid configuration: config file /nonexistent/todo.json cannot be read: No such file or directory (set by --config)"
+            "\(error)"
+                == "invalid configuration: config file /nonexistent/todo.json cannot be read: No such file or directory (set by --config)"
         }
     }
 

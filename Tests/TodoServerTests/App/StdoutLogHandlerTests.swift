@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import Testing
+
 @testable import TodoServer
 
 @Suite("StdoutLogHandler")
@@ -27,10 +28,13 @@ struct StdoutLogHandlerTests {
         #expect(lines[1].hasSuffix(" warning todo-server: zone=a second"))
     }
 
-    @Test("zero-padding of dates and times", arguments: [
-        (0, "1970-01-01T00:00:00.000Z"), (1_795_341_600_123, "2026-11-22T10:00:00.123Z"), (-62_135_596_800_000, "0001-01-01T00:00:00.000Z"),
-        (253_402_300_799_999, "9999-12-31T23:59:59.999Z"), (1_000_000_009, "1970-01-12T13:46:40.009Z"),
-    ])
+    @Test(
+        "zero-padding of dates and times",
+        arguments: [
+            (0, "1970-01-01T00:00:00.000Z"), (1_795_341_600_123, "2026-11-22T10:00:00.123Z"),
+            (-62_135_596_800_000, "0001-01-01T00:00:00.000Z"),
+            (253_402_300_799_999, "9999-12-31T23:59:59.999Z"), (1_000_000_009, "1970-01-12T13:46:40.009Z"),
+        ])
     func padding(milliseconds: Int64, text: String) {
         #expect(Timestamp(millisecondsSinceEpoch: milliseconds).description == text)
     }

@@ -1,20 +1,29 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("ServerConfiguration: strict file, one named source per error")
 struct StrictConfigurationTests: ConfigurationFixtures {
-    @Test("a file value of the wrong type or range names key, value and the file", arguments: [
-        (#"{"port": 19023.5}"#, "'port' is 19023.5 but must be an integer from 0 to 65535", "port"),
-        (#"{"port": "8080"}"#, #"'port' is "8080" but must be an integer from 0 to 65535"#, "port"),
-        (#"{"port": -1}"#, "'port' is -1 but must be an integer from 0 to 65535", "port"),
-        (#"{"fsync": 1}"#, "'fsync' is 1 but must be one of always, interval, never", "fsync"),
-        (#"{"logLevel": true}"#, "'logLevel' is true but must be one of trace, debug, info, notice, warning, error, critical", "logLevel"),
-        (#"{"threads": 1.5}"#, "'threads' is 1.5 but must be an integer from 0 to 1024", "threads"),
-        (#"{"metricsPublic": "yes"}"#, #"'metricsPublic' is "yes" but must be true or false"#, "metricsPublic"),
-        (#"{"host": null}"#, "'host' is null but must be a host name or address", "host"),
-        (#"{"corsOrigin": "https://a.example/"}"#, #"'corsOrigin' is "https://a.example/" but must be * or a comma-separated list"#, "corsOrigin"),
-    ])
+    @Test(
+        "a file value of the wrong type or range names key, value and the file",
+        arguments: [
+            (#"{"port": 19023.5}"#, "'port' is 19023.5 but must be an integer from 0 to 65535", "port"),
+            (#"{"port": "8080"}"#, #"'port' is "8080" but must be an integer from 0 to 65535"#, "port"),
+            (#"{"port": -1}"#, "'port' is -1 but must be an integer from 0 to 65535", "port"),
+            (#"{"fsync": 1}"#, "'fsync' is 1 but must be one of always, interval, never", "fsync"),
+            (
+                #"{"logLevel": true}"#, "'logLevel' is true but must be one of trace, debug, info, notice, warning, error, critical",
+                "logLevel"
+            ),
+            (#"{"threads": 1.5}"#, "'threads' is 1.5 but must be an integer from 0 to 1024", "threads"),
+            (#"{"metricsPublic": "yes"}"#, #"'metricsPublic' is "yes" but must be true or false"#, "metricsPublic"),
+            (#"{"host": null}"#, "'host' is null but must be a host name or address", "host"),
+            (
+                #"{"corsOrigin": "https://a.example/"}"#, #"'corsOrigin' is "https://a.example/" but must be * or a comma-separated list"#,
+                "corsOrigin"
+            ),
+        ])
     func wrongTypes(json: String, message: String, key: String) throws {
         let path = try writeFile(json)
         let error = try #require(loadError(filePath: path))
@@ -32,14 +41,16 @@ struct StrictConfigurationTests: ConfigurationFixtures {
         #expect(loadError(filePath: far)?.description == "invalid configuration: 'colour' in \(far) is not a setting")
     }
 
-    @Test("JSON the request bodies would refuse is refused, with line and column", arguments: [
-        ("{\"port\": 8080,\n}", "is not valid JSON: trailing comma in object at line 2, column 1"),
-        (#"{"port": 8080, "port": 8081}"#, #"is not valid JSON: duplicate key "port" at line 1, column 16"#),
-        ("", "is empty; write {} for a file that sets nothing"),
-        ("  \n", "is empty; write {} for a file that sets nothing"),
-        ("[8080]", "must hold one JSON object, not an array"),
-        (#"{"port": 8080} x"#, "is not valid JSON: unexpected data after the JSON value at line 1, column 16"),
-    ])
+    @Test(
+        "JSON the request bodies would refuse is refused, with line and column",
+        arguments: [
+            ("{\"port\": 8080,\n}", "is not valid JSON: trailing comma in object at line 2, column 1"),
+            (#"{"port": 8080, "port": 8081}"#, #"is not valid JSON: duplicate key "port" at line 1, column 16"#),
+            ("", "is empty; write {} for a file that sets nothing"),
+            ("  \n", "is empty; write {} for a file that sets nothing"),
+            ("[8080]", "must hold one JSON object, not an array"),
+            (#"{"port": 8080} x"#, "is not valid JSON: unexpected data after the JSON value at line 1, column 16"),
+        ])
     func malformedFile(json: String, problem: String) throws {
         let path = try writeFile(json)
         let error = try #require(loadError(filePath: path))
@@ -101,9 +112,10 @@ struct StrictConfigurationTests: ConfigurationFixtures {
             environment: ["TODO_PROT": "9000", "TODO_PORT": "7100", "TODO_BINARY": "/bin/x", "HOME": "/root", "todo_port": "1"],
             filePath: nil, workingDirectory: FileManager.default.temporaryDirectory.path)
         #expect(configuration.port == 7100)
-        #expect(configuration.provenance.ignoredVariables == [
-            .init(name: "TODO_BINARY", suggestion: nil), .init(name: "TODO_PROT", suggestion: "TODO_PORT"),
-        ])
+        #expect(
+            configuration.provenance.ignoredVariables == [
+                .init(name: "TODO_BINARY", suggestion: nil), .init(name: "TODO_PROT", suggestion: "TODO_PORT"),
+            ])
     }
 
     @Test("tokens from a list, a variable and a file; never shown in errors or the dump")
@@ -126,7 +138,10 @@ struct StrictConfigurationTests: ConfigurationFixtures {
         #expect(bad.description.hasSuffix("(set by TODO_AUTH_TOKENS)"))
 
         let missing = try #require(loadError(flags: ["readTokensFile": "/nonexistent/tokens"]))
-        #expect(missing.description.contains("'readTokensFile' is '/nonexistent/tokens' but must be a readable file of bearer tokens, one per line (No such file or directory)"))
+        #expect(
+            missing.description.contains(
+                "'readTokensFile' is '/nonexistent/tokens' but must be a readable file of bearer tokens, one per line (No such file or directory)"
+            ))
         let blank = try writeFile("\n# none yet\n")
         #expect(loadError(flags: ["authTokensFile": blank])?.description.contains("(the file holds no token)") == true)
         let array = try writeFile(#"{"readTokens": ["r-1", "r-2"]}"#)
@@ -138,7 +153,10 @@ struct StrictConfigurationTests: ConfigurationFixtures {
         let listed = try ServerConfiguration.load(
             flags: ["corsOrigin": "https://a.example, http://b.example:8080", "corsCredentials": "true"], environment: [:], filePath: nil)
         #expect(listed.corsCredentials)
-        for bad in ["https://a.example/", "a.example", "https://a.example,", "https://a.example, *", "http://a b.example", "https://a.example:99999"] {
+        for bad in [
+            "https://a.example/", "a.example", "https://a.example,", "https://a.example, *", "http://a b.example",
+            "https://a.example:99999",
+        ] {
             let error = try #require(loadError(flags: ["corsOrigin": bad]), "\(bad)")
             #expect(error.key == "corsOrigin")
             #expect(error.description.hasSuffix("(set by --cors-origin)"))

@@ -1,6 +1,7 @@
-import LockTracing
 import Foundation
+import LockTracing
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: bearer tokens and the CORS allow-list", .tags(.endToEnd))
@@ -53,8 +54,11 @@ struct AccessControlEndToEndTests {
     func openRoutes() throws {
         let server = try tokenServer()
         let preflight = try server.request(
-            "OPTIONS", "/todos", headers: [("Origin", "https://app.example"), ("Access-Control-Request-Method", "DELETE"),
-                                           ("Access-Control-Request-Headers", "authorization, content-type")])
+            "OPTIONS", "/todos",
+            headers: [
+                ("Origin", "https://app.example"), ("Access-Control-Request-Method", "DELETE"),
+                ("Access-Control-Request-Headers", "authorization, content-type"),
+            ])
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match, Authorization")
         #expect(try server.request("GET", "/healthz").status == 200)
@@ -88,15 +92,20 @@ struct AccessControlEndToEndTests {
         #expect(listed.headerCount("Access-Control-Allow-Origin") == 1)
         #expect(listed.header("Vary") == "Origin")
         #expect(listed.header("Access-Control-Allow-Credentials") == "true")
-        #expect(listed.header("Access-Control-Expose-Headers") == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
+        #expect(
+            listed.header("Access-Control-Expose-Headers")
+                == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
         let other = try server.request("GET", "/todos", headers: [("Origin", "https://evil.example")])
         #expect(other.status == 200)
         #expect(other.header("Access-Control-Allow-Origin") == nil)
         #expect(other.header("Access-Control-Allow-Credentials") == nil)
         #expect(other.header("Vary") == "Origin")
         let preflight = try server.request(
-            "OPTIONS", "/todos/x", headers: [("Origin", "https://a.example"), ("Access-Control-Request-Method", "PUT"),
-                                             ("Access-Control-Request-Headers", "X-Trace")])
+            "OPTIONS", "/todos/x",
+            headers: [
+                ("Origin", "https://a.example"), ("Access-Control-Request-Method", "PUT"),
+                ("Access-Control-Request-Headers", "X-Trace"),
+            ])
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Origin") == "https://a.example")
         #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")

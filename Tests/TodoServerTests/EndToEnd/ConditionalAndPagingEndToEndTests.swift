@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: conditional requests and paging", .tags(.endToEnd))
@@ -125,7 +126,8 @@ struct ConditionalAndPagingEndToEndTests {
             ("Buy milk", false, "2", "\"2026-12-01\""), ("buy bread", true, "1", "null"),
             ("Call mum", false, "null", "\"2026-11-23\""), ("Buy eggs", false, "3", "\"2026-11-30\""),
         ] {
-            _ = try server.request("POST", "/todos", body: #"{"title":"\#(title)","completed":\#(completed),"order":\#(order),"dueDate":\#(due)}"#)
+            _ = try server.request(
+                "POST", "/todos", body: #"{"title":"\#(title)","completed":\#(completed),"order":\#(order),"dueDate":\#(due)}"#)
         }
         func titles(_ query: String) throws -> [String] {
             try server.request("GET", "/todos?" + query).array.compactMap { $0["title"] as? String }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: conditional writes (RFC 9110 If-None-Match, If-Match: *, changes that change nothing)", .tags(.endToEnd))
@@ -25,8 +26,10 @@ struct ConditionalWritesEndToEndTests {
             #expect(answer.status == 412, "\(method) If-None-Match: \(condition)")
             #expect(answer.header("Content-Type") == "application/problem+json")
             #expect(answer.header("ETag") == etag)
-            #expect(answer.object["detail"] as? String
-                == "If-None-Match matches the current version of to-do '\(path.dropFirst(7))' (ETag \(etag)), so it was left unchanged.")
+            #expect(
+                answer.object["detail"] as? String
+                    == "If-None-Match matches the current version of to-do '\(path.dropFirst(7))' (ETag \(etag)), so it was left unchanged."
+            )
         }
         let read = try server.request("GET", path)
         #expect(read.object["title"] as? String == "Kept")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 /// One request for every operation and status the OpenAPI document lists, so that
@@ -30,7 +31,8 @@ struct ContractTourEndToEndTests {
             ("GET", "/todos/none", [], nil, 404), ("HEAD", "/todos/none", [], nil, 404),
             ("PATCH", path, [], "{", 400), ("PATCH", "/todos/none", [], "{}", 404), ("PATCH", path, [("If-Match", "\"0\"")], "{}", 412),
             ("PATCH", path, [], big, 413), ("PATCH", path, [("Content-Type", "text/plain")], "x", 415),
-            ("PATCH", path, [], #"{"order":"x"}"#, 422), ("PATCH", path, [("Content-Type", "application/merge-patch+json")], #"{"order":1}"#, 200),
+            ("PATCH", path, [], #"{"order":"x"}"#, 422),
+            ("PATCH", path, [("Content-Type", "application/merge-patch+json")], #"{"order":1}"#, 200),
             ("PUT", path, [], "{", 400), ("PUT", "/todos/none", [], #"{"title":"x"}"#, 404),
             ("PUT", path, [("If-Match", "\"0\"")], #"{"title":"x"}"#, 412), ("PUT", path, [], big, 413),
             ("PUT", path, [("Content-Type", "text/plain")], "x", 415), ("PUT", path, [], "{}", 422),
@@ -49,7 +51,9 @@ struct ContractTourEndToEndTests {
 
     @Test("refusals every operation can get: a problem body on GET, OPTIONS and DELETE, the status alone on HEAD")
     func sharedRefusals() throws {
-        let server = try LiveServer(configure: { $0.maxBodyBytes = 16; $0.maxURIBytes = 64; $0.maxHeaderCount = 10 })
+        let server = try LiveServer(configure: {
+            $0.maxBodyBytes = 16; $0.maxURIBytes = 64; $0.maxHeaderCount = 10
+        })
         let created = try server.request("POST", "/todos", body: #"{"title":"x"}"#)
         let path = "/todos/\(try #require(created.object["id"] as? String))"
         let longTarget = "/todos?q=" + String(repeating: "q", count: 64)
@@ -62,7 +66,9 @@ struct ContractTourEndToEndTests {
         #expect(try server.request("OPTIONS", "/todos", body: overBody).status == 413)
         let deleteAll = try server.request("DELETE", "/todos", headers: [("If-None-Match", " ")])
         #expect(deleteAll.status == 400)
-        #expect(deleteAll.object["detail"] as? String == "The If-None-Match header is empty; send * or one or more entity tags, or leave it out.")
+        #expect(
+            deleteAll.object["detail"] as? String
+                == "The If-None-Match header is empty; send * or one or more entity tags, or leave it out.")
         #expect(try server.request("GET", longTarget).status == 414)
 
         for (target, headers, status) in [

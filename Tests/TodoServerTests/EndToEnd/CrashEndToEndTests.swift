@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: kill -9 under load, fsync=always", .tags(.endToEnd))

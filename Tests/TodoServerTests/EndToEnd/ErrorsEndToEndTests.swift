@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: errors are problem+json", .tags(.endToEnd))
@@ -16,7 +17,9 @@ struct ErrorsEndToEndTests {
 
     @Test("every error status of the contract, and none changes stored data")
     func statuses() throws {
-        let server = try LiveServer(configure: { $0.maxBodyBytes = 1000; $0.maxURIBytes = 200 })
+        let server = try LiveServer(configure: {
+            $0.maxBodyBytes = 1000; $0.maxURIBytes = 200
+        })
         let created = try server.request("POST", "/todos", body: #"{"title":"keep me"}"#)
         let id = try #require(created.object["id"] as? String)
 
@@ -35,11 +38,12 @@ struct ErrorsEndToEndTests {
         expectProblem(try server.request("POST", "/todos", headers: [("Content-Type", "text/plain")], body: #"{"title":"x"}"#), 415)
         let invalid = try server.request("PATCH", "/todos/\(id)", body: #"{"title":"","order":"high","extra":1}"#)
         expectProblem(invalid, 422)
-        #expect((invalid.object["errors"] as? [[String: String]]) == [
-            ["field": "extra", "message": "is not a known field"],
-            ["field": "order", "message": "must be an integer or null, not a string"],
-            ["field": "title", "message": "must not be empty"],
-        ])
+        #expect(
+            (invalid.object["errors"] as? [[String: String]]) == [
+                ["field": "extra", "message": "is not a known field"],
+                ["field": "order", "message": "must be an integer or null, not a string"],
+                ["field": "title", "message": "must not be empty"],
+            ])
         let invalidTypes = try server.request("PUT", "/todos/\(id)", body: #"{"title":"","order":"high"}"#)
         expectProblem(invalidTypes, 422)
         #expect((invalidTypes.object["errors"] as? [[String: String]])?.map { $0["field"] } == ["order", "title"])

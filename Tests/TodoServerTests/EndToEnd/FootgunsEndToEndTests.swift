@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import TodoServer
 
 /// What an operator can get wrong, as the process meets it: settings that would run the server
@@ -11,8 +12,9 @@ struct FootgunsEndToEndTests {
     func blankTokens(value: String) throws {
         let server = try ServerProcess(arguments: ["--port", "0"], environment: ["TODO_AUTH_TOKENS": value])
         try #require(server.waitForExit() == 64)
-        #expect(server.standardError == "todo-server: invalid configuration: 'authTokens' is set but empty or white space: "
-            + "give it a value, or unset it to run without tokens (set by TODO_AUTH_TOKENS)\n")
+        #expect(
+            server.standardError == "todo-server: invalid configuration: 'authTokens' is set but empty or white space: "
+                + "give it a value, or unset it to run without tokens (set by TODO_AUTH_TOKENS)\n")
         #expect(server.remainingOutput.isEmpty, "nothing listened")
     }
 
@@ -23,15 +25,18 @@ struct FootgunsEndToEndTests {
         defer { unlink(path) }
         let server = try ServerProcess(arguments: ["--port", "0"], environment: ["TODO_READ_TOKENS_FILE": path])
         try #require(server.waitForExit(timeout: .seconds(20)) == 64)
-        #expect(server.standardError == "todo-server: invalid configuration: 'readTokensFile' is '\(path)' but must be a readable file "
-            + "of bearer tokens, one per line (a FIFO, not a regular file) (set by TODO_READ_TOKENS_FILE)\n")
+        #expect(
+            server.standardError == "todo-server: invalid configuration: 'readTokensFile' is '\(path)' but must be a readable file "
+                + "of bearer tokens, one per line (a FIFO, not a regular file) (set by TODO_READ_TOKENS_FILE)\n")
     }
 
     @Test("--cors-credentials true with null in --cors-origin stops start-up with 64, naming the setting")
     func credentialsWithNull() throws {
         let server = try ServerProcess(arguments: ["--port", "0", "--cors-origin", "null,https://a.example", "--cors-credentials", "true"])
         try #require(server.waitForExit() == 64)
-        #expect(server.standardError.hasPrefix("todo-server: invalid configuration: 'corsCredentials' is 'true' but must be false while corsOrigin lists null"))
+        #expect(
+            server.standardError.hasPrefix(
+                "todo-server: invalid configuration: 'corsCredentials' is 'true' but must be false while corsOrigin lists null"))
         #expect(server.standardError.hasSuffix("(set by --cors-credentials)\n"))
     }
 
@@ -52,12 +57,16 @@ struct FootgunsEndToEndTests {
         #expect(server.waitForExit() == 0)
     }
 
-    @Test("a second SIGTERM or SIGINT while the drain waits for an answer in flight ends the process at once", arguments: [
-        (SIGTERM, SIGTERM, Int32(128 + SIGTERM), "SIGTERM"), (SIGINT, SIGINT, Int32(128 + SIGINT), "SIGINT"),
-        (SIGTERM, SIGINT, Int32(128 + SIGINT), "SIGINT"),
-    ])
+    @Test(
+        "a second SIGTERM or SIGINT while the drain waits for an answer in flight ends the process at once",
+        arguments: [
+            (SIGTERM, SIGTERM, Int32(128 + SIGTERM), "SIGTERM"), (SIGINT, SIGINT, Int32(128 + SIGINT), "SIGINT"),
+            (SIGTERM, SIGINT, Int32(128 + SIGINT), "SIGINT"),
+        ])
     func secondStopSignal(first: Int32, second: Int32, status: Int32, name: String) throws {
-        let server = try ServerProcess(arguments: ["--port", "0", "--host", "127.0.0.1", "--threads", "1", "--shutdown-grace-seconds", "120"])
+        let server = try ServerProcess(arguments: [
+            "--port", "0", "--host", "127.0.0.1", "--threads", "1", "--shutdown-grace-seconds", "120",
+        ])
         let port = try server.waitForPort()
         try Self.fill(port: port, count: 8000)
         // A reader with a tiny receive buffer keeps a ~5 MB answer in flight: the drain waits for it.
@@ -85,7 +94,8 @@ struct FootgunsEndToEndTests {
         for start in stride(from: 0, to: count, by: 25) {
             let batch = (start..<min(start + 25, count)).map { index in
                 let body = #"{"title":"\#(index)\#(title)","dueDate":"\#(today)"}"#
-                return "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                return
+                    "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
             }
             try client.send(batch.joined())
             for _ in batch { try #require(try client.readResponse(method: "POST").status == 201) }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: a form body", .tags(.endToEnd))
@@ -10,8 +11,10 @@ struct FormBodyEndToEndTests {
             "POST", "/todos", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "title=Buy+milk&order=1")
         #expect(created.status == 400)
         #expect(created.header("Content-Type") == "application/problem+json")
-        #expect(created.object["detail"] as? String
-            == #"The body is form-encoded (name=value), not JSON; send JSON (Content-Type: application/json), such as {"title":"Buy milk"}."#)
+        #expect(
+            created.object["detail"] as? String
+                == #"The body is form-encoded (name=value), not JSON; send JSON (Content-Type: application/json), such as {"title":"Buy milk"}."#
+        )
         #expect(server.store.count == 0)
         // curl -d '{…}' sends JSON under the same form type: still read as JSON.
         let json = try server.request(

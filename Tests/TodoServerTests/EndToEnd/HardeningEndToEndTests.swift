@@ -1,13 +1,16 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: hardening against bad and greedy clients", .tags(.endToEnd))
 struct HardeningEndToEndTests {
     @Test("header fields: at the count and size limits served, one over gets a problem+json 431 and a close")
     func headerLimits() throws {
-        let server = try LiveServer(configure: { $0.maxHeaderCount = 20; $0.maxHeaderBytes = 2048; $0.maxURIBytes = 512 })
+        let server = try LiveServer(configure: {
+            $0.maxHeaderCount = 20; $0.maxHeaderBytes = 2048; $0.maxURIBytes = 512
+        })
         // The client adds Host: 19 more fields make 20.
         let atCount = try server.request("GET", "/healthz", headers: (1...19).map { ("X-F\($0)", "v") })
         #expect(atCount.status == 200)
@@ -31,7 +34,9 @@ struct HardeningEndToEndTests {
     // well-formed but unsupported version 505 (RFC 9110 §15.6.6), where evhttp answered 400.
     @Test("headers far past the limit and garbage request lines get a problem+json 4xx/505 and a close, never a hang")
     func garbage() throws {
-        let server = try LiveServer(configure: { $0.maxHeaderBytes = 2048; $0.maxURIBytes = 512; $0.timeoutSeconds = 30 })
+        let server = try LiveServer(configure: {
+            $0.maxHeaderBytes = 2048; $0.maxURIBytes = 512; $0.timeoutSeconds = 30
+        })
         let inputs: [([UInt8], Int)] = [
             (Array("GET /todos HTTP/1.1\r\nHost: h\r\nX-Huge: \(String(repeating: "h", count: 40_000))\r\n\r\n".utf8), 431),
             (Array("GARBAGE\r\n\r\n".utf8), 400),
@@ -57,7 +62,9 @@ struct HardeningEndToEndTests {
 
     @Test("at the connection limit a new connection's request gets 503 with Retry-After and a close; slots free as clients leave")
     func connectionLimit() throws {
-        let server = try LiveServer(configure: { $0.maxConnections = 4; $0.threads = 2 })
+        let server = try LiveServer(configure: {
+            $0.maxConnections = 4; $0.threads = 2
+        })
         // Four idle connections that never send a request hold every slot.
         var idle = try (0..<4).map { _ in try server.client() }
         #expect(eventually { server.application.openConnections == 4 })
@@ -65,8 +72,9 @@ struct HardeningEndToEndTests {
         #expect(refused.status == 503)
         #expect(refused.header("Retry-After") == "1")
         #expect(refused.header("Connection") == "close")
-        #expect(refused.object["detail"] as? String
-            == "The server holds its limit of 4 open connections; retry on a new connection shortly.")
+        #expect(
+            refused.object["detail"] as? String
+                == "The server holds its limit of 4 open connections; retry on a new connection shortly.")
         #expect(refused.header("Content-Type") == "application/problem+json")
         // Two leave without ever sending a request: the loops notice within their one-second sweep.
         idle.removeLast(2)

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import TodoServer
 
 /// Issue 9, items 1, 2 and the first half of 7: strict framing, bounded buffers and a graceful
@@ -55,7 +56,10 @@ struct HostileWireEndToEndTests {
             (Array((post + "Content-Length: 99999999999999999999\r\n\r\n").utf8), 400, "too large a number"),
             (Array((post + "Content-Length: +5\r\n\r\n{}   ").utf8), 400, "1*DIGIT"),
             (Array((post + "Content-Length: 5, 5\r\n\r\n{}   ").utf8), 400, "1*DIGIT"),
-            (Array("POST /todos HTTP/1.0\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET / HTTP/1.0\r\n\r\n".utf8), 400, "HTTP/1.0"),
+            (
+                Array("POST /todos HTTP/1.0\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET / HTTP/1.0\r\n\r\n".utf8), 400,
+                "HTTP/1.0"
+            ),
             (Array((post + "Transfer-Encoding: gzip\r\n\r\n").utf8), 400, "final transfer coding must be chunked"),
             (Array((post + "Transfer-Encoding: gzip, chunked\r\n\r\n").utf8), 501, "not supported"),
             (Array((chunked + "0x11\r\n").utf8), 400, "chunk size"),
@@ -84,7 +88,8 @@ struct HostileWireEndToEndTests {
         let body = #"{"title":"x"}"#
         try client.send(
             "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-                + "6;name=value;quoted=\"a b\"\r\n" + body.prefix(6) + "\r\n7 ; x\r\n" + body.dropFirst(6) + "\r\n0;end\r\nX-Trailer: t\r\n\r\n")
+                + "6;name=value;quoted=\"a b\"\r\n" + body.prefix(6) + "\r\n7 ; x\r\n" + body.dropFirst(6)
+                + "\r\n0;end\r\nX-Trailer: t\r\n\r\n")
         let created = try client.readResponse(method: "POST")
         #expect(created.status == 201)
         #expect(created.object["title"] as? String == "x")
@@ -98,7 +103,9 @@ struct HostileWireEndToEndTests {
 
     @Test("a body declared over maxBodyBytes is refused with 413 from its headers, without being read")
     func declaredBodyTooLarge() throws {
-        let server = try LiveServer(configure: { $0.maxBodyBytes = 1 << 20; $0.timeoutSeconds = 30 })
+        let server = try LiveServer(configure: {
+            $0.maxBodyBytes = 1 << 20; $0.timeoutSeconds = 30
+        })
         let client = try TestHTTPClient(port: server.port, receiveTimeoutSeconds: 5)
         try client.send("POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: 4000000\r\n\r\n")
         try client.send([UInt8](repeating: UInt8(ascii: " "), count: 64 << 10))
@@ -111,11 +118,15 @@ struct HostileWireEndToEndTests {
 
     @Test("a client that pipelines and never reads its answers is no longer read: its buffered input stays bounded")
     func pipelinedWithoutReading() throws {
-        let server = try LiveServer(configure: { $0.maxPipelinedRequests = 8; $0.threads = 1 })
+        let server = try LiveServer(configure: {
+            $0.maxPipelinedRequests = 8; $0.threads = 1
+        })
         // Answers of about 5 KB: the kernel's socket buffers (several MB on loopback, as they
         // grow) must not be able to take most of the 4,000 answers, or the server would answer
         // them all without its own bound ever being reached.
-        for index in 0..<20 { _ = try server.request("POST", "/todos", body: #"{"title":"to-do number \#(index) with a title long enough to weigh"}"#) }
+        for index in 0..<20 {
+            _ = try server.request("POST", "/todos", body: #"{"title":"to-do number \#(index) with a title long enough to weigh"}"#)
+        }
         let client = try TestHTTPClient(port: server.port, receiveBufferBytes: 4096)
         let request = "GET /todos HTTP/1.1\r\nHost: h\r\n\r\n"
         let count = 4000

@@ -1,6 +1,7 @@
 import EventHTTP
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 /// Client input is decided before it reaches SQL, with the in-memory store's answer, on every store
@@ -69,7 +70,10 @@ struct InputStaysInputTests {
         #expect(sorted.array.compactMap { $0["id"] as? String } == [upper, nfc, nfd, german, greek])
         let descending = await client.request(.get, "/todos?sort=-title")
         #expect(descending.array.compactMap { $0["id"] as? String } == [greek, german, nfd, nfc, upper])
-        for (q, expected) in [("%CE%BF%CE%B4%CE%BF%CF%82", [greek]), ("STRASSE", [german]), ("cafe%CC%81", [upper, nfc, nfd]), ("CAF%C3%89%20A", [upper, nfc])] {
+        for (q, expected) in [
+            ("%CE%BF%CE%B4%CE%BF%CF%82", [greek]), ("STRASSE", [german]), ("cafe%CC%81", [upper, nfc, nfd]),
+            ("CAF%C3%89%20A", [upper, nfc]),
+        ] {
             let found = await client.request(.get, "/todos?sort=title&q=\(q)")
             #expect(found.array.compactMap { $0["id"] as? String } == expected, "q=\(q)")
             #expect(found.header("X-Total-Count") == String(expected.count), "q=\(q)")

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Logging
 import Testing
+
 @testable import TodoServer
 
 /// The journaled server over real sockets while its disk stalls or fails (the journal's fault seam).
@@ -31,8 +32,9 @@ struct JournalEndToEndTests {
         return box
     }
 
-    @Test("while a write waits for the disk, reads and /healthz answer and do not see it; it is visible once written",
-          arguments: [(FsyncPolicy.always, JournalFaults.Operation.sync), (.never, .write), (.interval, .write)])
+    @Test(
+        "while a write waits for the disk, reads and /healthz answer and do not see it; it is visible once written",
+        arguments: [(FsyncPolicy.always, JournalFaults.Operation.sync), (.never, .write), (.interval, .write)])
     func stalledWriter(policy: FsyncPolicy, operation: JournalFaults.Operation) throws {
         let directory = DataDirectory()
         let gate = WriterGate(operation: operation)
@@ -83,7 +85,8 @@ struct JournalEndToEndTests {
         #expect((post.get() ?? nil)?.status != 201, "a write that is not durable is never answered as done")
     }
 
-    @Test("while the store refuses writes /healthz answers 503 with the reason, 200 again after; a refused change's revision is never reused")
+    @Test(
+        "while the store refuses writes /healthz answers 503 with the reason, 200 again after; a refused change's revision is never reused")
     func refusalAndRevisions() throws {
         let directory = DataDirectory()
         let fault = JournalFaultTests.Switch()
@@ -130,7 +133,9 @@ struct JournalEndToEndTests {
         #expect(healthy.object["reason"] == nil)
     }
 
-    @Test("the binary: a flipped bit mid-journal exits 3 naming file and offset; TODO_RECOVER=truncate starts with the prefix and logs the loss")
+    @Test(
+        "the binary: a flipped bit mid-journal exits 3 naming file and offset; TODO_RECOVER=truncate starts with the prefix and logs the loss"
+    )
     func damagedJournalProcess() throws {
         let directory = DataDirectory()
         let store = try directory.open(fsync: .interval)

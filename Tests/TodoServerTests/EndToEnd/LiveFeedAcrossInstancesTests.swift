@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: the live feed across instances and restarts")

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+
 @testable import TodoServer
 
 /// What a front end holds: the to-dos by id with their revisions, kept current from the feed.
@@ -76,7 +77,8 @@ final class FeedWriters {
                         _ = try? client.request("PATCH", "/todos/\(id)", body: #"{"title":"w\#(index) r\#(round)"}"#)
                     default:
                         if let created = try? client.request("POST", "/todos", body: #"{"title":"w\#(index) r\#(round)"}"#),
-                           let id = created.object["id"] as? String {
+                            let id = created.object["id"] as? String
+                        {
                             mine.append(id)
                         }
                     }
@@ -100,13 +102,18 @@ extension LiveServer {
         var revisions: [String: Int] = [:]
         for item in try listing().items {
             let id = try #require(item["id"] as? String)
-            revisions[id] = Int((try request("GET", "/todos/\(id)").header("ETag") ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+            revisions[id] = Int(
+                (try request("GET", "/todos/\(id)").header("ETag") ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
         }
         return revisions
     }
 
-    func subscribe(after position: String? = nil, headers: [(String, String)] = [], receiveBufferBytes: Int32? = nil) throws -> EventStreamClient {
-        let target = position.map { "/todos/events?lastEventId=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? "/todos/events"
+    func subscribe(after position: String? = nil, headers: [(String, String)] = [], receiveBufferBytes: Int32? = nil) throws
+        -> EventStreamClient
+    {
+        let target =
+            position.map { "/todos/events?lastEventId=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" }
+            ?? "/todos/events"
         return try EventStreamClient(port: port, target: target, headers: headers, receiveBufferBytes: receiveBufferBytes)
     }
 }
@@ -124,7 +131,9 @@ func follow(_ stream: EventStreamClient, into mirror: inout MirroredTodos, until
 
 @Suite("End to end: the live change feed on every store")
 struct LiveFeedStoresEndToEndTests {
-    @Test("list, then subscribe at the list's position, under concurrent writers: nothing missed, nothing twice", arguments: StoreKind.available)
+    @Test(
+        "list, then subscribe at the list's position, under concurrent writers: nothing missed, nothing twice",
+        arguments: StoreKind.available)
     func listThenSubscribe(kind: StoreKind) async throws {
         let store = try await ContractStore(kind)
         let server = try LiveServer(store: store.store)

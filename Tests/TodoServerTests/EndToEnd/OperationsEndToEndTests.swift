@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: metrics and the OpenAPI document", .tags(.endToEnd))
@@ -43,7 +44,8 @@ struct OperationsEndToEndTests {
         for (name, delta) in series {
             #expect(sample(after.text, name) - sample(before.text, name) == delta, "\(name)")
         }
-        let durations = sum(after.text, prefix: "http_request_duration_seconds_count") - sum(before.text, prefix: "http_request_duration_seconds_count")
+        let durations =
+            sum(after.text, prefix: "http_request_duration_seconds_count") - sum(before.text, prefix: "http_request_duration_seconds_count")
         #expect(durations == 10)
         #expect(sample(after.text, "todos") == 3)
         #expect(sample(after.text, "http_open_connections") >= 1)
@@ -102,7 +104,8 @@ struct OperationsEndToEndTests {
         #expect(response.text == shipped.replacingOccurrences(of: #""url": "http://localhost:8080""#, with: #""url": "http://127.0.0.1""#))
         #expect(response.object["openapi"] as? String == "3.1.0")
         let paths = try #require(response.object["paths"] as? [String: Any])
-        #expect(Set(paths.keys) == ["/", "/healthz", "/todos", "/todos/upcoming", "/todos/events", "/todos/{id}", "/metrics", "/openapi.json"])
+        #expect(
+            Set(paths.keys) == ["/", "/healthz", "/todos", "/todos/upcoming", "/todos/events", "/todos/{id}", "/metrics", "/openapi.json"])
     }
 
     /// The `url` of each entry of the document's `servers`.

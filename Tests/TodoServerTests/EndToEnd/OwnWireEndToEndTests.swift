@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import TodoServer
 
 /// What the server's own HTTP/1.1 wire does that no parser of a library did for it: `Expect:
@@ -13,7 +14,8 @@ struct OwnWireEndToEndTests {
         let client = try server.client()
         let body = #"{"title":"waited for"}"#
         try client.send(
-            "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+            "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+        )
         #expect(try client.readHead() == "HTTP/1.1 100 Continue")
         try client.send(body)
         let created = try client.readResponse(method: "POST")
@@ -21,14 +23,16 @@ struct OwnWireEndToEndTests {
         #expect(created.object["title"] as? String == "waited for")
         // Over the limit: the final status at once, no 100, and the body is never awaited.
         let refused = try server.client()
-        try refused.send("POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n")
+        try refused.send(
+            "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n")
         let answer = try refused.readResponse(method: "POST")
         #expect(answer.status == 413)
         #expect(answer.header("Connection") == "close")
         // A body sent with its head gets no 100: the next bytes are the final answer.
         let eager = try server.client()
         try eager.send(
-            "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        )
         #expect(try eager.readResponse(method: "POST").status == 201)
         #expect(server.store.count == 2)
     }
@@ -76,7 +80,8 @@ struct OwnWireEndToEndTests {
     func expectContinueRefusedBodySentAnyway() throws {
         let server = try LiveServer(configure: { $0.authTokens = ["rw"] })
         let client = try server.client()
-        try client.send("POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 200000\r\n\r\n")
+        try client.send(
+            "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 200000\r\n\r\n")
         let answer = try client.readResponse(method: "POST")
         #expect(answer.status == 401)
         #expect(answer.header("WWW-Authenticate") == "Bearer")
@@ -89,7 +94,8 @@ struct OwnWireEndToEndTests {
         // The same request with a token still gets its 100 and is read.
         let allowed = try server.client()
         try allowed.send(
-            "POST /todos HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer rw\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 17\r\n\r\n")
+            "POST /todos HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer rw\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 17\r\n\r\n"
+        )
         #expect(try allowed.readHead() == "HTTP/1.1 100 Continue")
         try allowed.send(#"{"title":"waits"}"#)
         let created = try allowed.readResponse(method: "POST")
@@ -98,7 +104,9 @@ struct OwnWireEndToEndTests {
         #expect(try allowed.request("GET", "/healthz").status == 200)
     }
 
-    @Test("a chunked body's type is judged once it is read (it may be empty): 100 first, then 415; a refusal of the head alone does not depend on it")
+    @Test(
+        "a chunked body's type is judged once it is read (it may be empty): 100 first, then 415; a refusal of the head alone does not depend on it"
+    )
     func expectContinueChunked() throws {
         let server = try LiveServer()
         let client = try server.client()
@@ -198,11 +206,13 @@ struct OwnWireEndToEndTests {
         #expect(client.serverClosed())
     }
 
-    @Test("a refusal on the wire carries the CORS headers of a listed origin, so that the page can read it", arguments: [
-        "POST /todos HTTP/1.1\r\nHost: h\r\nOrigin: https://app.example.com\r\nContent-Length: 99999999\r\n\r\n",
-        "GET /todos HTTP/1.1\r\nOrigin: https://app.example.com\r\nBad Name: x\r\n\r\n",
-        "POST /todos HTTP/1.1\r\nHost: h\r\nOrigin: https://app.example.com\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-    ])
+    @Test(
+        "a refusal on the wire carries the CORS headers of a listed origin, so that the page can read it",
+        arguments: [
+            "POST /todos HTTP/1.1\r\nHost: h\r\nOrigin: https://app.example.com\r\nContent-Length: 99999999\r\n\r\n",
+            "GET /todos HTTP/1.1\r\nOrigin: https://app.example.com\r\nBad Name: x\r\n\r\n",
+            "POST /todos HTTP/1.1\r\nHost: h\r\nOrigin: https://app.example.com\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        ])
     func refusalsCarryCORS(stream: String) throws {
         let server = try LiveServer(configure: { $0.corsOrigin = "https://app.example.com" })
         let client = try server.client()

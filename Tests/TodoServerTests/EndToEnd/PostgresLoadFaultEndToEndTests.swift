@@ -10,8 +10,9 @@ import Testing
 /// problem with `Retry-After`, no request goes unanswered or takes longer than the deadline plus a
 /// generous margin, both processes live through it and serve again by themselves. The timings
 /// (stop to first 503, restart to first 2xx, per instance) are printed, not asserted.
-@Suite("End to end: two instances under load while PostgreSQL stops and comes back", .serialized,
-       .enabled(if: PostgresTestCluster.isAvailable))
+@Suite(
+    "End to end: two instances under load while PostgreSQL stops and comes back", .serialized,
+    .enabled(if: PostgresTestCluster.isAvailable))
 struct PostgresLoadFaultEndToEndTests {
     static let deadlineMs = 1000
     /// The bound on any one answer: the deadline plus a margin large enough that load cannot flake it.
@@ -52,12 +53,13 @@ struct PostgresLoadFaultEndToEndTests {
             var step = number
             while log.isRunning {
                 step += 1
-                let (method, target, body): (String, String, String?) = switch step % 4 {
-                case 0: ("GET", path, nil)
-                case 1: ("GET", "/todos?limit=5", nil)
-                case 2: ("POST", "/todos", #"{"title":"load \#(instance)-\#(number)-\#(step)"}"#)
-                default: ("PATCH", path, #"{"order":\#(step)}"#)
-                }
+                let (method, target, body): (String, String, String?) =
+                    switch step % 4 {
+                    case 0: ("GET", path, nil)
+                    case 1: ("GET", "/todos?limit=5", nil)
+                    case 2: ("POST", "/todos", #"{"title":"load \#(instance)-\#(number)-\#(step)"}"#)
+                    default: ("PATCH", path, #"{"order":\#(step)}"#)
+                    }
                 let sent = ContinuousClock.now
                 do {
                     if connection == nil {
@@ -65,14 +67,16 @@ struct PostgresLoadFaultEndToEndTests {
                     }
                     let answer = try connection!.request(
                         method, target, headers: body == nil ? [] : [("Content-Type", "application/json")], body: body)
-                    log.append(Outcome(
-                        instance: instance, method: method, sent: sent, answered: .now, status: answer.status,
-                        contentType: answer.header("Content-Type"), retryAfter: answer.header("Retry-After"), failure: nil))
+                    log.append(
+                        Outcome(
+                            instance: instance, method: method, sent: sent, answered: .now, status: answer.status,
+                            contentType: answer.header("Content-Type"), retryAfter: answer.header("Retry-After"), failure: nil))
                 } catch {
                     connection = nil
-                    log.append(Outcome(
-                        instance: instance, method: method, sent: sent, answered: .now, status: nil, contentType: nil,
-                        retryAfter: nil, failure: "\(error)"))
+                    log.append(
+                        Outcome(
+                            instance: instance, method: method, sent: sent, answered: .now, status: nil, contentType: nil,
+                            retryAfter: nil, failure: "\(error)"))
                 }
             }
         }
@@ -150,10 +154,11 @@ struct PostgresLoadFaultEndToEndTests {
         }
         // Service is back in full: ten reads of the kept to-do in a row on each instance.
         for port in ports {
-            #expect(eventually(timeout: .seconds(60)) {
-                guard let client = try? TestHTTPClient(port: port) else { return false }
-                return (0..<10).allSatisfy { _ in (try? client.request("GET", path))?.object["title"] as? String == "kept" }
-            })
+            #expect(
+                eventually(timeout: .seconds(60)) {
+                    guard let client = try? TestHTTPClient(port: port) else { return false }
+                    return (0..<10).allSatisfy { _ in (try? client.request("GET", path))?.object["title"] as? String == "kept" }
+                })
         }
         log.stop()
         done.wait()
@@ -162,7 +167,9 @@ struct PostgresLoadFaultEndToEndTests {
         for server in servers { #expect(server.process.isRunning, "both processes stay alive") }
         // Every request was answered, within the deadline plus the margin, with a 2xx or a 503 problem.
         let unanswered = outcomes.filter { $0.status == nil }
-        #expect(unanswered.isEmpty, "requests without an answer: \(unanswered.prefix(5).map { "\($0.method) on \($0.instance): \($0.failure ?? "")" })")
+        #expect(
+            unanswered.isEmpty,
+            "requests without an answer: \(unanswered.prefix(5).map { "\($0.method) on \($0.instance): \($0.failure ?? "")" })")
         let slow = outcomes.filter { $0.answered - $0.sent > Self.answerBound }
         #expect(slow.isEmpty, "answers later than the deadline + 10 s: \(slow.count)")
         let other = outcomes.filter { $0.status != nil && $0.status! / 100 != 2 && $0.status != 503 }
@@ -180,7 +187,8 @@ struct PostgresLoadFaultEndToEndTests {
             let first503 = mine.filter { $0.status == 503 && $0.answered >= stopping }.map(\.answered).min()
             let first2xx = mine.filter { $0.sent >= restarted && ($0.status ?? 0) / 100 == 2 }.map(\.answered).min()
             let maxOutage = mine.filter { $0.status == 503 }.map { $0.answered - $0.sent }.max()
-            print("""
+            print(
+                """
                 postgres-load-fault instance=\(instance == 0 ? "A" : "B") requests=\(mine.count) \
                 2xx=\(mine.filter { ($0.status ?? 0) / 100 == 2 }.count) 503=\(mine.filter { $0.status == 503 }.count) \
                 stop_call_ms=\(Self.milliseconds(stopped - stopping)) \

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PostgresLoop
 import Testing
+
 @testable import TodoServer
 
 /// The PostgreSQL store while its database goes away, comes back, or freezes: a 503 problem with
@@ -38,11 +39,13 @@ struct PostgresStoreFaultEndToEndTests {
         /// The postmaster and its children (the backends), for SIGSTOP / SIGCONT.
         func serverProcesses() -> [pid_t] {
             guard let text = try? String(contentsOfFile: cluster.directory + "/data/postmaster.pid", encoding: .utf8),
-                  let postmaster = text.split(separator: "\n").first.flatMap({ pid_t($0) }) else { return [] }
+                let postmaster = text.split(separator: "\n").first.flatMap({ pid_t($0) })
+            else { return [] }
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
             let children = entries.compactMap { pid_t($0) }.filter { pid in
                 guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                      let fields = stat.split(separator: ")").last?.split(separator: " "), fields.count > 1 else { return false }
+                    let fields = stat.split(separator: ")").last?.split(separator: " "), fields.count > 1
+                else { return false }
                 return pid_t(fields[1]) == postmaster  // after the name: state, ppid
             }
             return [postmaster] + children
@@ -63,7 +66,9 @@ struct PostgresStoreFaultEndToEndTests {
         #expect(try setup.server.request("GET", "/healthz").status == 200)
 
         try setup.cluster.stopServer(mode: "immediate")
-        for request in [("GET", path, nil), ("GET", "/todos", nil), ("POST", "/todos", #"{"title":"lost"}"#), ("PATCH", path, #"{"completed":true}"#)] as [(String, String, String?)] {
+        for request in [
+            ("GET", path, nil), ("GET", "/todos", nil), ("POST", "/todos", #"{"title":"lost"}"#), ("PATCH", path, #"{"completed":true}"#),
+        ] as [(String, String, String?)] {
             expect503(try setup.server.request(request.0, request.1, body: request.2), "\(request.0) \(request.1)")
         }
         let health = try setup.server.request("GET", "/healthz")
@@ -72,9 +77,10 @@ struct PostgresStoreFaultEndToEndTests {
 
         try setup.cluster.start()
         // Every loop's connections come back by themselves: ten reads in a row all answered.
-        #expect(eventually(timeout: .seconds(15)) {
-            (0..<10).allSatisfy { _ in (try? setup.server.request("GET", path))?.object["title"] as? String == "kept" }
-        })
+        #expect(
+            eventually(timeout: .seconds(15)) {
+                (0..<10).allSatisfy { _ in (try? setup.server.request("GET", path))?.object["title"] as? String == "kept" }
+            })
         #expect(eventually(timeout: .seconds(15)) { (try? setup.server.request("GET", "/healthz"))?.status == 200 })
         #expect(try setup.server.request("GET", "/todos").header("X-Total-Count") == "1")
     }

@@ -1,13 +1,16 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: the todo-server process", .tags(.endToEnd))
 struct ProcessEndToEndTests {
     @Test("SIGTERM: stops accepting, finishes the response in flight, exits 0")
     func sigterm() throws {
-        let server = try ServerProcess(arguments: ["--port", "0", "--threads", "2", "--host", "127.0.0.1", "--shutdown-grace-seconds", "15"])
+        let server = try ServerProcess(arguments: [
+            "--port", "0", "--threads", "2", "--host", "127.0.0.1", "--shutdown-grace-seconds", "15",
+        ])
         let port = try server.waitForPort()
         let writer = try TestHTTPClient(port: port)
         let title = String(repeating: "t", count: 480)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: bounded titles, prepared sort and search keys", .tags(.endToEnd))
@@ -40,10 +41,14 @@ struct RequestBoundsEndToEndTests {
             let answer = try server.request("POST", "/todos", headers: json, body: #"{"title":"\#(title)"}"#)
             #expect(answer.status == 422, "\(title)")
             let errors = try #require(answer.object["errors"] as? [[String: String]])
-            #expect(errors == [[
-                "field": "title",
-                "message": "must not contain control characters (U+0000-U+001F such as tab and newline, U+007F-U+009F); found \(found)",
-            ]])
+            #expect(
+                errors == [
+                    [
+                        "field": "title",
+                        "message":
+                            "must not contain control characters (U+0000-U+001F such as tab and newline, U+007F-U+009F); found \(found)",
+                    ]
+                ])
         }
         // Leading and trailing white space, line breaks included, is trimmed as before.
         let trimmed = try server.request("POST", "/todos", headers: json, body: #"{"title":"\n\tMilk \r\n"}"#)

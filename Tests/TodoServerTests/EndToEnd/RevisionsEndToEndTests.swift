@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: per-to-do revisions and the list ETag")
@@ -29,8 +30,9 @@ struct RevisionsEndToEndTests {
         #expect(changed.header("ETag") == #""2""#)
         #expect(try server.request("GET", pathB).header("ETag") == #""1""#, "another to-do's change leaves B's tag")
         #expect(try server.request("PATCH", pathB, headers: json + [("If-Match", #""2""#)], body: #"{"title":"B2"}"#).status == 412)
-        #expect(try server.request("PATCH", pathB, headers: json + [("If-Match", #"W/"1""#)], body: #"{"title":"B2"}"#).status == 412,
-                "a weak tag never matches If-Match")
+        #expect(
+            try server.request("PATCH", pathB, headers: json + [("If-Match", #"W/"1""#)], body: #"{"title":"B2"}"#).status == 412,
+            "a weak tag never matches If-Match")
         #expect(try server.request("GET", pathA, headers: [("If-None-Match", #"W/"2""#)]).status == 304)
         #expect(try server.request("DELETE", pathA, headers: [("If-Match", #""1""#)]).status == 412)
         #expect(try server.request("DELETE", pathA, headers: [("If-Match", #""2""#)]).status == 204)

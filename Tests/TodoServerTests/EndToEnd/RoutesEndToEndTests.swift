@@ -1,7 +1,8 @@
-import LockTracing
 import Foundation
+import LockTracing
 import Logging
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: routes", .tags(.endToEnd))
@@ -9,8 +10,9 @@ struct RoutesEndToEndTests {
     @Test("create, read, list, patch, put, delete one, delete all over HTTP")
     func lifecycle() throws {
         let server = try LiveServer()
-        let created = try server.request("POST", "/todos", headers: [("Content-Type", "application/json")],
-                                         body: #"{"title":" Buy milk ","order":3,"dueDate":"2026-11-24"}"#)
+        let created = try server.request(
+            "POST", "/todos", headers: [("Content-Type", "application/json")],
+            body: #"{"title":" Buy milk ","order":3,"dueDate":"2026-11-24"}"#)
         #expect(created.status == 201)
         let id = try #require(created.object["id"] as? String)
         let url = "http://127.0.0.1/todos/\(id)"

@@ -2,6 +2,7 @@ import Foundation
 import LockTracing
 import Logging
 import Testing
+
 @testable import TodoServer
 @testable import TodoServerApp
 
@@ -36,7 +37,9 @@ struct StalledDiskShutdownTests {
         let post = LockedBox<HTTPResponseSnapshot?>()
         Thread.detachNewThread {
             let client = try? TestHTTPClient(port: port, receiveTimeoutSeconds: 30)
-            post.set(try? client?.request("POST", "/todos", headers: [("Content-Type", "application/json")], body: #"{"title":"never durable"}"#))
+            post.set(
+                try? client?.request("POST", "/todos", headers: [("Content-Type", "application/json")], body: #"{"title":"never durable"}"#)
+            )
         }
         #expect(gate.waitUntilReached())
         let measured = LockedBox<Duration>()

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: the todo-server process's configuration, banner and logs", .tags(.endToEnd))
@@ -19,7 +20,10 @@ struct StartupAndLogsEndToEndTests {
         let server = try ServerProcess(arguments: ["--config", path])
         try #require(server.waitForExit() == 64)
         let errors = server.standardError
-        #expect(errors == "todo-server: invalid configuration: 'port' is 19023.5 but must be an integer from 0 to 65535 (set by 'port' in \(path))\n")
+        #expect(
+            errors
+                == "todo-server: invalid configuration: 'port' is 19023.5 but must be an integer from 0 to 65535 (set by 'port' in \(path))\n"
+        )
 
         try "".write(toFile: path, atomically: true, encoding: .utf8)
         let empty = try ServerProcess(arguments: [], environment: ["TODO_CONFIG": path])
@@ -56,9 +60,13 @@ struct StartupAndLogsEndToEndTests {
         let port = try server.waitForPort()
         let listening = try server.waitForLine(containing: "listening")
         #expect(listening.hasSuffix("listening on http://127.0.0.1:\(port)/"), "binds loopback by default")
-        #expect(try server.waitForLine(containing: "config file").hasSuffix(
-            "notice todo-server: no config file at \(directory)/Config/todo-server.json: using flags, TODO_* variables and built-in defaults"))
-        #expect(try server.waitForLine(containing: "store:").hasSuffix("store: in memory — set TODO_DATA_DIR or TODO_DATABASE_URL to keep to-dos"))
+        #expect(
+            try server.waitForLine(containing: "config file").hasSuffix(
+                "notice todo-server: no config file at \(directory)/Config/todo-server.json: using flags, TODO_* variables and built-in defaults"
+            ))
+        #expect(
+            try server.waitForLine(containing: "store:").hasSuffix(
+                "store: in memory — set TODO_DATA_DIR or TODO_DATABASE_URL to keep to-dos"))
         #expect(try server.waitForLine(containing: "access:").contains("no token needed"))
         #expect(try server.waitForLine(containing: "loops:").contains("loops: 2 event-loop threads"))
         server.signal(SIGTERM)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 /// The HTTP contract over real sockets, the same on every store: memory, journal and PostgreSQL.
@@ -86,7 +87,9 @@ struct StoreContractEndToEndTests {
         for (index, title) in titles.enumerated() {
             let order = index == 3 ? "null" : String(7 - index)
             let completed = index % 3 == 0
-            #expect(try server.request("POST", "/todos", body: #"{"title":"\#(title)","order":\#(order),"completed":\#(completed)}"#).status == 201)
+            #expect(
+                try server.request("POST", "/todos", body: #"{"title":"\#(title)","order":\#(order),"completed":\#(completed)}"#).status
+                    == 201)
         }
         let page = try server.request("GET", "/todos?limit=3&offset=2")
         #expect(page.status == 200)
@@ -123,13 +126,16 @@ struct StoreContractEndToEndTests {
             ("yesterday", "2026-11-24", false),
         ]
         for (title, day, completed) in due {
-            #expect(try server.request("POST", "/todos", body: #"{"title":"\#(title)","dueDate":"\#(day)","completed":\#(completed)}"#).status == 201)
+            #expect(
+                try server.request("POST", "/todos", body: #"{"title":"\#(title)","dueDate":"\#(day)","completed":\#(completed)}"#).status
+                    == 201)
         }
         let answer = try server.request("GET", "/todos/upcoming")
         #expect(answer.status == 200)
         let sections = try #require(answer.object["sections"] as? [[String: Any]])
         #expect(sections.map { $0["relativeDate"] as? String } == ["today", "tomorrow", "laterThisWeek", "nextWeek"])
-        #expect(sections.map { ($0["items"] as? [[String: Any]])?.map { $0["title"] as? String } ?? [] }
-            == [["today"], ["tomorrow"], ["friday"], ["next monday"]])
+        #expect(
+            sections.map { ($0["items"] as? [[String: Any]])?.map { $0["title"] as? String } ?? [] }
+                == [["today"], ["tomorrow"], ["friday"], ["next monday"]])
     }
 }

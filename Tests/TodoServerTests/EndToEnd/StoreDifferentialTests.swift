@@ -4,6 +4,7 @@ import Glibc
 import LockTracing
 import Synchronization
 import Testing
+
 @testable import TodoServer
 
 /// Ids as the server makes them (lower-case UUIDs, which the PostgreSQL store requires), in order,
@@ -68,7 +69,7 @@ struct StoreDifferentialTests {
     static func answer(_ response: HTTPResponseSnapshot) -> Answer {
         var body = response.text
         if let json = try? JSONSerialization.jsonObject(with: Data(response.body), options: [.fragmentsAllowed]),
-           let data = try? JSONSerialization.data(withJSONObject: withoutURL(json), options: [.sortedKeys, .fragmentsAllowed])
+            let data = try? JSONSerialization.data(withJSONObject: withoutURL(json), options: [.sortedKeys, .fragmentsAllowed])
         {
             body = String(decoding: data, as: UTF8.self)
         }
@@ -103,17 +104,22 @@ struct StoreDifferentialTests {
         }
         func fields(replacing: Bool) -> String {
             var members: [String] = []
-            if replacing || Bool.random(using: &random) { members.append(#""title":"# + (Int.random(in: 0..<12, using: &random) == 0 ? pick(numbers) : jsonString(title()))) }
+            if replacing || Bool.random(using: &random) {
+                members.append(#""title":"# + (Int.random(in: 0..<12, using: &random) == 0 ? pick(numbers) : jsonString(title())))
+            }
             // Mostly valid, so that most requests reach the store; sometimes hostile.
             let hostile = Int.random(in: 0..<6, using: &random) == 0
-            if Bool.random(using: &random) { members.append(#""completed":"# + (hostile ? pick(["null", "1"]) : pick(["true", "false"]))) }
+            if Bool.random(using: &random) {
+                members.append(#""completed":"# + (hostile ? pick(["null", "1"]) : pick(["true", "false"])))
+            }
             if Bool.random(using: &random) {
                 members.append(#""order":"# + (hostile ? pick(numbers) : String(Int.random(in: -3...3, using: &random))))
             }
             if Bool.random(using: &random) { members.append(#""dueDate":"# + (hostile ? pick(days) : pick(Array(days.prefix(3))))) }
             return "{" + members.joined(separator: ",") + "}"
         }
-        let id = ids.isEmpty || Int.random(in: 0..<8, using: &random) == 0
+        let id =
+            ids.isEmpty || Int.random(in: 0..<8, using: &random) == 0
             ? pick(["8f0c2f1e-0000-4000-8000-0000000fffff", "not-an-id", "8F0C2F1E-0000-4000-8000-000000000001", "%00"])
             : pick(ids)
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
@@ -134,9 +140,15 @@ struct StoreDifferentialTests {
                 let q = Int.random(in: 0..<3, using: &random) == 0 ? pick(hostileQueries) : percentEncoded(pick([pick(pieces), title()]))
                 query.append("q=" + q)
             }
-            if Bool.random(using: &random) { query.append("sort=" + pick(["title", "-title", "order", "-order", "createdAt", "-createdAt", "dueDate", "-dueDate"])) }
-            if Int.random(in: 0..<3, using: &random) == 0 { query.append("limit=" + pick(["1", "2", "1000", "1001", "0", "-1", "99999999999999999999"])) }
-            if Int.random(in: 0..<3, using: &random) == 0 { query.append("offset=" + pick(["0", "1", "3", "9223372036854775807", "9223372036854775808", "-1"])) }
+            if Bool.random(using: &random) {
+                query.append("sort=" + pick(["title", "-title", "order", "-order", "createdAt", "-createdAt", "dueDate", "-dueDate"]))
+            }
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                query.append("limit=" + pick(["1", "2", "1000", "1001", "0", "-1", "99999999999999999999"]))
+            }
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                query.append("offset=" + pick(["0", "1", "3", "9223372036854775807", "9223372036854775808", "-1"]))
+            }
             if Int.random(in: 0..<4, using: &random) == 0 { query.append("completed=" + pick(["true", "false", "yes"])) }
             return (.get, "/todos" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")), [:], "")
         case 5:
@@ -184,8 +196,8 @@ struct StoreDifferentialTests {
             guard answers.dropFirst().allSatisfy({ $0 == answers[0] }) else { return }
             statuses[answers[0].status, default: 0] += 1
             if method == .post, answers[0].status == 201,
-               let object = try? JSONSerialization.jsonObject(with: Data(answers[0].body.utf8)) as? [String: Any],
-               let id = object["id"] as? String
+                let object = try? JSONSerialization.jsonObject(with: Data(answers[0].body.utf8)) as? [String: Any],
+                let id = object["id"] as? String
             {
                 ids.append(id)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 /// The Todo-Backend client's flow: a preflight before every request, JSON content type on every one.
@@ -7,16 +8,20 @@ import Testing
 struct TodoBackendFlowTests {
     private func call(_ server: LiveServer, _ method: String, _ target: String, body: String? = nil) throws -> HTTPResponseSnapshot {
         let client = try server.client()
-        let preflight = try client.request("OPTIONS", target, headers: [
-            ("Origin", "http://www.todobackend.com"), ("Access-Control-Request-Method", method),
-            ("Access-Control-Request-Headers", "content-type"),
-        ])
+        let preflight = try client.request(
+            "OPTIONS", target,
+            headers: [
+                ("Origin", "http://www.todobackend.com"), ("Access-Control-Request-Method", method),
+                ("Access-Control-Request-Headers", "content-type"),
+            ])
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Headers")?.lowercased().contains("content-type") == true)
         #expect(preflight.header("Access-Control-Allow-Methods")?.contains(method) == true)
-        let response = try client.request(method, target, headers: [
-            ("Origin", "http://www.todobackend.com"), ("Content-Type", "application/json"),
-        ], body: body)
+        let response = try client.request(
+            method, target,
+            headers: [
+                ("Origin", "http://www.todobackend.com"), ("Content-Type", "application/json"),
+            ], body: body)
         #expect(response.header("Access-Control-Allow-Origin") == "*")
         return response
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresLoop
 import Testing
+
 @testable import TodoServer
 
 /// Two servers on one PostgreSQL database, each with its own store and connections, as two
@@ -60,7 +61,8 @@ struct TwoInstancesEndToEndTests {
                 group.enter()
                 Thread.detachNewThread {
                     let client = try? TestHTTPClient(port: port)
-                    let status = (try? client?.request("PATCH", path, headers: [("If-Match", tag)], body: #"{"title":"\#(title)"}"#))??.status ?? 0
+                    let status =
+                        (try? client?.request("PATCH", path, headers: [("If-Match", tag)], body: #"{"title":"\#(title)"}"#))??.status ?? 0
                     statuses.update { ($0 ?? []) + [status] }
                     group.leave()
                 }

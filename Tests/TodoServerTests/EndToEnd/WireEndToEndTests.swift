@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+
 @testable import TodoServer
 
 @Suite("End to end: the wire", .tags(.endToEnd))
@@ -28,21 +29,29 @@ struct WireEndToEndTests {
     func cors() throws {
         let server = try LiveServer()
         for path in ["/", "/healthz", "/todos", "/todos/upcoming", "/todos/some-id"] {
-            let preflight = try server.request("OPTIONS", path, headers: [
-                ("Origin", "null"), ("Access-Control-Request-Method", "DELETE"),
-                ("Access-Control-Request-Headers", "content-type,if-match"),
-            ])
+            let preflight = try server.request(
+                "OPTIONS", path,
+                headers: [
+                    ("Origin", "null"), ("Access-Control-Request-Method", "DELETE"),
+                    ("Access-Control-Request-Headers", "content-type,if-match"),
+                ])
             #expect(preflight.status == 204)
             #expect(preflight.header("Access-Control-Allow-Origin") == "*")
             #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
             #expect(preflight.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match")
             #expect(preflight.header("Access-Control-Max-Age") == "86400")
         }
-        for response in [try server.request("GET", "/todos"), try server.request("GET", "/missing"), try server.request("POST", "/todos", body: "{")] {
+        for response in [
+            try server.request("GET", "/todos"), try server.request("GET", "/missing"), try server.request("POST", "/todos", body: "{"),
+        ] {
             #expect(response.header("Access-Control-Allow-Origin") == "*")
-            #expect(response.header("Access-Control-Expose-Headers") == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
+            #expect(
+                response.header("Access-Control-Expose-Headers")
+                    == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
         }
-        let configured = try LiveServer(configure: { $0.corsOrigin = "https://app.example.com"; $0.corsMaxAgeSeconds = 600 })
+        let configured = try LiveServer(configure: {
+            $0.corsOrigin = "https://app.example.com"; $0.corsMaxAgeSeconds = 600
+        })
         let response = try configured.request("OPTIONS", "/todos", headers: [("Origin", "https://app.example.com")])
         #expect(response.header("Access-Control-Allow-Origin") == "https://app.example.com")
         #expect(response.header("Access-Control-Max-Age") == "600")
@@ -130,7 +139,9 @@ struct WireEndToEndTests {
 
     @Test("request lines and headers over the limits are refused; the server keeps serving")
     func headerLimits() throws {
-        let server = try LiveServer(configure: { $0.maxHeaderBytes = 4096; $0.maxURIBytes = 1024 })
+        let server = try LiveServer(configure: {
+            $0.maxHeaderBytes = 4096; $0.maxURIBytes = 1024
+        })
         let longURI = try server.request("GET", "/todos?q=" + String(repeating: "a", count: 2000))
         #expect(longURI.status == 414)
         let client = try server.client()
@@ -152,8 +163,9 @@ struct WireEndToEndTests {
             #expect(response.header("Content-Type") == "application/problem+json")
         }
         let unknown = try server.request("QUERY", "/todos/some-id")
-        #expect(unknown.object["detail"] as? String
-            == "A method this server does not know is not allowed on /todos/{id}; use GET, HEAD, PUT, PATCH, DELETE, OPTIONS.")
+        #expect(
+            unknown.object["detail"] as? String
+                == "A method this server does not know is not allowed on /todos/{id}; use GET, HEAD, PUT, PATCH, DELETE, OPTIONS.")
         #expect(try server.request("QUERY", "/nowhere").status == 404)
     }
 

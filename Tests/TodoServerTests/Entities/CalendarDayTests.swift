@@ -1,19 +1,24 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("CalendarDay")
 struct CalendarDayTests {
-    @Test("parses exactly YYYY-MM-DD", arguments: [
-        ("2026-11-22", "2026-11-22"), ("2024-02-29", "2024-02-29"), ("0001-01-01", "0001-01-01"), ("9999-12-31", "9999-12-31"),
-    ])
+    @Test(
+        "parses exactly YYYY-MM-DD",
+        arguments: [
+            ("2026-11-22", "2026-11-22"), ("2024-02-29", "2024-02-29"), ("0001-01-01", "0001-01-01"), ("9999-12-31", "9999-12-31"),
+        ])
     func parses(text: String, expected: String) {
         #expect(CalendarDay(text)?.description == expected)
     }
 
-    @Test("refuses days that do not exist and other shapes", arguments: [
-        "2026-02-29", "2026-13-01", "2026-00-10", "2026-04-31", "2026-1-01", "26-01-01", " 2026-01-01", "2026-01-01T00:00",
-        "2026/01/01", "", "0000-01-01", "2026-01-0a", "１０２６-01-01",
-    ])
+    @Test(
+        "refuses days that do not exist and other shapes",
+        arguments: [
+            "2026-02-29", "2026-13-01", "2026-00-10", "2026-04-31", "2026-1-01", "26-01-01", " 2026-01-01", "2026-01-01T00:00",
+            "2026/01/01", "", "0000-01-01", "2026-01-0a", "１０２６-01-01",
+        ])
     func refuses(text: String) {
         #expect(CalendarDay(text) == nil)
     }

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import TodoServer
 
 @Suite("TitleKey: sort and search keys prepared once per change")
@@ -71,10 +72,15 @@ struct TitleKeyTests {
             let expected = todos.sorted { Self.referenceOrder($0, $1, descending: descending) }
             let actual = todos.sorted(by: sort.areInIncreasingOrder)
             let first = actual.indices.first { actual[$0].id != expected[$0].id }
-            #expect(first == nil, "seed \(seed), descending \(descending): at \(first ?? -1) '\(first.map { actual[$0].title.unicodeScalars.map { String($0.value, radix: 16) } } ?? [])' where '\(first.map { expected[$0].title.unicodeScalars.map { String($0.value, radix: 16) } } ?? [])' was")
+            #expect(
+                first == nil,
+                "seed \(seed), descending \(descending): at \(first ?? -1) '\(first.map { actual[$0].title.unicodeScalars.map { String($0.value, radix: 16) } } ?? [])' where '\(first.map { expected[$0].title.unicodeScalars.map { String($0.value, radix: 16) } } ?? [])' was"
+            )
             for _ in 0..<2000 {
                 let a = todos.randomElement(using: &generator)!, b = todos.randomElement(using: &generator)!
-                #expect(sort.areInIncreasingOrder(a, b) == Self.referenceOrder(a, b, descending: descending), "seed \(seed): '\(a.title)' '\(b.title)'")
+                #expect(
+                    sort.areInIncreasingOrder(a, b) == Self.referenceOrder(a, b, descending: descending),
+                    "seed \(seed): '\(a.title)' '\(b.title)'")
             }
         }
     }
@@ -92,7 +98,9 @@ struct TitleKeyTests {
             // Case-folded contains, on NFC forms: canonically equivalent titles match alike.
             let expected = Set(todos.filter { Self.containsCharacters(Self.fold($0.title), Self.fold(needle)) }.map(\.id))
             let actual = Set(todos.filter(query.includes).map(\.id))
-            let wrong = todos.filter { expected.contains($0.id) != actual.contains($0.id) }.map { $0.title.unicodeScalars.map { String($0.value, radix: 16) } }
+            let wrong = todos.filter { expected.contains($0.id) != actual.contains($0.id) }.map {
+                $0.title.unicodeScalars.map { String($0.value, radix: 16) }
+            }
             #expect(wrong.isEmpty, "seed \(seed), needle \(needle.unicodeScalars.map { String($0.value, radix: 16) }): \(wrong.prefix(3))")
         }
     }

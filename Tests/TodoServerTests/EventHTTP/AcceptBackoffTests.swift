@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import EventHTTP
 
 @Suite("AcceptBackoff: pausing the listener at EMFILE")
@@ -9,7 +10,10 @@ struct AcceptBackoffTests {
     @Test("the first failure pauses and reports; failures while paused neither pause again nor report within the interval")
     func firstFailure() {
         var backoff = AcceptBackoff(retryInterval: .milliseconds(100), logInterval: .seconds(1))
-        #expect(backoff.acceptFailed(error: EMFILE, now: start) == [.pause(retryAfter: .milliseconds(100)), .reportPaused(reason: EMFILE, failures: 1)])
+        #expect(
+            backoff.acceptFailed(error: EMFILE, now: start) == [
+                .pause(retryAfter: .milliseconds(100)), .reportPaused(reason: EMFILE, failures: 1),
+            ])
         #expect(backoff.isPaused)
         #expect(backoff.acceptFailed(error: EMFILE, now: start + .milliseconds(5)) == [])
     }
@@ -40,7 +44,10 @@ struct AcceptBackoffTests {
         #expect(backoff.accepted() == [.reportResumed(failures: 2)])
         #expect(backoff.accepted() == [])
         // A new episode reports its first failure at once.
-        #expect(backoff.acceptFailed(error: EMFILE, now: start + .milliseconds(2)) == [.pause(retryAfter: .milliseconds(100)), .reportPaused(reason: EMFILE, failures: 1)])
+        #expect(
+            backoff.acceptFailed(error: EMFILE, now: start + .milliseconds(2)) == [
+                .pause(retryAfter: .milliseconds(100)), .reportPaused(reason: EMFILE, failures: 1),
+            ])
     }
 
     @Test("a retry after stop does nothing")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EventHTTP
 
 @Suite("ConnectionBudget: when a connection may read")
@@ -65,8 +66,10 @@ struct WireStatisticsTests {
         first.noteInput(200)
         second.noteInput(700)
         #expect(first.largestInputBytes.load(ordering: .relaxed) == 500)
-        #expect(WireCounters.sum([first, second]) == WireStatistics(
-            requestHeads: 7, refusedStreams: 1, largestInputBytes: 700, throttledConnections: 2))
+        #expect(
+            WireCounters.sum([first, second])
+                == WireStatistics(
+                    requestHeads: 7, refusedStreams: 1, largestInputBytes: 700, throttledConnections: 2))
         #expect(WireCounters.sum([]) == .zero)
         #expect(WireStatistics.zero == WireStatistics(requestHeads: 0, refusedStreams: 0, largestInputBytes: 0, throttledConnections: 0))
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EventHTTP
 
 /// What becomes of a connection around its answers, decided by the machine without a socket: keep-alive
@@ -180,8 +181,14 @@ struct ConnectionStateMachineAnswersTests {
         var machine = machine()
         open(1, in: &machine)
         var asked = 0
-        #expect(machine.bodyAwaited(connection(1), expectsContinue: false, bodyArrived: false) { _ in asked += 1; return true } == .read)
-        #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: true) { _ in asked += 1; return true } == .read)
+        #expect(
+            machine.bodyAwaited(connection(1), expectsContinue: false, bodyArrived: false) { _ in
+                asked += 1; return true
+            } == .read)
+        #expect(
+            machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: true) { _ in
+                asked += 1; return true
+            } == .read)
         #expect(asked == 0)
     }
 
@@ -193,7 +200,9 @@ struct ConnectionStateMachineAnswersTests {
         #expect(machine.takesRequests(connection(1)))
     }
 
-    @Test("a head the handler refuses is answered at once: the stream ends there, the connection closes once written and lingers for the body")
+    @Test(
+        "a head the handler refuses is answered at once: the stream ends there, the connection closes once written and lingers for the body"
+    )
     func answeredFromHead() {
         var machine = machine()
         open(1, in: &machine)

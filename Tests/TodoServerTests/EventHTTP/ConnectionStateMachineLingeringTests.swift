@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EventHTTP
 
 /// Lingering close decided by the machine, without a socket: time is a fake clock (instants from

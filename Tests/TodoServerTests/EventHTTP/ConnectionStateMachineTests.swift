@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import EventHTTP
 
 /// The event loop's connection bookkeeping without a socket: time is a fake clock (instants from
@@ -28,7 +29,9 @@ struct ConnectionStateMachineTests {
 
     // MARK: accept and the connection limit
 
-    @Test("below the limit a connection is admitted and counted; at the limit (every loop's connections counted) it is admitted over the limit")
+    @Test(
+        "below the limit a connection is admitted and counted; at the limit (every loop's connections counted) it is admitted over the limit"
+    )
     func admission() {
         var machine = machine(maxConnections: 2)
         #expect(machine.accepted(connection(1), openOnServer: 0, now: t0) == .admitted(overLimit: false, resumedAfterFailures: nil))
@@ -238,10 +241,15 @@ struct ConnectionStateMachineTests {
     @Test("EMFILE pauses accepting and reports; the retry resumes; the next accepted connection reports the end of the episode")
     func backoff() {
         var machine = machine()
-        #expect(machine.acceptFailed(error: EMFILE, now: at(0)) == [.pause(retryAfter: .milliseconds(100)), .reportPaused(reason: EMFILE, failures: 1)])
+        #expect(
+            machine.acceptFailed(error: EMFILE, now: at(0)) == [
+                .pause(retryAfter: .milliseconds(100)), .reportPaused(reason: EMFILE, failures: 1),
+            ])
         #expect(machine.acceptFailed(error: EMFILE, now: at(5)) == [])
         #expect(machine.acceptRetryDue() == [.resume])
-        #expect(machine.acceptFailed(error: EMFILE, now: at(110)) == [.pause(retryAfter: .milliseconds(100))], "reported within the log interval")
+        #expect(
+            machine.acceptFailed(error: EMFILE, now: at(110)) == [.pause(retryAfter: .milliseconds(100))],
+            "reported within the log interval")
         #expect(machine.acceptRetryDue() == [.resume])
         #expect(machine.accepted(connection(1), openOnServer: 0, now: at(300)) == .admitted(overLimit: false, resumedAfterFailures: 3))
         #expect(machine.accepted(connection(2), openOnServer: 1, now: at(300)) == .admitted(overLimit: false, resumedAfterFailures: nil))
@@ -278,7 +286,10 @@ struct ConnectionStateMachineTests {
         _ = machine.requestStarted(request(1), connection: connection(1))
         _ = machine.requestStarted(request(2), connection: connection(2))
         #expect(machine.tick(now: at(0)) == nil, "not draining yet")
-        #expect(machine.shutdownRequested(now: at(0), gracePeriod: .seconds(5)) == [.stopAccepting, .markDraining, .armDrainTimer(every: .milliseconds(10))])
+        #expect(
+            machine.shutdownRequested(now: at(0), gracePeriod: .seconds(5)) == [
+                .stopAccepting, .markDraining, .armDrainTimer(every: .milliseconds(10)),
+            ])
         #expect(machine.isDraining)
         #expect(machine.phase == .draining(deadline: at(5000)))
         #expect(machine.tick(now: at(10)) == nil)

@@ -23,11 +23,13 @@ struct HTTPDateTests {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    @Test("known instants", arguments: [
-        (0, "Thu, 01 Jan 1970 00:00:00 GMT"), (784_111_777, "Sun, 06 Nov 1994 08:49:37 GMT"),
-        (1_795_341_600, "Sun, 22 Nov 2026 10:00:00 GMT"), (951_782_400, "Tue, 29 Feb 2000 00:00:00 GMT"),
-        (253_402_300_799, "Fri, 31 Dec 9999 23:59:59 GMT"), (-1, "Wed, 31 Dec 1969 23:59:59 GMT"),
-    ])
+    @Test(
+        "known instants",
+        arguments: [
+            (0, "Thu, 01 Jan 1970 00:00:00 GMT"), (784_111_777, "Sun, 06 Nov 1994 08:49:37 GMT"),
+            (1_795_341_600, "Sun, 22 Nov 2026 10:00:00 GMT"), (951_782_400, "Tue, 29 Feb 2000 00:00:00 GMT"),
+            (253_402_300_799, "Fri, 31 Dec 9999 23:59:59 GMT"), (-1, "Wed, 31 Dec 1969 23:59:59 GMT"),
+        ])
     func known(seconds: Int, text: String) {
         #expect(written(seconds) == text)
         #expect(written(seconds).utf8.count == HTTPDate.length)

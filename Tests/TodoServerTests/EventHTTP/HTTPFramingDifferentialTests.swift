@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import EventHTTP
 
 /// `HTTPFraming.consume` reads whole units (a method, a field name, a line end…) at once only when
@@ -68,7 +69,9 @@ struct HTTPFramingDifferentialTests {
             cuttings.append((1..<max(1, bytes.count)).filter { _ in random.next() % UInt64(chance) == 0 })
         }
         for cuts in cuttings {
-            guard let (end, split) = feed(bytes, cuts: cuts, limits: limits).first(where: { $0.outcome != reference[$0.end] }) else { continue }
+            guard let (end, split) = feed(bytes, cuts: cuts, limits: limits).first(where: { $0.outcome != reference[$0.end] }) else {
+                continue
+            }
             Issue.record(
                 "seed \(seed) limits \(limits) stream \(String(decoding: bytes, as: UTF8.self).debugDescription) cut at \(cuts), after \(end) bytes:\n  byte by byte \(reference[end])\n  in pieces    \(split)",
                 sourceLocation: sourceLocation)
@@ -103,15 +106,21 @@ struct HTTPFramingDifferentialTests {
             // Request lines.
             request(host, method: "HEAD") + "x", request(host + "Content-Length: 3\r\n", method: "HEAD") + "abcGET / HTTP/1.1\r\n",
             request(host + "Content-Length: 3\r\n", method: "BREW") + "abc", request(host + "Content-Length: 3\r\n", method: "get") + "abc",
-            request(host + "Content-Length: 3\r\n", method: "OPTIONS") + "abc", request(host + "Content-Length: 3\r\n", method: "CONNECT") + "abc",
-            request(host + "Content-Length: 3\r\n", method: "DELETE") + "abc", request(host + "Content-Length: 3\r\n", method: "PUT") + "abc",
-            request(host + "Content-Length: 3\r\n", method: "PATCHY") + "abc", request(host + "Content-Length: 3\r\n", method: "PATC") + "abc",
+            request(host + "Content-Length: 3\r\n", method: "OPTIONS") + "abc",
+            request(host + "Content-Length: 3\r\n", method: "CONNECT") + "abc",
+            request(host + "Content-Length: 3\r\n", method: "DELETE") + "abc",
+            request(host + "Content-Length: 3\r\n", method: "PUT") + "abc",
+            request(host + "Content-Length: 3\r\n", method: "PATCHY") + "abc",
+            request(host + "Content-Length: 3\r\n", method: "PATC") + "abc",
             request(host, method: String(repeating: "M", count: 31)), request(host, method: String(repeating: "M", count: 32)),
-            request(host, method: String(repeating: "M", count: 33)), request(host, method: "M"), request(host, method: "G@T"), request(host, method: ""),
+            request(host, method: String(repeating: "M", count: 33)), request(host, method: "M"), request(host, method: "G@T"),
+            request(host, method: ""),
             request(host, method: "GET\t"), " GET / HTTP/1.1\r\n\r\n", "\u{16}\u{3}\u{1}\u{2}\u{0}",
-            request(host, target: ""), request(host, target: "/a b"), request(host, target: "/a\u{7F}"), request(host, target: "/\u{80}\u{FF}"),
+            request(host, target: ""), request(host, target: "/a b"), request(host, target: "/a\u{7F}"),
+            request(host, target: "/\u{80}\u{FF}"),
             request(host, target: "*"), request(host, target: "h"), request(host, target: "H/x"), request(host, target: "hx/y"),
-            request(host, target: "http://example.com:8080/todos?x=1"), request(host, target: "HTTPS://a/"), request(host, target: "http://a"),
+            request(host, target: "http://example.com:8080/todos?x=1"), request(host, target: "HTTPS://a/"),
+            request(host, target: "http://a"),
             request(host, target: "http:/a/"), request(host, target: "http://a?b/c"), request(host, target: "https://a#/b"),
             request(host, target: "/http://a/"), request(host, target: "http://" + String(repeating: "a", count: 40) + "/"),
             request(host, version: "HTTP/1.1\n"), request(host, version: "HTTP/1.0\r\n"), request("", version: "HTTP/1.0\r\n"),
@@ -124,9 +133,12 @@ struct HTTPFramingDifferentialTests {
         ]
         let fieldNames: [String] = [
             // Field names: the special ones in any case, and names as long as them that are not them.
-            request(""), request("HOST: h\r\n"), request("hOsT: h\r\n"), request("hosT: h\r\n"), request("hosx: h\r\n"), request("Hos1: h\r\n"),
-            request("Hos: h\r\n"), request("Hosts: h\r\n"), request("Host : h\r\n"), request("Host\t: h\r\n"), request("Host h\r\n"), request("Host\r\n"),
-            request("Host:h\r\n"), request("Host:\r\n"), request(host + host), request(": h\r\n"), request("X@Y: z\r\n"), request("X Y: z\r\n"),
+            request(""), request("HOST: h\r\n"), request("hOsT: h\r\n"), request("hosT: h\r\n"), request("hosx: h\r\n"),
+            request("Hos1: h\r\n"),
+            request("Hos: h\r\n"), request("Hosts: h\r\n"), request("Host : h\r\n"), request("Host\t: h\r\n"), request("Host h\r\n"),
+            request("Host\r\n"),
+            request("Host:h\r\n"), request("Host:\r\n"), request(host + host), request(": h\r\n"), request("X@Y: z\r\n"),
+            request("X Y: z\r\n"),
             request(host + "X: a\r\n folded\r\n"), request(host + "X: a\r\n\tfolded\r\n"), request(" Host: h\r\n"),
             request(host + "X: a\u{0}b\r\n"), request(host + "X: a\u{7F}b\r\n"), request(host + "X: a\rb\r\n"), request(host + "X: a\r"),
             request(host + "X: \u{80}\u{FF}\t \r\n"), request(host + "X:\r\n"), request(host + "X: a\nY: b\n"), request(host + "\r"),
@@ -163,13 +175,18 @@ struct HTTPFramingDifferentialTests {
         ]
         let chunks: [String] = [
             post("Transfer-Encoding: chunked\r\n", body: "A\r\n0123456789\r\n1\r\nx\r\n0\r\n\r\n"),
-            post("Transfer-Encoding: chunked\r\n", body: "3\nabc\n0\n\n"), post("Transfer-Encoding: chunked\r\n", body: "3 \r\nabc\r\n0\r\n\r\n"),
-            post("Transfer-Encoding: chunked\r\n", body: "3\t;x\r\nabc\r\n0\r\n\r\n"), post("Transfer-Encoding: chunked\r\n", body: "3 x\r\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "3\nabc\n0\n\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "3 \r\nabc\r\n0\r\n\r\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "3\t;x\r\nabc\r\n0\r\n\r\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "3 x\r\n"),
             post("Transfer-Encoding: chunked\r\n", body: "0x11\r\n"), post("Transfer-Encoding: chunked\r\n", body: "\r\n"),
             post("Transfer-Encoding: chunked\r\n", body: "1;a\u{1}\r\n"), post("Transfer-Encoding: chunked\r\n", body: "65\r\n"),
-            post("Transfer-Encoding: chunked\r\n", body: "FFFFFFFFFFFFFFFFF\r\n"), post("Transfer-Encoding: chunked\r\n", body: "3\r\nabcX\r\n"),
-            post("Transfer-Encoding: chunked\r\n", body: "3\r\nabc\rX"), post("Transfer-Encoding: chunked\r\n", body: "0\r\nBad Trailer: x\r\n\r\n"),
-            post("Transfer-Encoding: chunked\r\n", body: "0\r\n X: y\r\n\r\n"), post("Transfer-Encoding: chunked\r\n", body: "0\r\nX: \u{0}\r\n\r\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "FFFFFFFFFFFFFFFFF\r\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "3\r\nabcX\r\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "3\r\nabc\rX"),
+            post("Transfer-Encoding: chunked\r\n", body: "0\r\nBad Trailer: x\r\n\r\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "0\r\n X: y\r\n\r\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "0\r\nX: \u{0}\r\n\r\n"),
             post("Transfer-Encoding: chunked\r\n", body: "0\r\nX: y\n\n"), post("Transfer-Encoding: chunked\r\n", body: "0\r\nX: y\rZ"),
             post("Transfer-Encoding: chunked\r\n", body: "0\r\n\rX"),
             post("Transfer-Encoding: chunked\r\n", body: "1;" + String(repeating: "e", count: 70) + "\r\nx\r\n0\r\n\r\n"),
@@ -219,7 +236,9 @@ struct HTTPFramingDifferentialTests {
             var bytes = valid[Int(random.next() % UInt64(valid.count))]
             for _ in 0...Int(random.next() % 3) {
                 let at = Int(random.next() % UInt64(bytes.count))
-                let byte = random.next() % 2 == 0 ? interesting[Int(random.next() % UInt64(interesting.count))] : UInt8(truncatingIfNeeded: random.next())
+                let byte =
+                    random.next() % 2 == 0
+                    ? interesting[Int(random.next() % UInt64(interesting.count))] : UInt8(truncatingIfNeeded: random.next())
                 switch random.next() % 5 {
                 case 0, 1: bytes[at] = byte
                 case 2: bytes.insert(byte, at: at)
@@ -228,7 +247,8 @@ struct HTTPFramingDifferentialTests {
                 }
             }
             let maxHeadBytes = random.next() % 2 == 0 ? 1024 : Int(random.next() % UInt64(bytes.count + 4))
-            let limits = HTTPFraming.Limits(maxHeadBytes: maxHeadBytes, maxBodyBytes: [3, 18, 100][Int(random.next() % 3)], maxChunkLineBytes: 16)
+            let limits = HTTPFraming.Limits(
+                maxHeadBytes: maxHeadBytes, maxBodyBytes: [3, 18, 100][Int(random.next() % 3)], maxChunkLineBytes: 16)
             if Self.expectSameOutcome(bytes, limits: limits, randomSplits: 3, &random, seed: seed).refusal != nil { refusals += 1 }
         }
         // Most mutations are refused, some are not.
@@ -260,9 +280,13 @@ struct HTTPFramingDifferentialTests {
             // Counted: the request line and the field lines with their CRLF, and the CR of the empty line.
             let headLength = bytes.firstRange(of: Array("\r\n\r\n".utf8))!.lowerBound + 3
             for cuts in [[], Array(0..<bytes.count)] {
-                let atLimit = Self.feed(bytes, cuts: cuts, limits: .init(maxHeadBytes: headLength, maxBodyBytes: 100, maxChunkLineBytes: 64)).last!.outcome
+                let atLimit = Self.feed(
+                    bytes, cuts: cuts, limits: .init(maxHeadBytes: headLength, maxBodyBytes: 100, maxChunkLineBytes: 64)
+                ).last!.outcome
                 #expect(atLimit.refusal == nil && atLimit.heads == 1 && atLimit.messages == 1 && atLimit.isIdle)
-                let over = Self.feed(bytes, cuts: cuts, limits: .init(maxHeadBytes: headLength - 1, maxBodyBytes: 100, maxChunkLineBytes: 64)).last!.outcome
+                let over = Self.feed(
+                    bytes, cuts: cuts, limits: .init(maxHeadBytes: headLength - 1, maxBodyBytes: 100, maxChunkLineBytes: 64)
+                ).last!.outcome
                 #expect(over.refusal?.status == 431)
                 // The empty line crosses it: the cut is where the empty line starts.
                 #expect(over.refusal?.cutOffset == headLength - 1)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EventHTTP
 
 /// The strict framing without sockets: bytes in, events out.
@@ -27,7 +28,8 @@ struct HTTPFramingTests {
 
     @Test("pipelined requests with Content-Length and chunked bodies: every head and message found, nothing refused")
     func validStream() {
-        let stream = "GET /todos HTTP/1.1\r\nHost: h\r\n\r\n"
+        let stream =
+            "GET /todos HTTP/1.1\r\nHost: h\r\n\r\n"
             + "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nGET /"
             + "PUT /todos/1 HTTP/1.1\r\nhost: h\r\ntransfer-encoding: Chunked\r\n\r\n3\r\nabc\r\nA\r\n0123456789\r\n0\r\nX-T: 1\r\n\r\n"
             + "GET / HTTP/1.0\n\n"
@@ -74,8 +76,14 @@ struct HTTPFramingTests {
             (post + "Content-Length: -1\r\n\r\n", 400, post.utf8.count),
             (post + "Content-Length: 5 5\r\n\r\n", 400, post.utf8.count),
             (post + "Content-Length:\r\n\r\n", 400, post.utf8.count),
-            (post + "Content-Length: 5\r\nContent-Length: 5\r\n\r\n", 400, (post + "Content-Length: 5\r\nContent-Length: 5\r\n").utf8.count),
-            (post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", 400, (post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n").utf8.count),
+            (
+                post + "Content-Length: 5\r\nContent-Length: 5\r\n\r\n", 400,
+                (post + "Content-Length: 5\r\nContent-Length: 5\r\n").utf8.count
+            ),
+            (
+                post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", 400,
+                (post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n").utf8.count
+            ),
             ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n".utf8.count),
             (post + "Transfer-Encoding: gzip\r\n\r\n", 400, (post + "Transfer-Encoding: gzip\r\n").utf8.count),
             (post + "Transfer-Encoding: chunked, gzip\r\n\r\n", 400, (post + "Transfer-Encoding: chunked, gzip\r\n").utf8.count),
@@ -91,7 +99,10 @@ struct HTTPFramingTests {
             (chunked + "1;a\u{1}\r\n", 400, chunked.utf8.count),
             (chunked + "1;" + String(repeating: "a", count: 70), 400, chunked.utf8.count),
             (chunked + "65\r\n", 413, chunked.utf8.count),
-            (chunked + "50\r\n" + String(repeating: "a", count: 80) + "\r\n15\r\n", 413, (chunked + "50\r\n" + String(repeating: "a", count: 80) + "\r\n").utf8.count),
+            (
+                chunked + "50\r\n" + String(repeating: "a", count: 80) + "\r\n15\r\n", 413,
+                (chunked + "50\r\n" + String(repeating: "a", count: 80) + "\r\n").utf8.count
+            ),
             (chunked + "FFFFFFFFFFFFFFFFF\r\n", 413, chunked.utf8.count),
             (chunked + "3\r\nabcX\r\n", 400, (chunked + "3\r\nabc").utf8.count),
             (chunked + "0\r\nBad Trailer: x\r\n\r\n", 400, (chunked + "0\r\n").utf8.count),

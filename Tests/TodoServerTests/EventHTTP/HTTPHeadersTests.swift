@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EventHTTP
 
 @Suite("HTTPHeaders: ordered fields, case-insensitive names")
@@ -67,19 +68,24 @@ struct HTTPHeadersTests {
 struct HTTPMethodAndStatusTests {
     @Test("methods are their request-line tokens; an unknown one is logged as UNKNOWN")
     func methods() {
-        #expect(HTTPMethod.allCases.map(\.rawValue) == ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT", "UNKNOWN"])
+        #expect(
+            HTTPMethod.allCases.map(\.rawValue) == [
+                "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT", "UNKNOWN",
+            ])
         #expect(HTTPMethod(rawValue: "PATCH") == .patch)
         #expect(HTTPMethod(rawValue: "patch") == nil)
     }
 
-    @Test("reason phrases of RFC 9110, and an empty one for an unregistered code", arguments: [
-        (200, "OK"), (201, "Created"), (204, "No Content"), (304, "Not Modified"), (400, "Bad Request"), (404, "Not Found"),
-        (405, "Method Not Allowed"), (412, "Precondition Failed"), (413, "Content Too Large"), (414, "URI Too Long"),
-        (415, "Unsupported Media Type"), (422, "Unprocessable Content"), (431, "Request Header Fields Too Large"),
-        (500, "Internal Server Error"), (501, "Not Implemented"), (503, "Service Unavailable"),
-        (505, "HTTP Version Not Supported"), (401, "Unauthorized"), (403, "Forbidden"), (408, "Request Timeout"),
-        (409, "Conflict"), (417, "Expectation Failed"), (429, "Too Many Requests"), (418, ""), (599, ""),
-    ])
+    @Test(
+        "reason phrases of RFC 9110, and an empty one for an unregistered code",
+        arguments: [
+            (200, "OK"), (201, "Created"), (204, "No Content"), (304, "Not Modified"), (400, "Bad Request"), (404, "Not Found"),
+            (405, "Method Not Allowed"), (412, "Precondition Failed"), (413, "Content Too Large"), (414, "URI Too Long"),
+            (415, "Unsupported Media Type"), (422, "Unprocessable Content"), (431, "Request Header Fields Too Large"),
+            (500, "Internal Server Error"), (501, "Not Implemented"), (503, "Service Unavailable"),
+            (505, "HTTP Version Not Supported"), (401, "Unauthorized"), (403, "Forbidden"), (408, "Request Timeout"),
+            (409, "Conflict"), (417, "Expectation Failed"), (429, "Too Many Requests"), (418, ""), (599, ""),
+        ])
     func reasonPhrases(status: Int, phrase: String) {
         #expect(HTTPStatus.reasonPhrase(status) == phrase)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EventHTTP
 
 @Suite("EventHTTP: reading a head the framing accepted")
@@ -28,20 +29,24 @@ struct HTTPRequestHeadTests {
         #expect(request.headers["X-Name"] == "café")
     }
 
-    @Test("every method this server knows by name, any other token unrecognized (case counts)", arguments: [
-        ("GET", HTTPMethod.get), ("HEAD", .head), ("POST", .post), ("PUT", .put), ("PATCH", .patch), ("DELETE", .delete),
-        ("OPTIONS", .options), ("TRACE", .trace), ("CONNECT", .connect), ("get", .unrecognized), ("QUERY", .unrecognized),
-        ("PROPFIND", .unrecognized), ("G", .unrecognized),
-    ])
+    @Test(
+        "every method this server knows by name, any other token unrecognized (case counts)",
+        arguments: [
+            ("GET", HTTPMethod.get), ("HEAD", .head), ("POST", .post), ("PUT", .put), ("PATCH", .patch), ("DELETE", .delete),
+            ("OPTIONS", .options), ("TRACE", .trace), ("CONNECT", .connect), ("get", .unrecognized), ("QUERY", .unrecognized),
+            ("PROPFIND", .unrecognized), ("G", .unrecognized),
+        ])
     func methods(token: String, method: HTTPMethod) {
         #expect(read("\(token) / HTTP/1.1\r\nHost: h\r\n\r\n").method == method)
     }
 
-    @Test("absolute form routes by path and query; no path is /; origin form and * as they are", arguments: [
-        ("http://example.com/todos?limit=2", "/todos?limit=2"), ("HTTPS://example.com:8443/a/b", "/a/b"),
-        ("http://example.com", "/"), ("http://example.com?x=1", "/?x=1"), ("http://u@h:1/p#f", "/p#f"),
-        ("/plain", "/plain"), ("*", "*"),
-    ])
+    @Test(
+        "absolute form routes by path and query; no path is /; origin form and * as they are",
+        arguments: [
+            ("http://example.com/todos?limit=2", "/todos?limit=2"), ("HTTPS://example.com:8443/a/b", "/a/b"),
+            ("http://example.com", "/"), ("http://example.com?x=1", "/?x=1"), ("http://u@h:1/p#f", "/p#f"),
+            ("/plain", "/plain"), ("*", "*"),
+        ])
     func targets(target: String, routed: String) {
         #expect(read("GET \(target) HTTP/1.1\r\nHost: h\r\n\r\n").uri == routed)
     }
@@ -74,7 +79,8 @@ struct HTTPRequestHeadTests {
         }
         var random = SplitMix64(seed: 42)
         for _ in 0..<2000 {
-            var bytes = (0..<Int(random.next() % 64)).map { _ in [UInt8(ascii: " "), UInt8(ascii: ":"), 10, 13, 65][Int(random.next() % 5)] }
+            var bytes = (0..<Int(random.next() % 64)).map { _ in [UInt8(ascii: " "), UInt8(ascii: ":"), 10, 13, 65][Int(random.next() % 5)]
+            }
             _ = bytes.withUnsafeMutableBytes { HTTPRequest(acceptedHead: UnsafeRawBufferPointer($0), clientAddress: "") }
         }
     }

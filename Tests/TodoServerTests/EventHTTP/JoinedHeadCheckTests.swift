@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EventHTTP
 
 @Suite("EventHTTP: the response writer's check for NUL, CR and LF")
@@ -15,17 +16,17 @@ struct JoinedHeadCheckTests {
         #expect(check([]) == false)
         // Visible ASCII around the byte, and visible ASCII with tabs (below 0x0E like CR and LF, and allowed).
         for withTabs in [false, true] {
-        for length in 1...24 {
-            for position in 0..<length {
-                for value in UInt8.min...UInt8.max {
-                    var bytes = (0..<length).map { withTabs && $0 % 3 == 0 ? UInt8(0x09) : UInt8(ascii: "a") &+ UInt8($0 % 26) }
-                    bytes[position] = value
-                    let expected = value == 0 || value == 0x0A || value == 0x0D
-                    #expect(check(bytes) == expected, "length \(length), position \(position), byte \(value)")
-                    #expect(byteByByte(bytes) == expected)
+            for length in 1...24 {
+                for position in 0..<length {
+                    for value in UInt8.min...UInt8.max {
+                        var bytes = (0..<length).map { withTabs && $0 % 3 == 0 ? UInt8(0x09) : UInt8(ascii: "a") &+ UInt8($0 % 26) }
+                        bytes[position] = value
+                        let expected = value == 0 || value == 0x0A || value == 0x0D
+                        #expect(check(bytes) == expected, "length \(length), position \(position), byte \(value)")
+                        #expect(byteByByte(bytes) == expected)
+                    }
                 }
             }
-        }
         }
     }
 

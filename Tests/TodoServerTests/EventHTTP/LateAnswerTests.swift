@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import EventHTTP
 
 /// A handler whose answers outlast the connection time-out: `/busy` holds the loop for longer,
@@ -48,7 +49,9 @@ struct LateAnswerTests {
         #expect(eventually { server.requestsInFlight == 0 })
     }
 
-    @Test("an answer the client does not read: the write time-out closes the connection, the request leaves the in-flight count, a drain does not wait for it")
+    @Test(
+        "an answer the client does not read: the write time-out closes the connection, the request leaves the in-flight count, a drain does not wait for it"
+    )
     func unreadAnswer() throws {
         let handler = SlowHandler()
         let server = HTTPServer(

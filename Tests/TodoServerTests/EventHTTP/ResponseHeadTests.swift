@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EventHTTP
 
 /// Answers by path with header fields that go on the wire as one joined entry, or that must not.
@@ -32,11 +33,12 @@ private struct HeadHandler: HTTPHandler {
         default:
             status = 404
         }
-        let body: [UInt8] = switch request.path {
-        case "/empty": []
-        case "/big": Array(repeating: UInt8(ascii: "x"), count: 12_345)
-        default: status == 204 ? [] : Array("{}".utf8)
-        }
+        let body: [UInt8] =
+            switch request.path {
+            case "/empty": []
+            case "/big": Array(repeating: UInt8(ascii: "x"), count: 12_345)
+            default: status == 204 ? [] : Array("{}".utf8)
+            }
         responder.send(HTTPResponse(status: status, headers: headers, body: body))
     }
 }
@@ -67,14 +69,17 @@ struct ResponseHeadTests {
             "GET /plain HTTP/1.1\r\nHost: h\r\n\r\n",
             "GET /plain HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
         ])
-        let head = "HTTP/1.1 200 OK\r\nDate: <date>\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\nContent-Length: 2\r\n"
+        let head =
+            "HTTP/1.1 200 OK\r\nDate: <date>\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\nContent-Length: 2\r\n"
         #expect(maskingDates(raw) == head + "\r\n{}" + head + "Connection: close\r\n\r\n{}")
     }
 
     @Test("a field value holding CR LF is dropped, never split into another line; the other fields stay")
     func injectedLineIsDropped() throws {
         let raw = try exchange(["GET /crlf HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"])
-        #expect(maskingDates(raw) == "HTTP/1.1 200 OK\r\nDate: <date>\r\nX-A: one\r\nX-C: three\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        #expect(
+            maskingDates(raw)
+                == "HTTP/1.1 200 OK\r\nDate: <date>\r\nX-A: one\r\nX-C: three\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
     }
 
     @Test("a field value holding a NUL is dropped, and the fields after it are still sent")
@@ -86,7 +91,8 @@ struct ResponseHeadTests {
     @Test("a handler's own Date is the only one sent")
     func ownDate() throws {
         let raw = try exchange(["GET /own-date HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"])
-        #expect(raw == "HTTP/1.1 200 OK\r\nX-A: one\r\nDate: Tue, 01 Jan 2030 00:00:00 GMT\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        #expect(
+            raw == "HTTP/1.1 200 OK\r\nX-A: one\r\nDate: Tue, 01 Jan 2030 00:00:00 GMT\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
     }
 
     @Test("204 has no Content-Length; HEAD has the GET's; an answer without fields still gets Date and Content-Length")
@@ -96,9 +102,10 @@ struct ResponseHeadTests {
             "HEAD /plain HTTP/1.1\r\nHost: h\r\n\r\n",
             "GET /bare HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
         ])
-        #expect(maskingDates(raw) == "HTTP/1.1 204 No Content\r\nDate: <date>\r\nX-A: one\r\n\r\n"
-            + "HTTP/1.1 200 OK\r\nDate: <date>\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\nContent-Length: 2\r\n\r\n"
-            + "HTTP/1.1 200 OK\r\nDate: <date>\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        #expect(
+            maskingDates(raw) == "HTTP/1.1 204 No Content\r\nDate: <date>\r\nX-A: one\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nDate: <date>\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\nContent-Length: 2\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nDate: <date>\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
     }
 
     @Test("Content-Length of an empty and a five-digit body; once, with the body's length")
@@ -107,9 +114,10 @@ struct ResponseHeadTests {
             "GET /empty HTTP/1.1\r\nHost: h\r\n\r\n",
             "GET /big HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
         ])
-        #expect(maskingDates(raw) == "HTTP/1.1 200 OK\r\nDate: <date>\r\nX-A: one\r\nContent-Length: 0\r\n\r\n"
-            + "HTTP/1.1 200 OK\r\nDate: <date>\r\nX-A: one\r\nContent-Length: 12345\r\nConnection: close\r\n\r\n"
-            + String(repeating: "x", count: 12_345))
+        #expect(
+            maskingDates(raw) == "HTTP/1.1 200 OK\r\nDate: <date>\r\nX-A: one\r\nContent-Length: 0\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nDate: <date>\r\nX-A: one\r\nContent-Length: 12345\r\nConnection: close\r\n\r\n"
+                + String(repeating: "x", count: 12_345))
     }
 
     @Test("HTTP/1.0: answered as HTTP/1.1 (RFC 9110 §6.2) with Content-Length; kept alive only when asked, and said so")
@@ -119,7 +127,8 @@ struct ResponseHeadTests {
             "GET /plain HTTP/1.0\r\n\r\n",
         ])
         let fields = "Date: <date>\r\nETag: \"7\"\r\nContent-Type: application/json\r\nX-Request-ID: abc123\r\nContent-Length: 2\r\n"
-        #expect(maskingDates(kept) == "HTTP/1.1 200 OK\r\n" + fields + "Connection: keep-alive\r\n\r\n{}"
-            + "HTTP/1.1 200 OK\r\n" + fields + "Connection: close\r\n\r\n{}")
+        #expect(
+            maskingDates(kept) == "HTTP/1.1 200 OK\r\n" + fields + "Connection: keep-alive\r\n\r\n{}"
+                + "HTTP/1.1 200 OK\r\n" + fields + "Connection: close\r\n\r\n{}")
     }
 }

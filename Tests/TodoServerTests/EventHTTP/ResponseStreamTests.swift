@@ -2,6 +2,7 @@ import EventLoops
 import Foundation
 import Synchronization
 import Testing
+
 @testable import EventHTTP
 
 /// Streams answers by path: `/parts` three parts then the end, `/flood` 64 KiB parts until the
@@ -196,7 +197,8 @@ struct ResponseStreamTests {
         try withServer { port, handler in
             let client = try TestHTTPClient(port: port, recordsResponses: false)
             let method = path == "/head" ? "HEAD" : "GET"
-            try client.send("\(method) \(path == "/head" ? "/parts" : path) HTTP/1.1\r\nHost: h\r\n\r\nGET /next HTTP/1.1\r\nHost: h\r\n\r\n")
+            try client.send(
+                "\(method) \(path == "/head" ? "/parts" : path) HTTP/1.1\r\nHost: h\r\n\r\nGET /next HTTP/1.1\r\nHost: h\r\n\r\n")
             let first = try client.readResponse(method: method)
             #expect(first.status == (path == "/head" ? 200 : 204))
             #expect(first.body.isEmpty)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EventHTTP
 
 /// Whole connections, randomized: random request streams (`RequestStreams`: every kind of request
@@ -53,7 +54,8 @@ struct WholeConnectionFuzzTests {
                 #expect(cut.failure == nil && !cut.reset && !cut.timedOut, "seed \(seed), stream \(index), variant \(variant): \(script)")
                 if cut.normalized != expected {
                     let sent = String(decoding: EchoHandler.escaped(String(decoding: stream, as: UTF8.self)), as: UTF8.self)
-                    let message = "seed \(seed), stream \(index), variant \(variant) (\(script)): \(Self.difference(expected, cut.normalized))\nstream: \(sent)"
+                    let message =
+                        "seed \(seed), stream \(index), variant \(variant) (\(script)): \(Self.difference(expected, cut.normalized))\nstream: \(sent)"
                     Issue.record(Comment(rawValue: message))
                 }
             }
@@ -62,7 +64,8 @@ struct WholeConnectionFuzzTests {
         let largestAnswer = handler.largestAnswer.load(ordering: .relaxed)
         print(
             "WholeConnectionFuzzTests.randomStreams: \(streams) streams, \(exchanges) cut exchanges (the slowest \(slowest)), "
-                + "\(answerBytes) answer bytes each way; largest input \(statistics.largestInputBytes) B, largest output \(statistics.largestOutputBytes) B, largest answer \(largestAnswer) B")
+                + "\(answerBytes) answer bytes each way; largest input \(statistics.largestInputBytes) B, largest output \(statistics.largestOutputBytes) B, largest answer \(largestAnswer) B"
+        )
         #expect(statistics.largestInputBytes <= RequestStreams.inputBound(configuration), "\(statistics)")
         #expect(statistics.largestOutputBytes <= RequestStreams.outputBound(configuration, largestAnswer: largestAnswer), "\(statistics)")
         #expect(eventually { server.openConnections == 0 && server.requestsInFlight == 0 })
@@ -88,7 +91,9 @@ struct WholeConnectionFuzzTests {
         for (name, way) in [("whole", WireScript.whole), ("as the seed says", script)] {
             let started = ContinuousClock.now
             let outcome = WireExchange.run(port: port, stream: stream, script: way)
-            print("replay \(name) (\(way)): \(outcome.bytes.count) bytes in \(ContinuousClock.now - started), reset \(outcome.reset), timed out \(outcome.timedOut)")
+            print(
+                "replay \(name) (\(way)): \(outcome.bytes.count) bytes in \(ContinuousClock.now - started), reset \(outcome.reset), timed out \(outcome.timedOut)"
+            )
         }
     }
 
@@ -99,6 +104,7 @@ struct WholeConnectionFuzzTests {
             let text = String(decoding: bytes[max(0, common - 80)..<min(bytes.count, common + 120)], as: UTF8.self)
             return text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
         }
-        return "answers differ at byte \(common) of \(expected.count) (got \(actual.count)): expected …\(around(expected))…, got …\(around(actual))…"
+        return
+            "answers differ at byte \(common) of \(expected.count) (got \(actual.count)): expected …\(around(expected))…, got …\(around(actual))…"
     }
 }

@@ -1,5 +1,6 @@
 import EventHTTP
 import Synchronization
+
 @testable import TodoServer
 
 /// A loop run by the test: work queued from any thread runs when the test says (`run()`), timers

@@ -1,5 +1,6 @@
 import Prometheus
 import Testing
+
 @testable import TodoServer
 
 @Suite("Feed interactor: where a subscription starts, what it hears, heartbeats, limits")
@@ -30,10 +31,11 @@ struct FeedInteractorTests {
         log.appendNext(.deleted(id: "a"))
         #expect(subscriber.items.isEmpty, "delivered on the subscriber's loop, not on the writer's thread")
         loop.run()
-        #expect(subscriber.items == [
-            .change(position: "mt.1.2", .created(TodoData(Self.todo("a")))),
-            .change(position: "mt.1.3", .deleted(id: "a")),
-        ])
+        #expect(
+            subscriber.items == [
+                .change(position: "mt.1.2", .created(TodoData(Self.todo("a")))),
+                .change(position: "mt.1.3", .deleted(id: "a")),
+            ])
         #expect(hub.subscriberCount == 1)
         subscription.cancel()
         #expect(hub.subscriberCount == 0)
@@ -54,9 +56,11 @@ struct FeedInteractorTests {
         #expect(subscriber.items.last == .change(position: "mt.1.4", .updated(TodoData(Self.todo("a", revision: 2)))))
     }
 
-    @Test("an unknown or too old position gets one resync, then the changes after the current one", arguments: [
-        "nonsense", "m0.1.1", "mt.1.0",
-    ])
+    @Test(
+        "an unknown or too old position gets one resync, then the changes after the current one",
+        arguments: [
+            "nonsense", "m0.1.1", "mt.1.0",
+        ])
     func unknownOrTooOld(position: String) throws {
         for index in 1...8 { log.appendNext(.deleted(id: "\(index)")) }  // the window holds 4...8
         let subscriber = RecordingSubscriber()

@@ -1,5 +1,7 @@
 import EventHTTP
+import Prometheus
 import Testing
+
 @testable import TodoServer
 
 @Suite("Feed presenter and view: events as text/event-stream, bounded output")
@@ -13,9 +15,10 @@ struct FeedPresenterTests {
         let created = FeedSession.viewModel(.change(position: "p.1.2", .created(TodoData(Self.todo))), baseURL: "http://h:1")
         #expect(created.id == "p.1.2")
         #expect(created.event == "created")
-        #expect(String(decoding: created.data, as: UTF8.self) == #"""
-            {"todo":{"completed":true,"createdAt":"2025-11-28T00:00:00.000Z","dueDate":null,"id":"8f0c2f1e-0000-4000-8000-000000000001","order":2,"title":"Milch","updatedAt":"2025-11-28T00:01:00.000Z","url":"http://h:1/todos/8f0c2f1e-0000-4000-8000-000000000001"},"etag":"\"3\""}
-            """#)
+        #expect(
+            String(decoding: created.data, as: UTF8.self) == #"""
+                {"todo":{"completed":true,"createdAt":"2025-11-28T00:00:00.000Z","dueDate":null,"id":"8f0c2f1e-0000-4000-8000-000000000001","order":2,"title":"Milch","updatedAt":"2025-11-28T00:01:00.000Z","url":"http://h:1/todos/8f0c2f1e-0000-4000-8000-000000000001"},"etag":"\"3\""}
+                """#)
         #expect(FeedSession.viewModel(.change(position: "x", .updated(TodoData(Self.todo))), baseURL: "").event == "updated")
         let deleted = FeedSession.viewModel(.change(position: "m.1.3", .deleted(id: "abc")), baseURL: "")
         #expect(deleted.event == "deleted")
@@ -37,7 +40,9 @@ struct FeedPresenterTests {
         #expect(writer.displayComment("keep-alive") == .more)
         // A line break in a field would end it: dropped.
         #expect(writer.displayEvent(FeedEventViewModel(id: "a\nb", event: "x\r", data: Array("{}".utf8))) == .more)
-        #expect(stream.text == "retry: 2000\n\nid: m.1.1\nevent: deleted\ndata: {\"id\":\"a\"}\n\n: keep-alive\n\nid: ab\nevent: x\ndata: {}\n\n")
+        #expect(
+            stream.text
+                == "retry: 2000\n\nid: m.1.1\nevent: deleted\ndata: {\"id\":\"a\"}\n\n: keep-alive\n\nid: ab\nevent: x\ndata: {}\n\n")
         writer.displayEnd()
         #expect(stream.finished)
     }
@@ -76,8 +81,6 @@ struct FeedPresenterTests {
         func displayProblem(_ model: ResponseViewModel<ProblemDetails>) { problems.append(model.status) }
     }
 }
-
-import Prometheus
 
 enum PrometheusMetricsFactoryForTests {
     static func make() -> PrometheusMetricsFactory { PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()) }

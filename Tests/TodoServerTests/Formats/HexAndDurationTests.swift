@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("Hex: the one writer and reader of hexadecimal digits")
@@ -27,8 +28,9 @@ struct HexTests {
 
     @Test("value: either case reads, anything else is nil")
     func value() {
-        #expect(Array("0123456789abcdefABCDEF".utf8).map { Hex.value(of: $0) }
-            == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 10, 11, 12, 13, 14, 15])
+        #expect(
+            Array("0123456789abcdefABCDEF".utf8).map { Hex.value(of: $0) }
+                == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 10, 11, 12, 13, 14, 15])
         #expect(Array("/:@G`g x".utf8).allSatisfy { Hex.value(of: $0) == nil })
     }
 
@@ -50,10 +52,12 @@ struct DurationFormatTests {
         #expect(Duration.nanoseconds(999).wholeMicroseconds == 0)
     }
 
-    @Test("milliseconds with three decimals, zero-padded; below zero writes 0.000", arguments: [
-        (Duration.zero, "0.000"), (.microseconds(7), "0.007"), (.microseconds(1_050), "1.050"),
-        (.nanoseconds(12_345_999), "12.345"), (.seconds(3), "3000.000"), (.microseconds(-5), "0.000"),
-    ])
+    @Test(
+        "milliseconds with three decimals, zero-padded; below zero writes 0.000",
+        arguments: [
+            (Duration.zero, "0.000"), (.microseconds(7), "0.007"), (.microseconds(1_050), "1.050"),
+            (.nanoseconds(12_345_999), "12.345"), (.seconds(3), "3000.000"), (.microseconds(-5), "0.000"),
+        ])
     func milliseconds(duration: Duration, text: String) {
         #expect(DecimalText.milliseconds(duration) == text)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("EntityTag and EntityTagCondition: parsing and RFC 9110 comparison")

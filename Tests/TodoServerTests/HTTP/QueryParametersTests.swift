@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("QueryParameters: decoding, lookup, setting and encoding")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("JSONWriter on its raw buffer")
@@ -33,7 +34,9 @@ struct JSONWriterBufferTests {
                     let value = characters.joined()
                     var writer = JSONWriter(capacity: 1)
                     writer.string(value)
-                    #expect(String(decoding: writer.finish(), as: UTF8.self) == escapedByteByByte(value), "\(length) \(position) \(special.debugDescription)")
+                    #expect(
+                        String(decoding: writer.finish(), as: UTF8.self) == escapedByteByByte(value),
+                        "\(length) \(position) \(special.debugDescription)")
                 }
             }
         }
@@ -47,12 +50,16 @@ struct JSONWriterBufferTests {
         models.write(to: &small)
         var sized = JSONWriter(capacity: models.jsonSizeHint)
         models.write(to: &sized)
-        let one = { var w = JSONWriter(); models[0].write(to: &w); return w.bytes }()
+        let one = {
+            var w = JSONWriter(); models[0].write(to: &w); return w.bytes
+        }()
         let expected = [UInt8(ascii: "[")] + Array(repeating: one, count: 200).joined(separator: [UInt8(ascii: ",")]) + [UInt8(ascii: "]")]
         #expect(small.bytes == expected)
         #expect(small.finish() == expected)
         #expect(sized.finish() == expected)
-        #expect(String(decoding: one, as: UTF8.self).hasPrefix(#"{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-24","id":"abc","order":12,"title":"t\"t\""#))
+        #expect(
+            String(decoding: one, as: UTF8.self).hasPrefix(
+                #"{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-24","id":"abc","order":12,"title":"t\"t\""#))
     }
 
     @Test("timestamps across days, and back to a day seen before, match Timestamp's own text")
@@ -60,7 +67,10 @@ struct JSONWriterBufferTests {
         let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
         print("JSONWriterBufferTests: seed \(seed) (TODO_TEST_SEED repeats it)")
         var generator = SplitMix64(seed: seed)
-        var instants: [Int64] = [0, -1, 86_399_999, 86_400_000, 0, 1_795_341_600_123, 1_795_341_600_124, -62_135_596_800_000, 253_402_300_799_999, 253_402_300_800_000, 0]
+        var instants: [Int64] = [
+            0, -1, 86_399_999, 86_400_000, 0, 1_795_341_600_123, 1_795_341_600_124, -62_135_596_800_000, 253_402_300_799_999,
+            253_402_300_800_000, 0,
+        ]
         for _ in 0..<2000 { instants.append(Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator)) }
         var writer = JSONWriter(capacity: 8)
         writer.beginArray()
@@ -102,17 +112,25 @@ struct JSONWriterBufferTests {
         var expected: [String] = []
         writer.beginArray()
         for index in 0..<300 {
-            var data = TodoData(makeTodo("id-\(index)", title: String((0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })))
+            var data = TodoData(
+                makeTodo(
+                    "id-\(index)",
+                    title: String((0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })))
             data.completed = Bool.random(using: &generator)
             data.order = Bool.random(using: &generator) ? Int.random(in: Int.min...Int.max, using: &generator) : nil
-            data.dueDate = Bool.random(using: &generator) ? CalendarDay(daysSinceEpoch: Int.random(in: -719_162...2_932_896, using: &generator)) : nil
-            data.createdAt = Timestamp(millisecondsSinceEpoch: Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator))
-            data.updatedAt = Timestamp(millisecondsSinceEpoch: Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator))
+            data.dueDate =
+                Bool.random(using: &generator) ? CalendarDay(daysSinceEpoch: Int.random(in: -719_162...2_932_896, using: &generator)) : nil
+            data.createdAt = Timestamp(
+                millisecondsSinceEpoch: Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator))
+            data.updatedAt = Timestamp(
+                millisecondsSinceEpoch: Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator))
             let base = index % 2 == 0 ? "http://h:1" : "https://example.com"
             TodoViewModel(data, baseURL: base).write(to: &writer)
             let due = data.dueDate.map { "\"\($0.description)\"" } ?? "null"
             let order = data.order.map(String.init) ?? "null"
-            expected.append(#"{"completed":\#(data.completed),"createdAt":"\#(data.createdAt)","dueDate":\#(due),"id":"\#(data.id)","order":\#(order),"title":"\#(data.title)","updatedAt":"\#(data.updatedAt)","url":"\#(base)/todos/\#(data.id)"}"#)
+            expected.append(
+                #"{"completed":\#(data.completed),"createdAt":"\#(data.createdAt)","dueDate":\#(due),"id":"\#(data.id)","order":\#(order),"title":"\#(data.title)","updatedAt":"\#(data.updatedAt)","url":"\#(base)/todos/\#(data.id)"}"#
+            )
         }
         writer.endArray()
         #expect(String(decoding: writer.finish(), as: UTF8.self) == "[" + expected.joined(separator: ",") + "]")
@@ -123,12 +141,12 @@ struct JSONWriterBufferTests {
         // createdAt and updatedAt of each to-do, in order: the cursor carries the last day from
         // one to-do (and one writer reservation) to the next.
         let pairs: [(Int64, Int64)] = [
-            (1_795_341_600_123, 1_795_341_600_124),           // 2026-11-22, twice
-            (1_795_391_999_999, 1_795_392_000_000),           // 23:59:59.999, then midnight of 2026-11-23
-            (1_795_392_000_000, 1_795_341_600_000),           // 2026-11-23, back to 2026-11-22
-            (0, -1),                                          // 1970-01-01, then 1969-12-31
-            (-1, 86_400_000),                                 // 1969-12-31 again, then 1970-01-02
-            (1_795_341_600_123, 1_795_341_600_123),           // 2026-11-22 once more
+            (1_795_341_600_123, 1_795_341_600_124),  // 2026-11-22, twice
+            (1_795_391_999_999, 1_795_392_000_000),  // 23:59:59.999, then midnight of 2026-11-23
+            (1_795_392_000_000, 1_795_341_600_000),  // 2026-11-23, back to 2026-11-22
+            (0, -1),  // 1970-01-01, then 1969-12-31
+            (-1, 86_400_000),  // 1969-12-31 again, then 1970-01-02
+            (1_795_341_600_123, 1_795_341_600_123),  // 2026-11-22 once more
         ]
         let models = pairs.enumerated().map { index, pair in
             var data = TodoData(makeTodo("id-\(index)"))
@@ -140,14 +158,15 @@ struct JSONWriterBufferTests {
         models.write(to: &writer)
         let text = String(decoding: writer.finish(), as: UTF8.self)
         let times = text.matches(of: /"(createdAt|updatedAt)":"([^"]*)"/).map { String($0.output.2) }
-        #expect(times == [
-            "2026-11-22T10:00:00.123Z", "2026-11-22T10:00:00.124Z",
-            "2026-11-22T23:59:59.999Z", "2026-11-23T00:00:00.000Z",
-            "2026-11-23T00:00:00.000Z", "2026-11-22T10:00:00.000Z",
-            "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z",
-            "1969-12-31T23:59:59.999Z", "1970-01-02T00:00:00.000Z",
-            "2026-11-22T10:00:00.123Z", "2026-11-22T10:00:00.123Z",
-        ])
+        #expect(
+            times == [
+                "2026-11-22T10:00:00.123Z", "2026-11-22T10:00:00.124Z",
+                "2026-11-22T23:59:59.999Z", "2026-11-23T00:00:00.000Z",
+                "2026-11-23T00:00:00.000Z", "2026-11-22T10:00:00.000Z",
+                "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z",
+                "1969-12-31T23:59:59.999Z", "1970-01-02T00:00:00.000Z",
+                "2026-11-22T10:00:00.123Z", "2026-11-22T10:00:00.123Z",
+            ])
         #expect(text.hasPrefix(#"[{"completed":false,"createdAt":"2026-11-22T10:00:00.123Z","dueDate":null,"id":"id-0","#))
         #expect(text.hasSuffix(#""url":"http://h:1/todos/id-5"}]"#))
     }

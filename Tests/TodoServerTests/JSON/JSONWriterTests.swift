@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("JSONWriter")
@@ -39,7 +40,8 @@ struct JSONWriterTests {
     func structure() {
         let text = written { w in
             w.beginObject()
-            w.key("a"); w.beginArray(); w.int(1); w.bool(true); w.null(); w.beginObject(); w.endObject(); w.beginArray(); w.endArray(); w.endArray()
+            w.key("a"); w.beginArray(); w.int(1); w.bool(true); w.null(); w.beginObject(); w.endObject(); w.beginArray(); w.endArray();
+            w.endArray()
             w.key("b"); w.string("x", "/todos/", "y\"z")
             w.key("c"); w.raw(Array(#"{"k":[1]}"#.utf8))
             w.key("d" as String); w.bool(false)
@@ -56,7 +58,9 @@ struct JSONWriterTests {
         let alphabet: [Character] = ["a", "\"", "\\", "/", "\n", "\u{0}", "\u{1F}", "é", "😀", " ", "\u{2028}", "\t", "}", "["]
         for _ in 0..<500 {
             let value = String((0..<Int.random(in: 0...30, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
-            let text = written { w in w.beginArray(); w.string(value); w.endArray() }
+            let text = written { w in
+                w.beginArray(); w.string(value); w.endArray()
+            }
             #expect((try? StrictJSONParser.parse(Array(text.utf8)).get()) == .array([.string(value)]))
             let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String]
             #expect(parsed == [value])
@@ -66,12 +70,16 @@ struct JSONWriterTests {
     @Test("a to-do writes every field, nulls included, in name order")
     func todo() {
         var data = TodoData(makeTodo("abc", title: "T", order: -4, due: "2026-11-24"))
-        #expect(written { TodoViewModel(data, baseURL: "http://h:1").write(to: &$0) }
-            == #"{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-24","id":"abc","order":-4,"title":"T","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/abc"}"#)
+        #expect(
+            written { TodoViewModel(data, baseURL: "http://h:1").write(to: &$0) }
+                == #"{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-24","id":"abc","order":-4,"title":"T","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/abc"}"#
+        )
         data.order = nil
         data.dueDate = nil
         data.completed = true
-        #expect(written { TodoViewModel(data, baseURL: "http://h:1").write(to: &$0) }
-            == #"{"completed":true,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":null,"id":"abc","order":null,"title":"T","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/abc"}"#)
+        #expect(
+            written { TodoViewModel(data, baseURL: "http://h:1").write(to: &$0) }
+                == #"{"completed":true,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":null,"id":"abc","order":null,"title":"T","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/abc"}"#
+        )
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("StrictJSONParser")
@@ -13,34 +14,38 @@ struct StrictJSONParserTests {
         try? StrictJSONParser.parse(Array(text.utf8)).get()
     }
 
-    @Test("accepts RFC 8259 texts", arguments: [
-        #"{}"#, #"[]"#, #"{"title":"x","completed":false,"order":-0.5e+3,"dueDate":null}"#, #" [1, 2.5, -0, 1E9, true] "#,
-        #""\u00e9\ud83d\ude00\n\"\\\/""#, "0", #"{"a":{"b":[{"c":[]}]}}"#, "{\"é\":\"ü😀\"}",
-    ])
+    @Test(
+        "accepts RFC 8259 texts",
+        arguments: [
+            #"{}"#, #"[]"#, #"{"title":"x","completed":false,"order":-0.5e+3,"dueDate":null}"#, #" [1, 2.5, -0, 1E9, true] "#,
+            #""\u00e9\ud83d\ude00\n\"\\\/""#, "0", #"{"a":{"b":[{"c":[]}]}}"#, "{\"é\":\"ü😀\"}",
+        ])
     func accepts(text: String) {
         #expect(failure(Array(text.utf8)) == nil)
     }
 
-    @Test("refuses what JSONDecoder lets through or chokes on", arguments: [
-        (#"{"title":"x",}"#, "trailing comma in object"),
-        (#"[1,]"#, "trailing comma in array"),
-        (#"{"title":"a","title":"b"}"#, "duplicate key \"title\""),
-        (#"{"title":"a","\u0074itle":"b"}"#, "duplicate key \"title\""),
-        (#"{"a":01}"#, "expected ',' or '}'"),
-        (#"{"a":1.}"#, "invalid number: digits expected after '.'"),
-        (#"{"a":.5}"#, "unexpected character, expected a value"),
-        (#"{"a":+1}"#, "unexpected character, expected a value"),
-        (#"{"a":NaN}"#, "unexpected character, expected a value"),
-        (#"{"a":tru}"#, "invalid literal, expected true"),
-        (#"{"a":"\x"}"#, "invalid escape sequence"),
-        (#"{"a":"\ud800"}"#, "unpaired surrogate escape"),
-        (#"{"a":1} x"#, "unexpected data after the JSON value"),
-        (#"{'a':1}"#, "expected a string key"),
-        (#"{"a" 1}"#, "expected ':'"),
-        (#"{"a":1"#, "unexpected end of input, expected ',' or '}'"),
-        (#""abc"#, "unterminated string"),
-        ("", "unexpected end of input, expected a value"),
-    ])
+    @Test(
+        "refuses what JSONDecoder lets through or chokes on",
+        arguments: [
+            (#"{"title":"x",}"#, "trailing comma in object"),
+            (#"[1,]"#, "trailing comma in array"),
+            (#"{"title":"a","title":"b"}"#, "duplicate key \"title\""),
+            (#"{"title":"a","\u0074itle":"b"}"#, "duplicate key \"title\""),
+            (#"{"a":01}"#, "expected ',' or '}'"),
+            (#"{"a":1.}"#, "invalid number: digits expected after '.'"),
+            (#"{"a":.5}"#, "unexpected character, expected a value"),
+            (#"{"a":+1}"#, "unexpected character, expected a value"),
+            (#"{"a":NaN}"#, "unexpected character, expected a value"),
+            (#"{"a":tru}"#, "invalid literal, expected true"),
+            (#"{"a":"\x"}"#, "invalid escape sequence"),
+            (#"{"a":"\ud800"}"#, "unpaired surrogate escape"),
+            (#"{"a":1} x"#, "unexpected data after the JSON value"),
+            (#"{'a':1}"#, "expected a string key"),
+            (#"{"a" 1}"#, "expected ':'"),
+            (#"{"a":1"#, "unexpected end of input, expected ',' or '}'"),
+            (#""abc"#, "unterminated string"),
+            ("", "unexpected end of input, expected a value"),
+        ])
     func refuses(text: String, message: String) {
         #expect(failure(Array(text.utf8))?.message == message)
     }
@@ -62,8 +67,11 @@ struct StrictJSONParserTests {
 
     @Test("builds the values: integers, doubles, escapes, nesting")
     func values() {
-        #expect(value(#"{"a":[1,-2.5,1e2,true,null,"x\u00e9\n"],"b":{}}"#)
-            == .object(["a": .array([.integer(1), .number(-2.5), .number(100), .bool(true), .null, .string("xé\n")]), "b": .object([:])]))
+        #expect(
+            value(#"{"a":[1,-2.5,1e2,true,null,"x\u00e9\n"],"b":{}}"#)
+                == .object([
+                    "a": .array([.integer(1), .number(-2.5), .number(100), .bool(true), .null, .string("xé\n")]), "b": .object([:]),
+                ]))
         #expect(value("9223372036854775807") == .integer(Int.max))
         #expect(value("9223372036854775808") == .number(9_223_372_036_854_775_808))
         #expect(value("1e400") == .number(.infinity))

@@ -1,6 +1,7 @@
 import EventHTTP
 import Prometheus
 import Testing
+
 @testable import TodoServer
 
 /// The metrics module role by role: the interactor sets the scrape-time gauges and counts dropped
@@ -54,21 +55,26 @@ struct MetricsModuleTests {
         metrics.record(loop: 1, route: "/todos", method: .get, status: 200, duration: .milliseconds(4))
         metrics.record(loop: 0, route: "/todos/{id}", method: .delete, status: 404, duration: .microseconds(10))
         let text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
-        #expect(sampleLines(text, "http_requests_total").sorted() == [
-            #"http_requests_total{route="/todos",method="GET",status="200"} 2"#,
-            #"http_requests_total{route="/todos/{id}",method="DELETE",status="404"} 1"#,
-        ])
-        #expect(sampleLines(text, "http_request_duration_seconds_count").sorted() == [
-            #"http_request_duration_seconds_count{loop="0"} 2"#,
-            #"http_request_duration_seconds_count{loop="1"} 1"#,
-        ])
-        #expect(sampleLines(text, "http_request_duration_seconds_sum").sorted() == [
-            #"http_request_duration_seconds_sum{loop="0"} 0.00301"#,
-            #"http_request_duration_seconds_sum{loop="1"} 0.004"#,
-        ])
+        #expect(
+            sampleLines(text, "http_requests_total").sorted() == [
+                #"http_requests_total{route="/todos",method="GET",status="200"} 2"#,
+                #"http_requests_total{route="/todos/{id}",method="DELETE",status="404"} 1"#,
+            ])
+        #expect(
+            sampleLines(text, "http_request_duration_seconds_count").sorted() == [
+                #"http_request_duration_seconds_count{loop="0"} 2"#,
+                #"http_request_duration_seconds_count{loop="1"} 1"#,
+            ])
+        #expect(
+            sampleLines(text, "http_request_duration_seconds_sum").sorted() == [
+                #"http_request_duration_seconds_sum{loop="0"} 0.00301"#,
+                #"http_request_duration_seconds_sum{loop="1"} 0.004"#,
+            ])
     }
 
-    @Test("request metrics: counts stay exact past the loop's short list of recent handles (24 keys, 3 rounds, equal routes from other strings)")
+    @Test(
+        "request metrics: counts stay exact past the loop's short list of recent handles (24 keys, 3 rounds, equal routes from other strings)"
+    )
     func requestMetricsPastRecentList() {
         let registry = PrometheusCollectorRegistry()
         let metrics = RequestMetrics(factory: PrometheusMetricsFactory(registry: registry), loopCount: 1)

@@ -1,5 +1,6 @@
 import EventHTTP
 import Testing
+
 @testable import TodoServer
 
 /// What the pipeline tells a caller without the right token: `/healthz` only up or down, an RFC
@@ -17,14 +18,16 @@ struct AccessAnswersTests {
             }, store: store, clock: FakeClock("2026-11-22T10:00:00.000Z"), ids: SequentialIDs())
     }
 
-    @Test("with tokens on, anonymous /healthz is only up; a valid token (or metricsPublic) adds the count", arguments: [
-        (nil, false, #"{"status":"ok"}"#),
-        ("Bearer nope", false, #"{"status":"ok"}"#),
-        ("Basic cnctdG9rZW4=", false, #"{"status":"ok"}"#),
-        ("Bearer ro-token", false, #"{"status":"ok","todos":1}"#),
-        ("Bearer rw-token", false, #"{"status":"ok","todos":1}"#),
-        (nil, true, #"{"status":"ok","todos":1}"#),
-    ] as [(String?, Bool, String)])
+    @Test(
+        "with tokens on, anonymous /healthz is only up; a valid token (or metricsPublic) adds the count",
+        arguments: [
+            (nil, false, #"{"status":"ok"}"#),
+            ("Bearer nope", false, #"{"status":"ok"}"#),
+            ("Basic cnctdG9rZW4=", false, #"{"status":"ok"}"#),
+            ("Bearer ro-token", false, #"{"status":"ok","todos":1}"#),
+            ("Bearer rw-token", false, #"{"status":"ok","todos":1}"#),
+            (nil, true, #"{"status":"ok","todos":1}"#),
+        ] as [(String?, Bool, String)])
     func healthUp(authorization: String?, metricsPublic: Bool, body: String) async throws {
         let client = try client { $0.metricsPublic = metricsPublic }
         let headers: HTTPHeaders = authorization.map { ["Authorization": $0] } ?? [:]
@@ -55,15 +58,17 @@ struct AccessAnswersTests {
         #expect(await client.request(.get, "/healthz").text == #"{"status":"ok","todos":2}"#)
     }
 
-    @Test("401 challenges: an error code only for a bearer token that is wrong (RFC 6750 §3.1)", arguments: [
-        (nil, "Bearer"),
-        ("Basic cnctdG9rZW4=", "Bearer"),
-        ("Digest username=\"a\"", "Bearer"),
-        ("Bearer", "Bearer"),
-        ("Bearer    ", "Bearer"),
-        ("Bearer nope", #"Bearer error="invalid_token""#),
-        ("bearer rw-token-2", #"Bearer error="invalid_token""#),
-    ] as [(String?, String)])
+    @Test(
+        "401 challenges: an error code only for a bearer token that is wrong (RFC 6750 §3.1)",
+        arguments: [
+            (nil, "Bearer"),
+            ("Basic cnctdG9rZW4=", "Bearer"),
+            ("Digest username=\"a\"", "Bearer"),
+            ("Bearer", "Bearer"),
+            ("Bearer    ", "Bearer"),
+            ("Bearer nope", #"Bearer error="invalid_token""#),
+            ("bearer rw-token-2", #"Bearer error="invalid_token""#),
+        ] as [(String?, String)])
     func challenges(authorization: String?, challenge: String) async throws {
         let client = try client()
         let headers: HTTPHeaders = authorization.map { ["Authorization": $0] } ?? [:]
@@ -80,14 +85,16 @@ struct AccessAnswersTests {
         let unauthorized = await listed.request(.get, "/todos", headers: ["Origin": "https://app.example"])
         #expect(unauthorized.status == 401)
         #expect(unauthorized.header("Access-Control-Allow-Origin") == "https://app.example")
-        #expect(unauthorized.header("Access-Control-Expose-Headers")
-            == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
+        #expect(
+            unauthorized.header("Access-Control-Expose-Headers")
+                == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
         let open = try InProcessClient()
         let notAllowed = await open.request(.patch, "/todos", headers: ["Origin": "https://other.example"])
         #expect(notAllowed.status == 405)
         #expect(notAllowed.header("Allow") == "GET, HEAD, POST, DELETE, OPTIONS")
         #expect(notAllowed.header("Access-Control-Allow-Origin") == "*")
-        #expect(notAllowed.header("Access-Control-Expose-Headers")?.split(separator: ",").map { $0.trimmingPrefix(" ") }
-            .filter { ["Retry-After", "WWW-Authenticate", "Allow"].contains($0) }.count == 3)
+        #expect(
+            notAllowed.header("Access-Control-Expose-Headers")?.split(separator: ",").map { $0.trimmingPrefix(" ") }
+                .filter { ["Retry-After", "WWW-Authenticate", "Allow"].contains($0) }.count == 3)
     }
 }

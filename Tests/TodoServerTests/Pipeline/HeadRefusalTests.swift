@@ -2,6 +2,7 @@ import EventHTTP
 import LockTracing
 import Logging
 import Testing
+
 @testable import TodoServer
 
 /// `RequestPipeline.answer(toHead:)`, what the wire asks before sending `100 Continue`: a request

@@ -1,14 +1,17 @@
 import EventHTTP
 import Testing
+
 @testable import TodoServer
 
 /// A `Host` value that is not `uri-host [":" port]` (RFC 9112 §3.2) is answered 400 before any
 /// module runs, and never built into a link.
 @Suite("RequestPipeline: invalid Host (in process)")
 struct InvalidHostTests {
-    @Test("an invalid Host is 400 problem+json, closes the connection, and is not echoed", arguments: [
-        "[::1", "x:99999999", "-", ":8080", "evil.example/path", "a..b", "[::1]:80x",
-    ])
+    @Test(
+        "an invalid Host is 400 problem+json, closes the connection, and is not echoed",
+        arguments: [
+            "[::1", "x:99999999", "-", ":8080", "evil.example/path", "a..b", "[::1]:80x",
+        ])
     func invalid(host: String) async throws {
         let store = FakeTodoStore([makeTodo("abc")])
         let client = try InProcessClient(store: store)
@@ -18,7 +21,10 @@ struct InvalidHostTests {
             #expect(response.header("Content-Type") == "application/problem+json")
             #expect(response.header("Connection") == "close")
             #expect(response.header("Location") == nil && response.header("Link") == nil)
-            #expect(response.text == #"{"detail":"The Host header is not a host name or address with an optional port.","status":400,"title":"Bad Request","type":"about:blank"}"#)
+            #expect(
+                response.text
+                    == #"{"detail":"The Host header is not a host name or address with an optional port.","status":400,"title":"Bad Request","type":"about:blank"}"#
+            )
         }
         #expect(store.count == 1, "nothing was created")
         #expect(store.callNames == [], "no module ran")

@@ -1,7 +1,8 @@
-import LockTracing
 import EventHTTP
+import LockTracing
 import Logging
 import Testing
+
 @testable import TodoServer
 
 /// The whole request pipeline in process, no socket: conditional requests, tokens, CORS, request
@@ -100,7 +101,9 @@ struct RequestPipelineTests {
         let listed = await client.request(.get, "/todos", headers: ["Origin": "https://b.example"])
         #expect(listed.header("Access-Control-Allow-Origin") == "https://b.example")
         #expect(listed.header("Vary") == "Origin")
-        #expect(listed.header("Access-Control-Expose-Headers") == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
+        #expect(
+            listed.header("Access-Control-Expose-Headers")
+                == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
         let unlisted = await client.request(.get, "/todos", headers: ["Origin": "https://c.example"])
         #expect(unlisted.status == 200)
         #expect(unlisted.header("Access-Control-Allow-Origin") == nil)

@@ -1,8 +1,9 @@
 import Glibc
 import LockTracing
-@testable import PostgresLoop
 import Synchronization
 import Testing
+
+@testable import PostgresLoop
 @testable import TodoServer
 
 /// Deadlines that free the database, against a real PostgreSQL: a statement past its deadline is
@@ -15,9 +16,10 @@ struct PostgresCancelTests {
 
     /// Statements of this test's database running now (not the asking session's), by their text.
     private func running(_ observer: PostgresTestSession, database: String, like pattern: String) -> Int? {
-        guard case .success(let rows)? = observer.blockingQuery(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE $2 AND pid <> pg_backend_pid()",
-            [database, pattern])
+        guard
+            case .success(let rows)? = observer.blockingQuery(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE $2 AND pid <> pg_backend_pid()",
+                [database, pattern])
         else { return nil }
         return rows[0, 0].flatMap { Int($0) }
     }
@@ -77,12 +79,15 @@ struct PostgresCancelTests {
         #expect(eventually { session.onLoop { $0.cancelCount } == 1 })
         #expect(session.onLoop { $0.isReady })
         // The server says why it ended: the cancel request, not the statement_timeout backstop.
-        let log = try #require(eventually { () -> [Substring]? in
-            let lines = Self.text(cluster.directory + "/server.log").split(separator: "\n")
-            return lines.contains { $0.hasSuffix("STATEMENT:  " + probe) } ? lines : nil
-        })
+        let log = try #require(
+            eventually { () -> [Substring]? in
+                let lines = Self.text(cluster.directory + "/server.log").split(separator: "\n")
+                return lines.contains { $0.hasSuffix("STATEMENT:  " + probe) } ? lines : nil
+            })
         let statement = try #require(log.firstIndex { $0.hasSuffix("STATEMENT:  " + probe) })
-        #expect(statement > 0 && log[statement - 1].hasSuffix("ERROR:  canceling statement due to user request"), "\(log[max(0, statement - 1)])")
+        #expect(
+            statement > 0 && log[statement - 1].hasSuffix("ERROR:  canceling statement due to user request"),
+            "\(log[max(0, statement - 1)])")
     }
 
     /// Twelve `q=` scans over 150,000 rows at once with a 50 ms deadline on one loop of two
@@ -92,14 +97,17 @@ struct PostgresCancelTests {
         let configuration = try await ContractStore.freshDatabase(
             "scans", timing: PostgresTiming(requestTimeout: .milliseconds(50), cancelGrace: .seconds(2)))
         let database = try #require(PostgresConnectionOptions.parse(configuration.connectionString)["dbname"])
-        let observer = try await PostgresTestSession.open(cluster, database: database, timing: PostgresTiming(requestTimeout: .seconds(120)))
+        let observer = try await PostgresTestSession.open(
+            cluster, database: database, timing: PostgresTiming(requestTimeout: .seconds(120)))
         defer { observer.close() }
-        _ = try #require(observer.blockingQuery(
-            """
-            INSERT INTO todos (id, title, title_key, title_nfc, created_at, updated_at, revision)
-            SELECT gen_random_uuid(), t, lower(t), t, now(), now(), 1
-            FROM (SELECT 'Title ' || i || repeat(' some filler words', 12) AS t FROM generate_series(1, 150000) i) s
-            """, seconds: 120)).get()
+        _ = try #require(
+            observer.blockingQuery(
+                """
+                INSERT INTO todos (id, title, title_key, title_nfc, created_at, updated_at, revision)
+                SELECT gen_random_uuid(), t, lower(t), t, now(), now(), 1
+                FROM (SELECT 'Title ' || i || repeat(' some filler words', 12) AS t FROM generate_series(1, 150000) i) s
+                """, seconds: 120)
+        ).get()
         let known = try #require(observer.blockingQuery("SELECT id::text FROM todos LIMIT 1")?.get()[0, 0])
         let store = try PostgresTodoStore(configuration: configuration)
         defer { store.close() }
@@ -109,16 +117,18 @@ struct PostgresCancelTests {
             store.list(TodoQuery(titleContains: "zzz")) { result in answers.withTracedLock { $0.append(result) } }
         }
         var most = 0
-        #expect(eventually(timeout: .seconds(30)) {
-            if let now = running(observer, database: database, like: "%strpos(title_key%") { most = max(most, now) }
-            return answers.withTracedLock { $0.count } == 12
-        })
+        #expect(
+            eventually(timeout: .seconds(30)) {
+                if let now = running(observer, database: database, like: "%strpos(title_key%") { most = max(most, now) }
+                return answers.withTracedLock { $0.count } == 12
+            })
         // The abandoned scans are cancelled one after another on their connections.
-        #expect(eventually(timeout: .seconds(10)) {
-            let now = running(observer, database: database, like: "%strpos(title_key%")
-            most = max(most, now ?? 0)
-            return now == 0
-        })
+        #expect(
+            eventually(timeout: .seconds(10)) {
+                let now = running(observer, database: database, like: "%strpos(title_key%")
+                most = max(most, now ?? 0)
+                return now == 0
+            })
         print("PostgresCancelTests: at most \(most) scans running at once on 2 connections")
         #expect(most <= 2, "statements running at once: \(most)")
         // The connections were kept: a primary-key read is served at once, within its 50 ms.
@@ -133,17 +143,20 @@ struct PostgresCancelTests {
         #expect(try read.withTracedLock { $0 }?.get()?.id == known)
     }
 
-    @Test("Retry-After: the waiting statements' drain time over the connections, 1 to 60 s", arguments: [
-        (0, 2, 2000, 1), (1, 2, 2000, 1), (11, 2, 300, 2), (12, 4, 2000, 6), (1000, 2, 2000, 60),
-    ])
+    @Test(
+        "Retry-After: the waiting statements' drain time over the connections, 1 to 60 s",
+        arguments: [
+            (0, 2, 2000, 1), (1, 2, 2000, 1), (11, 2, 300, 2), (12, 4, 2000, 6), (1000, 2, 2000, 60),
+        ])
     func retryAfterReflectsTheLoad(waiting: Int, connections: Int, deadlineMs: Int, seconds: Int) {
         #expect(PostgresLoad(waiting: waiting, connections: connections, deadline: .milliseconds(deadlineMs)).retryAfterSeconds == seconds)
     }
 
     @Test func theSessionOptionsKeepTheConnectionStringsOwnAndAddTheBackstop() {
         #expect(PostgresConnection.sessionOptions(nil, statementTimeout: .milliseconds(2200)) == "-c statement_timeout=2200")
-        #expect(PostgresConnection.sessionOptions("-c work_mem=8MB", statementTimeout: .milliseconds(110))
-            == "-c work_mem=8MB -c statement_timeout=110")
+        #expect(
+            PostgresConnection.sessionOptions("-c work_mem=8MB", statementTimeout: .milliseconds(110))
+                == "-c work_mem=8MB -c statement_timeout=110")
         #expect(PostgresTiming(requestTimeout: .seconds(2)).statementTimeout == .milliseconds(2200))
         #expect(PostgresTiming(requestTimeout: .milliseconds(50)).statementTimeout == .milliseconds(150))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresLoop
 import Testing
+
 @testable import TodoServer
 
 /// The PostgreSQL store's change log, read from `todo_events` by the store's own poller.

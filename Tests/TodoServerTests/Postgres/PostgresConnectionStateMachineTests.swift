@@ -115,27 +115,30 @@ import Testing
         // Request 2 passes its deadline behind it: answered, no second cancel (1 still runs).
         #expect(machine.timerFired(now: at(2200), jitter: 1) == [.fail(2, .timedOut), .armTimer(at: at(3100))])
         _ = machine.request(3, statement: nil, now: at(2300))
-        #expect(machine.timerFired(now: at(3100), jitter: 1) == [
-            .closeConnection,
-            .fail(3, .connectionLost(reason: "connection dropped: a cancelled statement did not end")),
-            .scheduleReconnect(after: .milliseconds(50)),
-        ])
+        #expect(
+            machine.timerFired(now: at(3100), jitter: 1) == [
+                .closeConnection,
+                .fail(3, .connectionLost(reason: "connection dropped: a cancelled statement did not end")),
+                .scheduleReconnect(after: .milliseconds(50)),
+            ])
         #expect(machine.pendingCount == 0)
-        #expect(machine.request(4, statement: nil, now: at(3101)) == [
-            .fail(4, .unavailable(reason: "a cancelled statement did not end within 1.0 seconds"))
-        ])
+        #expect(
+            machine.request(4, statement: nil, now: at(3101)) == [
+                .fail(4, .unavailable(reason: "a cancelled statement did not end within 1.0 seconds"))
+            ])
     }
 
     @Test func aLostConnectionFailsEveryPendingRequestAndReconnectsWithBackoffThenPreparesAgain() {
         var machine = connectedMachine()
         _ = machine.request(1, statement: "one", now: at(1))
         _ = machine.request(2, statement: "one", now: at(1))
-        #expect(machine.connectionLost(reason: "server closed the connection", now: at(5), jitter: 0) == [
-            .closeConnection,
-            .fail(1, .connectionLost(reason: "server closed the connection")),
-            .fail(2, .connectionLost(reason: "server closed the connection")),
-            .scheduleReconnect(after: .milliseconds(25)),
-        ])
+        #expect(
+            machine.connectionLost(reason: "server closed the connection", now: at(5), jitter: 0) == [
+                .closeConnection,
+                .fail(1, .connectionLost(reason: "server closed the connection")),
+                .fail(2, .connectionLost(reason: "server closed the connection")),
+                .scheduleReconnect(after: .milliseconds(25)),
+            ])
         // The timer armed for request 1 is still set: it fires, finds nothing due, and re-arms.
         #expect(machine.reconnectDue(now: at(30)) == [.connect])
         // Refused while the database is down: the back-off grows (jitter 1 takes the whole step).
@@ -155,14 +158,16 @@ import Testing
         var machine = Machine(timing: timing)
         _ = machine.start(now: at(0))
         _ = machine.request(1, statement: nil, now: at(10))
-        #expect(machine.timerFired(now: at(2010), jitter: 0) == [
-            .fail(1, .unavailable(reason: "no connection within the request deadline")), .armTimer(at: at(3000)),
-        ])
+        #expect(
+            machine.timerFired(now: at(2010), jitter: 0) == [
+                .fail(1, .unavailable(reason: "no connection within the request deadline")), .armTimer(at: at(3000)),
+            ])
         _ = machine.request(2, statement: nil, now: at(2500))
-        #expect(machine.timerFired(now: at(3000), jitter: 0) == [
-            .closeConnection, .fail(2, .unavailable(reason: "no connection within 3.0 seconds")),
-            .scheduleReconnect(after: .milliseconds(25)),
-        ])
+        #expect(
+            machine.timerFired(now: at(3000), jitter: 0) == [
+                .closeConnection, .fail(2, .unavailable(reason: "no connection within 3.0 seconds")),
+                .scheduleReconnect(after: .milliseconds(25)),
+            ])
     }
 
     @Test func closeFailsEverythingAndRefusesLaterRequests() {

@@ -1,7 +1,7 @@
 import EventHTTP
 import Glibc
-import PostgresLoop
 import LockTracing
+import PostgresLoop
 import Synchronization
 import Testing
 
@@ -82,7 +82,8 @@ struct PostgresConnectionTests {
         let suffix = String(UInt32.random(in: 0...UInt32.max))
         // A sequence counts the calls (it is not rolled back with the failed statement).
         _ = try await session.connection.query("CREATE SEQUENCE calls_\(suffix)")
-        _ = try await session.connection.query("""
+        _ = try await session.connection.query(
+            """
             CREATE FUNCTION flaky_\(suffix)(state text) RETURNS int LANGUAGE plpgsql AS $$
             BEGIN
                 IF nextval('calls_\(suffix)') % 2 = 1 THEN RAISE EXCEPTION 'try again' USING ERRCODE = state; END IF;
@@ -102,8 +103,9 @@ struct PostgresConnectionTests {
     @Test func aPoolAnswersOnTheRequestsOwnLoopAcrossItsConnections() async throws {
         let loop = try StandaloneLoop()
         defer { loop.shutdown() }
-        let client = PostgresClient(configuration: PostgresConfiguration(
-            connectionString: cluster.connectionString(), connectionsPerLoop: 3))
+        let client = PostgresClient(
+            configuration: PostgresConfiguration(
+                connectionString: cluster.connectionString(), connectionsPerLoop: 3))
         let handle = loop.handle
         let loopThread = Mutex<pthread_t?>(nil)
         let answers = Mutex<[(pthread_t, String?)]>([])
@@ -131,8 +133,9 @@ struct PostgresConnectionTests {
 
     @Test func aPoolIsClosedOnItsLoopWhenTheLoopStopsBeforeTheClientCloses() async throws {
         let loop = try StandaloneLoop()
-        let client = PostgresClient(configuration: PostgresConfiguration(
-            connectionString: cluster.connectionString(), connectionsPerLoop: 2))
+        let client = PostgresClient(
+            configuration: PostgresConfiguration(
+                connectionString: cluster.connectionString(), connectionsPerLoop: 2))
         let handle = loop.handle
         let pool = Mutex<LoopBound<PostgresLoopPool>?>(nil)
         let answered = Mutex(0)

@@ -1,7 +1,7 @@
 import EventHTTP
 import Glibc
-import PostgresLoop
 import LockTracing
+import PostgresLoop
 import Synchronization
 import Testing
 
@@ -63,9 +63,10 @@ struct PostgresFaultTests {
         let counts = driver.counts.withTracedLock { $0 }
         print("stopped under load: \(counts.succeeded) succeeded, \(counts.failures.count) failed: \(Set(counts.failures.map { "\($0)" }))")
         // They were sent, so their outcome is unknown: connection lost (not a time-out, not "never sent").
-        #expect(counts.failures.allSatisfy {
-            if case .connectionLost = $0 { true } else { false }
-        })
+        #expect(
+            counts.failures.allSatisfy {
+                if case .connectionLost = $0 { true } else { false }
+            })
         // While it is down, requests fail at once instead of waiting.
         let whileDown = try #require(session.blockingQuery("SELECT 1"))
         #expect(throws: PostgresError.self) { try whileDown.get() }
@@ -99,10 +100,11 @@ struct PostgresFaultTests {
         #expect(eventually { answers.withTracedLock { $0.count } == 5 })
         #expect(answers.withTracedLock { $0 } == Array(repeating: .failure(.timedOut), count: 5))
         // Still frozen: the connection is dropped after the grace and a new backend answers.
-        let replaced = try #require(eventually { () -> String? in
-            guard case .success(let rows)? = session.blockingQuery("SELECT pg_backend_pid()") else { return nil }
-            return rows[0, 0]
-        })
+        let replaced = try #require(
+            eventually { () -> String? in
+                guard case .success(let rows)? = session.blockingQuery("SELECT pg_backend_pid()") else { return nil }
+                return rows[0, 0]
+            })
         #expect(replaced != String(backend))
     }
 }

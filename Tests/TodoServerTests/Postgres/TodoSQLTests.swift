@@ -1,6 +1,7 @@
 import Foundation
 import PostgresLoop
 import Testing
+
 @testable import TodoServer
 
 /// The PostgreSQL store's statements (`TodoSQL`), run directly against a fresh database on the
@@ -62,7 +63,8 @@ struct TodoSQLTests {
     @Test func insertAndGetKeepEveryField() async throws {
         let session = try await session("sql_crud")
         defer { session.close() }
-        let todo = Self.todo(1, title: "Ärger mit ÖL ✓", completed: true, order: -7, due: CalendarDay("2026-02-28"), created: 1_763_812_800_123)
+        let todo = Self.todo(
+            1, title: "Ärger mit ÖL ✓", completed: true, order: -7, due: CalendarDay("2026-02-28"), created: 1_763_812_800_123)
         #expect(try await insert(session, todo) == todo)
         #expect(try await get(session, 1) == todo)
         let bare = Self.todo(2, title: "plain")
@@ -96,7 +98,8 @@ struct TodoSQLTests {
             let todo = Self.todo(
                 number, title: titles.randomElement(using: &generator)!, completed: Bool.random(using: &generator),
                 order: Int.random(in: 0..<4, using: &generator) == 0 ? nil : Int.random(in: -3...3, using: &generator),
-                due: Int.random(in: 0..<3, using: &generator) == 0 ? nil : CalendarDay(daysSinceEpoch: 20_400 + Int.random(in: 0...5, using: &generator)),
+                due: Int.random(in: 0..<3, using: &generator) == 0
+                    ? nil : CalendarDay(daysSinceEpoch: 20_400 + Int.random(in: 0...5, using: &generator)),
                 created: 1_763_812_800_000 + Int64.random(in: 0...20, using: &generator))
             all.append(try #require(try await insert(session, todo)))
         }
@@ -142,9 +145,11 @@ struct TodoSQLTests {
         _ session: PostgresTestSession, _ number: Int, title: String? = nil, completed: Bool? = nil,
         order: TodoSQL.FieldChange<Int>? = nil, condition: TodoSQL.Condition = .init(), at time: Int64
     ) async throws -> (outcome: String, todo: Todo)? {
-        let rows = try await run(session, TodoSQL.update, TodoSQL.updateParameters(
-            id: Self.id(number), title: title, completed: completed, order: order, dueDate: nil, condition: condition,
-            at: Timestamp(millisecondsSinceEpoch: time)))
+        let rows = try await run(
+            session, TodoSQL.update,
+            TodoSQL.updateParameters(
+                id: Self.id(number), title: title, completed: completed, order: order, dueDate: nil, condition: condition,
+                at: Timestamp(millisecondsSinceEpoch: time)))
         #expect(rows.count <= 1)
         guard rows.count == 1 else { return nil }
         return (try #require(rows[0, 0]), try #require(TodoRowDecoder.todo(rows, row: 0, first: 1)))
@@ -175,7 +180,8 @@ struct TodoSQLTests {
         // If-None-Match: * on an existing to-do fails; one of other revisions passes.
         #expect(try await update(session, 1, title: "c", condition: .init(ifNoneMatchAny: true), at: 1)?.outcome == "failed")
         #expect(try await update(session, 1, completed: true, condition: .init(ifNoneMatch: [2]), at: 1)?.outcome == "failed")
-        let cleared = try await update(session, 1, order: .init(value: nil), condition: .init(ifMatch: [7, 2], ifNoneMatch: [1]), at: 2_300_000_000_000)
+        let cleared = try await update(
+            session, 1, order: .init(value: nil), condition: .init(ifMatch: [7, 2], ifNoneMatch: [1]), at: 2_300_000_000_000)
         #expect(cleared?.outcome == "updated")
         #expect(cleared?.todo.order == nil)
         #expect(cleared?.todo.revision == 3)
@@ -205,7 +211,9 @@ struct TodoSQLTests {
         defer { session.close() }
         for number in 1...40 { _ = try await insert(session, Self.todo(number, completed: number % 4 == 0)) }
         for number in 1...10 { _ = try await update(session, number, completed: true, at: 1) }
-        for number in 35...40 { _ = try await run(session, TodoSQL.remove, TodoSQL.removeParameters(id: Self.id(number), condition: .init())) }
+        for number in 35...40 {
+            _ = try await run(session, TodoSQL.remove, TodoSQL.removeParameters(id: Self.id(number), condition: .init()))
+        }
         // A bulk statement: every open to-do completed at once.
         _ = try await session.connection.query("UPDATE todos SET completed = NOT completed WHERE id::text LIKE '%1'")
         let counted = try await session.connection.query(
@@ -229,12 +237,16 @@ struct TodoSQLTests {
         defer { second.close() }
         for round in 1...30 {
             _ = try await insert(first, Self.todo(round))
-            async let a = run(first, TodoSQL.update, TodoSQL.updateParameters(
-                id: Self.id(round), title: "a", completed: nil, order: nil, dueDate: nil, condition: .init(ifMatch: [1]),
-                at: Timestamp(millisecondsSinceEpoch: 5)))
-            async let b = run(second, TodoSQL.update, TodoSQL.updateParameters(
-                id: Self.id(round), title: "b", completed: nil, order: nil, dueDate: nil, condition: .init(ifMatch: [1]),
-                at: Timestamp(millisecondsSinceEpoch: 6)))
+            async let a = run(
+                first, TodoSQL.update,
+                TodoSQL.updateParameters(
+                    id: Self.id(round), title: "a", completed: nil, order: nil, dueDate: nil, condition: .init(ifMatch: [1]),
+                    at: Timestamp(millisecondsSinceEpoch: 5)))
+            async let b = run(
+                second, TodoSQL.update,
+                TodoSQL.updateParameters(
+                    id: Self.id(round), title: "b", completed: nil, order: nil, dueDate: nil, condition: .init(ifMatch: [1]),
+                    at: Timestamp(millisecondsSinceEpoch: 6)))
             let outcomes = try await [a[0, 0], b[0, 0]].compactMap { $0 }.sorted()
             #expect(outcomes == ["failed", "updated"], "round \(round)")
             #expect(try await get(first, round)?.revision == 2, "round \(round)")

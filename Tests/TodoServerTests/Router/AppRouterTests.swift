@@ -1,6 +1,7 @@
 import EventHTTP
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("AppRouter (in process)")
@@ -22,15 +23,18 @@ struct AppRouterTests {
         return await client.request(method, uri, headers: headers, body: body)
     }
 
-    @Test("matches paths to routes; static paths win over {id}", arguments: [
-        ("/", Route.index), ("/healthz", .health), ("/todos", .todos), ("/todos/upcoming", .upcoming),
-        ("/todos/abc", .todo(id: "abc")), ("/todos/a%20b", .todo(id: "a b")), ("/metrics", .metrics), ("/openapi.json", .openAPI),
-    ])
+    @Test(
+        "matches paths to routes; static paths win over {id}",
+        arguments: [
+            ("/", Route.index), ("/healthz", .health), ("/todos", .todos), ("/todos/upcoming", .upcoming),
+            ("/todos/abc", .todo(id: "abc")), ("/todos/a%20b", .todo(id: "a b")), ("/metrics", .metrics), ("/openapi.json", .openAPI),
+        ])
     func matches(path: String, route: Route) {
         #expect(Route(path: path) == route)
     }
 
-    @Test("unknown paths match nothing", arguments: ["", "/todos/", "/todos/a/b", "//todos", "/Todos", "/healthz/", "todos", "/todos/abc/"])
+    @Test(
+        "unknown paths match nothing", arguments: ["", "/todos/", "/todos/a/b", "//todos", "/Todos", "/healthz/", "todos", "/todos/abc/"])
     func unknownPaths(path: String) {
         #expect(Route(path: path) == nil)
     }
@@ -53,13 +57,15 @@ struct AppRouterTests {
         #expect(try await route(.get, "/").object["name"] as? String == "TodoServer")
     }
 
-    @Test("405 names the allowed methods", arguments: [
-        (HTTPMethod.patch, "/todos", "GET, HEAD, POST, DELETE, OPTIONS"),
-        (.post, "/todos/abc", "GET, HEAD, PUT, PATCH, DELETE, OPTIONS"),
-        (.delete, "/healthz", "GET, HEAD, OPTIONS"),
-        (.trace, "/", "GET, HEAD, OPTIONS"),
-        (.put, "/todos/upcoming", "GET, HEAD, OPTIONS"),
-    ])
+    @Test(
+        "405 names the allowed methods",
+        arguments: [
+            (HTTPMethod.patch, "/todos", "GET, HEAD, POST, DELETE, OPTIONS"),
+            (.post, "/todos/abc", "GET, HEAD, PUT, PATCH, DELETE, OPTIONS"),
+            (.delete, "/healthz", "GET, HEAD, OPTIONS"),
+            (.trace, "/", "GET, HEAD, OPTIONS"),
+            (.put, "/todos/upcoming", "GET, HEAD, OPTIONS"),
+        ])
     func methodNotAllowed(method: HTTPMethod, path: String, allow: String) async throws {
         let response = try await route(method, path)
         #expect(response.status == 405)
@@ -90,7 +96,9 @@ struct AppRouterTests {
 
     @Test("a preflight is 204 with the CORS headers, echoing the asked headers")
     func preflight() async throws {
-        let response = try await route(.options, "/todos/abc", headers: ["Access-Control-Request-Method": "PATCH", "Access-Control-Request-Headers": "content-type, x-custom"])
+        let response = try await route(
+            .options, "/todos/abc",
+            headers: ["Access-Control-Request-Method": "PATCH", "Access-Control-Request-Headers": "content-type, x-custom"])
         #expect(response.status == 204)
         #expect(response.header("Access-Control-Allow-Methods") == "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
         #expect(response.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match, x-custom")
@@ -98,11 +106,13 @@ struct AppRouterTests {
         #expect(response.body.isEmpty)
     }
 
-    @Test("415 for a body of another type; JSON, +json and curl's form type pass", arguments: [
-        ("text/plain", 415), ("application/xml", 415), ("multipart/form-data; boundary=x", 415),
-        ("application/json", 201), ("application/json; charset=utf-8", 201), ("application/merge-patch+json", 201),
-        ("APPLICATION/JSON", 201), ("application/x-www-form-urlencoded", 201),
-    ])
+    @Test(
+        "415 for a body of another type; JSON, +json and curl's form type pass",
+        arguments: [
+            ("text/plain", 415), ("application/xml", 415), ("multipart/form-data; boundary=x", 415),
+            ("application/json", 201), ("application/json; charset=utf-8", 201), ("application/merge-patch+json", 201),
+            ("APPLICATION/JSON", 201), ("application/x-www-form-urlencoded", 201),
+        ])
     func contentTypes(type: String, status: Int) async throws {
         let response = try await route(.post, "/todos", headers: ["Content-Type": type], body: #"{"title":"x"}"#)
         #expect(response.status == status)

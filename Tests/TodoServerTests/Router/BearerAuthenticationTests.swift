@@ -1,5 +1,6 @@
 import EventHTTP
 import Testing
+
 @testable import TodoServer
 
 @Suite("BearerAuthentication")
@@ -13,28 +14,30 @@ struct BearerAuthenticationTests {
         #expect(open.decide(method: .delete, route: .todos, authorization: nil) == .open)
     }
 
-    @Test("decisions by method, route and token", arguments: [
-        (HTTPMethod.get, Route.todos, nil, BearerAuthentication.Decision.missingToken),
-        (.get, .todos, "Bearer writer-token", .readWrite),
-        (.delete, .todos, "Bearer second-writer", .readWrite),
-        (.get, .todos, "bearer   reader-token ", .readOnly),
-        (.head, .todo(id: "x"), "Bearer reader-token", .readOnly),
-        (.post, .todos, "Bearer reader-token", .writeWithReadToken),
-        (.delete, .todo(id: "x"), "Bearer reader-token", .writeWithReadToken),
-        (.get, .todos, "Bearer writer-toke", .unknownToken),
-        (.get, .todos, "Bearer writer-tokenx", .unknownToken),
-        (.get, .todos, "Basic d3JpdGVyLXRva2Vu", .otherScheme),
-        (.get, .todos, "Bearer", .otherScheme),
-        (.get, .todos, "Bearer ", .otherScheme),
-        (.get, .todos, "Bearerwriter-token", .otherScheme),
-        (.options, .todos, nil, .open),
-        (.get, .health, nil, .open),
-        (.head, .health, nil, .open),
-        (.post, .health, nil, .missingToken),
-        (.get, .metrics, nil, .missingToken),
-        (.get, .openAPI, nil, .missingToken),
-        (.get, nil, nil, .missingToken),
-    ] as [(HTTPMethod, Route?, String?, BearerAuthentication.Decision)])
+    @Test(
+        "decisions by method, route and token",
+        arguments: [
+            (HTTPMethod.get, Route.todos, nil, BearerAuthentication.Decision.missingToken),
+            (.get, .todos, "Bearer writer-token", .readWrite),
+            (.delete, .todos, "Bearer second-writer", .readWrite),
+            (.get, .todos, "bearer   reader-token ", .readOnly),
+            (.head, .todo(id: "x"), "Bearer reader-token", .readOnly),
+            (.post, .todos, "Bearer reader-token", .writeWithReadToken),
+            (.delete, .todo(id: "x"), "Bearer reader-token", .writeWithReadToken),
+            (.get, .todos, "Bearer writer-toke", .unknownToken),
+            (.get, .todos, "Bearer writer-tokenx", .unknownToken),
+            (.get, .todos, "Basic d3JpdGVyLXRva2Vu", .otherScheme),
+            (.get, .todos, "Bearer", .otherScheme),
+            (.get, .todos, "Bearer ", .otherScheme),
+            (.get, .todos, "Bearerwriter-token", .otherScheme),
+            (.options, .todos, nil, .open),
+            (.get, .health, nil, .open),
+            (.head, .health, nil, .open),
+            (.post, .health, nil, .missingToken),
+            (.get, .metrics, nil, .missingToken),
+            (.get, .openAPI, nil, .missingToken),
+            (.get, nil, nil, .missingToken),
+        ] as [(HTTPMethod, Route?, String?, BearerAuthentication.Decision)])
     func decisions(method: HTTPMethod, route: Route?, authorization: String?, expected: BearerAuthentication.Decision) {
         #expect(tokens.decide(method: method, route: route, authorization: authorization) == expected)
     }
@@ -72,9 +75,13 @@ struct CORSPolicyTests {
     @Test("origins: * or a list; anything else refused")
     func parsing() {
         #expect(CORSPolicy.AllowedOrigins(parsing: "*") == .any)
-        #expect(CORSPolicy.AllowedOrigins(parsing: "https://A.example, http://b.example:8080,null,http://[::1]:3000")
-            == .list(["https://a.example", "http://b.example:8080", "null", "http://[::1]:3000"]))
-        for bad in ["", " ", "https://a.example/", "https://a.example/x", "a.example", "https://", "https://a.example:", "*, https://a.example", "https://a.example,,http://b.example", "https://a_b.example"] {
+        #expect(
+            CORSPolicy.AllowedOrigins(parsing: "https://A.example, http://b.example:8080,null,http://[::1]:3000")
+                == .list(["https://a.example", "http://b.example:8080", "null", "http://[::1]:3000"]))
+        for bad in [
+            "", " ", "https://a.example/", "https://a.example/x", "a.example", "https://", "https://a.example:", "*, https://a.example",
+            "https://a.example,,http://b.example", "https://a_b.example",
+        ] {
             #expect(CORSPolicy.AllowedOrigins(parsing: bad) == nil, "\(bad)")
         }
     }
@@ -99,8 +106,11 @@ struct CORSPolicyTests {
     @Test("Authorization is allowed in preflights when tokens are on")
     func authorization() {
         let on = CORSPolicy(allowAuthorization: true)
-        #expect(on.preflightHeaders(requestedHeaders: nil)["Access-Control-Allow-Headers"] == "Content-Type, If-Match, If-None-Match, Authorization")
-        #expect(CORSPolicy().preflightHeaders(requestedHeaders: nil)["Access-Control-Allow-Headers"] == "Content-Type, If-Match, If-None-Match")
+        #expect(
+            on.preflightHeaders(requestedHeaders: nil)["Access-Control-Allow-Headers"]
+                == "Content-Type, If-Match, If-None-Match, Authorization")
+        #expect(
+            CORSPolicy().preflightHeaders(requestedHeaders: nil)["Access-Control-Allow-Headers"] == "Content-Type, If-Match, If-None-Match")
         #expect(CORSPolicy(allowCredentials: true).allowCredentials == false, "never credentials with *")
     }
 }

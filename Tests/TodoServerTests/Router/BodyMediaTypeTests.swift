@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("Router: which declared body types are read")
@@ -31,8 +32,10 @@ struct BodyMediaTypeTests {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("BodyMediaTypeTests seed: \(seed)")
         var random = SplitMix64(seed: seed)
-        let pieces = ["application/", "json", "+json", "x-www-form-urlencoded", "APPLICATION/", "JSON", ";", " ", "\t", "\u{0B}",
-            "a", "/", "+", "charset=utf-8", "text/plain", "\u{1F}"]
+        let pieces = [
+            "application/", "json", "+json", "x-www-form-urlencoded", "APPLICATION/", "JSON", ";", " ", "\t", "\u{0B}",
+            "a", "/", "+", "charset=utf-8", "text/plain", "\u{1F}",
+        ]
         var decidedOnBytes = 0
         for _ in 0..<5000 {
             let value = (0..<Int.random(in: 0...5, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()

@@ -1,23 +1,28 @@
 import EventHTTP
 import Testing
+
 @testable import TodoServer
 
 @Suite("CORSPolicy: origins, response headers and preflights")
 struct CORSPolicyRulesTests {
-    @Test("origin settings: `*`, lists of origins or null (lower-cased); anything else is not an origin", arguments: [
-        ("*", CORSPolicy.AllowedOrigins.any),
-        (" * ", .any),
-        ("https://App.Example.com", .list(["https://app.example.com"])),
-        ("http://a:8080, null ,http://[::1]:3000", .list(["http://a:8080", "null", "http://[::1]:3000"])),
-    ])
+    @Test(
+        "origin settings: `*`, lists of origins or null (lower-cased); anything else is not an origin",
+        arguments: [
+            ("*", CORSPolicy.AllowedOrigins.any),
+            (" * ", .any),
+            ("https://App.Example.com", .list(["https://app.example.com"])),
+            ("http://a:8080, null ,http://[::1]:3000", .list(["http://a:8080", "null", "http://[::1]:3000"])),
+        ])
     func parsing(text: String, expected: CORSPolicy.AllowedOrigins) {
         #expect(CORSPolicy.AllowedOrigins(parsing: text) == expected)
     }
 
-    @Test("not origins: a path, a trailing slash, no scheme, a bad port, an empty entry, white space inside", arguments: [
-        "https://a.example/app", "https://a.example/", "a.example", "https://a:99999", "https://a:", "http://a,",
-        "https://a b", "1http://a", "https://", "http://[::g]", "",
-    ])
+    @Test(
+        "not origins: a path, a trailing slash, no scheme, a bad port, an empty entry, white space inside",
+        arguments: [
+            "https://a.example/app", "https://a.example/", "a.example", "https://a:99999", "https://a:", "http://a,",
+            "https://a b", "1http://a", "https://", "http://[::g]", "",
+        ])
     func notOrigins(text: String) {
         #expect(CORSPolicy.AllowedOrigins(parsing: text) == nil)
     }
@@ -28,10 +33,12 @@ struct CORSPolicyRulesTests {
         #expect(!policy.allowCredentials)
         var headers = HTTPHeaders()
         policy.apply(to: &headers, requestOrigin: "https://x.example")
-        #expect(headers == [
-            "Access-Control-Allow-Origin": "*",
-            "Access-Control-Expose-Headers": "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow",
-        ])
+        #expect(
+            headers == [
+                "Access-Control-Allow-Origin": "*",
+                "Access-Control-Expose-Headers":
+                    "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow",
+            ])
     }
 
     @Test("a listed origin is echoed as sent, with Vary and credentials; an unlisted one gets Vary only")
@@ -39,12 +46,14 @@ struct CORSPolicyRulesTests {
         let policy = CORSPolicy(allowedOrigin: "https://app.example", allowCredentials: true)
         var listed = HTTPHeaders()
         policy.apply(to: &listed, requestOrigin: "HTTPS://App.Example")
-        #expect(listed == [
-            "Vary": "Origin",
-            "Access-Control-Allow-Origin": "HTTPS://App.Example",
-            "Access-Control-Expose-Headers": "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow",
-            "Access-Control-Allow-Credentials": "true",
-        ])
+        #expect(
+            listed == [
+                "Vary": "Origin",
+                "Access-Control-Allow-Origin": "HTTPS://App.Example",
+                "Access-Control-Expose-Headers":
+                    "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow",
+                "Access-Control-Allow-Credentials": "true",
+            ])
         var unlisted = HTTPHeaders()
         policy.apply(to: &unlisted, requestOrigin: "https://evil.example")
         #expect(unlisted == ["Vary": "Origin"])
@@ -64,18 +73,20 @@ struct CORSPolicyRulesTests {
     func preflight() {
         let policy = CORSPolicy(allowedOrigin: "*", maxAgeSeconds: 600)
         let headers = policy.preflightHeaders(requestedHeaders: "X-Trace, content-type, bad header, , X-Trace,Accept", origin: nil)
-        #expect(headers == [
-            "Access-Control-Allow-Methods": "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
-            "Access-Control-Allow-Headers": "Content-Type, If-Match, If-None-Match, X-Trace, Accept",
-            "Access-Control-Max-Age": "600",
-        ])
+        #expect(
+            headers == [
+                "Access-Control-Allow-Methods": "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
+                "Access-Control-Allow-Headers": "Content-Type, If-Match, If-None-Match, X-Trace, Accept",
+                "Access-Control-Max-Age": "600",
+            ])
     }
 
     @Test("with tokens on, Authorization is among the allowed headers; an unlisted origin gets no preflight headers")
     func preflightWithTokens() {
         let policy = CORSPolicy(allowedOrigin: "https://app.example", allowAuthorization: true)
-        #expect(policy.preflightHeaders(requestedHeaders: "authorization", origin: "https://app.example")["Access-Control-Allow-Headers"]
-            == "Content-Type, If-Match, If-None-Match, Authorization")
+        #expect(
+            policy.preflightHeaders(requestedHeaders: "authorization", origin: "https://app.example")["Access-Control-Allow-Headers"]
+                == "Content-Type, If-Match, If-None-Match, Authorization")
         #expect(policy.preflightHeaders(requestedHeaders: "authorization", origin: "https://other.example") == [:])
     }
 

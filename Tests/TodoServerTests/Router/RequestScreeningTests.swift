@@ -1,5 +1,6 @@
 import EventHTTP
 import Testing
+
 @testable import TodoServer
 
 @Suite("RequestScreening: what is refused before routing")
@@ -25,12 +26,17 @@ struct RequestScreeningTests {
         #expect(refusal.headers == ["Connection": "close", "Retry-After": "1"])
     }
 
-    @Test("smuggling shapes are refused with 400 and a close", arguments: [
-        (["Host": "h", "Content-Length": "1", "content-length": "1"], "The request has 2 Content-Length headers; send exactly one."),
-        (["Host": "h", "Content-Length": "1", "Transfer-Encoding": "chunked"], "The request has both Content-Length and Transfer-Encoding; send one."),
-        (["Host": "a", "HOST": "b"], "The request has 2 Host headers; send exactly one."),
-        (["Host": "a b"], "The Host header is not a host name or address with an optional port."),
-    ] as [(HTTPHeaders, String)])
+    @Test(
+        "smuggling shapes are refused with 400 and a close",
+        arguments: [
+            (["Host": "h", "Content-Length": "1", "content-length": "1"], "The request has 2 Content-Length headers; send exactly one."),
+            (
+                ["Host": "h", "Content-Length": "1", "Transfer-Encoding": "chunked"],
+                "The request has both Content-Length and Transfer-Encoding; send one."
+            ),
+            (["Host": "a", "HOST": "b"], "The request has 2 Host headers; send exactly one."),
+            (["Host": "a b"], "The Host header is not a host name or address with an optional port."),
+        ] as [(HTTPHeaders, String)])
     func smuggling(headers: HTTPHeaders, detail: String) throws {
         let refusal = try #require(screening.refusal(of: request("/", headers)))
         #expect(refusal.problem.status == 400)
@@ -38,10 +44,15 @@ struct RequestScreeningTests {
         #expect(refusal.headers == ["Connection": "close"])
     }
 
-    @Test("two Origin or two Authorization headers are 400 and keep the connection; one of each passes", arguments: [
-        (["Host": "h", "Origin": "http://a", "origin": "http://b"], "The request has 2 Origin headers; send at most one."),
-        (["Host": "h", "Authorization": "Bearer a", "AUTHORIZATION": "Bearer b"], "The request has 2 Authorization headers; send at most one."),
-    ] as [(HTTPHeaders, String)])
+    @Test(
+        "two Origin or two Authorization headers are 400 and keep the connection; one of each passes",
+        arguments: [
+            (["Host": "h", "Origin": "http://a", "origin": "http://b"], "The request has 2 Origin headers; send at most one."),
+            (
+                ["Host": "h", "Authorization": "Bearer a", "AUTHORIZATION": "Bearer b"],
+                "The request has 2 Authorization headers; send at most one."
+            ),
+        ] as [(HTTPHeaders, String)])
     func singletons(headers: HTTPHeaders, detail: String) throws {
         let refusal = try #require(screening.refusal(of: request("/", headers)))
         #expect(refusal.problem.status == 400)
@@ -82,28 +93,32 @@ struct RequestScreeningTests {
         #expect(body.headers == ["Connection": "close"])
     }
 
-    @Test("body media types: JSON, +json and the form type curl sends are read; others are not", arguments: [
-        ("application/json", true), ("Application/JSON; charset=utf-8", true), ("application/merge-patch+json", true),
-        (" application/x-www-form-urlencoded ", true), ("text/plain", false), ("application/xml", false),
-        ("application/jsonx", false), ("", false),
-    ])
+    @Test(
+        "body media types: JSON, +json and the form type curl sends are read; others are not",
+        arguments: [
+            ("application/json", true), ("Application/JSON; charset=utf-8", true), ("application/merge-patch+json", true),
+            (" application/x-www-form-urlencoded ", true), ("text/plain", false), ("application/xml", false),
+            ("application/jsonx", false), ("", false),
+        ])
     func bodyTypes(contentType: String, accepted: Bool) {
         #expect(RequestScreening.acceptsBody(ofType: contentType) == accepted)
     }
 
-    @Test("Host values: names, addresses and ports pass; anything RFC 9112 §3.2 / RFC 3986 does not allow does not", arguments: [
-        ("example.com", true), ("example.com:8080", true), ("127.0.0.1", true), ("[::1]:80", true), ("my_host", true),
-        ("localhost", true), ("example.com.", true), ("a-b.c", true), ("h:", true), ("h:0", true), ("h:65535", true),
-        ("[::1]", true), ("[2001:db8::7]:443", true), ("[::ffff:192.0.2.1]", true), ("[FE80::1]", true),
-        (String(repeating: "a", count: 63) + ".example", true),
-        ("", false), ("a b", false), ("a/b", false), ("user@host", false), (String(repeating: "a", count: 256), false),
-        ("[::1", false), ("::1", false), ("[::1]x", false), ("[::1]:", true), ("[::1]:99999", false), ("[]", false),
-        ("[1:2:3]", false), ("[::1%25eth0]", false), ("[v1.x]", false), ("[::1]]", false),
-        ("x:99999999", false), ("x:65536", false), ("x:8o", false), ("x:-1", false), ("x:80:80", false), ("x:+80", false),
-        ("-", false), ("-a", false), ("a-", false), ("a.-b", false), (":80", false), (":", false), (".", false),
-        (".example.com", false), ("a..b", false), ("example.com..", false), (String(repeating: "a", count: 64) + ".example", false),
-        ("a%20b", false), ("caf\u{E9}.example", false), ("a\u{0}b", false), ("a,b", false), ("a;b", false), ("a\\b", false),
-    ])
+    @Test(
+        "Host values: names, addresses and ports pass; anything RFC 9112 §3.2 / RFC 3986 does not allow does not",
+        arguments: [
+            ("example.com", true), ("example.com:8080", true), ("127.0.0.1", true), ("[::1]:80", true), ("my_host", true),
+            ("localhost", true), ("example.com.", true), ("a-b.c", true), ("h:", true), ("h:0", true), ("h:65535", true),
+            ("[::1]", true), ("[2001:db8::7]:443", true), ("[::ffff:192.0.2.1]", true), ("[FE80::1]", true),
+            (String(repeating: "a", count: 63) + ".example", true),
+            ("", false), ("a b", false), ("a/b", false), ("user@host", false), (String(repeating: "a", count: 256), false),
+            ("[::1", false), ("::1", false), ("[::1]x", false), ("[::1]:", true), ("[::1]:99999", false), ("[]", false),
+            ("[1:2:3]", false), ("[::1%25eth0]", false), ("[v1.x]", false), ("[::1]]", false),
+            ("x:99999999", false), ("x:65536", false), ("x:8o", false), ("x:-1", false), ("x:80:80", false), ("x:+80", false),
+            ("-", false), ("-a", false), ("a-", false), ("a.-b", false), (":80", false), (":", false), (".", false),
+            (".example.com", false), ("a..b", false), ("example.com..", false), (String(repeating: "a", count: 64) + ".example", false),
+            ("a%20b", false), ("caf\u{E9}.example", false), ("a\u{0}b", false), ("a,b", false), ("a;b", false), ("a\\b", false),
+        ])
     func hosts(host: String, valid: Bool) {
         #expect(RequestScreening.isValidHost(host) == valid)
     }

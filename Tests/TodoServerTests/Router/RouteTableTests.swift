@@ -1,6 +1,7 @@
 import EventHTTP
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 /// `Route.table` is the one list of routes: the OpenAPI document, `Allow`, CORS and the index agree with it.
@@ -47,11 +48,12 @@ struct RouteTableTests {
     func indexLinks() async throws {
         let client = try InProcessClient(configure: { $0.publicURL = "https://todo.example" })
         let links = try #require(await client.request(.get, "/").object["links"] as? [String: String])
-        #expect(links == [
-            "self": "https://todo.example/", "health": "https://todo.example/healthz", "todos": "https://todo.example/todos",
-            "upcoming": "https://todo.example/todos/upcoming", "metrics": "https://todo.example/metrics",
-            "openapi": "https://todo.example/openapi.json", "events": "https://todo.example/todos/events",
-        ])
+        #expect(
+            links == [
+                "self": "https://todo.example/", "health": "https://todo.example/healthz", "todos": "https://todo.example/todos",
+                "upcoming": "https://todo.example/todos/upcoming", "metrics": "https://todo.example/metrics",
+                "openapi": "https://todo.example/openapi.json", "events": "https://todo.example/todos/events",
+            ])
         #expect(Set(links.keys) == Set(Route.table.compactMap(\.indexRelation)))
     }
 }

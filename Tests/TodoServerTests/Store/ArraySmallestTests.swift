@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("Array.smallest: the first elements of a sort without sorting the rest")
@@ -25,8 +26,9 @@ struct ArraySmallestTests {
         print("ArraySmallestTests.storePages seed \(seed)")
         var generator = SplitMix64(seed: seed)
         let todos = (0..<300).map { index in
-            makeTodo("t\(index)", title: ["Milk", "milk", "bread", "Eggs", "éclair", "e\u{301}clair"].randomElement(using: &generator)!,
-                     created: "2026-11-22T10:00:0\(Int.random(in: 0...3, using: &generator)).000Z")
+            makeTodo(
+                "t\(index)", title: ["Milk", "milk", "bread", "Eggs", "éclair", "e\u{301}clair"].randomElement(using: &generator)!,
+                created: "2026-11-22T10:00:0\(Int.random(in: 0...3, using: &generator)).000Z")
         }
         let store = InMemoryTodoStore(todos)
         for sort in [TodoSort(.title), TodoSort(.title, descending: true), TodoSort(.createdAt, descending: true)] {

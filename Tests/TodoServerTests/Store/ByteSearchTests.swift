@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("ByteSearch: the search arena's byte search")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("Change log: positions, cursors, the retained window")

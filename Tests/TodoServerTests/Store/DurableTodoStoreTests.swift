@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import Testing
+
 @testable import TodoServer
 
 @Suite("DurableTodoStore")
@@ -76,8 +77,9 @@ struct DurableTodoStoreTests {
         a2.updatedAt = Self.later
         #expect(try retitle(store, "a", "A2") == .updated(a2))
         #expect(try retitle(store, "a", "A2") == .unchanged(a2))
-        #expect(try wait { store.remove(id: "b", condition: RevisionCondition(ifMatch: .oneOf([2])), completion: $0) }
-            == .conditionFailed(makeTodo("b", title: "B", revision: 1)))
+        #expect(
+            try wait { store.remove(id: "b", condition: RevisionCondition(ifMatch: .oneOf([2])), completion: $0) }
+                == .conditionFailed(makeTodo("b", title: "B", revision: 1)))
         #expect(try wait { store.remove(id: "b", condition: RevisionCondition(ifMatch: .oneOf([1])), completion: $0) } == .removed)
         #expect(a.revision == 1)
         store.close()
@@ -87,7 +89,12 @@ struct DurableTodoStoreTests {
         #expect(try titles(store) == ["a": "A2", "c": "C"])
         #expect(try wait { store.todo(id: "a", completion: $0) } == a2)
         #expect(try wait { store.todo(id: "c", completion: $0) }?.revision == 1)
-        #expect(try retitle(store, "a", "A3") == .updated({ var a3 = a2; a3.title = "A3"; a3.revision = 3; return a3 }()))
+        #expect(
+            try retitle(store, "a", "A3")
+                == .updated(
+                    {
+                        var a3 = a2; a3.title = "A3"; a3.revision = 3; return a3
+                    }()))
         #expect(try wait { store.insert(makeTodo("d"), completion: $0) }.revision == 1)
         try wait { store.removeAll(completion: $0) }
         store.close()
@@ -142,7 +149,9 @@ struct DurableTodoStoreTests {
 
         store = try directory.open()
         #expect(store.report.todos == 2)
-        #expect(store.report.droppedBytes == whole.count - 7 - ((whole.count - JournalFormat.journalHeaderSize) / 3) * 2 - JournalFormat.journalHeaderSize)
+        #expect(
+            store.report.droppedBytes == whole.count - 7 - ((whole.count - JournalFormat.journalHeaderSize) / 3) * 2
+                - JournalFormat.journalHeaderSize)
         #expect(try titles(store) == ["t0": "T0", "t1": "T1"])
         _ = try wait { store.insert(makeTodo("t9", title: "T9"), completion: $0) }
         store.close()
@@ -158,7 +167,9 @@ struct DurableTodoStoreTests {
         let directory = DataDirectory()
         var store = try directory.open()
         _ = try wait { store.insert(makeTodo("a", title: "kept"), completion: $0) }
-        _ = try wait { store.update(id: "a", change: TodoChange(title: "damaged", completed: true), condition: .none, at: Self.later, completion: $0) }
+        _ = try wait {
+            store.update(id: "a", change: TodoChange(title: "damaged", completed: true), condition: .none, at: Self.later, completion: $0)
+        }
         store.close()
         var bytes = try FileIO.readAll(directory.journal)
         bytes[bytes.count - 12] ^= 0x20

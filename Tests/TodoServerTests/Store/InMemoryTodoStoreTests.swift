@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("InMemoryTodoStore")
@@ -29,18 +30,24 @@ struct InMemoryTodoStoreTests {
         #expect(try sync { store.todo(id: "a", completion: $0) } == expected)
         #expect(try sync { store.todo(id: "b", completion: $0) }?.revision == 1, "another to-do's change leaves b's revision")
         let same = try sync {
-            store.update(id: "a", change: TodoChange(title: "A2", order: .clear), condition: .none, at: FakeClock.timestamp("2026-11-23T00:00:00.000Z"), completion: $0)
+            store.update(
+                id: "a", change: TodoChange(title: "A2", order: .clear), condition: .none,
+                at: FakeClock.timestamp("2026-11-23T00:00:00.000Z"), completion: $0)
         }
         #expect(same == .unchanged(expected), "a change that changes nothing keeps revision and updatedAt")
         let refused = try sync {
-            store.update(id: "a", change: TodoChange(title: "never"), condition: RevisionCondition(ifMatch: .oneOf([1])), at: later, completion: $0)
+            store.update(
+                id: "a", change: TodoChange(title: "never"), condition: RevisionCondition(ifMatch: .oneOf([1])), at: later, completion: $0)
         }
         #expect(refused == .conditionFailed(expected))
         #expect(try sync { store.todo(id: "a", completion: $0) } == expected)
-        #expect(try sync { store.update(id: "zz", change: TodoChange(title: "x"), condition: .none, at: later, completion: $0) } == .notFound)
-        #expect(try sync {
-            store.update(id: "zz", change: TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .any), at: later, completion: $0)
-        } == .notFound, "a missing to-do is notFound whatever the condition")
+        #expect(
+            try sync { store.update(id: "zz", change: TodoChange(title: "x"), condition: .none, at: later, completion: $0) } == .notFound)
+        #expect(
+            try sync {
+                store.update(
+                    id: "zz", change: TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .any), at: later, completion: $0)
+            } == .notFound, "a missing to-do is notFound whatever the condition")
         let refusedRemoval = try sync { store.remove(id: "a", condition: RevisionCondition(ifMatch: .oneOf([99])), completion: $0) }
         #expect(refusedRemoval == .conditionFailed(expected))
         #expect(try sync { store.remove(id: "a", condition: RevisionCondition(ifMatch: .oneOf([1, 2])), completion: $0) } == .removed)
@@ -75,7 +82,10 @@ struct InMemoryTodoStoreTests {
         // Completing, re-dating and clearing move to-dos in and out of the range.
         _ = try sync { store.update(id: "first", change: TodoChange(completed: true), condition: .none, at: later, completion: $0) }
         _ = try sync { store.update(id: "done", change: TodoChange(completed: false), condition: .none, at: later, completion: $0) }
-        _ = try sync { store.update(id: "after", change: TodoChange(dueDate: .set(CalendarDay("2026-11-23")!)), condition: .none, at: later, completion: $0) }
+        _ = try sync {
+            store.update(
+                id: "after", change: TodoChange(dueDate: .set(CalendarDay("2026-11-23")!)), condition: .none, at: later, completion: $0)
+        }
         _ = try sync { store.update(id: "last", change: TodoChange(dueDate: .clear), condition: .none, at: later, completion: $0) }
         _ = try sync { store.remove(id: "early", condition: .none, completion: $0) }
         #expect(try range("2026-11-23", "2026-11-30") == ["after", "ordered", "a-unordered", "done", "z-unordered"])
@@ -126,7 +136,8 @@ struct DefaultOrderIndexTests {
                 let id = "t\(step)"
                 let order: Int? = Bool.random(using: &generator) ? Int.random(in: -5...5, using: &generator) : nil
                 let created = Int64.random(in: 0...50, using: &generator) * 1000
-                let due: CalendarDay? = Bool.random(using: &generator) ? CalendarDay(daysSinceEpoch: Int.random(in: 20_000...20_010, using: &generator)) : nil
+                let due: CalendarDay? =
+                    Bool.random(using: &generator) ? CalendarDay(daysSinceEpoch: Int.random(in: 20_000...20_010, using: &generator)) : nil
                 let todo = Todo(
                     id: id, title: ["Buy", "call", "BUY milk"].randomElement(using: &generator)!, completed: Bool.random(using: &generator),
                     order: order, dueDate: due, createdAt: Timestamp(millisecondsSinceEpoch: created),
@@ -136,8 +147,10 @@ struct DefaultOrderIndexTests {
             } else if roll < 9 {
                 let id = ids.randomElement(using: &generator)!
                 let order: Int? = Bool.random(using: &generator) ? Int.random(in: -5...5, using: &generator) : nil
-                let due: TodoChange.Field<CalendarDay> = [.keep, .clear, .set(CalendarDay(daysSinceEpoch: Int.random(in: 20_000...20_010, using: &generator)))]
-                    .randomElement(using: &generator)!
+                let due: TodoChange.Field<CalendarDay> = [
+                    .keep, .clear, .set(CalendarDay(daysSinceEpoch: Int.random(in: 20_000...20_010, using: &generator))),
+                ]
+                .randomElement(using: &generator)!
                 let completed: Bool? = [nil, true, false].randomElement(using: &generator)!
                 let change = TodoChange(completed: completed, order: order.map { .set($0) } ?? .clear, dueDate: due)
                 store.update(id: id, change: change, condition: .none, at: Timestamp(millisecondsSinceEpoch: 99_000)) { _ in }
@@ -158,7 +171,9 @@ struct DefaultOrderIndexTests {
         #expect(everything.count == ids.count)
         for (from, through) in [(20_000, 20_010), (20_003, 20_003), (20_002, 20_007), (19_000, 19_999)] {
             var upcoming: [Todo]?
-            store.upcoming(from: CalendarDay(daysSinceEpoch: from), through: CalendarDay(daysSinceEpoch: through)) { upcoming = try? $0.get() }
+            store.upcoming(from: CalendarDay(daysSinceEpoch: from), through: CalendarDay(daysSinceEpoch: through)) {
+                upcoming = try? $0.get()
+            }
             let expected = everything.filter { todo in
                 guard !todo.completed, let due = todo.dueDate?.daysSinceEpoch else { return false }
                 return (from...through).contains(due)

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Logging
 import Testing
+
 @testable import TodoServer
 
 /// The write-ahead journal under real faults: EIO (through the seam), a full disk (a small
@@ -43,7 +44,9 @@ struct JournalFaultTests {
     private let later = FakeClock.timestamp("2026-11-22T11:00:00.000Z")
 
     /// The change that sets `title`, unconditionally.
-    private func retitle(_ store: DurableTodoStore, _ id: String, _ title: String, completion: @escaping (Result<StoreUpdate, StoreError>) -> Void) {
+    private func retitle(
+        _ store: DurableTodoStore, _ id: String, _ title: String, completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
+    ) {
         store.update(id: id, change: TodoChange(title: title), condition: .none, at: later, completion: completion)
     }
 
@@ -59,8 +62,9 @@ struct JournalFaultTests {
         return stat(path, &info) == 0 ? Int(info.st_size) : -1
     }
 
-    @Test("EIO on write or fsync: the change is refused, not applied, its revision never reused; the next change goes through",
-          arguments: [(FsyncPolicy.always, JournalFaults.Operation.sync), (.always, .write), (.never, .write)])
+    @Test(
+        "EIO on write or fsync: the change is refused, not applied, its revision never reused; the next change goes through",
+        arguments: [(FsyncPolicy.always, JournalFaults.Operation.sync), (.always, .write), (.never, .write)])
     func failedWriteLeavesMemory(policy: FsyncPolicy, operation: JournalFaults.Operation) throws {
         let directory = DataDirectory()
         let fault = Switch()
@@ -71,7 +75,9 @@ struct JournalFaultTests {
 
         fault.set(operation, EIO)
         let failedUpdate = answer { retitle(store, "a", "never stored", completion: $0) }
-        guard case .failure(let error) = failedUpdate else { Issue.record("the update must fail: \(String(describing: failedUpdate))"); return }
+        guard case .failure(let error) = failedUpdate else {
+            Issue.record("the update must fail: \(String(describing: failedUpdate))"); return
+        }
         #expect(error.reason.contains("Input/output error"))
         #expect(stored(store, "a") == a, "a refused change must not be visible")
         #expect(store.writeRefusal?.contains("Input/output error") == true)
@@ -219,7 +225,9 @@ struct JournalFaultTests {
     func missingSnapshot() throws {
         let directory = DataDirectory()
         var store = try directory.open(fsync: .interval, compactionBytes: 4096)
-        for index in 0..<100 { _ = try answer { store.insert(makeTodo("t\(index)", title: "Title number \(index)"), completion: $0) }?.get() }
+        for index in 0..<100 {
+            _ = try answer { store.insert(makeTodo("t\(index)", title: "Title number \(index)"), completion: $0) }?.get()
+        }
         store.close()
         let snapshot = try #require(directory.files().last { $0.hasPrefix("snapshot-") })
         let generation = try #require(JournalFormat.generation(of: snapshot, prefix: "snapshot-", suffix: ".bin"))
@@ -247,7 +255,9 @@ struct JournalFaultTests {
     func damagedSnapshot() throws {
         let directory = DataDirectory()
         var store = try directory.open(fsync: .interval, compactionBytes: 4096)
-        for index in 0..<100 { _ = try answer { store.insert(makeTodo("t\(index)", title: "Title number \(index)"), completion: $0) }?.get() }
+        for index in 0..<100 {
+            _ = try answer { store.insert(makeTodo("t\(index)", title: "Title number \(index)"), completion: $0) }?.get()
+        }
         store.close()
         let snapshot = try #require(directory.files().last { $0.hasPrefix("snapshot-") })
         let path = directory.path + "/" + snapshot

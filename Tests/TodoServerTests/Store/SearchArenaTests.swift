@@ -1,10 +1,13 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("SearchArena: q= over the stored titles in slot order")
 struct SearchArenaTests {
-    private static let pieces = ["a", "B", "ab", "z", " ", "é", "e\u{301}", "ß", "SS", "K", "\u{212A}", "Σ", "ς", "😀", "\u{301}", "Q", "\t"]
+    private static let pieces = [
+        "a", "B", "ab", "z", " ", "é", "e\u{301}", "ß", "SS", "K", "\u{212A}", "Σ", "ς", "😀", "\u{301}", "Q", "\t",
+    ]
     private static let needles = ["a", "ab", "b", "z", "zz", "é", "e", "ss", "k", "σ", "\u{301}", "😀", "a b", "Q", "qa", "AB", "bz"]
 
     private static func randomTitle(_ generator: inout SplitMix64) -> String {
@@ -20,7 +23,8 @@ struct SearchArenaTests {
                 let wanted = todos.values.filter { todo in
                     (completed == nil || todo.completed == completed) && todo.titleKey.contains(search)
                 }.map(\.id)
-                #expect(Set(found) == Set(wanted) && found.count == wanted.count, "seed \(seed): \(needle) \(String(describing: completed))")
+                #expect(
+                    Set(found) == Set(wanted) && found.count == wanted.count, "seed \(seed): \(needle) \(String(describing: completed))")
             }
         }
     }
@@ -39,7 +43,11 @@ struct SearchArenaTests {
             switch Int.random(in: 0..<10, using: &generator) {
             case 0..<4:
                 let todo = makeTodo(id, title: Self.randomTitle(&generator), completed: Bool.random(using: &generator))
-                if todos.updateValue(todo, forKey: id) != nil { slots.overwrite(slots.slot(of: id)!, with: todo) } else { _ = slots.add(todo) }
+                if todos.updateValue(todo, forKey: id) != nil {
+                    slots.overwrite(slots.slot(of: id)!, with: todo)
+                } else {
+                    _ = slots.add(todo)
+                }
             case 4..<6:
                 guard var todo = todos[id] else { continue }
                 todo.completed.toggle()
@@ -70,7 +78,9 @@ struct SearchArenaTests {
         _ = slots.add(makeTodo("2", title: "call Bob", completed: true))
         _ = slots.add(makeTodo("3", title: "Straße fegen"))
         _ = slots.add(makeTodo("4", title: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAB"))
-        let ids = { (needle: String, completed: Bool?) in SearchArena.matches(slots, TitleSearch(needle), completed: completed).map { slots.id($0) } }
+        let ids = { (needle: String, completed: Bool?) in
+            SearchArena.matches(slots, TitleSearch(needle), completed: completed).map { slots.id($0) }
+        }
         #expect(ids("milk", nil) == ["1"])
         #expect(ids("B", nil) == ["1", "2", "4"])
         #expect(ids("b", false) == ["1", "4"])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("SlotTable: open addressing of slot numbers with tombstones and growth")

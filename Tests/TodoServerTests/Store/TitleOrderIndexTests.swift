@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("TitleOrderIndex: sort=title pages and q= from a maintained index")
@@ -52,7 +53,9 @@ struct TitleOrderIndexTests {
             let start = Int.random(in: 0..<characters.count, using: &generator)
             let piece = String(characters[start..<min(characters.count, start + Int.random(in: 1...3, using: &generator))])
             needle = Bool.random(using: &generator) ? piece.uppercased() : piece
-        case 3: needle = ["ab", "AB", "b a", "z", "é", "E\u{301}", "s", "ss", "ß", "σ", "😀", "\t", "k", "å", "zzz", ""].randomElement(using: &generator)!
+        case 3:
+            needle = ["ab", "AB", "b a", "z", "é", "E\u{301}", "s", "ss", "ß", "σ", "😀", "\t", "k", "å", "zzz", ""].randomElement(
+                using: &generator)!
         default: needle = randomText(&generator, 1...2)
         }
         return TodoQuery(
@@ -94,7 +97,10 @@ struct TitleOrderIndexTests {
                     let title = Self.randomText(&generator, 1...4)
                     if case .updated(let todo) = store.updateNow(id: id, change: TodoChange(title: title)) { expected[id] = todo }
                 case 1:
-                    if case .updated(let todo) = store.updateNow(id: id, change: TodoChange(completed: !(expected[id]?.completed ?? false))) { expected[id] = todo }
+                    if case .updated(let todo) = store.updateNow(id: id, change: TodoChange(completed: !(expected[id]?.completed ?? false)))
+                    {
+                        expected[id] = todo
+                    }
                 case 2:
                     let order = Int.random(in: -3...3, using: &generator)
                     if case .updated(let todo) = store.updateNow(id: id, change: TodoChange(order: .set(order))) { expected[id] = todo }
@@ -151,7 +157,8 @@ struct TitleOrderIndexTests {
 
     @Test("totals follow completed changes, title changes and removals without a pass")
     func countsFollowChanges() throws {
-        let store = InMemoryTodoStore((0..<1500).map { makeTodo(String(format: "t%04d", $0), title: "T \($0 % 7)", completed: $0 % 3 == 0) })
+        let store = InMemoryTodoStore(
+            (0..<1500).map { makeTodo(String(format: "t%04d", $0), title: "T \($0 % 7)", completed: $0 % 3 == 0) })
         #expect(try list(store, TodoQuery(completed: true, sort: TodoSort(.title), limit: 1)).total == 500)
         _ = store.updateNow(id: "t0001", change: TodoChange(completed: true))
         _ = store.updateNow(id: "t0003", change: TodoChange(title: "a first"))
@@ -179,7 +186,8 @@ struct TitleOrderIndexTests {
         #expect(try list(store, TodoQuery(titleContains: "AQ", sort: TodoSort(.title))).ids == [])
         #expect(try list(store, TodoQuery(titleContains: "Q\u{301}", sort: TodoSort(.title))).ids == ["decomposed"])
         #expect(try list(store, TodoQuery(titleContains: "café", sort: TodoSort(.title))).ids == ["composed", "nfc"])
-        #expect(try list(store, TodoQuery(titleContains: "E\u{301} ", sort: TodoSort(.title, descending: true))).ids == ["nfc", "composed"])
+        #expect(
+            try list(store, TodoQuery(titleContains: "E\u{301} ", sort: TodoSort(.title, descending: true))).ids == ["nfc", "composed"])
         // Case folding, not lower case: ß is ss (issue 21).
         #expect(try list(store, TodoQuery(titleContains: "SSE", sort: TodoSort(.title))).ids == ["sharp"])
         #expect(try list(store, TodoQuery(titleContains: "ẞe")).ids == ["sharp"])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("TodoChange")
@@ -11,7 +12,8 @@ struct TodoChangeTests {
         #expect(untouched == todo)
         #expect(untouched.hasSameContent(as: todo))
 
-        let changed = TodoChange(title: "New", completed: true, order: .set(-9), dueDate: .set(CalendarDay("2027-01-02")!)).applied(to: todo)
+        let changed = TodoChange(title: "New", completed: true, order: .set(-9), dueDate: .set(CalendarDay("2027-01-02")!)).applied(
+            to: todo)
         #expect(changed.title == "New")
         #expect(changed.titleKey == TitleKey("New"), "the sort key follows the title")
         #expect(changed.completed == true)
@@ -59,15 +61,27 @@ struct TodoChangeTests {
     func decision() {
         let time = FakeClock.timestamp("2026-11-23T08:00:00.000Z")
         let next: (Todo) -> UInt64 = { $0.revision + 1 }
-        #expect(StoreUpdate.decide(stored: nil, change: TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .any), at: time, nextRevision: next) == .notFound)
-        #expect(StoreUpdate.decide(stored: todo, change: TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .oneOf([3])), at: time, nextRevision: next)
-            == .conditionFailed(todo))
-        #expect(StoreUpdate.decide(stored: todo, change: TodoChange(title: "Old", order: .set(3)), condition: .none, at: time, nextRevision: next) == .unchanged(todo))
+        #expect(
+            StoreUpdate.decide(
+                stored: nil, change: TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .any), at: time, nextRevision: next)
+                == .notFound)
+        #expect(
+            StoreUpdate.decide(
+                stored: todo, change: TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .oneOf([3])), at: time,
+                nextRevision: next)
+                == .conditionFailed(todo))
+        #expect(
+            StoreUpdate.decide(
+                stored: todo, change: TodoChange(title: "Old", order: .set(3)), condition: .none, at: time, nextRevision: next)
+                == .unchanged(todo))
         var expected = todo
         expected.title = "x"
         expected.revision = 5
         expected.updatedAt = time
-        #expect(StoreUpdate.decide(stored: todo, change: TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .oneOf([4])), at: time, nextRevision: next)
-            == .updated(expected))
+        #expect(
+            StoreUpdate.decide(
+                stored: todo, change: TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .oneOf([4])), at: time,
+                nextRevision: next)
+                == .updated(expected))
     }
 }

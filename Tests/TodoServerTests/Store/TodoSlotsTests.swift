@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("TodoSlots: compact records, 16-byte ids, slot reuse, titles stored once")
@@ -18,7 +19,10 @@ struct TodoSlotsTests {
         let seed = ProcessInfo.processInfo.environment["TODO_SLOTS_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
         print("TodoSlotsTests.uuidIDs seed \(seed)")
         var generator = SplitMix64(seed: seed)
-        let ids = (0..<500).map { _ in Self.randomUUID(&generator) } + ["00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"]
+        let ids =
+            (0..<500).map { _ in Self.randomUUID(&generator) } + [
+                "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff",
+            ]
         for id in ids {
             let parsed = TodoID16(id)
             #expect(parsed?.string == id, "seed \(seed)")
@@ -114,7 +118,9 @@ struct TodoSlotsTests {
 
     @Test("title order over records equals TitleKey.compare, ASCII folded on the fly and keys kept beside")
     func titleComparison() {
-        let titles = ["a", "A", "ab", "Ab", "aB", "b", "B", "é", "É", "e\u{301}", "z", "Z", "a b", "a\tb", "ß", "SS", "ss", "[", "_", "`", "@"]
+        let titles = [
+            "a", "A", "ab", "Ab", "aB", "b", "B", "é", "É", "e\u{301}", "z", "Z", "a b", "a\tb", "ß", "SS", "ss", "[", "_", "`", "@",
+        ]
         var slots = TodoSlots()
         let numbers = titles.enumerated().map { slots.add(makeTodo("t\($0.offset)", title: $0.element)) }
         for (i, x) in numbers.enumerated() {
@@ -141,7 +147,8 @@ struct TodoSlotsTests {
         for round in 0..<3 {
             for index in 0..<3000 {
                 let id = Self.randomUUID(&generator)
-                let todo = makeTodo(id, title: "Task \(round) \(index) MiXeD", completed: index % 3 == 0, order: index % 5 == 0 ? index : nil, revision: 1)
+                let todo = makeTodo(
+                    id, title: "Task \(round) \(index) MiXeD", completed: index % 3 == 0, order: index % 5 == 0 ? index : nil, revision: 1)
                 insert(todo)
                 live[id] = todo
             }

@@ -1,5 +1,5 @@
-import Logging
 import LockTracing
+import Logging
 import Synchronization
 
 /// A log handler that keeps each line's message and metadata (the logger's, then the line's), to

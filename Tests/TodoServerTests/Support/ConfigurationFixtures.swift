@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TodoServer
 
 /// What the configuration suites share: a config file in a temporary directory, and the error

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresLoop
 import Testing
+
 @testable import TodoServer
 
 /// The stores the contract suite runs against: one suite, every store.

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TodoServer
 
 /// One Server-Sent Events message as a client reads it (WHATWG HTML §9.2.6): an event, or a
@@ -27,8 +28,10 @@ final class EventStreamClient: @unchecked Sendable {
     /// Whether the server ended the body (its last chunk).
     private(set) var ended = false
 
-    init(port: Int, target: String = "/todos/events", headers: [(String, String)] = [], receiveBufferBytes: Int32? = nil,
-         receiveTimeoutSeconds: Int = 20) throws {
+    init(
+        port: Int, target: String = "/todos/events", headers: [(String, String)] = [], receiveBufferBytes: Int32? = nil,
+        receiveTimeoutSeconds: Int = 20
+    ) throws {
         client = try TestHTTPClient(port: port, receiveTimeoutSeconds: receiveTimeoutSeconds, receiveBufferBytes: receiveBufferBytes)
         var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }

@@ -29,4 +29,3 @@ func eventually<T>(
     }
     return result
 }
-

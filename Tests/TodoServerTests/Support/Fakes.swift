@@ -1,5 +1,6 @@
 import LockTracing
 import Synchronization
+
 @testable import TodoServer
 
 /// A clock that says whatever the test sets.

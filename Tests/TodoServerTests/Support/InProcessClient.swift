@@ -1,7 +1,8 @@
 import EventHTTP
-import Logging
 import LockTracing
+import Logging
 import Synchronization
+
 @testable import TodoServer
 
 /// Sends requests through a `TodoApplication`'s whole pipeline in process, without a socket (the

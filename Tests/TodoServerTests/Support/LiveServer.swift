@@ -1,4 +1,5 @@
 import Logging
+
 @testable import TodoServer
 
 /// A real `TodoApplication` on an ephemeral port with two loops, for end-to-end tests.

@@ -64,8 +64,9 @@ final class PostgresTestCluster: Sendable {
             guard let pw else { throw Failure(description: "no postgres user to run initdb as") }
             chown(directory, pw.pointee.pw_uid, pw.pointee.pw_gid)
         }
-        try run(binaries + "/initdb", "-D", directory + "/data", "-U", "postgres", "-A", "trust", "-E", "UTF8",
-                "--locale=C.UTF-8", "--no-sync")
+        try run(
+            binaries + "/initdb", "-D", directory + "/data", "-U", "postgres", "-A", "trust", "-E", "UTF8",
+            "--locale=C.UTF-8", "--no-sync")
         try start()
     }
 
@@ -75,8 +76,9 @@ final class PostgresTestCluster: Sendable {
     }
 
     func start() throws {
-        try run(Self.binaries! + "/pg_ctl", "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60",
-                "-o", "-p \(port) -k \(directory) -c listen_addresses='' -c fsync=off -c max_connections=200", "start")
+        try run(
+            Self.binaries! + "/pg_ctl", "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60",
+            "-o", "-p \(port) -k \(directory) -c listen_addresses='' -c fsync=off -c max_connections=200", "start")
     }
 
     /// `pg_ctl stop` with `mode` (`fast`, `immediate`).

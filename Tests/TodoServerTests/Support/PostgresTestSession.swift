@@ -1,7 +1,7 @@
 import Dispatch
 import EventHTTP
-import PostgresLoop
 import LockTracing
+import PostgresLoop
 import Synchronization
 
 /// One `PostgresConnection` on a `StandaloneLoop` of its own, for tests: opened on the loop, used from

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 @Suite("ChaCha20 generator, to-do ids and request ids")
@@ -41,9 +42,13 @@ struct RandomIDTests {
             seen.insert(id)
             let utf8 = Array(id.utf8)
             if index < 1000 {
-                shape = shape && utf8.count == 36 && UUID(uuidString: id)?.uuidString.lowercased() == id
+                shape =
+                    shape && utf8.count == 36 && UUID(uuidString: id)?.uuidString.lowercased() == id
                     && [8, 13, 18, 23].allSatisfy { utf8[$0] == UInt8(ascii: "-") }
-                    && utf8.enumerated().allSatisfy { [8, 13, 18, 23].contains($0.offset) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0.element) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0.element) }
+                    && utf8.enumerated().allSatisfy {
+                        [8, 13, 18, 23].contains($0.offset) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0.element)
+                            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0.element)
+                    }
             }
             versionAndVariant = versionAndVariant && utf8[14] == UInt8(ascii: "4") && "89ab".utf8.contains(utf8[19])
             if index < 1000 { variants.insert(Character(UnicodeScalar(utf8[19]))) }
@@ -65,7 +70,11 @@ struct RandomIDTests {
             seen.insert(id)
             if index < 2000 {
                 let utf8 = Array(id.utf8)
-                shape = shape && utf8.count == 16 && utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+                shape =
+                    shape && utf8.count == 16
+                    && utf8.allSatisfy {
+                        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+                    }
                 for (place, digit) in utf8.enumerated() where place < 16 { digitsAt[place].insert(digit) }
             }
         }

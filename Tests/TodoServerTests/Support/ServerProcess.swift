@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Glibc
+import Testing
 
 /// The built `todo-server` executable run as a child process, as an operator would run it.
 final class ServerProcess {

@@ -87,10 +87,11 @@ final class TestHTTPClient {
             if parts.count == 3, parts[2].wholeMatch(of: /HTTP\/[0-9]\.[0-9]/) != nil, parts[0].allSatisfy(\.isUppercase) {
                 pending.append((String(parts[0]), String(parts[1])))
             }
-            let length = lines.lazy.compactMap { line -> Int? in
-                guard line.lowercased().hasPrefix("content-length:") else { return nil }
-                return Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces))
-            }.first ?? 0
+            let length =
+                lines.lazy.compactMap { line -> Int? in
+                    guard line.lowercased().hasPrefix("content-length:") else { return nil }
+                    return Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces))
+                }.first ?? 0
             start += length
         }
     }

@@ -1,4 +1,5 @@
 import Dispatch
+
 @testable import TodoServer
 
 extension TodoStore {

@@ -5,6 +5,7 @@
 import EventLoops
 import Glibc
 import Synchronization
+
 @testable import EventHTTP
 
 /// An answer that is a function of the request alone, so that a stream gets the same answer bytes
@@ -34,7 +35,8 @@ final class EchoHandler: HTTPHandler, Sendable {
         }
         if path.hasPrefix("/big/") {
             let count = Self.number(after: "/big/", in: path, max: 100_000)
-            return send(HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Self.pattern(count, seed: count)), responder)
+            return send(
+                HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Self.pattern(count, seed: count)), responder)
         }
         if path == "/status/204" || path == "/status/304" {
             return send(HTTPResponse(status: path == "/status/204" ? 204 : 304, headers: ["X-Path": path]), responder)
@@ -416,7 +418,8 @@ enum RequestStreams {
         case 82..<85:
             return Array("\r\nGET http://h:8080/echo/abs\(n)?q HTTP/1.1\r\nHost: h:8080\r\n\r\n".utf8)
         case 85..<88:
-            return Array("DELETE /echo/\(n) HTTP/1.1\r\nHost: h\r\nX-Long: \(String(repeating: "v", count: random.int(0...3000)))\r\n\r\n".utf8)
+            return Array(
+                "DELETE /echo/\(n) HTTP/1.1\r\nHost: h\r\nX-Long: \(String(repeating: "v", count: random.int(0...3000)))\r\n\r\n".utf8)
         default:
             return refused(n, using: &random)
         }

@@ -1,5 +1,6 @@
 import EventHTTP
 import Testing
+
 @testable import TodoServer
 
 @Suite("System module")
@@ -16,7 +17,10 @@ struct SystemModuleTests {
         presenter.presentIndex(context: RequestContext(baseURL: "http://h:9"), view: view, respond: capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 200)
-        #expect(response.text == #"{"build":{"libevent":"2.1.12-test","platform":"\#(SystemInteractor.platform)","startedAt":"2026-11-22T10:00:00.000Z","swift":"\#(SystemInteractor.swiftVersion)"},"links":{"events":"http://h:9/todos/events","health":"http://h:9/healthz","metrics":"http://h:9/metrics","openapi":"http://h:9/openapi.json","self":"http://h:9/","todos":"http://h:9/todos","upcoming":"http://h:9/todos/upcoming"},"name":"TodoServer","version":"\#(SystemInteractor.version)"}"#)
+        #expect(
+            response.text
+                == #"{"build":{"libevent":"2.1.12-test","platform":"\#(SystemInteractor.platform)","startedAt":"2026-11-22T10:00:00.000Z","swift":"\#(SystemInteractor.swiftVersion)"},"links":{"events":"http://h:9/todos/events","health":"http://h:9/healthz","metrics":"http://h:9/metrics","openapi":"http://h:9/openapi.json","self":"http://h:9/","todos":"http://h:9/todos","upcoming":"http://h:9/todos/upcoming"},"name":"TodoServer","version":"\#(SystemInteractor.version)"}"#
+        )
     }
 
     @Test("health is ok with the to-do count when detailed, only ok when not")
@@ -36,7 +40,8 @@ struct SystemModuleTests {
         let reason = #"connection to server on socket "/run/postgresql/.s.PGSQL.5432" failed"#
         let presenter = SystemPresenter(
             interactor: SystemInteractor(
-                store: FakeTodoStore([], failure: StoreError(reason: reason)), document: [], startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"),
+                store: FakeTodoStore([], failure: StoreError(reason: reason)), document: [],
+                startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"),
                 libeventVersion: "2.1.12-test"))
         let view = SystemView(presenter: presenter, serializer: JSONSerializer())
         let anonymous = ResponseCapture()
@@ -46,7 +51,10 @@ struct SystemModuleTests {
         let detailed = ResponseCapture()
         view.handleHealth(detailed: true, context: RequestContext(baseURL: "http://h"), respond: detailed.respond)
         #expect(detailed.only?.status == 503)
-        #expect(detailed.only?.text == #"{"reason":"connection to server on socket \"/run/postgresql/.s.PGSQL.5432\" failed","status":"unavailable","todos":0}"#)
+        #expect(
+            detailed.only?.text
+                == #"{"reason":"connection to server on socket \"/run/postgresql/.s.PGSQL.5432\" failed","status":"unavailable","todos":0}"#
+        )
     }
 
     @Test("the OpenAPI document is served as it is, as JSON")
@@ -60,7 +68,8 @@ struct SystemModuleTests {
 
     @Test("the document's first servers URL becomes the request's base URL, escaped as JSON")
     func documentServers() throws {
-        let document = #"{"openapi": "3.1.0", "servers": [ {"url" : "http://localhost:8080", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#
+        let document =
+            #"{"openapi": "3.1.0", "servers": [ {"url" : "http://localhost:8080", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#
         let presenter = SystemPresenter(
             interactor: SystemInteractor(
                 store: FakeTodoStore([]), document: Array(document.utf8), startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"),
@@ -68,9 +77,15 @@ struct SystemModuleTests {
         let view = SystemView(presenter: presenter, serializer: JSONSerializer())
         let capture = ResponseCapture()
         view.handleOpenAPIDocument(context: RequestContext(baseURL: "http://todo.example:9000"), respond: capture.respond)
-        #expect(capture.only?.text == #"{"openapi": "3.1.0", "servers": [ {"url" : "http://todo.example:9000", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#)
+        #expect(
+            capture.only?.text
+                == #"{"openapi": "3.1.0", "servers": [ {"url" : "http://todo.example:9000", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#
+        )
         let quoted = ResponseCapture()
         view.handleOpenAPIDocument(context: RequestContext(baseURL: #"http://a"b"#), respond: quoted.respond)
-        #expect(quoted.only?.text == #"{"openapi": "3.1.0", "servers": [ {"url" : "http://a\"b", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#)
+        #expect(
+            quoted.only?.text
+                == #"{"openapi": "3.1.0", "servers": [ {"url" : "http://a\"b", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#
+        )
     }
 }

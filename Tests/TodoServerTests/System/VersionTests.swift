@@ -1,8 +1,9 @@
-import Foundation
 import EventHTTP
+import Foundation
 import LockTracing
 import Logging
 import Testing
+
 @testable import TodoServer
 
 /// The version is written once, `SystemInteractor.version`: the index and `--version` read it;

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("TodoInputDecoder")
@@ -21,8 +22,9 @@ struct TodoInputDecoderTests {
     @Test("a create body: title trimmed, defaults for the rest")
     func minimal() throws {
         #expect(try draft(#"{"title":"  Buy milk \n"}"#).get() == TodoDraft(title: "Buy milk", completed: false, order: nil, dueDate: nil))
-        #expect(try draft(#"{"title":"x","completed":true,"order":-3,"dueDate":"2026-11-24"}"#).get()
-            == TodoDraft(title: "x", completed: true, order: -3, dueDate: CalendarDay("2026-11-24")))
+        #expect(
+            try draft(#"{"title":"x","completed":true,"order":-3,"dueDate":"2026-11-24"}"#).get()
+                == TodoDraft(title: "x", completed: true, order: -3, dueDate: CalendarDay("2026-11-24")))
     }
 
     @Test("read-only fields are ignored, whatever their type")
@@ -34,21 +36,23 @@ struct TodoInputDecoderTests {
     @Test("every bad field is named, sorted by field")
     func badFields() {
         let body = #"{"title":"   ","completed":"yes","order":1.5,"dueDate":"2026-02-30","colour":"red","Title":"x"}"#
-        #expect(fieldErrors(draft(body)) == [
-            FieldError(field: "Title", message: "is not a known field"),
-            FieldError(field: "colour", message: "is not a known field"),
-            FieldError(field: "completed", message: "must be true or false, not a string"),
-            FieldError(field: "dueDate", message: "must be a calendar day as YYYY-MM-DD"),
-            FieldError(field: "order", message: "must be an integer from -9007199254740991 to 9007199254740991"),
-            FieldError(field: "title", message: "must not be empty"),
-        ])
+        #expect(
+            fieldErrors(draft(body)) == [
+                FieldError(field: "Title", message: "is not a known field"),
+                FieldError(field: "colour", message: "is not a known field"),
+                FieldError(field: "completed", message: "must be true or false, not a string"),
+                FieldError(field: "dueDate", message: "must be a calendar day as YYYY-MM-DD"),
+                FieldError(field: "order", message: "must be an integer from -9007199254740991 to 9007199254740991"),
+                FieldError(field: "title", message: "must not be empty"),
+            ])
         let typed = #"{"title":3,"completed":"yes","order":1.5,"dueDate":"2026-02-30"}"#
-        #expect(fieldErrors(draft(typed)) == [
-            FieldError(field: "completed", message: "must be true or false, not a string"),
-            FieldError(field: "dueDate", message: "must be a calendar day as YYYY-MM-DD"),
-            FieldError(field: "order", message: "must be an integer from -9007199254740991 to 9007199254740991"),
-            FieldError(field: "title", message: "must be a string, not a number"),
-        ])
+        #expect(
+            fieldErrors(draft(typed)) == [
+                FieldError(field: "completed", message: "must be true or false, not a string"),
+                FieldError(field: "dueDate", message: "must be a calendar day as YYYY-MM-DD"),
+                FieldError(field: "order", message: "must be an integer from -9007199254740991 to 9007199254740991"),
+                FieldError(field: "title", message: "must be a string, not a number"),
+            ])
     }
 
     @Test("title is required, 1 to 500 characters after trimming")
@@ -58,8 +62,9 @@ struct TodoInputDecoderTests {
         #expect(fieldErrors(draft(#"{"title":" \t "}"#)) == [FieldError(field: "title", message: "must not be empty")])
         let longest = String(repeating: "é", count: 500)
         #expect(try draft(#"{"title":"  \#(longest)  "}"#).get().title == longest)
-        #expect(fieldErrors(draft(#"{"title":"\#(longest)x"}"#))
-            == [FieldError(field: "title", message: Self.tooLong)])
+        #expect(
+            fieldErrors(draft(#"{"title":"\#(longest)x"}"#))
+                == [FieldError(field: "title", message: Self.tooLong)])
     }
 
     static let tooLong = "must be at most 500 characters (Unicode scalars, so at most 2000 bytes of UTF-8)"
@@ -84,9 +89,11 @@ struct TodoInputDecoderTests {
     @Test("control characters inside a title are refused: C0 (tab and line breaks too), DEL and C1")
     func titleControls() throws {
         func message(_ found: String) -> [FieldError] {
-            [FieldError(
-                field: "title",
-                message: "must not contain control characters (U+0000-U+001F such as tab and newline, U+007F-U+009F); found \(found)")]
+            [
+                FieldError(
+                    field: "title",
+                    message: "must not contain control characters (U+0000-U+001F such as tab and newline, U+007F-U+009F); found \(found)")
+            ]
         }
         #expect(fieldErrors(draft(#"{"title":"a\tb"}"#)) == message("U+0009 at character 2"))
         #expect(fieldErrors(draft(#"{"title":"a\r\nb"}"#)) == message("U+000D at character 2"))
@@ -108,10 +115,12 @@ struct TodoInputDecoderTests {
         #expect(try draft(#"{"title":"x","order":3e2}"#).get().order == 300)
         #expect(fieldErrors(draft(#"{"title":"x","order":9007199254740992.0}"#)).map(\.field) == ["order"])
         #expect(fieldErrors(draft(#"{"title":"x","order":1e400}"#)).map(\.field) == ["order"])
-        #expect(fieldErrors(draft(#"{"title":"x","order":"3"}"#))
-            == [FieldError(field: "order", message: "must be an integer or null, not a string")])
-        #expect(fieldErrors(draft(#"{"title":"x","dueDate":20261124}"#))
-            == [FieldError(field: "dueDate", message: "must be a YYYY-MM-DD string or null, not a number")])
+        #expect(
+            fieldErrors(draft(#"{"title":"x","order":"3"}"#))
+                == [FieldError(field: "order", message: "must be an integer or null, not a string")])
+        #expect(
+            fieldErrors(draft(#"{"title":"x","dueDate":20261124}"#))
+                == [FieldError(field: "dueDate", message: "must be a YYYY-MM-DD string or null, not a number")])
         #expect(try draft(#"{"title":"x","order":null,"dueDate":null}"#).get() == TodoDraft(title: "x", completed: false))
     }
 
@@ -131,9 +140,10 @@ struct TodoInputDecoderTests {
         #expect(try patch(#"{"title":" New "}"#).get() == TodoPatch(title: "New"))
         #expect(try patch(#"{"order":null,"dueDate":null}"#).get() == TodoPatch(order: .some(nil), dueDate: .some(nil)))
         #expect(try patch(#"{"order":95,"completed":true}"#).get() == TodoPatch(completed: true, order: 95))
-        #expect(fieldErrors(patch(#"{"title":null,"completed":null}"#)) == [
-            FieldError(field: "completed", message: "must be true or false, not null"),
-            FieldError(field: "title", message: "must be a string, not null"),
-        ])
+        #expect(
+            fieldErrors(patch(#"{"title":null,"completed":null}"#)) == [
+                FieldError(field: "completed", message: "must be true or false, not null"),
+                FieldError(field: "title", message: "must be a string, not null"),
+            ])
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("TodoInputDecoder: bodies of the usual shape read without the generic parser")
@@ -70,25 +71,33 @@ struct TodoInputFlatScanTests {
 
     @Test("the usual bodies are taken by the scan, with the values the generic parser reads")
     func scanned() throws {
-        let members = try #require(TodoInputDecoder.FlatScan.members(
-            of: Array(#" {"title":"Buy milk","completed":false,"dueDate":null,"order":null}"#.utf8)))
-        #expect(members == TodoInputDecoder.WritableMembers(title: .string("Buy milk"), completed: .bool(false), order: .null, dueDate: .null))
-        #expect(TodoInputDecoder.FlatScan.members(of: Array(#"{"completed":true}"#.utf8))
-            == TodoInputDecoder.WritableMembers(completed: .bool(true)))
+        let members = try #require(
+            TodoInputDecoder.FlatScan.members(
+                of: Array(#" {"title":"Buy milk","completed":false,"dueDate":null,"order":null}"#.utf8)))
+        #expect(
+            members == TodoInputDecoder.WritableMembers(title: .string("Buy milk"), completed: .bool(false), order: .null, dueDate: .null))
+        #expect(
+            TodoInputDecoder.FlatScan.members(of: Array(#"{"completed":true}"#.utf8))
+                == TodoInputDecoder.WritableMembers(completed: .bool(true)))
         #expect(TodoInputDecoder.FlatScan.members(of: Array("{}".utf8)) == TodoInputDecoder.WritableMembers())
-        for handedOn in [#"{"title":"x","order":1}"#, #"{"title":"é"}"#, #"{"title":"a\"b"}"#, #"{"id":"x"}"#,
-                         #"{"title":"x","title":"x"}"#, #"{"title":"x",}"#, #"{"title":"x"}x"#, ""] {
+        for handedOn in [
+            #"{"title":"x","order":1}"#, #"{"title":"é"}"#, #"{"title":"a\"b"}"#, #"{"id":"x"}"#,
+            #"{"title":"x","title":"x"}"#, #"{"title":"x",}"#, #"{"title":"x"}x"#, "",
+        ] {
             #expect(TodoInputDecoder.FlatScan.members(of: Array(handedOn.utf8)) == nil, "\(handedOn)")
         }
-        #expect(try scanning.draft(from: Array(#"{"title":"a thirty character title here!"}"#.utf8)).get()
-            == TodoDraft(title: "a thirty character title here!", completed: false, order: nil, dueDate: nil))
+        #expect(
+            try scanning.draft(from: Array(#"{"title":"a thirty character title here!"}"#.utf8)).get()
+                == TodoDraft(title: "a thirty character title here!", completed: false, order: nil, dueDate: nil))
     }
 
     @Test("titles: plain printable ASCII is kept as it is; anything else takes the general checks with the same outcome")
     func titles() {
         #expect(TodoInputDecoder.plainASCIITitle("Buy milk") == "Buy milk")
         #expect(TodoInputDecoder.plainASCIITitle(String(repeating: "x", count: TodoInputDecoder.maxTitleScalars)) != nil)
-        for general in [" lead", "trail ", "", "tab\there", "del\u{7F}", "é", String(repeating: "x", count: TodoInputDecoder.maxTitleScalars + 1)] {
+        for general in [
+            " lead", "trail ", "", "tab\there", "del\u{7F}", "é", String(repeating: "x", count: TodoInputDecoder.maxTitleScalars + 1),
+        ] {
             #expect(TodoInputDecoder.plainASCIITitle(general) == nil, "\(general.debugDescription)")
         }
         let seed = UInt64.random(in: 1...UInt64.max)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("List ETag")
@@ -67,8 +68,10 @@ struct TodoListEntityTagTests {
         #expect(tag([item("abc", 17), item("def", 0)], total: 2) == #""list-83dac5d3f993dc26""#)
         #expect(tag([item("abc", 17)], total: 1) == #""list-a321638e4ffa4311""#)
         #expect(tag([], total: 0) == #""list-0f99f9da8f890dd6""#)
-        #expect(tag([item("3c6a5e0e-9a1f-4c1e-8b53-2f6d0c1e7a90", 1), item("a0b1c2d3-e4f5-4a6b-9c8d-0e1f2a3b4c5d", 42)],
-                    total: 2, limit: 20) == #""list-9bfbcd761167287f""#)
+        #expect(
+            tag(
+                [item("3c6a5e0e-9a1f-4c1e-8b53-2f6d0c1e7a90", 1), item("a0b1c2d3-e4f5-4a6b-9c8d-0e1f2a3b4c5d", 42)],
+                total: 2, limit: 20) == #""list-9bfbcd761167287f""#)
         #expect(TodoListData(items: [item("abc", 17)], total: 1, offset: 0, limit: 500).entityTag.isWeak == false)
     }
 
@@ -94,6 +97,6 @@ struct TodoListEntityTagTests {
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: Swift.max(0, width - count)) + self }
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: Swift.max(0, width - count)) + self }
 }

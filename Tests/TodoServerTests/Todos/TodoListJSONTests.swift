@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 /// `TodoSnapshots` (the compact page value) and `TodoListViewModel`'s JSON: byte for byte what an
@@ -37,12 +38,13 @@ struct TodoListJSONTests {
             makeTodo("short-id", title: #"Say "hi" \ bye"#, completed: true),
         ]
         let snapshots = TodoSnapshots(todos)
-        #expect(written(snapshots, baseURL: "http://h:1") == """
-            [{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-24","id":"\(uuid)","order":-4,\
-            "title":"Buy milk","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/\(uuid)"},\
-            {"completed":true,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":null,"id":"short-id","order":null,\
-            "title":"Say \\"hi\\" \\\\ bye","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/short-id"}]
-            """)
+        #expect(
+            written(snapshots, baseURL: "http://h:1") == """
+                [{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-24","id":"\(uuid)","order":-4,\
+                "title":"Buy milk","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/\(uuid)"},\
+                {"completed":true,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":null,"id":"short-id","order":null,\
+                "title":"Say \\"hi\\" \\\\ bye","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/short-id"}]
+                """)
     }
 
     @Test("flags: a UUID id is kept as 16 bytes, any other id as bytes; escapes are known per title and id")
@@ -93,20 +95,22 @@ struct TodoListJSONTests {
                 case 1: id = String((0..<Int.random(in: 1...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
                 default: id = ids.makeID()
                 }
-                let title = String((0..<Int.random(in: 0...40, using: &generator)).map { _ in
-                    // Mostly plain ASCII titles (the store's compact form), some anything.
-                    round % 3 == 0 ? alphabet.randomElement(using: &generator)! : "abcXYZ019 -_/~".randomElement(using: &generator)!
-                })
+                let title = String(
+                    (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                        // Mostly plain ASCII titles (the store's compact form), some anything.
+                        round % 3 == 0 ? alphabet.randomElement(using: &generator)! : "abcXYZ019 -_/~".randomElement(using: &generator)!
+                    })
                 let created = Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator)
                 let wide = Int.random(in: 0..<10, using: &generator) == 0
-                todos.append(Todo(
-                    id: id, title: title, completed: Bool.random(using: &generator),
-                    order: Bool.random(using: &generator) ? Int.random(in: Int.min...Int.max, using: &generator) : nil,
-                    dueDate: Bool.random(using: &generator)
-                        ? CalendarDay(daysSinceEpoch: Int.random(in: -719_162...3_000_000, using: &generator)) : nil,
-                    createdAt: Timestamp(millisecondsSinceEpoch: wide ? 260_000_000_000_000 : created),
-                    updatedAt: Timestamp(millisecondsSinceEpoch: Int64.random(in: 0...300_000_000_000_000, using: &generator)),
-                    revision: UInt64.random(in: 1...UInt64.max, using: &generator)))
+                todos.append(
+                    Todo(
+                        id: id, title: title, completed: Bool.random(using: &generator),
+                        order: Bool.random(using: &generator) ? Int.random(in: Int.min...Int.max, using: &generator) : nil,
+                        dueDate: Bool.random(using: &generator)
+                            ? CalendarDay(daysSinceEpoch: Int.random(in: -719_162...3_000_000, using: &generator)) : nil,
+                        createdAt: Timestamp(millisecondsSinceEpoch: wide ? 260_000_000_000_000 : created),
+                        updatedAt: Timestamp(millisecondsSinceEpoch: Int64.random(in: 0...300_000_000_000_000, using: &generator)),
+                        revision: UInt64.random(in: 1...UInt64.max, using: &generator)))
             }
             let base = ["http://h:1", "https://example.com", #"http://we"ird"#][round % 3]
             #expect(written(TodoSnapshots(todos), baseURL: base) == reference(todos, baseURL: base), "seed \(seed), round \(round)")
@@ -138,13 +142,16 @@ struct TodoListJSONTests {
         // A plain title changed into one that needs escapes, and back: the flag follows the title.
         store.update(
             id: uuid, change: TodoChange(title: #"now "quoted""#), condition: .none,
-            at: Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)) { _ in }
+            at: Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)
+        ) { _ in }
         store.update(
             id: "not-a-uuid", change: TodoChange(title: "now plain"), condition: .none,
-            at: Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)) { _ in }
+            at: Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)
+        ) { _ in }
         store.update(
             id: "esc\"id", change: TodoChange(completed: true), condition: .none,
-            at: Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)) { _ in }
+            at: Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)
+        ) { _ in }
         store.list(TodoQuery(sort: TodoSort(.title), limit: 4)) { page = try? $0.get() }
         let firstFour = written(try #require(page).items, baseURL: "http://h:1")
         #expect(firstFour.contains(#""title":"now \"quoted\"""#))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoServer
 
 @Suite("TodoPreconditions")
@@ -42,13 +43,16 @@ struct TodoPreconditionsTests {
 
     @Test("each failure's 412 detail says which header refused and the current tag when there is one")
     func details() {
-        #expect(TodosPresenter.problem(for: .conditionFailed(id: "a", current: 7, failure: .ifNoneMatch))
-            == ProblemDetails(
-                status: 412, title: "Precondition Failed",
-                detail: #"If-None-Match matches the current version of to-do 'a' (ETag "7"), so it was left unchanged."#))
-        #expect(TodosPresenter.problem(for: .conditionFailed(id: "a", current: nil, failure: .ifMatchAnyButMissing)).detail
-            == "If-Match: * asks for an existing to-do, and no to-do has the id 'a'.")
-        #expect(TodosPresenter.problem(for: .conditionFailed(id: "a", current: 7, failure: .ifMatch)).detail
-            == #"If-Match does not match the current version of to-do 'a' (ETag "7"); read it again and retry."#)
+        #expect(
+            TodosPresenter.problem(for: .conditionFailed(id: "a", current: 7, failure: .ifNoneMatch))
+                == ProblemDetails(
+                    status: 412, title: "Precondition Failed",
+                    detail: #"If-None-Match matches the current version of to-do 'a' (ETag "7"), so it was left unchanged."#))
+        #expect(
+            TodosPresenter.problem(for: .conditionFailed(id: "a", current: nil, failure: .ifMatchAnyButMissing)).detail
+                == "If-Match: * asks for an existing to-do, and no to-do has the id 'a'.")
+        #expect(
+            TodosPresenter.problem(for: .conditionFailed(id: "a", current: 7, failure: .ifMatch)).detail
+                == #"If-Match does not match the current version of to-do 'a' (ETag "7"); read it again and retry."#)
     }
 }

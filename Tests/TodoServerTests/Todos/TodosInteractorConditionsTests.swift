@@ -1,5 +1,6 @@
 import LockTracing
 import Testing
+
 @testable import TodoServer
 
 @Suite("TodosInteractor: If-None-Match, If-Match: *, changes that change nothing")
@@ -36,17 +37,26 @@ struct TodosInteractorConditionsTests {
         let store = FakeTodoStore([original])
         let todos = interactor(store)
         let refused = TodosError.conditionFailed(id: "a", current: 7, failure: .ifNoneMatch)
-        #expect(run { todos.replace(id: "a", with: draft(#"{"title":"New"}"#), condition: noneMatch(.any), completion: $0) } == .failure(refused))
-        #expect(run { todos.patch(id: "a", with: patch(#"{"title":"New"}"#), condition: noneMatch(.oneOf([7])), completion: $0) } == .failure(refused))
-        #expect(run { todos.delete(id: "a", condition: noneMatch(.oneOf([6, 7])), completion: $0) }.map { $0.map { 0 } } == .failure(refused))
+        #expect(
+            run { todos.replace(id: "a", with: draft(#"{"title":"New"}"#), condition: noneMatch(.any), completion: $0) }
+                == .failure(refused))
+        #expect(
+            run { todos.patch(id: "a", with: patch(#"{"title":"New"}"#), condition: noneMatch(.oneOf([7])), completion: $0) }
+                == .failure(refused))
+        #expect(
+            run { todos.delete(id: "a", condition: noneMatch(.oneOf([6, 7])), completion: $0) }.map { $0.map { 0 } } == .failure(refused))
         #expect(store.stored["a"] == original)
         #expect(store.callNames == ["update", "update", "remove"])
-        #expect(store.calls.withTracedLock { $0 }.first == .update(
-            id: "a", change: .replacement(title: "New", completed: false, order: nil, dueDate: nil),
-            condition: RevisionCondition(ifNoneMatch: .any), time: clock.now()))
+        #expect(
+            store.calls.withTracedLock { $0 }.first
+                == .update(
+                    id: "a", change: .replacement(title: "New", completed: false, order: nil, dueDate: nil),
+                    condition: RevisionCondition(ifNoneMatch: .any), time: clock.now()))
         #expect(store.calls.withTracedLock { $0 }.last == .remove(id: "a", condition: RevisionCondition(ifNoneMatch: .oneOf([6, 7]))))
 
-        let changed = try #require(run { todos.patch(id: "a", with: patch(#"{"title":"New"}"#), condition: noneMatch(.oneOf([6])), completion: $0) }).get()
+        let changed = try #require(
+            run { todos.patch(id: "a", with: patch(#"{"title":"New"}"#), condition: noneMatch(.oneOf([6])), completion: $0) }
+        ).get()
         #expect(changed.title == "New")
         #expect(changed.revision == 8)
     }
@@ -71,12 +81,18 @@ struct TodosInteractorConditionsTests {
         let todos = interactor(store)
         clock.set("2026-11-23T09:00:00.000Z")
         for body in ["{}", #"{"title":" Same ","completed":true}"#, #"{"order":2,"dueDate":"2026-12-01"}"#] {
-            let answer = try #require(run { todos.patch(id: "a", with: patch(body), condition: RevisionCondition(ifMatch: .oneOf([5])), completion: $0) }).get()
+            let answer = try #require(
+                run { todos.patch(id: "a", with: patch(body), condition: RevisionCondition(ifMatch: .oneOf([5])), completion: $0) }
+            ).get()
             #expect(answer == TodoData(original), "\(body)")
         }
-        let replaced = try #require(run {
-            todos.replace(id: "a", with: draft(#"{"title":"Same","completed":true,"order":2,"dueDate":"2026-12-01"}"#), condition: .none, completion: $0)
-        }).get()
+        let replaced = try #require(
+            run {
+                todos.replace(
+                    id: "a", with: draft(#"{"title":"Same","completed":true,"order":2,"dueDate":"2026-12-01"}"#), condition: .none,
+                    completion: $0)
+            }
+        ).get()
         #expect(replaced == TodoData(original))
         #expect(store.stored["a"] == original)
 
@@ -92,9 +108,11 @@ struct TodosInteractorConditionsTests {
     @Test("titles that are canonically equivalent but spelled differently are a change (stored byte for byte)")
     func canonicallyEquivalentTitle() throws {
         let store = FakeTodoStore([makeTodo("a", title: "caf\u{E9}", revision: 1)])
-        let changed = try #require(run {
-            interactor(store).patch(id: "a", with: patch("{\"title\":\"cafe\u{301}\"}"), condition: .none, completion: $0)
-        }).get()
+        let changed = try #require(
+            run {
+                interactor(store).patch(id: "a", with: patch("{\"title\":\"cafe\u{301}\"}"), condition: .none, completion: $0)
+            }
+        ).get()
         #expect(changed.revision == 2)
         #expect(Array(try #require(store.stored["a"]).title.utf8) == Array("cafe\u{301}".utf8))
     }

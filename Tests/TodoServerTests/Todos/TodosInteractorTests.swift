@@ -1,6 +1,7 @@
 import EventHTTP
 import LockTracing
 import Testing
+
 @testable import TodoServer
 
 @Suite("TodosInteractor")
@@ -70,22 +71,29 @@ struct TodosInteractorTests {
         let store = FakeTodoStore([makeTodo("a", title: "Old", order: 523, due: "2026-11-24")])
         let todos = interactor(store)
         clock.set("2026-11-22T11:00:00.500Z")
-        let patched = try #require(run { todos.patch(id: "a", with: patch(#"{"order":95,"dueDate":null}"#), condition: .none, completion: $0) }).get()
+        let patched = try #require(
+            run { todos.patch(id: "a", with: patch(#"{"order":95,"dueDate":null}"#), condition: .none, completion: $0) }
+        ).get()
         #expect(patched.title == "Old")
         #expect(patched.order == 95)
         #expect(patched.dueDate == nil)
         #expect(patched.createdAt.description == "2026-11-22T10:00:00.000Z")
         #expect(patched.updatedAt.description == "2026-11-22T11:00:00.500Z")
         #expect(store.stored["a"]?.order == 95)
-        #expect(store.calls.withTracedLock { $0 } == [.update(
-            id: "a", change: TodoChange(order: .set(95), dueDate: .clear), condition: .none,
-            time: FakeClock.timestamp("2026-11-22T11:00:00.500Z"))])
+        #expect(
+            store.calls.withTracedLock { $0 } == [
+                .update(
+                    id: "a", change: TodoChange(order: .set(95), dueDate: .clear), condition: .none,
+                    time: FakeClock.timestamp("2026-11-22T11:00:00.500Z"))
+            ])
     }
 
     @Test("replace sets every writable field, absent ones to their defaults")
     func replace() throws {
         let store = FakeTodoStore([makeTodo("a", title: "Old", completed: true, order: 4, due: "2026-11-24")])
-        let replaced = try #require(run { interactor(store).replace(id: "a", with: draft(#"{"title":"New"}"#), condition: .none, completion: $0) }).get()
+        let replaced = try #require(
+            run { interactor(store).replace(id: "a", with: draft(#"{"title":"New"}"#), condition: .none, completion: $0) }
+        ).get()
         #expect(replaced.title == "New")
         #expect(replaced.completed == false)
         #expect(replaced.order == nil)
@@ -97,7 +105,9 @@ struct TodosInteractorTests {
         let todos = interactor(FakeTodoStore())
         #expect(run { todos.get(id: "nope", completion: $0) } == .failure(.notFound(id: "nope")))
         #expect(run { todos.patch(id: "nope", with: patch("{}"), condition: .none, completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.replace(id: "nope", with: draft(#"{"title":"x"}"#), condition: .none, completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(
+            run { todos.replace(id: "nope", with: draft(#"{"title":"x"}"#), condition: .none, completion: $0) }
+                == .failure(.notFound(id: "nope")))
         #expect(run { todos.delete(id: "nope", condition: .none, completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
         #expect(TodosPresenter.problem(for: .notFound(id: "nope")).status == 404)
     }
@@ -135,22 +145,35 @@ struct TodosInteractorTests {
     func ifMatch() throws {
         let store = FakeTodoStore([makeTodo("a", title: "Old", revision: 7)])
         let todos = interactor(store)
-        let stale = run { todos.patch(id: "a", with: patch(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([6])), completion: $0) }
+        let stale = run {
+            todos.patch(id: "a", with: patch(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([6])), completion: $0)
+        }
         #expect(stale == .failure(.conditionFailed(id: "a", current: 7, failure: .ifMatch)))
         #expect(store.stored["a"]?.title == "Old")
         #expect(TodosPresenter.problem(for: .conditionFailed(id: "a", current: 7, failure: .ifMatch)).status == 412)
         // If-Match: W/"7" names no revision (the presenter drops weak tags): nothing matches.
-        let weak = run { todos.replace(id: "a", with: draft(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([])), completion: $0) }
+        let weak = run {
+            todos.replace(id: "a", with: draft(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([])), completion: $0)
+        }
         #expect(weak == .failure(.conditionFailed(id: "a", current: 7, failure: .ifMatch)))
-        let patched = try #require(run { todos.patch(id: "a", with: patch(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([5, 7])), completion: $0) }).get()
+        let patched = try #require(
+            run {
+                todos.patch(
+                    id: "a", with: patch(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([5, 7])), completion: $0)
+            }
+        ).get()
         #expect(patched.title == "Mine")
         #expect(patched.revision == 8)
-        let any = try #require(run { todos.patch(id: "a", with: patch(#"{"order":1}"#), condition: RevisionCondition(ifMatch: .any), completion: $0) }).get()
+        let any = try #require(
+            run { todos.patch(id: "a", with: patch(#"{"order":1}"#), condition: RevisionCondition(ifMatch: .any), completion: $0) }
+        ).get()
         #expect(any.revision == 9)
         let staleDelete = run { todos.delete(id: "a", condition: RevisionCondition(ifMatch: .oneOf([8])), completion: $0) }
         #expect(staleDelete.map { $0.map { 0 } } == .failure(.conditionFailed(id: "a", current: 9, failure: .ifMatch)))
         #expect(store.count == 1)
-        #expect(run { todos.delete(id: "a", condition: RevisionCondition(ifMatch: .oneOf([9])), completion: $0) }.map { $0.map { 0 } } == .success(0))
+        #expect(
+            run { todos.delete(id: "a", condition: RevisionCondition(ifMatch: .oneOf([9])), completion: $0) }.map { $0.map { 0 } }
+                == .success(0))
         #expect(store.count == 0)
     }
 

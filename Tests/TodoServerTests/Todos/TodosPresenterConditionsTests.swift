@@ -1,6 +1,7 @@
-import LockTracing
 import EventHTTP
+import LockTracing
 import Testing
+
 @testable import TodoServer
 
 @Suite("TodosPresenter: preconditions")
@@ -20,21 +21,25 @@ struct TodosPresenterConditionsTests {
         presenter.presentDeletion(id: "abc", condition: both, context: context, view: view) { _ in }
         presenter.presentDeletion(id: "def", condition: .none, context: context, view: view) { _ in }
         presenter.presentPatch(id: "ghi", TodoPatch(order: .some(nil)), condition: several, context: context, view: view) { _ in }
-        #expect(stub.calls.withTracedLock { $0 } == [
-            .patch(id: "abc", TodoPatch(title: "x"), both), .replace(id: "abc", TodoDraft(title: "y"), both), .delete(id: "abc", both),
-            .delete(id: "def", .none), .patch(id: "ghi", TodoPatch(order: .some(nil)), several),
-        ])
+        #expect(
+            stub.calls.withTracedLock { $0 } == [
+                .patch(id: "abc", TodoPatch(title: "x"), both), .replace(id: "abc", TodoDraft(title: "y"), both), .delete(id: "abc", both),
+                .delete(id: "def", .none), .patch(id: "ghi", TodoPatch(order: .some(nil)), several),
+            ])
     }
 
     @Test("a 412 for a missing to-do carries no ETag; one for an existing to-do carries its tag")
     func preconditionHeaders() throws {
         let view = CapturingTodosView()
         let context = RequestContext(baseURL: "http://localhost:8080")
-        TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: nil, failure: .ifMatchAnyButMissing))))
-            .presentDeletion(id: "x", condition: RevisionCondition(ifMatch: .any), context: context, view: view) { _ in }
+        TodosPresenter(
+            interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: nil, failure: .ifMatchAnyButMissing)))
+        )
+        .presentDeletion(id: "x", condition: RevisionCondition(ifMatch: .any), context: context, view: view) { _ in }
         TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: 4, failure: .ifNoneMatch))))
             .presentReplacement(
-                id: "x", TodoDraft(title: "x"), condition: RevisionCondition(ifNoneMatch: .any), context: context, view: view) { _ in }
+                id: "x", TodoDraft(title: "x"), condition: RevisionCondition(ifNoneMatch: .any), context: context, view: view
+            ) { _ in }
         let problems = view.problems.withTracedLock { $0 }
         #expect(problems.map(\.status) == [412, 412])
         #expect(problems.map { $0.headers["ETag"] } == [nil, #""4""#])

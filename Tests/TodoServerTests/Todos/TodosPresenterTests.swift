@@ -2,6 +2,7 @@ import EventHTTP
 import LockTracing
 import Synchronization
 import Testing
+
 @testable import TodoServer
 
 /// A view that keeps the view models it is given.
@@ -64,8 +65,11 @@ final class StubTodosUseCases: TodosUseCases {
 
     func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
         record(.list(query))
-        completion(.success(TodoListData(
-            items: Array(all.dropFirst(query.offset).prefix(query.limit)), total: all.count, offset: query.offset, limit: query.limit)))
+        completion(
+            .success(
+                TodoListData(
+                    items: Array(all.dropFirst(query.offset).prefix(query.limit)), total: all.count, offset: query.offset,
+                    limit: query.limit)))
     }
     func create(_ draft: TodoDraft, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
         record(.create(draft))
@@ -129,10 +133,11 @@ struct TodosPresenterTests {
         presenter.presentTodo(id: "abc", context: context, view: view) { _ in }
         presenter.presentPatch(id: "abc", TodoPatch(order: .some(nil)), condition: .none, context: context, view: view) { _ in }
         presenter.presentReplacement(id: "abc", draft, condition: .none, context: context, view: view) { _ in }
-        #expect(stub.calls.withTracedLock { $0 } == [
-            .get(id: "abc"), .patch(id: "abc", TodoPatch(order: .some(nil)), .none),
-            .replace(id: "abc", TodoDraft(title: "Buy milk", order: 3), .none),
-        ])
+        #expect(
+            stub.calls.withTracedLock { $0 } == [
+                .get(id: "abc"), .patch(id: "abc", TodoPatch(order: .some(nil)), .none),
+                .replace(id: "abc", TodoDraft(title: "Buy milk", order: 3), .none),
+            ])
         let models = view.todos.withTracedLock { $0 }
         #expect(models.map(\.status) == [200, 200, 200])
         #expect(models.allSatisfy { $0.headers["Location"] == nil })
@@ -166,24 +171,34 @@ struct TodosPresenterTests {
         let model = try #require(view.lists.withTracedLock { $0.first })
         #expect(model.body?.map(\.id) == (10..<20).map { "t\($0)" })
         #expect(model.headers["X-Total-Count"] == "25")
-        #expect(model.headers["Link"] == [
-            #"<http://h:1/todos?q=buy%20milk&limit=10&offset=0&sort=-order>; rel="first""#,
-            #"<http://h:1/todos?q=buy%20milk&limit=10&offset=0&sort=-order>; rel="prev""#,
-            #"<http://h:1/todos?q=buy%20milk&limit=10&offset=20&sort=-order>; rel="next""#,
-            #"<http://h:1/todos?q=buy%20milk&limit=10&offset=20&sort=-order>; rel="last""#,
-        ].joined(separator: ", "))
+        #expect(
+            model.headers["Link"]
+                == [
+                    #"<http://h:1/todos?q=buy%20milk&limit=10&offset=0&sort=-order>; rel="first""#,
+                    #"<http://h:1/todos?q=buy%20milk&limit=10&offset=0&sort=-order>; rel="prev""#,
+                    #"<http://h:1/todos?q=buy%20milk&limit=10&offset=20&sort=-order>; rel="next""#,
+                    #"<http://h:1/todos?q=buy%20milk&limit=10&offset=20&sort=-order>; rel="last""#,
+                ].joined(separator: ", "))
     }
 
     @Test("If-None-Match with the current tag is 304 with the ETag, for one to-do and for the list")
     func notModified() throws {
         let view = CapturingTodosView()
         let presenter = TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: [data]))
-        presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"17""#)), view: view) { _ in }
+        presenter.presentTodo(
+            id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"17""#)), view: view
+        ) { _ in }
         presenter.presentList(
-            TodoQuery(), context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"list-a321638e4ffa4311""#)), view: view) { _ in }
+            TodoQuery(), context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"list-a321638e4ffa4311""#)),
+            view: view
+        ) { _ in }
         presenter.presentList(
-            TodoQuery(), context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""list-83dac5d3f993dc26""#)), view: view) { _ in }
-        presenter.presentTodo(id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""16""#)), view: view) { _ in }
+            TodoQuery(), context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""list-83dac5d3f993dc26""#)),
+            view: view
+        ) { _ in }
+        presenter.presentTodo(
+            id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""16""#)), view: view
+        ) { _ in }
         let empties = view.empties.withTracedLock { $0 }
         #expect(empties.map(\.status) == [304, 304])
         #expect(empties.map { $0.headers["ETag"] } == [#""17""#, #""list-a321638e4ffa4311""#])
@@ -216,7 +231,8 @@ struct TodosPresenterTests {
         let models = view.problems.withTracedLock { $0 }
         #expect(models.map(\.status) == [404, 503])
         TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: 9, failure: .ifMatch))))
-            .presentPatch(id: "x", TodoPatch(title: "x"), condition: RevisionCondition(ifMatch: .oneOf([8])), context: context, view: view) { _ in }
+            .presentPatch(id: "x", TodoPatch(title: "x"), condition: RevisionCondition(ifMatch: .oneOf([8])), context: context, view: view)
+        { _ in }
         let precondition = try #require(view.problems.withTracedLock { $0.last })
         #expect(precondition.status == 412)
         #expect(precondition.headers["ETag"] == #""9""#)

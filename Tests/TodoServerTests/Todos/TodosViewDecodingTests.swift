@@ -2,6 +2,7 @@ import EventHTTP
 import LockTracing
 import Synchronization
 import Testing
+
 @testable import TodoServer
 
 /// A presenter that keeps every typed request the view hands it, with the context's `If-None-Match`,
@@ -45,7 +46,9 @@ final class RecordingTodosPresenter: TodosModuleInput {
     ) {
         answer(.replace(id: id, draft, condition), context, view, respond)
     }
-    func presentDeletion(id: String, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
+    func presentDeletion(
+        id: String, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond
+    ) {
         answer(.delete(id: id, condition), context, view, respond)
     }
 
@@ -74,11 +77,12 @@ struct TodosViewDecodingTests {
         view.handlePatch(id: "a", request(.patch, #"["title"]"#), context: context, respond: capture.respond)
         #expect(capture.responses.map(\.status) == [400, 400, 400])
         #expect(capture.responses.allSatisfy { $0.header("Content-Type") == "application/problem+json" })
-        #expect(capture.responses.map(\.text) == [
-            #"{"detail":"The body is not valid JSON: trailing comma in object at byte 13.","status":400,"title":"Bad Request","type":"about:blank"}"#,
-            #"{"detail":"The request body is empty; a JSON object is expected.","status":400,"title":"Bad Request","type":"about:blank"}"#,
-            #"{"detail":"The body must be a JSON object, not an array.","status":400,"title":"Bad Request","type":"about:blank"}"#,
-        ])
+        #expect(
+            capture.responses.map(\.text) == [
+                #"{"detail":"The body is not valid JSON: trailing comma in object at byte 13.","status":400,"title":"Bad Request","type":"about:blank"}"#,
+                #"{"detail":"The request body is empty; a JSON object is expected.","status":400,"title":"Bad Request","type":"about:blank"}"#,
+                #"{"detail":"The body must be a JSON object, not an array.","status":400,"title":"Bad Request","type":"about:blank"}"#,
+            ])
         #expect(presenter.calls.withTracedLock { $0 } == [])
     }
 
@@ -89,10 +93,11 @@ struct TodosViewDecodingTests {
         view.handleCreation(request(.post, #"{"title":""}"#), context: context, respond: capture.respond)
         view.handlePatch(id: "missing", request(.patch, #"{"order":"3","colour":1}"#), context: conditional, respond: capture.respond)
         #expect(capture.responses.map(\.status) == [422, 422])
-        #expect(capture.responses.map(\.text) == [
-            #"{"detail":"The body has invalid fields: title.","errors":[{"field":"title","message":"must not be empty"}],"status":422,"title":"Unprocessable Content","type":"about:blank"}"#,
-            #"{"detail":"The body has invalid fields: colour, order.","errors":[{"field":"colour","message":"is not a known field"},{"field":"order","message":"must be an integer or null, not a string"}],"status":422,"title":"Unprocessable Content","type":"about:blank"}"#,
-        ])
+        #expect(
+            capture.responses.map(\.text) == [
+                #"{"detail":"The body has invalid fields: title.","errors":[{"field":"title","message":"must not be empty"}],"status":422,"title":"Unprocessable Content","type":"about:blank"}"#,
+                #"{"detail":"The body has invalid fields: colour, order.","errors":[{"field":"colour","message":"is not a known field"},{"field":"order","message":"must be an integer or null, not a string"}],"status":422,"title":"Unprocessable Content","type":"about:blank"}"#,
+            ])
         #expect(presenter.calls.withTracedLock { $0 } == [])
     }
 
@@ -104,15 +109,19 @@ struct TodosViewDecodingTests {
             ("limit=1&limit=2", "limit"),
         ] {
             let capture = ResponseCapture()
-            view.handleList(context: RequestContext(baseURL: "http://h:1", query: QueryParameters(query), path: "/todos"), respond: capture.respond)
+            view.handleList(
+                context: RequestContext(baseURL: "http://h:1", query: QueryParameters(query), path: "/todos"), respond: capture.respond)
             let response = try #require(capture.only)
             #expect(response.status == 400, "\(query)")
             #expect(response.text.contains(#""detail":"Query parameter '\#(name)' is "#), "\(query): \(response.text)")
         }
         let capture = ResponseCapture()
-        view.handleList(context: RequestContext(baseURL: "http://h:1", query: QueryParameters("limit=0"), path: "/todos"), respond: capture.respond)
-        #expect(capture.only?.text
-            == #"{"detail":"Query parameter 'limit' is '0' but must be an integer from 1 to 1000.","status":400,"title":"Bad Request","type":"about:blank"}"#)
+        view.handleList(
+            context: RequestContext(baseURL: "http://h:1", query: QueryParameters("limit=0"), path: "/todos"), respond: capture.respond)
+        #expect(
+            capture.only?.text
+                == #"{"detail":"Query parameter 'limit' is '0' but must be an integer from 1 to 1000.","status":400,"title":"Bad Request","type":"about:blank"}"#
+        )
         #expect(presenter.calls.withTracedLock { $0 } == [])
     }
 
@@ -123,21 +132,24 @@ struct TodosViewDecodingTests {
             baseURL: "http://h:1", query: QueryParameters("completed=true&q=milk&sort=-title&limit=5&offset=10&_=1"), path: "/todos",
             ifNoneMatch: EntityTagCondition(#"W/"list-1""#))
         view.handleList(context: listContext, respond: capture.respond)
-        view.handleCreation(request(.post, #"{"title":" x ","completed":true,"dueDate":"2026-11-24","id":"ignored"}"#), context: context, respond: capture.respond)
+        view.handleCreation(
+            request(.post, #"{"title":" x ","completed":true,"dueDate":"2026-11-24","id":"ignored"}"#), context: context,
+            respond: capture.respond)
         view.handleTodo(id: "abc", context: context, respond: capture.respond)
         view.handlePatch(id: "abc", request(.patch, #"{"dueDate":null,"order":7}"#), context: context, respond: capture.respond)
         view.handleReplacement(id: "abc", request(.put, #"{"title":"y"}"#), context: context, respond: capture.respond)
         view.handleDeletion(id: "def", context: context, respond: capture.respond)
         view.handleDeletionOfAll(context: context, respond: capture.respond)
-        #expect(presenter.calls.withTracedLock { $0 } == [
-            .list(TodoQuery(completed: true, titleContains: "milk", sort: TodoSort(.title, descending: true), limit: 5, offset: 10)),
-            .create(TodoDraft(title: "x", completed: true, dueDate: CalendarDay("2026-11-24"))),
-            .get(id: "abc"),
-            .patch(id: "abc", TodoPatch(order: 7, dueDate: .some(nil)), .none),
-            .replace(id: "abc", TodoDraft(title: "y"), .none),
-            .delete(id: "def", .none),
-            .deleteAll,
-        ])
+        #expect(
+            presenter.calls.withTracedLock { $0 } == [
+                .list(TodoQuery(completed: true, titleContains: "milk", sort: TodoSort(.title, descending: true), limit: 5, offset: 10)),
+                .create(TodoDraft(title: "x", completed: true, dueDate: CalendarDay("2026-11-24"))),
+                .get(id: "abc"),
+                .patch(id: "abc", TodoPatch(order: 7, dueDate: .some(nil)), .none),
+                .replace(id: "abc", TodoDraft(title: "y"), .none),
+                .delete(id: "def", .none),
+                .deleteAll,
+            ])
         #expect(presenter.ifNoneMatches.withTracedLock { $0.first } == EntityTagCondition(#"W/"list-1""#))
         #expect(capture.responses.map(\.status) == [204, 204, 204, 204, 204, 204, 204])
     }
@@ -155,10 +167,11 @@ struct TodosViewDecodingTests {
         view.handleDeletion(id: "def", context: RequestContext(baseURL: "http://h:1"), respond: capture.respond)
         view.handlePatch(id: "ghi", request(.patch, #"{"title":"x"}"#), context: weak, respond: capture.respond)
         let expected = RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .any)
-        #expect(presenter.calls.withTracedLock { $0 } == [
-            .patch(id: "abc", TodoPatch(title: "x"), expected), .replace(id: "abc", TodoDraft(title: "x"), expected),
-            .delete(id: "abc", expected), .delete(id: "def", .none),
-            .patch(id: "ghi", TodoPatch(title: "x"), RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .oneOf([17, 18]))),
-        ])
+        #expect(
+            presenter.calls.withTracedLock { $0 } == [
+                .patch(id: "abc", TodoPatch(title: "x"), expected), .replace(id: "abc", TodoDraft(title: "x"), expected),
+                .delete(id: "abc", expected), .delete(id: "def", .none),
+                .patch(id: "ghi", TodoPatch(title: "x"), RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .oneOf([17, 18]))),
+            ])
     }
 }

@@ -1,5 +1,6 @@
 import EventHTTP
 import Testing
+
 @testable import TodoServer
 
 @Suite("TodosView")
@@ -15,13 +16,18 @@ struct TodosViewTests {
         #expect(response.status == 201)
         #expect(response.header("Location") == "http://h:1/todos/abc")
         #expect(response.header("Content-Type") == "application/json")
-        #expect(response.text == #"{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":null,"id":"abc","order":null,"title":"Buy \"milk\"/é","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/abc"}"#)
+        #expect(
+            response.text
+                == #"{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":null,"id":"abc","order":null,"title":"Buy \"milk\"/é","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/abc"}"#
+        )
     }
 
     @Test("writes an empty list as [] and 204 with no body or type")
     func listAndEmpty() throws {
         let capture = ResponseCapture()
-        view.displayTodoList(ResponseViewModel(status: 200, body: TodoListViewModel(items: TodoSnapshots(), baseURL: "http://h:1")), respond: capture.respond)
+        view.displayTodoList(
+            ResponseViewModel(status: 200, body: TodoListViewModel(items: TodoSnapshots(), baseURL: "http://h:1")), respond: capture.respond
+        )
         view.displayNoContent(ResponseViewModel(status: 204), respond: capture.respond)
         #expect(capture.responses[0].text == "[]")
         #expect(capture.responses[1].status == 204)
@@ -37,6 +43,9 @@ struct TodosViewTests {
         let response = try #require(capture.only)
         #expect(response.status == 422)
         #expect(response.header("Content-Type") == "application/problem+json")
-        #expect(response.text == #"{"detail":"The body has invalid fields: title.","errors":[{"field":"title","message":"is required"}],"status":422,"title":"Unprocessable Content","type":"about:blank"}"#)
+        #expect(
+            response.text
+                == #"{"detail":"The body has invalid fields: title.","errors":[{"field":"title","message":"is required"}],"status":422,"title":"Unprocessable Content","type":"about:blank"}"#
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 /// `IANATimeZone` (the zoneinfo reader that replaced Foundation's ICU `TimeZone`) against
@@ -71,8 +72,9 @@ struct IANATimeZoneTests {
             let zone = IANATimeZone(identifier: name)
             #expect((zone != nil) == (foundation != nil), "\(name)")
             if let foundation, let zone {
-                #expect(zone.secondsFromGMT(atSecondsSinceEpoch: 1_780_000_000)
-                    == foundation.secondsFromGMT(for: Date(timeIntervalSince1970: 1_780_000_000)), "\(name)")
+                #expect(
+                    zone.secondsFromGMT(atSecondsSinceEpoch: 1_780_000_000)
+                        == foundation.secondsFromGMT(for: Date(timeIntervalSince1970: 1_780_000_000)), "\(name)")
             }
         }
     }
@@ -98,7 +100,10 @@ struct IANATimeZoneTests {
             #expect(always.offset(at: seconds) == -7200)
         }
         #expect(PosixTimeZoneRule(parsing: Array("<+0530>-5:30".utf8))?.offset(at: 0) == 19_800)
-        for bad in ["", "AB-1", "CET", "CET-1CEST,M3.5.0", "CET-1CEST,M13.5.0,M10.5.0", "CET-1CEST,M3.6.0,M10.5.0", "CET-1CEST,J0,J100", "CET-1CEST,M3.5.0,M10.5.0/3x", "<+05-5"] {
+        for bad in [
+            "", "AB-1", "CET", "CET-1CEST,M3.5.0", "CET-1CEST,M13.5.0,M10.5.0", "CET-1CEST,M3.6.0,M10.5.0", "CET-1CEST,J0,J100",
+            "CET-1CEST,M3.5.0,M10.5.0/3x", "<+05-5",
+        ] {
             #expect(PosixTimeZoneRule(parsing: Array(bad.utf8)) == nil, "\(bad)")
         }
     }

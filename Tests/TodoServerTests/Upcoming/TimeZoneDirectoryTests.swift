@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import TodoServer
 
 /// Zones named by requests are read from zoneinfo once and kept, up to a capacity; names that are

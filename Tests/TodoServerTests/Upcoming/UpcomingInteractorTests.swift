@@ -1,6 +1,7 @@
-import LockTracing
 import Foundation
+import LockTracing
 import Testing
+
 @testable import TodoServer
 
 @Suite("UpcomingInteractor")
@@ -11,7 +12,8 @@ struct UpcomingInteractorTests {
         let interactor = UpcomingInteractor(
             store: FakeTodoStore(todos), clock: FakeClock(now), defaultTimeZone: IANATimeZone(identifier: defaultZone)!)
         var answer: Result<UpcomingData, UpcomingError>?
-        let request = UpcomingRequest(timeZone: tz.map { IANATimeZone(identifier: $0)! }, weekStart: weekStart.map { WeekStart(rawValue: $0)! })
+        let request = UpcomingRequest(
+            timeZone: tz.map { IANATimeZone(identifier: $0)! }, weekStart: weekStart.map { WeekStart(rawValue: $0)! })
         interactor.upcoming(request) { answer = $0 }
         return answer
     }
@@ -42,8 +44,12 @@ struct UpcomingInteractorTests {
             let store = FakeTodoStore([makeTodo("a", due: from)])
             let interactor = UpcomingInteractor(store: store, clock: FakeClock(now), defaultTimeZone: IANATimeZone(identifier: "UTC")!)
             var answer: Result<UpcomingData, UpcomingError>?
-            interactor.upcoming(UpcomingRequest(timeZone: IANATimeZone(identifier: tz)!, weekStart: WeekStart(rawValue: weekStart)!)) { answer = $0 }
-            #expect(store.calls.withTracedLock { $0 } == [.upcoming(from: CalendarDay(from)!, through: CalendarDay(through)!)], "\(now) \(tz) \(weekStart)")
+            interactor.upcoming(UpcomingRequest(timeZone: IANATimeZone(identifier: tz)!, weekStart: WeekStart(rawValue: weekStart)!)) {
+                answer = $0
+            }
+            #expect(
+                store.calls.withTracedLock { $0 } == [.upcoming(from: CalendarDay(from)!, through: CalendarDay(through)!)],
+                "\(now) \(tz) \(weekStart)")
             #expect(groups(answer) == ["today": ["a"]])
         }
     }
@@ -51,11 +57,12 @@ struct UpcomingInteractorTests {
     @Test("Sunday with Monday weeks: the week ends today, tomorrow starts next week and wins")
     func sundayMondayStart() {
         let result = upcoming(now: "2026-11-22T10:00:00.000Z", daily(from: "2026-11-20", count: 12))
-        #expect(groups(result) == [
-            "today": ["2026-11-22"],
-            "tomorrow": ["2026-11-23"],
-            "nextWeek": ["2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29"],
-        ])
+        #expect(
+            groups(result) == [
+                "today": ["2026-11-22"],
+                "tomorrow": ["2026-11-23"],
+                "nextWeek": ["2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29"],
+            ])
         guard case .success(let data)? = result else { return }
         #expect(data.sections.map(\.relativeDate) == [.today, .tomorrow, .nextWeek])
     }
@@ -63,33 +70,36 @@ struct UpcomingInteractorTests {
     @Test("Sunday with Sunday weeks: later this week runs to Saturday, next week to the Saturday after")
     func sundaySundayStart() {
         let result = upcoming(now: "2026-11-22T10:00:00.000Z", weekStart: "sunday", daily(from: "2026-11-21", count: 16))
-        #expect(groups(result) == [
-            "today": ["2026-11-22"],
-            "tomorrow": ["2026-11-23"],
-            "laterThisWeek": ["2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28"],
-            "nextWeek": ["2026-11-29", "2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04", "2026-12-05"],
-        ])
+        #expect(
+            groups(result) == [
+                "today": ["2026-11-22"],
+                "tomorrow": ["2026-11-23"],
+                "laterThisWeek": ["2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28"],
+                "nextWeek": ["2026-11-29", "2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04", "2026-12-05"],
+            ])
     }
 
     @Test("midweek: later this week ends on Sunday, next week on the Sunday after")
     func wednesday() {
         let result = upcoming(now: "2026-11-25T08:00:00.000Z", daily(from: "2026-11-25", count: 14))
-        #expect(groups(result) == [
-            "today": ["2026-11-25"],
-            "tomorrow": ["2026-11-26"],
-            "laterThisWeek": ["2026-11-27", "2026-11-28", "2026-11-29"],
-            "nextWeek": ["2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04", "2026-12-05", "2026-12-06"],
-        ])
+        #expect(
+            groups(result) == [
+                "today": ["2026-11-25"],
+                "tomorrow": ["2026-11-26"],
+                "laterThisWeek": ["2026-11-27", "2026-11-28", "2026-11-29"],
+                "nextWeek": ["2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04", "2026-12-05", "2026-12-06"],
+            ])
     }
 
     @Test("last day of a Sunday week: tomorrow is in next week and is shown as tomorrow")
     func lastDayOfWeek() {
         let result = upcoming(now: "2026-11-28T12:00:00.000Z", weekStart: "sunday", daily(from: "2026-11-28", count: 9))
-        #expect(groups(result) == [
-            "today": ["2026-11-28"],
-            "tomorrow": ["2026-11-29"],
-            "nextWeek": ["2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04", "2026-12-05"],
-        ])
+        #expect(
+            groups(result) == [
+                "today": ["2026-11-28"],
+                "tomorrow": ["2026-11-29"],
+                "nextWeek": ["2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04", "2026-12-05"],
+            ])
     }
 
     @Test("today is the day in the asked time zone, not in UTC")
@@ -120,8 +130,9 @@ struct UpcomingInteractorTests {
             makeTodo("d24-none-late", order: nil, due: "2026-11-24", created: "2026-11-22T11:00:00.000Z"),
             makeTodo("d24-o1", order: 1, due: "2026-11-24", created: "2026-11-22T12:00:00.000Z"),
         ]
-        #expect(groups(upcoming(now: "2026-11-22T10:00:00.000Z", todos))["nextWeek"]
-            == ["d24-o1", "d24-o2", "d24-none-early", "d24-none-late", "d29"])
+        #expect(
+            groups(upcoming(now: "2026-11-22T10:00:00.000Z", todos))["nextWeek"]
+                == ["d24-o1", "d24-o2", "d24-none-early", "d24-none-late", "d29"])
     }
 
     @Test("a store failure is the domain error .store, passed on as it is")

@@ -1,6 +1,7 @@
 import EventHTTP
 import Foundation
 import Testing
+
 @testable import TodoServer
 
 /// Use cases that answer with canned data and remember the requests.
@@ -69,18 +70,29 @@ struct UpcomingPresenterTests {
         let capture = ResponseCapture()
         UpcomingPresenter(interactor: StubUpcomingUseCases(.success(data)))
             .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
-        #expect(capture.only?.text == #"{"message":null,"sections":[{"items":[{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-23","id":"a","order":null,"title":"Task","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h/todos/a"}],"relativeDate":"tomorrow","title":"Tomorrow"}]}"#)
+        #expect(
+            capture.only?.text
+                == #"{"message":null,"sections":[{"items":[{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-23","id":"a","order":null,"title":"Task","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h/todos/a"}],"relativeDate":"tomorrow","title":"Tomorrow"}]}"#
+        )
     }
 
     @Test("the view decodes tz and weekStart into the typed request; absent ones stay nil")
     func decoding() {
         #expect(view.request(from: QueryParameters("")) == .success(UpcomingRequest()))
-        #expect(view.request(from: QueryParameters("tz=Asia%2FTokyo")) == .success(UpcomingRequest(timeZone: IANATimeZone(identifier: "Asia/Tokyo"))))
+        #expect(
+            view.request(from: QueryParameters("tz=Asia%2FTokyo"))
+                == .success(UpcomingRequest(timeZone: IANATimeZone(identifier: "Asia/Tokyo"))))
         #expect(view.request(from: QueryParameters("weekStart=monday&x=1")) == .success(UpcomingRequest(weekStart: .monday)))
-        #expect(view.request(from: QueryParameters("tz=Nowhere")) == .failure(.badRequest(
-            "Query parameter 'tz' is 'Nowhere', which is not a known IANA time zone (such as Europe/Berlin).")))
-        #expect(view.request(from: QueryParameters("tz=UTC&weekStart=friday")) == .failure(.badRequest(
-            "Query parameter 'weekStart' is 'friday'; use 'monday' or 'sunday'.")))
+        #expect(
+            view.request(from: QueryParameters("tz=Nowhere"))
+                == .failure(
+                    .badRequest(
+                        "Query parameter 'tz' is 'Nowhere', which is not a known IANA time zone (such as Europe/Berlin).")))
+        #expect(
+            view.request(from: QueryParameters("tz=UTC&weekStart=friday"))
+                == .failure(
+                    .badRequest(
+                        "Query parameter 'weekStart' is 'friday'; use 'monday' or 'sunday'.")))
     }
 
     @Test("a bad parameter is a 400 problem from the view, and the presenter is never called")
@@ -92,8 +104,9 @@ struct UpcomingPresenterTests {
         let response = try #require(capture.only)
         #expect(response.status == 400)
         #expect(response.header("Content-Type") == "application/problem+json")
-        #expect(response.object["detail"] as? String
-            == "Query parameter 'tz' is 'Nowhere', which is not a known IANA time zone (such as Europe/Berlin).")
+        #expect(
+            response.object["detail"] as? String
+                == "Query parameter 'tz' is 'Nowhere', which is not a known IANA time zone (such as Europe/Berlin).")
         #expect(presenter.requests.isEmpty)
     }
 

@@ -10,7 +10,9 @@ import TodoServer
         let start = ContinuousClock.now
         for _ in 0..<iterations { body() }
         let elapsed = ContinuousClock.now - start
-        rounds.append(Double(elapsed.components.attoseconds) / 1e9 / Double(iterations) + Double(elapsed.components.seconds) * 1e9 / Double(iterations))
+        rounds.append(
+            Double(elapsed.components.attoseconds) / 1e9 / Double(iterations) + Double(elapsed.components.seconds) * 1e9
+                / Double(iterations))
     }
     rounds.sort()
     print(String(format: "%-52@ %9.0f ns", name as NSString, rounds[2]))
@@ -23,7 +25,8 @@ let router = AppRouter.makeRouter(
 var firstID = ""
 for index in 0..<20 {
     let body = Array(#"{"title":"a thirty character title no \#(index)"}"#.utf8)
-    router.routeRequest(HTTPRequest(method: .post, uri: "/todos", body: body), to: .todos, context: RequestContext(baseURL: "http://h")) { response in
+    router.routeRequest(HTTPRequest(method: .post, uri: "/todos", body: body), to: .todos, context: RequestContext(baseURL: "http://h")) {
+        response in
         if firstID.isEmpty, let text = String(bytes: response.body, encoding: .utf8), let range = text.range(of: #""id":""#) {
             firstID = String(text[range.upperBound...].prefix(36))
         }
@@ -32,7 +35,9 @@ for index in 0..<20 {
 
 var sink = 0
 @MainActor func route(_ request: HTTPRequest) {
-    router.routeRequest(request, to: router.route(for: request), context: RequestContext(baseURL: "http://127.0.0.1:8080", path: request.path)) {
+    router.routeRequest(
+        request, to: router.route(for: request), context: RequestContext(baseURL: "http://127.0.0.1:8080", path: request.path)
+    ) {
         sink &+= $0.body.count
     }
 }
@@ -72,7 +77,11 @@ var counter = 0
 measure("store: insert (creation times increasing)", iterations: 50_000) {
     counter += 1
     let time = Timestamp(millisecondsSinceEpoch: 1_795_341_600_000 + Int64(counter))
-    big.insert(Todo(id: ids[counter], title: "a thirty character title here!", completed: false, order: nil, dueDate: nil, createdAt: time, updatedAt: time)) { _ in }
+    big.insert(
+        Todo(
+            id: ids[counter], title: "a thirty character title here!", completed: false, order: nil, dueDate: nil, createdAt: time,
+            updatedAt: time)
+    ) { _ in }
 }
 measure("store: set an order (moves the index key, 250k+ to-dos)", iterations: 2_000) {
     counter += 1

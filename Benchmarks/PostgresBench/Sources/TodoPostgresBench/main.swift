@@ -25,13 +25,15 @@ let connection = await LoopBound.make(on: handle) {
 }
 
 _ = try await connection.query("DROP TABLE IF EXISTS bench_todos")
-_ = try await connection.query("""
+_ = try await connection.query(
+    """
     CREATE TABLE bench_todos (
         id uuid PRIMARY KEY, title text NOT NULL, title_key text COLLATE "C" NOT NULL,
         completed boolean NOT NULL, "order" bigint, due_date date,
         created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, revision bigint NOT NULL)
     """)
-_ = try await connection.query("""
+_ = try await connection.query(
+    """
     INSERT INTO bench_todos
     SELECT gen_random_uuid(), 'to-do ' || i, 'to-do ' || i, i % 3 = 0, i, DATE '2026-01-01' + i % 365, now(), now(), 1
     FROM generate_series(1, 10000) i

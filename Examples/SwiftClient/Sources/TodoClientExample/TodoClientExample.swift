@@ -141,9 +141,11 @@ struct Tour {
         }
         guard let milk else { return }
         await run.step("POST /todos with two more", .createTodo) {
-            let plants = try await client.createTodo(body: .json(.init(title: "Water the plants", completed: true, order: 2))).created.body.json
+            let plants = try await client.createTodo(body: .json(.init(title: "Water the plants", completed: true, order: 2))).created.body
+                .json
             try expect(plants.completed, equals: true, "completed")
-            let plumber = try await client.createTodo(body: .json(.init(title: "Call the plumber", dueDate: Self.day(offset: 1)))).created.body.json
+            let plumber = try await client.createTodo(body: .json(.init(title: "Call the plumber", dueDate: Self.day(offset: 1)))).created
+                .body.json
             try expect(plumber.order, equals: nil, "order")
         }
         await run.step("POST /todos with an empty title: 422 problem naming title", .createTodo) {
@@ -238,7 +240,9 @@ struct Tour {
             _ = try await client.getTodoHead(path: .init(id: "no-such-id")).notFound
         }
         await run.step("PATCH /todos/{id} with If-Match: its ETag: changed, ETag \"2\"", .patchTodo) {
-            let ok = try await client.patchTodo(path: .init(id: milk.id), headers: .init(ifMatch: milkTag), body: .json(.init(completed: true))).ok
+            let ok = try await client.patchTodo(
+                path: .init(id: milk.id), headers: .init(ifMatch: milkTag), body: .json(.init(completed: true))
+            ).ok
             let todo = try ok.body.json
             try expect(todo.completed, equals: true, "completed")
             try expect(todo.dueDate, equals: today, "dueDate")
@@ -246,23 +250,30 @@ struct Tour {
             try expect(todo.updatedAt >= todo.createdAt, "updatedAt before createdAt")
         }
         await run.step("PATCH /todos/{id} with the old ETag: 412 problem, nothing changed", .patchTodo) {
-            let failed = try await client.patchTodo(path: .init(id: milk.id), headers: .init(ifMatch: milkTag), body: .json(.init(title: "Buy soy milk"))).preconditionFailed
+            let failed = try await client.patchTodo(
+                path: .init(id: milk.id), headers: .init(ifMatch: milkTag), body: .json(.init(title: "Buy soy milk"))
+            ).preconditionFailed
             try expect(try failed.body.applicationProblemJson.status, equals: 412, "status")
             try expect(failed.headers.eTag, equals: "\"2\"", "the current ETag")
             try expect(try await client.getTodo(path: .init(id: milk.id)).ok.body.json.title, equals: "Buy milk", "title")
         }
         await run.step("PATCH /todos/{id} with If-None-Match: *: 412", .patchTodo) {
-            _ = try await client.patchTodo(path: .init(id: milk.id), headers: .init(ifNoneMatch: "*"), body: .json(.init(title: "x"))).preconditionFailed
+            _ = try await client.patchTodo(path: .init(id: milk.id), headers: .init(ifNoneMatch: "*"), body: .json(.init(title: "x")))
+                .preconditionFailed
         }
         await run.step("PATCH /todos/{id} with an empty title: 422 problem", .patchTodo) {
-            let problem = try await client.patchTodo(path: .init(id: milk.id), body: .json(.init(title: " "))).unprocessableContent.body.applicationProblemJson
+            let problem = try await client.patchTodo(path: .init(id: milk.id), body: .json(.init(title: " "))).unprocessableContent.body
+                .applicationProblemJson
             try expect(problem.errors?.map(\.field) ?? [], equals: ["title"], "errors")
         }
         await run.step("PATCH /todos/{id} of no to-do: 404 problem", .patchTodo) {
-            _ = try await client.patchTodo(path: .init(id: "no-such-id"), body: .json(.init(title: "x"))).notFound.body.applicationProblemJson
+            _ = try await client.patchTodo(path: .init(id: "no-such-id"), body: .json(.init(title: "x"))).notFound.body
+                .applicationProblemJson
         }
         await run.step("PUT /todos/{id} with If-Match: * and no order or dueDate clears both", .replaceTodo) {
-            let ok = try await client.replaceTodo(path: .init(id: milk.id), headers: .init(ifMatch: "*"), body: .json(.init(title: "Buy oat milk", completed: true))).ok
+            let ok = try await client.replaceTodo(
+                path: .init(id: milk.id), headers: .init(ifMatch: "*"), body: .json(.init(title: "Buy oat milk", completed: true))
+            ).ok
             let todo = try ok.body.json
             try expect(todo.title, equals: "Buy oat milk", "title")
             try expect(todo.order, equals: nil, "order")
@@ -270,7 +281,8 @@ struct Tour {
             try expect(ok.headers.eTag, equals: "\"3\"", "ETag")
         }
         await run.step("PUT /todos/{id} with a stale ETag: 412; an empty title: 422; no to-do: 404", .replaceTodo) {
-            _ = try await client.replaceTodo(path: .init(id: milk.id), headers: .init(ifMatch: "\"1\""), body: .json(.init(title: "x"))).preconditionFailed
+            _ = try await client.replaceTodo(path: .init(id: milk.id), headers: .init(ifMatch: "\"1\""), body: .json(.init(title: "x")))
+                .preconditionFailed
             _ = try await client.replaceTodo(path: .init(id: milk.id), body: .json(.init(title: ""))).unprocessableContent
             _ = try await client.replaceTodo(path: .init(id: "no-such-id"), body: .json(.init(title: "x"))).notFound
         }
@@ -312,15 +324,22 @@ struct Tour {
             try expect(document.info.title, equals: "TodoServer", "info.title")
             _ = try await client.getOpenAPIDocumentHead().ok
         }
-        await run.step("OPTIONS on every path: 204 preflights",
-                       .preflightIndex, .preflightHealth, .preflightTodos, .preflightTodo, .preflightUpcoming, .preflightMetrics, .preflightOpenAPI) {
+        await run.step(
+            "OPTIONS on every path: 204 preflights",
+            .preflightIndex, .preflightHealth, .preflightTodos, .preflightTodo, .preflightUpcoming, .preflightMetrics, .preflightOpenAPI
+        ) {
             _ = try await client.preflightIndex(headers: .init(accessControlRequestMethod: "GET")).noContent
             _ = try await client.preflightHealth(headers: .init(accessControlRequestMethod: "GET")).noContent
-            _ = try await client.preflightTodos(headers: .init(accessControlRequestMethod: "POST", accessControlRequestHeaders: "content-type")).noContent
-            let preflight = try await client.preflightTodo(
-                path: .init(id: milk.id), headers: .init(accessControlRequestMethod: "PATCH", accessControlRequestHeaders: "content-type, if-match")
+            _ = try await client.preflightTodos(
+                headers: .init(accessControlRequestMethod: "POST", accessControlRequestHeaders: "content-type")
             ).noContent
-            try expect(preflight.headers.accessControlAllowMethods, equals: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS", "Access-Control-Allow-Methods")
+            let preflight = try await client.preflightTodo(
+                path: .init(id: milk.id),
+                headers: .init(accessControlRequestMethod: "PATCH", accessControlRequestHeaders: "content-type, if-match")
+            ).noContent
+            try expect(
+                preflight.headers.accessControlAllowMethods, equals: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
+                "Access-Control-Allow-Methods")
             _ = try await client.preflightUpcoming().noContent
             _ = try await client.preflightMetrics().noContent
             _ = try await client.preflightOpenAPI().noContent

@@ -25,7 +25,8 @@ public struct FeedPresenter: Sendable {
             // An `EventSource` that gets an error status gives up for good (browsers ignore
             // `Retry-After`): an event-stream client gets a stream that only says when to retry.
             if request.acceptsEventStream,
-               let display = view.displayStream(headers: Self.streamHeaders, events: { _ in }) {
+                let display = view.displayStream(headers: Self.streamHeaders, events: { _ in })
+            {
                 _ = display.displayRetry(milliseconds: Self.refusalRetryMilliseconds)
                 _ = display.displayComment("too many subscribers or stopping: retry")
                 return display.displayEnd()
@@ -36,14 +37,15 @@ public struct FeedPresenter: Sendable {
             return view.displayProblem(
                 ResponseViewModel(problem: problem, headers: ["Retry-After": String(Self.refusalRetryMilliseconds / 1000)]))
         }
-        guard let display = view.displayStream(
-            headers: Self.streamHeaders,
-            events: { event in
-                switch event {
-                case .drained: subscription.resume()
-                case .closed: subscription.cancel()
-                }
-            })
+        guard
+            let display = view.displayStream(
+                headers: Self.streamHeaders,
+                events: { event in
+                    switch event {
+                    case .drained: subscription.resume()
+                    case .closed: subscription.cancel()
+                    }
+                })
         else {
             // The client has gone (nothing is delivered), or this caller cannot take a stream.
             subscription.cancel()

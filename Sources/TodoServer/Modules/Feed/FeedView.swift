@@ -20,7 +20,8 @@ public struct FeedView: Sendable {
     public func handleSubscription(
         _ request: HTTPRequest, context: RequestContext, openStream: @escaping StreamOpener, respond: @escaping Respond
     ) {
-        let adapter = FeedStreamOpening(openStream: openStream, respond: respond, serializer: serializer, maxBufferedBytes: maxBufferedBytes)
+        let adapter = FeedStreamOpening(
+            openStream: openStream, respond: respond, serializer: serializer, maxBufferedBytes: maxBufferedBytes)
         if request.method == .head { return presenter.presentHead(view: adapter) }
         presenter.presentSubscription(Self.decode(request, context: context), context: context, view: adapter)
     }

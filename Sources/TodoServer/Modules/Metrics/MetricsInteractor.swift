@@ -1,6 +1,6 @@
 import CoreMetrics
-import Prometheus
 import LockTracing
+import Prometheus
 import Synchronization
 
 /// Sets the scrape-time gauges (to-dos stored, open connections) and renders the registry.

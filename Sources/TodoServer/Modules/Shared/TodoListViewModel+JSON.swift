@@ -12,9 +12,10 @@ extension TodoListViewModel: JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         items.withEntries { entries, bytes in
-            let written = baseURL.utf8.withContiguousStorageIfAvailable { base in
-                writeInOneStep(to: &writer, entries, bytes, base: base)
-            } ?? false
+            let written =
+                baseURL.utf8.withContiguousStorageIfAvailable { base in
+                    writeInOneStep(to: &writer, entries, bytes, base: base)
+                } ?? false
             if written { return }
             var base = baseURL
             base.withUTF8 { base in
@@ -33,8 +34,8 @@ extension TodoListViewModel: JSONWritable {
         var maximum = 2
         for entry in entries {
             guard entry.flags.contains(.plainID), entry.flags.contains(.plainTitle),
-                  JSONCursor.fits(Timestamp(millisecondsSinceEpoch: entry.createdAt)),
-                  JSONCursor.fits(Timestamp(millisecondsSinceEpoch: entry.updatedAt)), JSONCursor.fits(entry.dueDate)
+                JSONCursor.fits(Timestamp(millisecondsSinceEpoch: entry.createdAt)),
+                JSONCursor.fits(Timestamp(millisecondsSinceEpoch: entry.updatedAt)), JSONCursor.fits(entry.dueDate)
             else { return false }
             maximum += 201 + base.count + Int(entry.titleLength) + 2 * (entry.uuid == nil ? Int(entry.id.low) : 36)
         }

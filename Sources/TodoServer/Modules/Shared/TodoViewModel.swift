@@ -52,13 +52,14 @@ public struct TodoViewModel: JSONWritable, Sendable, Equatable {
     public func write(to writer: inout JSONWriter) {
         // Through `utf8`'s contiguous storage: `withUTF8` is mutating, and the copies it needs
         // retained and released three strings per to-do.
-        let written = id.utf8.withContiguousStorageIfAvailable { id in
-            title.utf8.withContiguousStorageIfAvailable { title in
-                baseURL.utf8.withContiguousStorageIfAvailable { base in
-                    writeInOneStep(to: &writer, id: id, title: title, base: base)
+        let written =
+            id.utf8.withContiguousStorageIfAvailable { id in
+                title.utf8.withContiguousStorageIfAvailable { title in
+                    baseURL.utf8.withContiguousStorageIfAvailable { base in
+                        writeInOneStep(to: &writer, id: id, title: title, base: base)
+                    } ?? false
                 } ?? false
             } ?? false
-        } ?? false
         if !written { writeMembers(to: &writer) }
     }
 
@@ -67,7 +68,8 @@ public struct TodoViewModel: JSONWritable, Sendable, Equatable {
         base: UnsafeBufferPointer<UInt8>
     ) -> Bool {
         guard JSONWriter.isClean(id), JSONWriter.isClean(title), JSONWriter.isClean(base), JSONCursor.fits(createdAt),
-              JSONCursor.fits(updatedAt), JSONCursor.fits(dueDate) else { return false }
+            JSONCursor.fits(updatedAt), JSONCursor.fits(dueDate)
+        else { return false }
         writer.withCursor(maximum: Self.fixedJSONBytes + 2 * id.count + title.count + base.count) { cursor in
             cursor.raw(#"{"completed":"#)
             cursor.bool(completed)

@@ -28,7 +28,7 @@ public struct OpenAPIDocumentTemplate: Sendable, Equatable {
     /// the `"servers"` key, or nil.
     static func firstServerURL(in document: [UInt8]) -> Range<Int>? {
         guard let servers = find(Array(#""servers""#.utf8), in: document, from: 0),
-              let key = find(Array(#""url""#.utf8), in: document, from: servers.upperBound)
+            let key = find(Array(#""url""#.utf8), in: document, from: servers.upperBound)
         else { return nil }
         var index = key.upperBound
         func skipSpace() {

@@ -19,7 +19,8 @@ public struct SystemPresenter: SystemModuleInput {
     public func presentHealth(detailed: Bool, context: RequestContext, view: some SystemDisplay, respond: @escaping Respond) {
         interactor.health { health in
             let status = health.healthy ? "ok" : "unavailable"
-            let model = detailed
+            let model =
+                detailed
                 ? HealthViewModel(status: status, todos: health.todoCount, reason: health.reason) : HealthViewModel(status: status)
             view.displayHealth(ResponseViewModel(status: health.healthy ? 200 : 503, body: model), respond: respond)
         }

@@ -137,7 +137,8 @@ extension TodoInputDecoder {
     static func plainASCIITitle(_ raw: String) -> String? {
         let plain = raw.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
             guard (1...maxTitleScalars).contains(bytes.count), (0x21...0x7E).contains(bytes[0]),
-                  (0x21...0x7E).contains(bytes[bytes.count - 1]) else { return false }
+                (0x21...0x7E).contains(bytes[bytes.count - 1])
+            else { return false }
             for byte in bytes where byte < 0x20 || byte > 0x7E { return false }
             return true
         }

@@ -52,7 +52,8 @@ struct TodoInputDecoder: Sendable {
         return reader.readObject(body).mapError(TodoRequestError.malformedBody).map { members in
             let unknown = members.keys.filter { !Self.writableFields.contains($0) && !Self.readOnlyFields.contains($0) }
             return (
-                WritableMembers(title: members["title"], completed: members["completed"], order: members["order"], dueDate: members["dueDate"]),
+                WritableMembers(
+                    title: members["title"], completed: members["completed"], order: members["order"], dueDate: members["dueDate"]),
                 unknown.map { FieldError(field: $0, message: "is not a known field") }
             )
         }
@@ -70,16 +71,20 @@ struct TodoInputDecoder: Sendable {
             return nil
         }
         if title.utf8.count > Self.maxTitleBytes || title.unicodeScalars.count > Self.maxTitleScalars {
-            errors.append(FieldError(
-                field: "title",
-                message: "must be at most \(Self.maxTitleScalars) characters (Unicode scalars, so at most \(Self.maxTitleBytes) bytes of UTF-8)"))
+            errors.append(
+                FieldError(
+                    field: "title",
+                    message:
+                        "must be at most \(Self.maxTitleScalars) characters (Unicode scalars, so at most \(Self.maxTitleBytes) bytes of UTF-8)"
+                ))
             return nil
         }
         if let (position, scalar) = title.unicodeScalars.enumerated().first(where: { Self.isControl($0.element) }) {
-            errors.append(FieldError(
-                field: "title",
-                message: "must not contain control characters (U+0000-U+001F such as tab and newline, U+007F-U+009F); "
-                    + "found \(Self.codePoint(scalar)) at character \(position + 1)"))
+            errors.append(
+                FieldError(
+                    field: "title",
+                    message: "must not contain control characters (U+0000-U+001F such as tab and newline, U+007F-U+009F); "
+                        + "found \(Self.codePoint(scalar)) at character \(position + 1)"))
             return nil
         }
         return title
@@ -111,13 +116,15 @@ struct TodoInputDecoder: Sendable {
             return .some(nil)
         case .integer(let order) where Self.orderRange.contains(order):
             return .some(order)
-        case .number(let order) where order.rounded() == order && Double(Self.orderRange.lowerBound)...Double(Self.orderRange.upperBound) ~= order:
+        case .number(let order)
+        where order.rounded() == order && Double(Self.orderRange.lowerBound)...Double(Self.orderRange.upperBound) ~= order:
             // A number with no fraction (`3.0`, `3e2`) is an integer, as JSON Schema counts it.
             return .some(Int(order))
         case .integer, .number:
-            errors.append(FieldError(
-                field: "order",
-                message: "must be an integer from \(Self.orderRange.lowerBound) to \(Self.orderRange.upperBound)"))
+            errors.append(
+                FieldError(
+                    field: "order",
+                    message: "must be an integer from \(Self.orderRange.lowerBound) to \(Self.orderRange.upperBound)"))
             return nil
         default:
             errors.append(FieldError(field: "order", message: "must be an integer or null, not \(value.typeName)"))

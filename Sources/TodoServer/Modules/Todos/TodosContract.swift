@@ -30,7 +30,8 @@ public protocol TodosModuleInput: Sendable {
     func presentReplacement(
         id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
         respond: @escaping Respond)
-    func presentDeletion(id: String, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
+    func presentDeletion(
+        id: String, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
 }
 
 /// The business rules (the interactor): ids, timestamps, the store calls, what a condition on a

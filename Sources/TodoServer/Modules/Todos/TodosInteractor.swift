@@ -14,11 +14,12 @@ public struct TodosInteractor: TodosUseCases {
     public func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
         let changes = store.changes
         store.list(query) { result in
-            completion(result.mapError(TodosError.store).map { page in
-                var list = TodoListData(items: page.items, total: page.total, offset: query.offset, limit: query.limit)
-                list.lastChange = page.lastChange.map { $0.token(tag: changes.tag) } ?? changes.headToken
-                return list
-            })
+            completion(
+                result.mapError(TodosError.store).map { page in
+                    var list = TodoListData(items: page.items, total: page.total, offset: query.offset, limit: query.limit)
+                    list.lastChange = page.lastChange.map { $0.token(tag: changes.tag) } ?? changes.headToken
+                    return list
+                })
         }
     }
 
@@ -34,9 +35,10 @@ public struct TodosInteractor: TodosUseCases {
 
     public func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
         store.todo(id: id) { result in
-            completion(result.mapError(TodosError.store).flatMap { todo in
-                todo.map { .success(TodoData($0)) } ?? .failure(.notFound(id: id))
-            })
+            completion(
+                result.mapError(TodosError.store).flatMap { todo in
+                    todo.map { .success(TodoData($0)) } ?? .failure(.notFound(id: id))
+                })
         }
     }
 
@@ -60,13 +62,14 @@ public struct TodosInteractor: TodosUseCases {
 
     public func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void) {
         store.remove(id: id, condition: condition) { result in
-            completion(result.mapError(TodosError.store).flatMap { outcome in
-                switch outcome {
-                case .removed: .success(())
-                case .notFound: .failure(Self.missing(id: id, condition))
-                case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
-                }
-            })
+            completion(
+                result.mapError(TodosError.store).flatMap { outcome in
+                    switch outcome {
+                    case .removed: .success(())
+                    case .notFound: .failure(Self.missing(id: id, condition))
+                    case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
+                    }
+                })
         }
     }
 
@@ -82,13 +85,14 @@ public struct TodosInteractor: TodosUseCases {
         completion: @escaping (Result<TodoData, TodosError>) -> Void
     ) {
         store.update(id: id, change: change, condition: condition, at: clock.now()) { result in
-            completion(result.mapError(TodosError.store).flatMap { outcome in
-                switch outcome {
-                case .updated(let todo), .unchanged(let todo): .success(TodoData(todo))
-                case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
-                case .notFound: .failure(Self.missing(id: id, condition))
-                }
-            })
+            completion(
+                result.mapError(TodosError.store).flatMap { outcome in
+                    switch outcome {
+                    case .updated(let todo), .unchanged(let todo): .success(TodoData(todo))
+                    case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
+                    case .notFound: .failure(Self.missing(id: id, condition))
+                    }
+                })
         }
     }
 

@@ -20,7 +20,8 @@ public struct UpcomingInteractor: UpcomingUseCases {
 
     /// The calendar day that `instant` falls on in `zone`.
     static func today(at instant: Timestamp, in zone: IANATimeZone) -> CalendarDay {
-        let seconds = instant.millisecondsSinceEpoch >= 0
+        let seconds =
+            instant.millisecondsSinceEpoch >= 0
             ? instant.millisecondsSinceEpoch / 1000 : (instant.millisecondsSinceEpoch - 999) / 1000
         let localMilliseconds = instant.millisecondsSinceEpoch + Int64(zone.secondsFromGMT(atSecondsSinceEpoch: seconds)) * 1000
         let days = localMilliseconds >= 0 ? localMilliseconds / 86_400_000 : (localMilliseconds - 86_399_999) / 86_400_000

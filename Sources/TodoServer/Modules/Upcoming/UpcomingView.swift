@@ -26,7 +26,8 @@ public struct UpcomingView: UpcomingDisplay, UpcomingHTTPEntry {
         var request = UpcomingRequest()
         if let name = query["tz"] {
             guard let zone = zones.zone(named: name) else {
-                return .failure(.badRequest("Query parameter 'tz' is '\(name)', which is not a known IANA time zone (such as Europe/Berlin)."))
+                return .failure(
+                    .badRequest("Query parameter 'tz' is '\(name)', which is not a known IANA time zone (such as Europe/Berlin)."))
             }
             request.timeZone = zone
         }

@@ -1,8 +1,8 @@
 import Dispatch
 import EventLoops
 import Glibc
-import Logging
 import LockTracing
+import Logging
 import Synchronization
 
 /// When the journal forces its writes to the disk.
@@ -140,7 +140,9 @@ final class Journal: Sendable {
                 do {
                     try sync(&writer)
                 } catch {
-                    fail(&writer, .sync(StoreError(reason: "The journal cannot be synced to disk (\(error)).")), goodLength: writer.fileBytes)
+                    fail(
+                        &writer, .sync(StoreError(reason: "The journal cannot be synced to disk (\(error)).")), goodLength: writer.fileBytes
+                    )
                 }
             }
             scheduleIntervalSync()
@@ -381,7 +383,8 @@ extension Journal {
     /// Deletes journals and snapshots older than `generation`, once its snapshot is durable.
     private func removeFiles(before generation: UInt64) throws(JournalError) {
         for name in try FileIO.fileNames(in: directory) {
-            let old = JournalFormat.generation(of: name, prefix: "journal-", suffix: ".log")
+            let old =
+                JournalFormat.generation(of: name, prefix: "journal-", suffix: ".log")
                 ?? JournalFormat.generation(of: name, prefix: "snapshot-", suffix: ".bin")
             if let old, old < generation { unlink(directory + "/" + name) }
         }

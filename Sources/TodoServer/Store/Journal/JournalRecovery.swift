@@ -177,7 +177,8 @@ enum JournalRecovery {
         if scanned.trailingBytes != 0 || scanned.records.count != count {
             let reason = "snapshot holds \(scanned.records.count) of \(count) records"
             guard mode == .truncate else { throw .corrupt(path: path, offset: scanned.validLength, reason: reason) }
-            loss = "\(path.split(separator: "/").last ?? "") was damaged at byte \(scanned.validLength): kept "
+            loss =
+                "\(path.split(separator: "/").last ?? "") was damaged at byte \(scanned.validLength): kept "
                 + "\(scanned.records.count) of its \(count) to-dos"
         }
         var todos: [String: Todo] = [:]

@@ -85,7 +85,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
             inFlight = false
             guard !closed else { return }
             guard case .success(let rows) = result, rows.count == 1,
-                  let xid = rows[0, 0].flatMap({ UInt64($0) }), let seq = rows[0, 1].flatMap({ UInt64($0) })
+                let xid = rows[0, 0].flatMap({ UInt64($0) }), let seq = rows[0, 1].flatMap({ UInt64($0) })
             else {
                 // Not reachable yet: the timer tries again.
                 started = false
@@ -138,7 +138,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
         changes.reserveCapacity(rows.count)
         for row in 0..<rows.count {
             guard let xid = rows[row, 0].flatMap({ UInt64($0) }), let seq = rows[row, 1].flatMap({ UInt64($0) }),
-                  let kind = rows[row, 2] else { break }
+                let kind = rows[row, 2]
+            else { break }
             let kindOfChange: StoreChangeKind
             switch kind {
             case TodoEventsSchema.created, TodoEventsSchema.updated:

@@ -69,8 +69,9 @@ public final class PostgresTodoStore: TodoStore {
         if let needle = query.titleContains, !TodoSQL.canMatchATitle(needle) { return completion(.success(TodoPage(items: [], total: 0))) }
         run(TodoSQL.list(query.sort), TodoSQL.listParameters(query), completion: completion) { rows in
             guard rows.count >= 1, let total = rows[0, 0].flatMap({ Int($0) }),
-                  let seen = rows[0, 1].flatMap({ TransactionSnapshot(postgresText: $0) }),
-                  let items = TodoRowDecoder.snapshots(rows, first: 2) else { return nil }
+                let seen = rows[0, 1].flatMap({ TransactionSnapshot(postgresText: $0) }),
+                let items = TodoRowDecoder.snapshots(rows, first: 2)
+            else { return nil }
             return TodoPage(items: items, total: total, lastChange: PostgresChangeFeed.cursor(ofListing: seen))
         }
     }
@@ -107,7 +108,8 @@ public final class PostgresTodoStore: TodoStore {
         id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
     ) {
         guard TodoSQL.isTodoID(id) else { return completion(.success(.notFound)) }
-        run(TodoSQL.remove, TodoSQL.removeParameters(id: id, condition: Self.condition(condition)), completion: changed(completion)) { rows in
+        run(TodoSQL.remove, TodoSQL.removeParameters(id: id, condition: Self.condition(condition)), completion: changed(completion)) {
+            rows in
             guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
             return switch rows[0, 0] {
             case "removed": .removed
@@ -187,10 +189,11 @@ public final class PostgresTodoStore: TodoStore {
 
     static func storeError(_ error: PostgresError, load: PostgresLoad) -> StoreError {
         guard error.isUnavailable else { return StoreError(reason: describe(error)) }
-        let wait = switch error {
-        case .timedOut, .interrupted: load.retryAfterSeconds
-        default: retryAfterSeconds
-        }
+        let wait =
+            switch error {
+            case .timedOut, .interrupted: load.retryAfterSeconds
+            default: retryAfterSeconds
+            }
         return StoreError(reason: describe(error), retryAfter: wait)
     }
 

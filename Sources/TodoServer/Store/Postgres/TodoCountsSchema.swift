@@ -8,35 +8,43 @@
 /// a trigger updates its slots in (completed, slot) order, so two statements cannot deadlock on them.
 /// A list without `q=` reads its total as the sum of at most 32 rows.
 enum TodoCountsSchema {
-    static let statements: [String] = [[
-        """
-        CREATE TABLE todo_counts (
-            completed boolean NOT NULL,
-            slot smallint NOT NULL,
-            n bigint NOT NULL,
-            PRIMARY KEY (completed, slot)
-        )
-        """,
-        """
-        CREATE FUNCTION todo_count_slot(id uuid) RETURNS smallint LANGUAGE sql IMMUTABLE AS
-        $$ SELECT (position(right($1::text, 1) IN '0123456789abcdef') - 1)::smallint $$
-        """,
-        """
-        INSERT INTO todo_counts (completed, slot, n)
-        SELECT b.completed, g.slot::smallint,
-               (SELECT count(*) FROM todos t WHERE t.completed = b.completed AND todo_count_slot(t.id) = g.slot)
-        FROM (VALUES (false), (true)) AS b(completed), generate_series(0, 15) AS g(slot)
-        """],
-        trigger("insert", "INSERT", referencing: "NEW TABLE AS changed_rows", rows: """
-            SELECT completed, todo_count_slot(id) AS slot, 1 AS delta FROM changed_rows
-            """),
-        trigger("delete", "DELETE", referencing: "OLD TABLE AS changed_rows", rows: """
-            SELECT completed, todo_count_slot(id) AS slot, -1 AS delta FROM changed_rows
-            """),
-        trigger("update", "UPDATE", referencing: "OLD TABLE AS old_rows NEW TABLE AS new_rows", rows: """
-            SELECT completed, todo_count_slot(id) AS slot, 1 AS delta FROM new_rows
-            UNION ALL SELECT completed, todo_count_slot(id), -1 FROM old_rows
-            """),
+    static let statements: [String] = [
+        [
+            """
+            CREATE TABLE todo_counts (
+                completed boolean NOT NULL,
+                slot smallint NOT NULL,
+                n bigint NOT NULL,
+                PRIMARY KEY (completed, slot)
+            )
+            """,
+            """
+            CREATE FUNCTION todo_count_slot(id uuid) RETURNS smallint LANGUAGE sql IMMUTABLE AS
+            $$ SELECT (position(right($1::text, 1) IN '0123456789abcdef') - 1)::smallint $$
+            """,
+            """
+            INSERT INTO todo_counts (completed, slot, n)
+            SELECT b.completed, g.slot::smallint,
+                   (SELECT count(*) FROM todos t WHERE t.completed = b.completed AND todo_count_slot(t.id) = g.slot)
+            FROM (VALUES (false), (true)) AS b(completed), generate_series(0, 15) AS g(slot)
+            """,
+        ],
+        trigger(
+            "insert", "INSERT", referencing: "NEW TABLE AS changed_rows",
+            rows: """
+                SELECT completed, todo_count_slot(id) AS slot, 1 AS delta FROM changed_rows
+                """),
+        trigger(
+            "delete", "DELETE", referencing: "OLD TABLE AS changed_rows",
+            rows: """
+                SELECT completed, todo_count_slot(id) AS slot, -1 AS delta FROM changed_rows
+                """),
+        trigger(
+            "update", "UPDATE", referencing: "OLD TABLE AS old_rows NEW TABLE AS new_rows",
+            rows: """
+                SELECT completed, todo_count_slot(id) AS slot, 1 AS delta FROM new_rows
+                UNION ALL SELECT completed, todo_count_slot(id), -1 FROM old_rows
+                """),
     ].flatMap { $0 }
 
     /// A statement-level trigger after `event` that adds the summed deltas of `rows` to their slots.

@@ -16,9 +16,9 @@ enum TodoRowDecoder {
 
         init?(_ rows: PostgresRows, row: Int, first: Int) {
             guard let id = rows[row, first], let title = rows[row, first + 1], let completed = rows[row, first + 2],
-                  let created = rows[row, first + 5].flatMap({ Int64($0) }),
-                  let updated = rows[row, first + 6].flatMap({ Int64($0) }),
-                  let revision = rows[row, first + 7].flatMap({ UInt64($0) })
+                let created = rows[row, first + 5].flatMap({ Int64($0) }),
+                let updated = rows[row, first + 6].flatMap({ Int64($0) }),
+                let revision = rows[row, first + 7].flatMap({ UInt64($0) })
             else { return nil }
             if let text = rows[row, first + 3] {
                 guard let value = Int(text) else { return nil }

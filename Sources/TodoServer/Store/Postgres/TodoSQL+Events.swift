@@ -9,22 +9,26 @@ extension TodoSQL {
     /// Changes after ($1 xid, $2 seq) of finished transactions only (`TodoEventsSchema`), in
     /// order, at most $3; each row also carries the horizon read (`horizon`: the smallest xid still
     /// running), so the reader knows how far it may trust an empty answer.
-    static let eventsAfter = PostgresStatement(name: "todo_events_after", sql: """
-        SELECT \(eventColumns) FROM todo_events e
-        WHERE (e.xid, e.seq) > ($1::xid8, $2::bigint) AND e.xid < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY e.xid, e.seq LIMIT $3::bigint
-        """)
+    static let eventsAfter = PostgresStatement(
+        name: "todo_events_after",
+        sql: """
+            SELECT \(eventColumns) FROM todo_events e
+            WHERE (e.xid, e.seq) > ($1::xid8, $2::bigint) AND e.xid < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY e.xid, e.seq LIMIT $3::bigint
+            """)
 
     /// Where a window of the newest $1 changes starts: the later of the floor and the position
     /// just before them (the change $1 + 1 from the newest, among finished transactions).
-    static let eventsStart = PostgresStatement(name: "todo_events_start", sql: """
-        SELECT s.xid::text AS xid_text, s.seq FROM (
-            SELECT f.xid, f.seq FROM todo_event_floor f
-            UNION ALL
-            (SELECT e.xid, e.seq FROM todo_events e WHERE e.xid < pg_snapshot_xmin(pg_current_snapshot())
-             ORDER BY e.xid DESC, e.seq DESC OFFSET $1::bigint LIMIT 1)
-        ) AS s ORDER BY s.xid DESC, s.seq DESC LIMIT 1
-        """)
+    static let eventsStart = PostgresStatement(
+        name: "todo_events_start",
+        sql: """
+            SELECT s.xid::text AS xid_text, s.seq FROM (
+                SELECT f.xid, f.seq FROM todo_event_floor f
+                UNION ALL
+                (SELECT e.xid, e.seq FROM todo_events e WHERE e.xid < pg_snapshot_xmin(pg_current_snapshot())
+                 ORDER BY e.xid DESC, e.seq DESC OFFSET $1::bigint LIMIT 1)
+            ) AS s ORDER BY s.xid DESC, s.seq DESC LIMIT 1
+            """)
 
     /// Removes all but the newest $1 changes (one instance at a time).
     static let eventsPrune = PostgresStatement(name: "todo_events_prune", sql: "SELECT todo_events_prune($1::bigint)")

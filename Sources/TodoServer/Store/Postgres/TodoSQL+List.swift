@@ -14,18 +14,20 @@ extension TodoSQL {
         let order = orderBy(sort)
         let filter = "($1::boolean IS NULL OR completed = $1::boolean) AND ($2::text IS NULL OR strpos(title_key, $2::text) > 0)"
         let name = "todo_list_\(sort.field.rawValue)_\(sort.descending ? "desc" : "asc")"
-        return PostgresStatement(name: name, sql: """
-            SELECT t.total, pg_current_snapshot()::text AS seen, \(columns)
-            FROM (SELECT CASE WHEN $2::text IS NULL
-                    THEN (SELECT coalesce(sum(n), 0) FROM todo_counts WHERE $1::boolean IS NULL OR completed = $1::boolean)::bigint
-                    ELSE (SELECT count(*) FROM todos WHERE \(filter)) END AS total) AS t
-            LEFT JOIN LATERAL (
-                SELECT id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision
-                FROM todos WHERE \(filter)
-                ORDER BY \(order) LIMIT $3::bigint OFFSET $4::bigint
-            ) AS p ON true
-            ORDER BY \(order)
-            """)
+        return PostgresStatement(
+            name: name,
+            sql: """
+                SELECT t.total, pg_current_snapshot()::text AS seen, \(columns)
+                FROM (SELECT CASE WHEN $2::text IS NULL
+                        THEN (SELECT coalesce(sum(n), 0) FROM todo_counts WHERE $1::boolean IS NULL OR completed = $1::boolean)::bigint
+                        ELSE (SELECT count(*) FROM todos WHERE \(filter)) END AS total) AS t
+                LEFT JOIN LATERAL (
+                    SELECT id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision
+                    FROM todos WHERE \(filter)
+                    ORDER BY \(order) LIMIT $3::bigint OFFSET $4::bigint
+                ) AS p ON true
+                ORDER BY \(order)
+                """)
     }
 
     /// The ORDER BY of `sort`, valid over the table and over the page's columns alike: missing

@@ -24,16 +24,18 @@ enum TodoSQL {
 
     /// $1 id, $2 title, $3 title key, $4 completed, $5 order, $6 due date (YYYY-MM-DD), $7 created
     /// and $8 updated in ms, $9 the title in NFC.
-    static let insert = PostgresStatement(name: "todo_insert", sql: """
-        WITH inserted AS (
-            INSERT INTO todos (id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision)
-            VALUES ($1::uuid, $2, $3, $9, $4::boolean, $5::bigint, $6::date, \(timestamp(7)), \(timestamp(8)), 1)
-            RETURNING *
-        ), event AS (
-            \(recordEvent(TodoEventsSchema.created, from: "inserted"))
-        )
-        SELECT \(columns) FROM inserted
-        """)
+    static let insert = PostgresStatement(
+        name: "todo_insert",
+        sql: """
+            WITH inserted AS (
+                INSERT INTO todos (id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision)
+                VALUES ($1::uuid, $2, $3, $9, $4::boolean, $5::bigint, $6::date, \(timestamp(7)), \(timestamp(8)), 1)
+                RETURNING *
+            ), event AS (
+                \(recordEvent(TodoEventsSchema.created, from: "inserted"))
+            )
+            SELECT \(columns) FROM inserted
+            """)
 
     /// The `INSERT` of a change feed row for each to-do of `rows` (`TodoEventsSchema`).
     static func recordEvent(_ kind: String, from rows: String) -> String {
@@ -47,11 +49,13 @@ enum TodoSQL {
     static let get = PostgresStatement(name: "todo_get", sql: "SELECT \(columns) FROM todos WHERE id = $1::uuid")
 
     /// The open to-dos due in $1...$2 (YYYY-MM-DD), from the partial index `todos_upcoming`.
-    static let upcoming = PostgresStatement(name: "todo_upcoming", sql: """
-        SELECT \(columns) FROM todos
-        WHERE NOT completed AND due_date IS NOT NULL AND due_date BETWEEN $1::date AND $2::date
-        ORDER BY due_date, ("order" IS NULL), "order", created_at, id
-        """)
+    static let upcoming = PostgresStatement(
+        name: "todo_upcoming",
+        sql: """
+            SELECT \(columns) FROM todos
+            WHERE NOT completed AND due_date IS NOT NULL AND due_date BETWEEN $1::date AND $2::date
+            ORDER BY due_date, ("order" IS NULL), "order", created_at, id
+            """)
 
     /// Whether the locked row `revision` passes the condition: $a If-Match revisions (NULL: none, or
     /// `*`, which an existing row passes), $b If-None-Match `*`, $c If-None-Match revisions (NULL: none).
@@ -65,53 +69,59 @@ enum TodoSQL {
     /// (`condition`); $12 the time in ms. One row: `outcome` (`updated`, `unchanged`, `failed`) and
     /// the to-do as stored after the statement; no row: no such to-do. Revision and `updated_at`
     /// change only when a field does.
-    static let update = PostgresStatement(name: "todo_update", sql: """
-        WITH cur AS (
-            SELECT id, title, completed, "order", due_date, created_at, updated_at, revision,
-                \(condition(match: 9, noneAny: 10, none: 11)) AS allowed,
-                coalesce($2::text, title) AS new_title,
-                coalesce($3::text, title_key) AS new_title_key,
-                coalesce($13::text, title_nfc) AS new_title_nfc,
-                coalesce($4::boolean, completed) AS new_completed,
-                CASE WHEN $5::boolean THEN $6::bigint ELSE "order" END AS new_order,
-                CASE WHEN $7::boolean THEN $8::date ELSE due_date END AS new_due_date
-            FROM todos WHERE id = $1::uuid FOR UPDATE
-        ), decided AS (
-            SELECT *, allowed AND (new_title IS DISTINCT FROM title OR new_completed IS DISTINCT FROM completed
-                OR new_order IS DISTINCT FROM "order" OR new_due_date IS DISTINCT FROM due_date) AS changes
-            FROM cur
-        ), updated AS (
-            UPDATE todos t SET title = d.new_title, title_key = d.new_title_key, title_nfc = d.new_title_nfc, completed = d.new_completed,
-                "order" = d.new_order, due_date = d.new_due_date, updated_at = \(timestamp(12)), revision = t.revision + 1
-            FROM decided d WHERE t.id = d.id AND d.changes
-            RETURNING t.*
-        ), event AS (
-            \(recordEvent(TodoEventsSchema.updated, from: "updated"))
-        )
-        SELECT 'updated' AS outcome, \(columns) FROM updated
-        UNION ALL
-        SELECT CASE WHEN allowed THEN 'unchanged' ELSE 'failed' END, \(columns) FROM decided WHERE NOT changes
-        """)
+    static let update = PostgresStatement(
+        name: "todo_update",
+        sql: """
+            WITH cur AS (
+                SELECT id, title, completed, "order", due_date, created_at, updated_at, revision,
+                    \(condition(match: 9, noneAny: 10, none: 11)) AS allowed,
+                    coalesce($2::text, title) AS new_title,
+                    coalesce($3::text, title_key) AS new_title_key,
+                    coalesce($13::text, title_nfc) AS new_title_nfc,
+                    coalesce($4::boolean, completed) AS new_completed,
+                    CASE WHEN $5::boolean THEN $6::bigint ELSE "order" END AS new_order,
+                    CASE WHEN $7::boolean THEN $8::date ELSE due_date END AS new_due_date
+                FROM todos WHERE id = $1::uuid FOR UPDATE
+            ), decided AS (
+                SELECT *, allowed AND (new_title IS DISTINCT FROM title OR new_completed IS DISTINCT FROM completed
+                    OR new_order IS DISTINCT FROM "order" OR new_due_date IS DISTINCT FROM due_date) AS changes
+                FROM cur
+            ), updated AS (
+                UPDATE todos t SET title = d.new_title, title_key = d.new_title_key, title_nfc = d.new_title_nfc, completed = d.new_completed,
+                    "order" = d.new_order, due_date = d.new_due_date, updated_at = \(timestamp(12)), revision = t.revision + 1
+                FROM decided d WHERE t.id = d.id AND d.changes
+                RETURNING t.*
+            ), event AS (
+                \(recordEvent(TodoEventsSchema.updated, from: "updated"))
+            )
+            SELECT 'updated' AS outcome, \(columns) FROM updated
+            UNION ALL
+            SELECT CASE WHEN allowed THEN 'unchanged' ELSE 'failed' END, \(columns) FROM decided WHERE NOT changes
+            """)
 
     /// $1 id; $2-$4 the condition. One row: `outcome` (`removed`, `failed`) and the to-do as it was;
     /// no row: no such to-do.
-    static let remove = PostgresStatement(name: "todo_remove", sql: """
-        WITH cur AS (
-            SELECT id, title, completed, "order", due_date, created_at, updated_at, revision,
-                \(condition(match: 2, noneAny: 3, none: 4)) AS allowed
-            FROM todos WHERE id = $1::uuid FOR UPDATE
-        ), removed AS (
-            DELETE FROM todos t USING cur c WHERE t.id = c.id AND c.allowed RETURNING t.id
-        ), event AS (
-            INSERT INTO todo_events (kind, id) SELECT '\(TodoEventsSchema.deleted)', id FROM removed
-        )
-        SELECT CASE WHEN allowed THEN 'removed' ELSE 'failed' END AS outcome, \(columns) FROM cur
-        """)
+    static let remove = PostgresStatement(
+        name: "todo_remove",
+        sql: """
+            WITH cur AS (
+                SELECT id, title, completed, "order", due_date, created_at, updated_at, revision,
+                    \(condition(match: 2, noneAny: 3, none: 4)) AS allowed
+                FROM todos WHERE id = $1::uuid FOR UPDATE
+            ), removed AS (
+                DELETE FROM todos t USING cur c WHERE t.id = c.id AND c.allowed RETURNING t.id
+            ), event AS (
+                INSERT INTO todo_events (kind, id) SELECT '\(TodoEventsSchema.deleted)', id FROM removed
+            )
+            SELECT CASE WHEN allowed THEN 'removed' ELSE 'failed' END AS outcome, \(columns) FROM cur
+            """)
 
-    static let removeAll = PostgresStatement(name: "todo_remove_all", sql: """
-        WITH removed AS (DELETE FROM todos)
-        INSERT INTO todo_events (kind) VALUES ('\(TodoEventsSchema.cleared)')
-        """)
+    static let removeAll = PostgresStatement(
+        name: "todo_remove_all",
+        sql: """
+            WITH removed AS (DELETE FROM todos)
+            INSERT INTO todo_events (kind) VALUES ('\(TodoEventsSchema.cleared)')
+            """)
 
     /// Every to-do, from the kept counts.
     static let count = PostgresStatement(name: "todo_count", sql: "SELECT coalesce(sum(n), 0)::bigint FROM todo_counts")

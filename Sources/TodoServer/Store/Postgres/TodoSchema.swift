@@ -13,33 +13,35 @@ public enum TodoSchema {
     public static let migrationLockKey: Int64 = 0x746F_646F_7372_7631
 
     public static let migrations: [PostgresMigration] = [
-        PostgresMigration(version: 1, name: "todos", statements: [
-            """
-            CREATE TABLE todos (
-                id uuid PRIMARY KEY,
-                title text NOT NULL,
-                title_key text COLLATE "C" NOT NULL,
-                completed boolean NOT NULL DEFAULT false,
-                "order" bigint,
-                due_date date,
-                created_at timestamptz NOT NULL,
-                updated_at timestamptz NOT NULL,
-                revision bigint NOT NULL CHECK (revision > 0)
-            )
-            """,
-            // The default list order: by "order" with nulls last, then creation, then id.
-            """
-            CREATE INDEX todos_default_order ON todos ((("order" IS NULL)), "order", created_at, id)
-            """,
-            // Upcoming: open to-dos by due date.
-            """
-            CREATE INDEX todos_upcoming ON todos (due_date) WHERE NOT completed AND due_date IS NOT NULL
-            """,
-            // Case-insensitive title order.
-            """
-            CREATE INDEX todos_title_key ON todos (title_key, id)
-            """,
-        ]),
+        PostgresMigration(
+            version: 1, name: "todos",
+            statements: [
+                """
+                CREATE TABLE todos (
+                    id uuid PRIMARY KEY,
+                    title text NOT NULL,
+                    title_key text COLLATE "C" NOT NULL,
+                    completed boolean NOT NULL DEFAULT false,
+                    "order" bigint,
+                    due_date date,
+                    created_at timestamptz NOT NULL,
+                    updated_at timestamptz NOT NULL,
+                    revision bigint NOT NULL CHECK (revision > 0)
+                )
+                """,
+                // The default list order: by "order" with nulls last, then creation, then id.
+                """
+                CREATE INDEX todos_default_order ON todos ((("order" IS NULL)), "order", created_at, id)
+                """,
+                // Upcoming: open to-dos by due date.
+                """
+                CREATE INDEX todos_upcoming ON todos (due_date) WHERE NOT completed AND due_date IS NOT NULL
+                """,
+                // Case-insensitive title order.
+                """
+                CREATE INDEX todos_title_key ON todos (title_key, id)
+                """,
+            ]),
         PostgresMigration(version: 2, name: "todo_counts", statements: TodoCountsSchema.statements),
         // Titles compared as in memory: the key case-folded (`CaseFold`, where version 1 lowercased:
         // `ς` and `σ`, `ß` and `ss` differ there), ties broken by the title in NFC (`title_nfc`),

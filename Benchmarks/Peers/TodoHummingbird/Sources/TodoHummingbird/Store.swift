@@ -50,8 +50,9 @@ final class Store: Sendable {
             guard precondition(todo) else { return .preconditionFailed(current: todo) }
             let before = todo
             change(&todo)
-            guard todo.title != before.title || todo.completed != before.completed || todo.order != before.order
-                || todo.dueDate != before.dueDate
+            guard
+                todo.title != before.title || todo.completed != before.completed || todo.order != before.order
+                    || todo.dueDate != before.dueDate
             else { return .done(before) }
             s.revision += 1
             todo.revision = s.revision
