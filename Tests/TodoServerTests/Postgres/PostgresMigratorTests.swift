@@ -16,7 +16,7 @@ struct PostgresMigratorTests {
     @Test func theTodoSchemaIsAppliedOnceWithItsIndexes() async throws {
         let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("schema"))
         defer { session.close() }
-        #expect(try await TodoSchema.migrator.migrate(session.connection) == [1, 2, 3])
+        #expect(try await TodoSchema.migrator.migrate(session.connection) == [1, 2, 3, 4])
         #expect(try await TodoSchema.migrator.migrate(session.connection) == [])
 
         let indexes = try await session.connection.query(
@@ -43,7 +43,7 @@ struct PostgresMigratorTests {
                 ["8f0c2f1e-0000-4000-8000-000000000001"])
         }
         let versions = try await session.connection.query("SELECT version, name FROM schema_migrations ORDER BY version")
-        #expect(versions.values == ["1", "todos", "2", "todo_counts", "3", "title_case_folding"])
+        #expect(versions.values == ["1", "todos", "2", "todo_counts", "3", "title_case_folding", "4", "todo_events"])
     }
 
     /// Version 3 re-keys the rows version 1 keyed by lower case, in the migration's transaction.
@@ -58,7 +58,7 @@ struct PostgresMigratorTests {
                 "INSERT INTO todos (id, title, title_key, created_at, updated_at, revision) VALUES ($1, $2, lower($2), now(), now(), 1)",
                 ["8f0c2f1e-0000-4000-8000-00000000000\(index)", title])
         }
-        #expect(try await TodoSchema.migrator.migrate(session.connection) == [3])
+        #expect(try await TodoSchema.migrator.migrate(session.connection) == [3, 4])
         let rows = try await session.connection.query("SELECT title_key, title_nfc FROM todos ORDER BY id")
         #expect(rows.values == ["οδοσ", "ΟΔΟΣ", "strasse", "Straße", "caf\u{E9}", "caf\u{E9}", "plain ascii", "Plain Ascii"])
     }
@@ -68,17 +68,17 @@ struct PostgresMigratorTests {
         defer { session.close() }
         try await TodoSchema.migrator.migrate(session.connection)
         _ = try await session.connection.query("INSERT INTO schema_migrations (version, name) VALUES (40, 'future')")
-        await #expect(throws: PostgresMigrationError.schemaNewer(database: 40, known: 3)) {
+        await #expect(throws: PostgresMigrationError.schemaNewer(database: 40, known: 4)) {
             try await TodoSchema.migrator.migrate(session.connection)
         }
         let versions = try await session.connection.query("SELECT count(*) FROM schema_migrations")
-        #expect(versions.values == ["4"])
+        #expect(versions.values == ["5"])
     }
 
     @Test func twoMigratorsStartingTogetherNeverFail() async throws {
         let migrator = PostgresMigrator(
             migrations: TodoSchema.migrations + [
-                PostgresMigration(version: 4, name: "notes", statements: ["ALTER TABLE todos ADD COLUMN note text"])
+                PostgresMigration(version: 5, name: "notes", statements: ["ALTER TABLE todos ADD COLUMN note text"])
             ], lockKey: TodoSchema.migrationLockKey)
         for round in 1...20 {
             let database = try freshDatabase("race")
@@ -100,7 +100,7 @@ struct PostgresMigratorTests {
                 Issue.record("round \(round): \(error)")
                 return
             }
-            #expect((appliedByA + appliedByB).sorted() == [1, 2, 3, 4], "round \(round)")
+            #expect((appliedByA + appliedByB).sorted() == [1, 2, 3, 4, 5], "round \(round)")
             #expect(appliedByA.isEmpty || appliedByB.isEmpty, "round \(round)")
         }
     }
