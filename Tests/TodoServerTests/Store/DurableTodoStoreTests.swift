@@ -101,7 +101,9 @@ struct DurableTodoStoreTests {
 
         store = try directory.open()
         #expect(store.count == 0)
-        #expect(try wait { store.list(TodoQuery(), completion: $0) } == TodoPage(items: [], total: 0))
+        let page = try wait { store.list(TodoQuery(), completion: $0) }
+        #expect(page.items == TodoPage(items: [], total: 0).items && page.total == 0)
+        #expect(page.lastChange == store.changes.head)
         store.close()
     }
 

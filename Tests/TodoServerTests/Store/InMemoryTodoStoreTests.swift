@@ -55,7 +55,11 @@ struct InMemoryTodoStoreTests {
         #expect(try sync { store.list(TodoQuery(), completion: $0) }.items.map(\.id) == ["b"])
         try sync { store.removeAll(completion: $0) }
         #expect(store.count == 0)
-        #expect(try sync { store.list(TodoQuery(), completion: $0) } == TodoPage(items: [], total: 0))
+        let page = try sync { store.list(TodoQuery(), completion: $0) }
+        #expect(page.items == TodoPage(items: [], total: 0).items && page.total == 0)
+        // The page's cursor is the change log's head: the clear was the last change.
+        #expect(page.lastChange == store.changes.head)
+        #expect(store.changes.replay(after: store.changes.head) == .changes([]))
     }
 
     @Test("upcoming answers the open to-dos due in the range, by due date, order (unset last), createdAt, id")
