@@ -56,11 +56,8 @@ extension PostgresConnection {
             return pollConnecting(PQconnectPoll(connection))
         }
         if readable {
-            let started = trace != nil ? PostgresTrace.now() : 0
-            let before = machine.pendingCount
             guard PQconsumeInput(connection) != 0 else { return lost(errorMessage) }
             readResults()
-            trace?.callback(start: started, end: PostgresTrace.now(), results: before - machine.pendingCount)
         }
         if flushPending || writable { flush() }
     }

@@ -36,10 +36,6 @@ public final class PostgresConnection {
     /// A cancel request is being sent (`PostgresConnection+Cancel`).
     let cancelInFlight = SharedFlag()
     let cancelsSent = SharedCounter()
-    /// TEMPORARY (issue 22): per-request timing with TODO_PG_TRACE=<folder>.
-    lazy var trace: PostgresTrace? = PostgresTrace.folder.map { _ in
-        PostgresTrace(name: "L\(loop.identity % 9973)-" + String(Int.random(in: 1...Int.max), radix: 36))
-    }
 
     /// `jitter` draws the back-off's random fraction (0...1).
     public init(
@@ -102,13 +98,11 @@ public final class PostgresConnection {
         }
         requests[id] = Request(query: query, parameters: parameters, completion: finish)
         let statement: String? = if case .prepared(let statement) = query { statement.name } else { nil }
-        trace?.begin(id, statement: statement ?? "sql", ahead: machine.inFlightCount, ready: machine.isReady)
         perform(machine.request(id, statement: statement, now: clock.now))
     }
 
     /// Fails every request with `closed` and closes the connection for good.
     public func close() {
-        trace?.dump()
         perform(machine.close())
         deadlineTimer?.cancel()
         reconnectTimer?.cancel()
@@ -123,13 +117,9 @@ public final class PostgresConnection {
             case .send(let id, let prepare):
                 sent = send(id, prepare: prepare) || sent
             case .succeed(let id, let rows):
-                trace?.answer(id)
                 requests.removeValue(forKey: id)?.completion(.success(rows))
-                trace?.done(id)
             case .fail(let id, let error):
-                trace?.answer(id)
                 requests.removeValue(forKey: id)?.completion(.failure(error))
-                trace?.done(id)
             case .closeConnection:
                 dropConnection()
             case .scheduleReconnect(let delay):
@@ -148,12 +138,6 @@ public final class PostgresConnection {
     }
 
     func received(_ incoming: PostgresConnectionStateMachine.Incoming) {
-        if let trace, let head = machine.headRequestID {
-            switch incoming {
-            case .rows, .error: trace.result(head)
-            default: break
-            }
-        }
         perform(machine.received(incoming, now: clock.now, jitter: jitter()))
     }
 

@@ -107,9 +107,6 @@ public struct PostgresConnectionStateMachine: Sendable {
 
     public var isReady: Bool { phase == .ready }
 
-    /// TEMPORARY (issue 22): the request at the head of the pipeline.
-    public var headRequestID: RequestID? { head < requests.count ? requests[head].id : nil }
-
     public mutating func start(now: Instant) -> [Action] {
         guard phase == .idle else { return [] }
         return beginConnecting(now: now)

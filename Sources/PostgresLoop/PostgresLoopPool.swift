@@ -10,11 +10,7 @@ public final class PostgresLoopPool: PostgresExecuting {
             PostgresConnection(loop: loop, configuration: configuration)
         }
         for connection in connections { connection.start() }
-        if PostgresTrace.folder != nil { lag = LoopLagProbe(loop: loop, name: "L\(loop.identity % 9973)") }
     }
-
-    /// TEMPORARY (issue 22): the loop's lag with TODO_PG_TRACE.
-    private var lag: LoopLagProbe?
 
     public func execute(
         _ query: PostgresQuery, _ parameters: [String?], completion: @escaping PostgresConnection.Completion
@@ -29,8 +25,6 @@ public final class PostgresLoopPool: PostgresExecuting {
     public var isReady: Bool { connections.contains { $0.isReady } }
 
     public func close() {
-        lag?.stop()
-        lag = nil
         for connection in connections { connection.close() }
     }
 
