@@ -3,7 +3,7 @@ import Testing
 @testable import TodoServer
 
 /// What the store's statements cost PostgreSQL (issue 22): the list is planned once per connection,
-/// not on every execution.
+/// not on every execution; marking a to-do done touches no index.
 @Suite(.enabled(if: PostgresTestCluster.isAvailable))
 struct PostgresCostTests {
     let cluster = PostgresTestCluster.shared!
@@ -44,5 +44,40 @@ struct PostgresCostTests {
         let plans = try await session.connection.query(
             "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1", [statement.name])
         #expect(plans.values == ["12", "0"])
+    }
+
+    /// Version 5: a PATCH of `completed` (the store's own statement) writes no index entry.
+    @Test func markingAToDoDoneOrNotDoneIsAHotUpdate() async throws {
+        let database = try freshDatabase("hot")
+        let session = try await PostgresTestSession.open(cluster, database: database)
+        defer { session.close() }
+        try await TodoSchema.migrator.migrate(session.connection)
+        let id = "8f0c2f1e-0000-4000-8000-000000000001"
+        let todo = Todo(
+            id: id, title: "hot", completed: false, order: 3, dueDate: CalendarDay("2026-11-30"),
+            createdAt: Timestamp(millisecondsSinceEpoch: 1_763_812_800_000), updatedAt: Timestamp(millisecondsSinceEpoch: 1_763_812_800_000),
+            revision: 1)
+        _ = try await session.connection.query(.prepared(TodoSQL.insert), TodoSQL.insertParameters(todo))
+        for (index, completed) in [true, false, true, false, true, false].enumerated() {
+            let rows = try await session.connection.query(.prepared(TodoSQL.update), TodoSQL.updateParameters(
+                id: id, title: nil, completed: completed, order: nil, dueDate: nil, condition: TodoSQL.Condition(),
+                at: Timestamp(millisecondsSinceEpoch: 1_763_812_800_001 + Int64(index))))
+            #expect(rows[0, 0] == "updated")
+        }
+        _ = try await session.connection.query("SELECT pg_stat_force_next_flush()")
+        let counts = try await session.connection.query(
+            "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'todos'")
+        #expect(counts.values == ["6", "6"])
+        // The done one is not upcoming; the open one is, from the index.
+        let monday = CalendarDay("2026-11-23")!
+        let upcoming = try await session.connection.query(
+            .prepared(TodoSQL.upcoming), TodoSQL.upcomingParameters(from: monday, through: monday.adding(days: 7)))
+        #expect(TodoRowDecoder.todos(upcoming)?.map(\.id) == [id])
+        _ = try await session.connection.query(.prepared(TodoSQL.update), TodoSQL.updateParameters(
+            id: id, title: nil, completed: true, order: nil, dueDate: nil, condition: TodoSQL.Condition(),
+            at: Timestamp(millisecondsSinceEpoch: 1_763_812_900_000)))
+        let none = try await session.connection.query(
+            .prepared(TodoSQL.upcoming), TodoSQL.upcomingParameters(from: monday, through: monday.adding(days: 7)))
+        #expect(TodoRowDecoder.todos(none)?.isEmpty == true)
     }
 }
