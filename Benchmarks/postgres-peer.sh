@@ -12,19 +12,20 @@
 # Environment: ROUNDS (3), DURATION seconds per workload (10), THREADS per server (2),
 # CONNECTIONS (64), SERVERS ("todo hbpg"; add "todomem" for TodoServer's in-memory store in the
 # same run), ORIGIN ("http://localhost:3000", as run.sh), PG_BIN (/usr/lib/postgresql/15/bin),
-# PG_PORT (55441), BUILD (1; 0 uses the binaries already built), SCALE (1: then runs postgres-scale.sh).
+# PG_PORT (55441), BUILD (1; 0 uses the binaries already built), STAGING (.build/staging: the folder
+# holding TodoServer's staged release binary), SCALE (1: then runs postgres-scale.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} THREADS=${THREADS:-2} CONNECTIONS=${CONNECTIONS:-64}
 SERVERS=${SERVERS:-"todo hbpg"} ORIGIN=${ORIGIN-http://localhost:3000}
-BIN=${PG_BIN:-/usr/lib/postgresql/15/bin} PG_PORT=${PG_PORT:-55441}
+BIN=${PG_BIN:-/usr/lib/postgresql/15/bin} PG_PORT=${PG_PORT:-55441} STAGING=${STAGING:-.build/staging}
 results="Benchmarks/results/pg-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$results"
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 
 if [ "${BUILD:-1}" = 1 ]; then
   echo "== building (release)" >&2
-  scripts/build-release.sh .build/staging >/dev/null
+  scripts/build-release.sh "$STAGING" >/dev/null
   case " $SERVERS " in *" hbpg "*) swift build -c release --package-path Benchmarks/Peers/TodoHummingbirdPostgres >/dev/null ;; esac
 fi
 
@@ -49,9 +50,9 @@ port=19180
 start_server() { # NAME DATABASE → sets pid
   local database=$2
   case "$1" in
-    todo) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS \
+    todo) (cd "$STAGING" && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS \
       TODO_DATABASE_URL="host=$D port=$PG_PORT dbname=$database user=postgres" exec ./todo-server) >/dev/null 2>&1 & ;;
-    todomem) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS exec ./todo-server) \
+    todomem) (cd "$STAGING" && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS exec ./todo-server) \
       >/dev/null 2>&1 & ;;
     hbpg) TODO_PG_SOCKET="$D/.s.PGSQL.$PG_PORT" TODO_PG_DATABASE=$database \
       Benchmarks/Peers/TodoHummingbirdPostgres/.build/release/TodoHummingbirdPostgres $port "$THREADS" >/dev/null 2>&1 & ;;

@@ -10,15 +10,19 @@ public struct PostgresConfiguration: Sendable, Equatable {
     public var timing: PostgresTiming
     /// Connections each event loop keeps to the database.
     public var connectionsPerLoop: Int
+    /// Server settings for each session (`-c name=value` in libpq's `options`); the connection
+    /// string's own `options` override them.
+    public var settings: [String: String]
     /// How many times a request is sent again after a serialization failure (40001) or a deadlock
     /// (40P01), the only failures that certainly did not commit.
     public var retryLimit: Int
 
     public init(
         connectionString: String, timing: PostgresTiming = PostgresTiming(), connectionsPerLoop: Int = 2,
-        retryLimit: Int = 2
+        retryLimit: Int = 2, settings: [String: String] = [:]
     ) {
         self.connectionString = connectionString
+        self.settings = settings
         self.timing = timing
         self.connectionsPerLoop = connectionsPerLoop
         self.retryLimit = retryLimit

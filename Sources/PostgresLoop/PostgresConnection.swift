@@ -47,7 +47,8 @@ public final class PostgresConnection {
         self.jitter = jitter
         let options = try? PostgresConnectionOptions.parse(configuration.connectionString)
         secrets = options?.secretValues ?? []
-        sessionOptions = Self.sessionOptions(options?["options"], statementTimeout: configuration.timing.statementTimeout)
+        sessionOptions = Self.sessionOptions(
+            options?["options"], statementTimeout: configuration.timing.statementTimeout, settings: configuration.settings)
         machine = PostgresConnectionStateMachine(timing: configuration.timing)
         deadlineTimer = LoopTimer(loop: loop) { [unowned self] in
             perform(machine.timerFired(now: clock.now, jitter: jitter()))
@@ -149,14 +150,26 @@ public final class PostgresConnection {
         perform(machine.connected(now: clock.now))
     }
 
-    /// The connection string's `options` (command-line options for the server) with
-    /// `-c statement_timeout=…ms` after them, so that it wins.
-    static func sessionOptions(_ given: String?, statementTimeout: Duration) -> String {
+    /// The session's options (command-line options for the server): `settings` first, then the
+    /// connection string's `options` (a setting given there wins), then `-c statement_timeout=…ms`,
+    /// so that the backstop wins.
+    static func sessionOptions(_ given: String?, statementTimeout: Duration, settings: [String: String] = [:]) -> String {
         let (seconds, attoseconds) = statementTimeout.components
         let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        let own = "-c statement_timeout=\(milliseconds)"
-        guard let given, !given.allSatisfy(\.isWhitespace) else { return own }
-        return given + " " + own
+        var parts = settings.sorted { $0.key < $1.key }.map { "-c \(optionWord($0.key))=\(optionWord($0.value))" }
+        if let given, !given.allSatisfy(\.isWhitespace) { parts.append(given) }
+        parts.append("-c statement_timeout=\(milliseconds)")
+        return parts.joined(separator: " ")
+    }
+
+    /// A word of libpq's `options`: spaces and backslashes escaped with a backslash.
+    static func optionWord(_ word: String) -> String {
+        var result = ""
+        for character in word {
+            if character == " " || character == "\\" { result.append("\\") }
+            result.append(character)
+        }
+        return result
     }
 
     /// libpq's last error message for this connection, any secret of the connection string in it

@@ -26,7 +26,7 @@ public final class PostgresTodoStore: TodoStore {
     public init(
         configuration: PostgresConfiguration, changesRetained: Int = 10_000, changesPollInterval: Duration = .milliseconds(100)
     ) throws {
-        client = PostgresClient(configuration: configuration)
+        client = PostgresClient(configuration: Self.withGenericPlans(configuration))
         fallbackLoop = try StandaloneLoop()
         health = PostgresStoreHealth()
         feed = PostgresChangeFeed(
@@ -43,6 +43,19 @@ public final class PostgresTodoStore: TodoStore {
             if case .success = result { feed.pollSoon() }
             completion(result)
         }
+    }
+
+    /// `configuration` with `plan_cache_mode=force_generic_plan` unless it sets a plan mode itself
+    /// (in `settings`, or in the connection string's `options`, which wins). Every statement of
+    /// `TodoSQL` is written for a generic plan: the list's page reads its order's index whatever the
+    /// parameters, and the `q=` count is a scan either way. Left to PostgreSQL, the list statement was
+    /// planned again on every execution (a custom plan folds the `CASE` of the `q=` count away, so it
+    /// always looked cheaper than the generic one): 12,944 plans for 12,940 calls in
+    /// `pg_stat_statements`, 258 µs of planning each. A generic plan is made once per connection.
+    static func withGenericPlans(_ configuration: PostgresConfiguration) -> PostgresConfiguration {
+        var configuration = configuration
+        if configuration.settings["plan_cache_mode"] == nil { configuration.settings["plan_cache_mode"] = "force_generic_plan" }
+        return configuration
     }
 
     /// Closes every connection; later calls fail.

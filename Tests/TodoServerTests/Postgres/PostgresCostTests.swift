@@ -1,0 +1,83 @@
+@testable import PostgresLoop
+import Testing
+@testable import TodoServer
+
+/// What the store's statements cost PostgreSQL (issue 22): the list is planned once per connection,
+/// not on every execution; marking a to-do done touches no index.
+@Suite(.enabled(if: PostgresTestCluster.isAvailable))
+struct PostgresCostTests {
+    let cluster = PostgresTestCluster.shared!
+
+    func freshDatabase(_ label: String) throws -> String {
+        let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
+        try cluster.createDatabase(name)
+        return name
+    }
+
+    @Test func theSessionSettingsComeFirstSoThatTheConnectionStringsOwnOptionsWin() {
+        #expect(PostgresConnection.sessionOptions(nil, statementTimeout: .milliseconds(2200), settings: ["plan_cache_mode": "force_generic_plan"])
+            == "-c plan_cache_mode=force_generic_plan -c statement_timeout=2200")
+        #expect(PostgresConnection.sessionOptions(
+            "-c plan_cache_mode=auto", statementTimeout: .milliseconds(110),
+            settings: ["plan_cache_mode": "force_generic_plan", "application_name": "todo server"])
+            == #"-c application_name=todo\ server -c plan_cache_mode=force_generic_plan -c plan_cache_mode=auto -c statement_timeout=110"#)
+        let configuration = PostgresConfiguration(connectionString: "host=/tmp")
+        #expect(PostgresTodoStore.withGenericPlans(configuration).settings == ["plan_cache_mode": "force_generic_plan"])
+        var own = configuration
+        own.settings["plan_cache_mode"] = "auto"
+        #expect(PostgresTodoStore.withGenericPlans(own).settings == ["plan_cache_mode": "auto"])
+    }
+
+    @Test func theListStatementIsPlannedOncePerConnection() async throws {
+        let database = try freshDatabase("plans")
+        let configuration = PostgresTodoStore.withGenericPlans(PostgresConfiguration(
+            connectionString: cluster.connectionString(database: database)))
+        let session = try await PostgresTestSession.open(configuration)
+        defer { session.close() }
+        try await TodoSchema.migrator.migrate(session.connection)
+        #expect(try await session.connection.query("SHOW plan_cache_mode")[0, 0] == "force_generic_plan")
+        let statement = TodoSQL.list(TodoSort(.order, descending: false))
+        for index in 0..<12 {
+            let query = TodoQuery(completed: index % 3 == 0 ? true : nil, titleContains: index % 4 == 0 ? "x" : nil, limit: 20, offset: 0)
+            _ = try await session.connection.query(.prepared(statement), TodoSQL.listParameters(query))
+        }
+        let plans = try await session.connection.query(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1", [statement.name])
+        #expect(plans.values == ["12", "0"])
+    }
+
+    /// Version 5: a PATCH of `completed` (the store's own statement) writes no index entry.
+    @Test func markingAToDoDoneOrNotDoneIsAHotUpdate() async throws {
+        let database = try freshDatabase("hot")
+        let session = try await PostgresTestSession.open(cluster, database: database)
+        defer { session.close() }
+        try await TodoSchema.migrator.migrate(session.connection)
+        let id = "8f0c2f1e-0000-4000-8000-000000000001"
+        let todo = Todo(
+            id: id, title: "hot", completed: false, order: 3, dueDate: CalendarDay("2026-11-30"),
+            createdAt: Timestamp(millisecondsSinceEpoch: 1_763_812_800_000), updatedAt: Timestamp(millisecondsSinceEpoch: 1_763_812_800_000),
+            revision: 1)
+        _ = try await session.connection.query(.prepared(TodoSQL.insert), TodoSQL.insertParameters(todo))
+        for (index, completed) in [true, false, true, false, true, false].enumerated() {
+            let rows = try await session.connection.query(.prepared(TodoSQL.update), TodoSQL.updateParameters(
+                id: id, title: nil, completed: completed, order: nil, dueDate: nil, condition: TodoSQL.Condition(),
+                at: Timestamp(millisecondsSinceEpoch: 1_763_812_800_001 + Int64(index))))
+            #expect(rows[0, 0] == "updated")
+        }
+        _ = try await session.connection.query("SELECT pg_stat_force_next_flush()")
+        let counts = try await session.connection.query(
+            "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'todos'")
+        #expect(counts.values == ["6", "6"])
+        // The done one is not upcoming; the open one is, from the index.
+        let monday = CalendarDay("2026-11-23")!
+        let upcoming = try await session.connection.query(
+            .prepared(TodoSQL.upcoming), TodoSQL.upcomingParameters(from: monday, through: monday.adding(days: 7)))
+        #expect(TodoRowDecoder.todos(upcoming)?.map(\.id) == [id])
+        _ = try await session.connection.query(.prepared(TodoSQL.update), TodoSQL.updateParameters(
+            id: id, title: nil, completed: true, order: nil, dueDate: nil, condition: TodoSQL.Condition(),
+            at: Timestamp(millisecondsSinceEpoch: 1_763_812_900_000)))
+        let none = try await session.connection.query(
+            .prepared(TodoSQL.upcoming), TodoSQL.upcomingParameters(from: monday, through: monday.adding(days: 7)))
+        #expect(TodoRowDecoder.todos(none)?.isEmpty == true)
+    }
+}
