@@ -1,8 +1,9 @@
 import Foundation
 import LockTracing
-import Synchronization
 import PostgresLoop
+import Synchronization
 import Testing
+
 @testable import TodoServer
 
 /// Start-up with `databaseUrl`, as an operator runs the server: the schema is migrated before the
@@ -15,7 +16,9 @@ struct DatabaseStartupEndToEndTests {
         defer { try? FileManager.default.removeItem(atPath: socketDirectory) }
         let server = try ServerProcess(
             arguments: ["--port", "0", "--host", "127.0.0.1"],
-            environment: ["TODO_DATABASE_URL": "host=\(socketDirectory) port=5999 dbname=todo user=todo password=s3cret sslpassword=hunter2"])
+            environment: [
+                "TODO_DATABASE_URL": "host=\(socketDirectory) port=5999 dbname=todo user=todo password=s3cret sslpassword=hunter2"
+            ])
         #expect(server.waitForExit() == 4)
         let line = try #require(server.lines(containing: "cannot reach the database").first)
         #expect(line.contains("password=*** sslpassword=***"), "\(line)")
@@ -41,9 +44,10 @@ struct DatabaseStartupEndToEndTests {
     /// reason a request and `/healthz` give while the database cannot be reached.
     @Test func aSecretInLibpqsMessageIsMaskedInTheStoresReasons() throws {
         let socketDirectory = "/tmp/todo-hunter2-\(UInt32.random(in: 0...UInt32.max))"
-        let store = try PostgresTodoStore(configuration: PostgresConfiguration(
-            connectionString: "host=\(socketDirectory) port=5999 dbname=todo user=todo password=hunter2",
-            timing: PostgresTiming(requestTimeout: .seconds(5), connectTimeout: .seconds(5))))
+        let store = try PostgresTodoStore(
+            configuration: PostgresConfiguration(
+                connectionString: "host=\(socketDirectory) port=5999 dbname=todo user=todo password=hunter2",
+                timing: PostgresTiming(requestTimeout: .seconds(5), connectTimeout: .seconds(5))))
         defer { store.close() }
         let reason = Mutex<String?>(nil)
         store.statistics { result in
@@ -73,7 +77,8 @@ struct DatabaseStartupEndToEndTests {
         defer { session.close() }
         let versions = try await session.connection.query("SELECT version FROM schema_migrations ORDER BY version")
         #expect(versions.values == every)
-        let created = try TestHTTPClient(port: port).request("POST", "/todos", headers: [("Content-Type", "application/json")], body: #"{"title":"in the database"}"#)
+        let created = try TestHTTPClient(port: port).request(
+            "POST", "/todos", headers: [("Content-Type", "application/json")], body: #"{"title":"in the database"}"#)
         #expect(created.status == 201)
         let rows = try await session.connection.query("SELECT id::text, title, revision FROM todos")
         #expect(rows.values == [created.object["id"] as? String, "in the database", "1"])
@@ -95,7 +100,9 @@ struct DatabaseStartupEndToEndTests {
             arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", cluster.connectionString(database: database)])
         #expect(server.waitForExit() == 4)
         let line = try #require(server.lines(containing: "the database schema is newer than this build").first)
-        #expect(line.contains("the database schema is version \(known + 97), newer than version \(known), the newest this build knows"), "\(line)")
+        #expect(
+            line.contains("the database schema is version \(known + 97), newer than version \(known), the newest this build knows"),
+            "\(line)")
         #expect(server.lines(containing: "listening").isEmpty)
         let versions = try await session.connection.query("SELECT max(version) FROM schema_migrations")
         #expect(versions.values == [String(known + 97)])

@@ -1,5 +1,6 @@
-@testable import PostgresLoop
 import Testing
+
+@testable import PostgresLoop
 @testable import TodoServer
 
 /// What the store's statements cost PostgreSQL (issue 22): the list is planned once per connection,
@@ -15,12 +16,16 @@ struct PostgresCostTests {
     }
 
     @Test func theSessionSettingsComeFirstSoThatTheConnectionStringsOwnOptionsWin() {
-        #expect(PostgresConnection.sessionOptions(nil, statementTimeout: .milliseconds(2200), settings: ["plan_cache_mode": "force_generic_plan"])
-            == "-c plan_cache_mode=force_generic_plan -c statement_timeout=2200")
-        #expect(PostgresConnection.sessionOptions(
-            "-c plan_cache_mode=auto", statementTimeout: .milliseconds(110),
-            settings: ["plan_cache_mode": "force_generic_plan", "application_name": "todo server"])
-            == #"-c application_name=todo\ server -c plan_cache_mode=force_generic_plan -c plan_cache_mode=auto -c statement_timeout=110"#)
+        #expect(
+            PostgresConnection.sessionOptions(
+                nil, statementTimeout: .milliseconds(2200), settings: ["plan_cache_mode": "force_generic_plan"])
+                == "-c plan_cache_mode=force_generic_plan -c statement_timeout=2200")
+        #expect(
+            PostgresConnection.sessionOptions(
+                "-c plan_cache_mode=auto", statementTimeout: .milliseconds(110),
+                settings: ["plan_cache_mode": "force_generic_plan", "application_name": "todo server"])
+                == #"-c application_name=todo\ server -c plan_cache_mode=force_generic_plan -c plan_cache_mode=auto -c statement_timeout=110"#
+        )
         let configuration = PostgresConfiguration(connectionString: "host=/tmp")
         #expect(PostgresTodoStore.withGenericPlans(configuration).settings == ["plan_cache_mode": "force_generic_plan"])
         var own = configuration
@@ -30,8 +35,9 @@ struct PostgresCostTests {
 
     @Test func theListStatementIsPlannedOncePerConnection() async throws {
         let database = try freshDatabase("plans")
-        let configuration = PostgresTodoStore.withGenericPlans(PostgresConfiguration(
-            connectionString: cluster.connectionString(database: database)))
+        let configuration = PostgresTodoStore.withGenericPlans(
+            PostgresConfiguration(
+                connectionString: cluster.connectionString(database: database)))
         let session = try await PostgresTestSession.open(configuration)
         defer { session.close() }
         try await TodoSchema.migrator.migrate(session.connection)
@@ -55,13 +61,16 @@ struct PostgresCostTests {
         let id = "8f0c2f1e-0000-4000-8000-000000000001"
         let todo = Todo(
             id: id, title: "hot", completed: false, order: 3, dueDate: CalendarDay("2026-11-30"),
-            createdAt: Timestamp(millisecondsSinceEpoch: 1_763_812_800_000), updatedAt: Timestamp(millisecondsSinceEpoch: 1_763_812_800_000),
+            createdAt: Timestamp(millisecondsSinceEpoch: 1_763_812_800_000),
+            updatedAt: Timestamp(millisecondsSinceEpoch: 1_763_812_800_000),
             revision: 1)
         _ = try await session.connection.query(.prepared(TodoSQL.insert), TodoSQL.insertParameters(todo))
         for (index, completed) in [true, false, true, false, true, false].enumerated() {
-            let rows = try await session.connection.query(.prepared(TodoSQL.update), TodoSQL.updateParameters(
-                id: id, title: nil, completed: completed, order: nil, dueDate: nil, condition: TodoSQL.Condition(),
-                at: Timestamp(millisecondsSinceEpoch: 1_763_812_800_001 + Int64(index))))
+            let rows = try await session.connection.query(
+                .prepared(TodoSQL.update),
+                TodoSQL.updateParameters(
+                    id: id, title: nil, completed: completed, order: nil, dueDate: nil, condition: TodoSQL.Condition(),
+                    at: Timestamp(millisecondsSinceEpoch: 1_763_812_800_001 + Int64(index))))
             #expect(rows[0, 0] == "updated")
         }
         _ = try await session.connection.query("SELECT pg_stat_force_next_flush()")
@@ -73,9 +82,11 @@ struct PostgresCostTests {
         let upcoming = try await session.connection.query(
             .prepared(TodoSQL.upcoming), TodoSQL.upcomingParameters(from: monday, through: monday.adding(days: 7)))
         #expect(TodoRowDecoder.todos(upcoming)?.map(\.id) == [id])
-        _ = try await session.connection.query(.prepared(TodoSQL.update), TodoSQL.updateParameters(
-            id: id, title: nil, completed: true, order: nil, dueDate: nil, condition: TodoSQL.Condition(),
-            at: Timestamp(millisecondsSinceEpoch: 1_763_812_900_000)))
+        _ = try await session.connection.query(
+            .prepared(TodoSQL.update),
+            TodoSQL.updateParameters(
+                id: id, title: nil, completed: true, order: nil, dueDate: nil, condition: TodoSQL.Condition(),
+                at: Timestamp(millisecondsSinceEpoch: 1_763_812_900_000)))
         let none = try await session.connection.query(
             .prepared(TodoSQL.upcoming), TodoSQL.upcomingParameters(from: monday, through: monday.adding(days: 7)))
         #expect(TodoRowDecoder.todos(none)?.isEmpty == true)

@@ -79,9 +79,11 @@ struct PostgresMigratorTests {
     }
 
     @Test func twoMigratorsStartingTogetherNeverFail() async throws {
-        let migrator = PostgresMigrator(migrations: TodoSchema.migrations + [
-            PostgresMigration(version: TodoSchema.migrator.newestVersion + 1, name: "notes", statements: ["ALTER TABLE todos ADD COLUMN note text"]),
-        ], lockKey: TodoSchema.migrationLockKey)
+        let migrator = PostgresMigrator(
+            migrations: TodoSchema.migrations + [
+                PostgresMigration(
+                    version: TodoSchema.migrator.newestVersion + 1, name: "notes", statements: ["ALTER TABLE todos ADD COLUMN note text"])
+            ], lockKey: TodoSchema.migrationLockKey)
         for round in 1...20 {
             let database = try freshDatabase("race")
             // The second waits on the first's advisory lock: the request time-out (5 s by default)

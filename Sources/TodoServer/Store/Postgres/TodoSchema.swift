@@ -69,10 +69,12 @@ public enum TodoSchema {
         // added an entry to each of the table's other indexes (`n_tup_hot_upd` stayed 0) and left
         // the old ones to vacuum. The index now holds every to-do with a due date; `upcoming` skips
         // the done ones in its range on the table.
-        PostgresMigration(version: 5, name: "hot_completed", statements: [
-            "DROP INDEX todos_upcoming",
-            "CREATE INDEX todos_upcoming ON todos (due_date) WHERE due_date IS NOT NULL",
-        ]),
+        PostgresMigration(
+            version: 5, name: "hot_completed",
+            statements: [
+                "DROP INDEX todos_upcoming",
+                "CREATE INDEX todos_upcoming ON todos (due_date) WHERE due_date IS NOT NULL",
+            ]),
     ]
 
     public static var migrator: PostgresMigrator {
