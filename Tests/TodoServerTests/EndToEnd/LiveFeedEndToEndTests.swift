@@ -129,73 +129,75 @@ func follow(_ stream: EventStreamClient, into mirror: inout MirroredTodos, until
     return seen
 }
 
-@Suite("End to end: the live change feed on every store")
-struct LiveFeedStoresEndToEndTests {
-    @Test(
-        "list, then subscribe at the list's position, under concurrent writers: nothing missed, nothing twice",
-        arguments: StoreKind.available)
-    func listThenSubscribe(kind: StoreKind) async throws {
-        let store = try await ContractStore(kind)
-        let server = try LiveServer(store: store.store)
-        for index in 0..<5 { _ = try server.request("POST", "/todos", body: #"{"title":"seed \#(index)"}"#) }
-        let seed = UInt64.random(in: 0...UInt64.max)
-        print("LiveFeed listThenSubscribe seed: \(seed)")
-        let writers = FeedWriters(ports: [server.port, server.port], rounds: 60, seed: seed)
-        let (items, position) = try server.listing()
-        let stream = try server.subscribe(after: position)
-        #expect(stream.status == 200)
-        #expect(stream.header("Content-Type") == "text/event-stream")
-        writers.wait()
-        // A last change after every writer's: once it is heard, everything before it was.
-        let marker = try #require(try server.request("POST", "/todos", body: #"{"title":"marker"}"#).object["id"] as? String)
-        let expected = try server.revisions()
-        var mirror = MirroredTodos(listing: items)
-        // The page carries no revisions: a listed to-do holds 0 until an event tells its revision.
-        var seen: [ServerSentEvent] = []
-        while mirror.revisions[marker] == nil {
-            guard let event = try stream.nextEvent() else { break }
-            seen.append(event)
-            mirror.apply(event)
+extension LiveFeedOnPostgres {
+    @Suite("End to end: the live change feed on every store")
+    struct LiveFeedStoresEndToEndTests {
+        @Test(
+            "list, then subscribe at the list's position, under concurrent writers: nothing missed, nothing twice",
+            arguments: StoreKind.available)
+        func listThenSubscribe(kind: StoreKind) async throws {
+            let store = try await ContractStore(kind, feeds: true)
+            let server = try LiveServer(store: store.store)
+            for index in 0..<5 { _ = try server.request("POST", "/todos", body: #"{"title":"seed \#(index)"}"#) }
+            let seed = UInt64.random(in: 0...UInt64.max)
+            print("LiveFeed listThenSubscribe seed: \(seed)")
+            let writers = FeedWriters(ports: [server.port, server.port], rounds: 60, seed: seed)
+            let (items, position) = try server.listing()
+            let stream = try server.subscribe(after: position)
+            #expect(stream.status == 200)
+            #expect(stream.header("Content-Type") == "text/event-stream")
+            writers.wait()
+            // A last change after every writer's: once it is heard, everything before it was.
+            let marker = try #require(try server.request("POST", "/todos", body: #"{"title":"marker"}"#).object["id"] as? String)
+            let expected = try server.revisions()
+            var mirror = MirroredTodos(listing: items)
+            // The page carries no revisions: a listed to-do holds 0 until an event tells its revision.
+            var seen: [ServerSentEvent] = []
+            while mirror.revisions[marker] == nil {
+                guard let event = try stream.nextEvent() else { break }
+                seen.append(event)
+                mirror.apply(event)
+            }
+            #expect(mirror.contradictions.isEmpty, "\(mirror)")
+            #expect(mirror.ids == Set(expected.keys))
+            for (id, revision) in mirror.revisions where revision != 0 { #expect(expected[id] == revision, "\(id)") }
+            let ids = seen.compactMap(\.id)
+            #expect(Set(ids).count == ids.count, "positions are unique")
+            withExtendedLifetime(store) {}
         }
-        #expect(mirror.contradictions.isEmpty, "\(mirror)")
-        #expect(mirror.ids == Set(expected.keys))
-        for (id, revision) in mirror.revisions where revision != 0 { #expect(expected[id] == revision, "\(id)") }
-        let ids = seen.compactMap(\.id)
-        #expect(Set(ids).count == ids.count, "positions are unique")
-        withExtendedLifetime(store) {}
-    }
 
-    @Test("a client that reconnects with Last-Event-ID gets exactly what it missed, in order", arguments: StoreKind.available)
-    func resume(kind: StoreKind) async throws {
-        let store = try await ContractStore(kind)
-        let server = try LiveServer(store: store.store)
-        let first = try server.subscribe()
-        let a = try server.request("POST", "/todos", body: #"{"title":"a"}"#)
-        let aID = try #require(a.object["id"] as? String)
-        let seen = try #require(try first.nextEvent())
-        #expect(seen.event == "created")
-        let lastSeen = try #require(seen.id)
-        // Gone; meanwhile three changes.
-        first.client.reset()
-        let b = try server.request("POST", "/todos", body: #"{"title":"b"}"#)
-        _ = try server.request("PATCH", "/todos/\(aID)", body: #"{"completed":true}"#)
-        _ = try server.request("DELETE", "/todos/\(aID)")
-        let again = try server.subscribe(headers: [("Last-Event-ID", lastSeen)])
-        let missed = try again.events(3)
-        #expect(missed.map(\.event) == ["created", "updated", "deleted"])
-        #expect((missed[0].object["todo"] as? [String: Any])?["id"] as? String == b.object["id"] as? String)
-        #expect((missed[1].object["todo"] as? [String: Any])?["completed"] as? Bool == true)
-        #expect(missed[1].object["etag"] as? String == "\"2\"")
-        #expect(missed[2].object["id"] as? String == aID)
-        // Then live.
-        _ = try server.request("DELETE", "/todos")
-        #expect(try again.nextEvent()?.event == "cleared")
-        // The header wins over the URL's lastEventId (EventSource keeps the URL it was opened with).
-        let both = try server.subscribe(after: "stale-position", headers: [("Last-Event-ID", try #require(missed[2].id))])
-        _ = try server.request("POST", "/todos", body: #"{"title":"c"}"#)
-        let next = try both.events(2)
-        #expect(next.map(\.event) == ["cleared", "created"])
-        withExtendedLifetime(store) {}
+        @Test("a client that reconnects with Last-Event-ID gets exactly what it missed, in order", arguments: StoreKind.available)
+        func resume(kind: StoreKind) async throws {
+            let store = try await ContractStore(kind, feeds: true)
+            let server = try LiveServer(store: store.store)
+            let first = try server.subscribe()
+            let a = try server.request("POST", "/todos", body: #"{"title":"a"}"#)
+            let aID = try #require(a.object["id"] as? String)
+            let seen = try #require(try first.nextEvent())
+            #expect(seen.event == "created")
+            let lastSeen = try #require(seen.id)
+            // Gone; meanwhile three changes.
+            first.client.reset()
+            let b = try server.request("POST", "/todos", body: #"{"title":"b"}"#)
+            _ = try server.request("PATCH", "/todos/\(aID)", body: #"{"completed":true}"#)
+            _ = try server.request("DELETE", "/todos/\(aID)")
+            let again = try server.subscribe(headers: [("Last-Event-ID", lastSeen)])
+            let missed = try again.events(3)
+            #expect(missed.map(\.event) == ["created", "updated", "deleted"])
+            #expect((missed[0].object["todo"] as? [String: Any])?["id"] as? String == b.object["id"] as? String)
+            #expect((missed[1].object["todo"] as? [String: Any])?["completed"] as? Bool == true)
+            #expect(missed[1].object["etag"] as? String == "\"2\"")
+            #expect(missed[2].object["id"] as? String == aID)
+            // Then live.
+            _ = try server.request("DELETE", "/todos")
+            #expect(try again.nextEvent()?.event == "cleared")
+            // The header wins over the URL's lastEventId (EventSource keeps the URL it was opened with).
+            let both = try server.subscribe(after: "stale-position", headers: [("Last-Event-ID", try #require(missed[2].id))])
+            _ = try server.request("POST", "/todos", body: #"{"title":"c"}"#)
+            let next = try both.events(2)
+            #expect(next.map(\.event) == ["cleared", "created"])
+            withExtendedLifetime(store) {}
+        }
     }
 }
 

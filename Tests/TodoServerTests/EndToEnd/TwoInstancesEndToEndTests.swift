@@ -13,8 +13,9 @@ struct TwoInstancesEndToEndTests {
         private let stores: [PostgresTodoStore]
         let configuration: PostgresConfiguration
 
-        init() async throws {
-            let configuration = try await ContractStore.freshDatabase("pair")
+        /// `feeds`: on the live feed's cluster.
+        init(feeds: Bool = false) async throws {
+            let configuration = try await ContractStore.freshDatabase("pair", feeds: feeds)
             self.configuration = configuration
             let storeA = try PostgresTodoStore(configuration: configuration)
             let storeB = try PostgresTodoStore(configuration: configuration)

@@ -4,105 +4,115 @@ import Testing
 
 @testable import TodoServer
 
+/// The suites that wait for the PostgreSQL change feed, one test at a time, on their own cluster
+/// (`PostgresTestCluster.feeds`). The feed delivers a change once every older transaction of the
+/// cluster has finished; a test that waits for it blocks one of the few threads that Swift
+/// Testing runs tests on, and a migration on the same cluster (an open transaction) needs such a
+/// thread to finish: two such waits at once waited for each other's migration.
+@Suite(.serialized)
+enum LiveFeedOnPostgres {}
+
 /// The PostgreSQL store's change log, read from `todo_events` by the store's own poller.
-@Suite(.enabled(if: PostgresTestCluster.isAvailable))
-struct PostgresChangeFeedTests {
-    /// Waits for `count` changes after `cursor` in `log`.
-    private func changes(in log: ChangeLog, after cursor: ChangeCursor, count: Int) -> [StoreChange] {
-        eventually {
-            guard case .changes(let changes) = log.replay(after: cursor), changes.count >= count else { return nil }
-            return changes
-        } ?? []
-    }
+extension LiveFeedOnPostgres {
+    @Suite(.enabled(if: PostgresTestCluster.isAvailable))
+    struct PostgresChangeFeedTests {
+        /// Waits for `count` changes after `cursor` in `log`.
+        private func changes(in log: ChangeLog, after cursor: ChangeCursor, count: Int) -> [StoreChange] {
+            eventually {
+                guard case .changes(let changes) = log.replay(after: cursor), changes.count >= count else { return nil }
+                return changes
+            } ?? []
+        }
 
-    @Test func positionsFollowTransactionIdsAsNumbersAcrossADigitBoundary() async throws {
-        let configuration = try await ContractStore.freshDatabase("feed_digits")
-        // Transaction ids up to 5 below the next multiple of 1,000: the changes' ids then go from
-        // three digits to four (sorted as text, "1000" came before "996", and a reader lost changes).
-        let session = try await PostgresTestSession.open(configuration)
-        defer { session.close() }
-        let current = try #require(try session.blockingQuery("SELECT pg_current_xact_id()::text")?.get()[0, 0].flatMap { UInt64($0) })
-        let burn = (1_000 - Int(current % 1_000) - 5 + 1_000) % 1_000
-        if burn > 0 {
-            _ = try session.blockingQuery(
-                "DO $$ BEGIN FOR i IN 1..\(burn) LOOP PERFORM pg_current_xact_id(); COMMIT; END LOOP; END $$")?.get()
-        }
-        let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .milliseconds(20))
-        defer { store.close() }
-        let start = store.changes.head
-        var ids: [String] = []
-        for number in 0..<12 {
-            let todo = TodoSQLTests.todo(number, title: "n\(number)")
-            _ = try await withCheckedThrowingContinuation { continuation in
-                store.insert(todo) { continuation.resume(with: $0) }
+        @Test func positionsFollowTransactionIdsAsNumbersAcrossADigitBoundary() async throws {
+            let configuration = try await ContractStore.freshDatabase("feed_digits", feeds: true)
+            // Transaction ids up to 5 below the next multiple of 1,000: the changes' ids then go from
+            // three digits to four (sorted as text, "1000" came before "996", and a reader lost changes).
+            let session = try await PostgresTestSession.open(configuration)
+            defer { session.close() }
+            let current = try #require(try session.blockingQuery("SELECT pg_current_xact_id()::text")?.get()[0, 0].flatMap { UInt64($0) })
+            let burn = (1_000 - Int(current % 1_000) - 5 + 1_000) % 1_000
+            if burn > 0 {
+                _ = try session.blockingQuery(
+                    "DO $$ BEGIN FOR i IN 1..\(burn) LOOP PERFORM pg_current_xact_id(); COMMIT; END LOOP; END $$")?.get()
             }
-            ids.append(todo.id)
+            let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .milliseconds(20))
+            defer { store.close() }
+            let start = store.changes.head
+            var ids: [String] = []
+            for number in 0..<12 {
+                let todo = TodoSQLTests.todo(number, title: "n\(number)")
+                _ = try await withCheckedThrowingContinuation { continuation in
+                    store.insert(todo) { continuation.resume(with: $0) }
+                }
+                ids.append(todo.id)
+            }
+            let changes = changes(in: store.changes, after: start, count: 12)
+            #expect(changes.count == 12)
+            let created = changes.compactMap { change -> String? in
+                if case .created(let todo) = change.kind { return todo.id }
+                return nil
+            }
+            #expect(created == ids)
+            #expect(changes.map(\.position) == changes.map(\.position).sorted())
+            #expect(changes.contains { $0.position.major < 1_000 * (current / 1_000 + 1) })
+            #expect(changes.contains { $0.position.major >= 1_000 * (current / 1_000 + 1) })
+            // The reader's statement itself, over the whole boundary in one answer: in order.
+            let rows = try #require(try session.blockingQuery(TodoSQL.eventsAfter.sql, ["0", "0", "1000"])?.get())
+            let read = PostgresChangeFeed.changes(rows).map(\.position)
+            #expect(read.count == 12)
+            #expect(read == read.sorted())
         }
-        let changes = changes(in: store.changes, after: start, count: 12)
-        #expect(changes.count == 12)
-        let created = changes.compactMap { change -> String? in
-            if case .created(let todo) = change.kind { return todo.id }
-            return nil
-        }
-        #expect(created == ids)
-        #expect(changes.map(\.position) == changes.map(\.position).sorted())
-        #expect(changes.contains { $0.position.major < 1_000 * (current / 1_000 + 1) })
-        #expect(changes.contains { $0.position.major >= 1_000 * (current / 1_000 + 1) })
-        // The reader's statement itself, over the whole boundary in one answer: in order.
-        let rows = try #require(try session.blockingQuery(TodoSQL.eventsAfter.sql, ["0", "0", "1000"])?.get())
-        let read = PostgresChangeFeed.changes(rows).map(\.position)
-        #expect(read.count == 12)
-        #expect(read == read.sorted())
-    }
 
-    @Test func aListingReportsItsSnapshotAndTheChangesAfterItAreExactlyThoseItDidNotSee() async throws {
-        let configuration = try await ContractStore.freshDatabase("feed_listing")
-        let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .milliseconds(20))
-        defer { store.close() }
-        func insert(_ number: Int) async throws {
-            _ = try await withCheckedThrowingContinuation { continuation in
-                store.insert(TodoSQLTests.todo(number)) { continuation.resume(with: $0) }
+        @Test func aListingReportsItsSnapshotAndTheChangesAfterItAreExactlyThoseItDidNotSee() async throws {
+            let configuration = try await ContractStore.freshDatabase("feed_listing", feeds: true)
+            let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .milliseconds(20))
+            defer { store.close() }
+            func insert(_ number: Int) async throws {
+                _ = try await withCheckedThrowingContinuation { continuation in
+                    store.insert(TodoSQLTests.todo(number)) { continuation.resume(with: $0) }
+                }
             }
+            try await insert(1)
+            let page = try await withCheckedThrowingContinuation { continuation in
+                store.list(TodoQuery()) { continuation.resume(with: $0) }
+            }
+            let cursor = try #require(page.lastChange)
+            #expect(page.items.count == 1)
+            try await insert(2)
+            try await insert(3)
+            let after = changes(in: store.changes, after: cursor, count: 2)
+            #expect(after.count == 2)
+            #expect(after.map { if case .created(let todo) = $0.kind { todo.id } else { "" } } == [TodoSQLTests.id(2), TodoSQLTests.id(3)])
+            // The token carries the cursor to any instance: the same one, read back.
+            #expect(ChangeCursor(token: cursor.token(tag: store.changes.tag), tag: "p") == cursor)
         }
-        try await insert(1)
-        let page = try await withCheckedThrowingContinuation { continuation in
-            store.list(TodoQuery()) { continuation.resume(with: $0) }
-        }
-        let cursor = try #require(page.lastChange)
-        #expect(page.items.count == 1)
-        try await insert(2)
-        try await insert(3)
-        let after = changes(in: store.changes, after: cursor, count: 2)
-        #expect(after.count == 2)
-        #expect(after.map { if case .created(let todo) = $0.kind { todo.id } else { "" } } == [TodoSQLTests.id(2), TodoSQLTests.id(3)])
-        // The token carries the cursor to any instance: the same one, read back.
-        #expect(ChangeCursor(token: cursor.token(tag: store.changes.tag), tag: "p") == cursor)
-    }
 
-    @Test func theTableIsPrunedToWhatIsRetainedAndOlderPositionsGetAResync() async throws {
-        let configuration = try await ContractStore.freshDatabase("feed_prune")
-        let store = try PostgresTodoStore(configuration: configuration, changesRetained: 3, changesPollInterval: .milliseconds(10))
-        defer { store.close() }
-        let start = store.changes.head
-        for number in 0..<8 {
-            _ = try await withCheckedThrowingContinuation { continuation in
-                store.insert(TodoSQLTests.todo(number)) { continuation.resume(with: $0) }
+        @Test func theTableIsPrunedToWhatIsRetainedAndOlderPositionsGetAResync() async throws {
+            let configuration = try await ContractStore.freshDatabase("feed_prune", feeds: true)
+            let store = try PostgresTodoStore(configuration: configuration, changesRetained: 3, changesPollInterval: .milliseconds(10))
+            defer { store.close() }
+            let start = store.changes.head
+            for number in 0..<8 {
+                _ = try await withCheckedThrowingContinuation { continuation in
+                    store.insert(TodoSQLTests.todo(number)) { continuation.resume(with: $0) }
+                }
             }
+            // Pruned every 10 s of polls: here every 1,000 polls of 10 ms... wait for the table instead.
+            let session = try await PostgresTestSession.open(configuration)
+            defer { session.close() }
+            _ = try session.blockingQuery("SELECT todo_events_prune(3)")?.get()
+            let left = try session.blockingQuery("SELECT count(*) FROM todo_events")?.get()[0, 0]
+            #expect(left == "3")
+            let floor = try session.blockingQuery("SELECT seq FROM todo_event_floor")?.get()[0, 0]
+            #expect(floor == "5")
+            #expect(eventually { store.changes.retainedCount == 3 })
+            #expect(store.changes.replay(after: start) == .resync(head: store.changes.head))
+            // A store started now begins its window at the floor.
+            let fresh = try PostgresTodoStore(configuration: configuration, changesRetained: 10)
+            defer { fresh.close() }
+            #expect(eventually { fresh.changes.retainedCount == 3 })
+            if case .resync = fresh.changes.replay(after: start) {} else { Issue.record("a position before the floor must resync") }
         }
-        // Pruned every 10 s of polls: here every 1,000 polls of 10 ms... wait for the table instead.
-        let session = try await PostgresTestSession.open(configuration)
-        defer { session.close() }
-        _ = try session.blockingQuery("SELECT todo_events_prune(3)")?.get()
-        let left = try session.blockingQuery("SELECT count(*) FROM todo_events")?.get()[0, 0]
-        #expect(left == "3")
-        let floor = try session.blockingQuery("SELECT seq FROM todo_event_floor")?.get()[0, 0]
-        #expect(floor == "5")
-        #expect(eventually { store.changes.retainedCount == 3 })
-        #expect(store.changes.replay(after: start) == .resync(head: store.changes.head))
-        // A store started now begins its window at the floor.
-        let fresh = try PostgresTodoStore(configuration: configuration, changesRetained: 10)
-        defer { fresh.close() }
-        #expect(eventually { fresh.changes.retainedCount == 3 })
-        if case .resync = fresh.changes.replay(after: start) {} else { Issue.record("a position before the floor must resync") }
     }
 }

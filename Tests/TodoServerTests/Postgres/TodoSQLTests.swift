@@ -56,7 +56,8 @@ struct TodoSQLTests {
 
     func list(_ session: PostgresTestSession, _ query: TodoQuery) async throws -> (ids: [String], total: Int) {
         let rows = try await run(session, TodoSQL.list(query.sort), TodoSQL.listParameters(query))
-        let todos = try #require(TodoRowDecoder.todos(rows, first: 1))
+        let todos = try #require(TodoRowDecoder.todos(rows, first: 2))
+        #expect(rows[0, 1].flatMap { TransactionSnapshot(postgresText: $0) } != nil, "the list reports its snapshot")
         return (todos.map(\.id), Int(try #require(rows[0, 0]))!)
     }
 

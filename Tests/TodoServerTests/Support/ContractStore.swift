@@ -23,7 +23,8 @@ final class ContractStore {
     private let directory: DurableTodoStoreTests.DataDirectory?
     private let postgres: PostgresTodoStore?
 
-    init(_ kind: StoreKind) async throws {
+    /// `feeds`: on the live feed's cluster (`PostgresTestCluster.feeds`).
+    init(_ kind: StoreKind, feeds: Bool = false) async throws {
         switch kind {
         case .memory:
             store = InMemoryTodoStore()
@@ -35,7 +36,7 @@ final class ContractStore {
             self.directory = directory
             postgres = nil
         case .postgres:
-            let configuration = try await Self.freshDatabase("contract")
+            let configuration = try await Self.freshDatabase("contract", feeds: feeds)
             let store = try PostgresTodoStore(configuration: configuration)
             self.store = store
             postgres = store
@@ -49,10 +50,12 @@ final class ContractStore {
     }
 
     /// A new database on the shared test cluster with the schema migrated; its configuration.
-    static func freshDatabase(_ label: String, timing: PostgresTiming = PostgresTiming(requestTimeout: .seconds(10))) async throws
+    static func freshDatabase(
+        _ label: String, timing: PostgresTiming = PostgresTiming(requestTimeout: .seconds(10)), feeds: Bool = false
+    ) async throws
         -> PostgresConfiguration
     {
-        let cluster = try #require(PostgresTestCluster.shared)
+        let cluster = try #require(feeds ? PostgresTestCluster.feeds : PostgresTestCluster.shared)
         let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
         try cluster.createDatabase(name)
         let configuration = PostgresConfiguration(connectionString: cluster.connectionString(database: name), timing: timing)

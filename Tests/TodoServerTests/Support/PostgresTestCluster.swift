@@ -28,24 +28,35 @@ final class PostgresTestCluster: Sendable {
     }
 
     /// One cluster for the whole test run, for tests that do not stop or freeze it; stopped at exit.
-    static let shared: PostgresTestCluster? = {
+    static let shared: PostgresTestCluster? = startShared()
+
+    /// A second one for the live feed's tests: the feed delivers a change once every older
+    /// transaction of the whole cluster has finished, and other tests hold transactions open on
+    /// purpose (a row locked to stall a statement), which would hold the feed back meanwhile.
+    static let feeds: PostgresTestCluster? = startShared()
+
+    private static func startShared() -> PostgresTestCluster? {
         guard isAvailable else { return nil }
         do {
             let cluster = try PostgresTestCluster()
-            sharedDirectory.withTracedLock { $0 = cluster.directory }
-            atexit { PostgresTestCluster.stopShared() }
+            let first = sharedDirectories.withTracedLock { directories in
+                directories.append(cluster.directory)
+                return directories.count == 1
+            }
+            if first { atexit { PostgresTestCluster.stopShared() } }
             return cluster
         } catch {
-            print("cannot start the shared PostgreSQL test cluster: \(error)")
+            print("cannot start a shared PostgreSQL test cluster: \(error)")
             return nil
         }
-    }()
+    }
 
-    private static let sharedDirectory = Mutex<String?>(nil)
+    private static let sharedDirectories = Mutex<[String]>([])
 
     private static func stopShared() {
-        guard let directory = sharedDirectory.withTracedLock({ $0 }) else { return }
-        PostgresTestCluster.stop(directory: directory, owner: getuid() == 0 ? "postgres" : nil)
+        for directory in sharedDirectories.withTracedLock({ $0 }) {
+            PostgresTestCluster.stop(directory: directory, owner: getuid() == 0 ? "postgres" : nil)
+        }
     }
 
     struct Failure: Error, CustomStringConvertible {
