@@ -348,6 +348,16 @@ struct LiveFeedEndToEndTests {
         let stream = try server.subscribe(headers: [("Origin", "http://app.example")])
         #expect(stream.header("Access-Control-Allow-Origin") == "http://app.example")
         #expect(stream.header("Access-Control-Allow-Credentials") == "true")
+        let preflight = try server.request(
+            "OPTIONS", "/todos/events",
+            headers: [
+                ("Origin", "http://app.example"), ("Access-Control-Request-Method", "GET"),
+                ("Access-Control-Request-Headers", "last-event-id"),
+            ])
+        #expect(preflight.status == 204)
+        #expect(preflight.header("Access-Control-Allow-Origin") == "http://app.example")
+        #expect(preflight.header("Access-Control-Allow-Credentials") == "true")
+        #expect(preflight.header("Access-Control-Allow-Headers")?.lowercased().contains("last-event-id") == true)
         let list = try server.request("GET", "/todos", headers: [("Origin", "http://app.example")])
         #expect(list.header("Access-Control-Expose-Headers")?.contains("X-Last-Event-ID") == true)
     }

@@ -36,7 +36,7 @@ final class EventStreamClient: @unchecked Sendable {
         var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         try client.send(request + "\r\n")
-        head = try client.readHead()
+        head = try client.readStreamHead()
     }
 
     var status: Int { Int(head.split(separator: " ")[1]) ?? 0 }

@@ -128,6 +128,24 @@ final class TestHTTPClient {
         return String(decoding: buffer[..<headEnd], as: UTF8.self)
     }
 
+    /// The head of a streamed answer (its body stays unread), recorded for the OpenAPI check
+    /// with no body: status and header fields.
+    func readStreamHead() throws -> String {
+        let head = try readHead()
+        let (sentMethod, target) = pending.isEmpty ? ("GET", "?") : pending.removeFirst()
+        if recordsResponses {
+            var lines = head.components(separatedBy: "\r\n")
+            let status = Int(lines.removeFirst().split(separator: " ").dropFirst().first ?? "") ?? 0
+            let headers = lines.compactMap { line -> (name: String, value: String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }
+            let response = HTTPResponseSnapshot(status: status, headers: headers, body: [])
+            ResponseRecorder.shared.record(method: sentMethod, target: target, response: response)
+        }
+        return head
+    }
+
     /// Ends the client's side of the stream; it can still read.
     func endSending() {
         shutdown(socket, Int32(SHUT_WR))
