@@ -66,6 +66,7 @@ extension PostgresConnection {
     /// count (an idle pipeline answers "not busy" with no result forever).
     private func readResults() {
         var nullsInARow = 0
+        var any = false
         while let connection, machine.expectsResults, PQisBusy(connection) == 0 {
             guard let result = PQgetResult(connection) else {
                 nullsInARow += 1
@@ -73,6 +74,10 @@ extension PostgresConnection {
                 continue
             }
             nullsInARow = 0
+            if !any {
+                any = true
+                lastProgress = clock.now
+            }
             let incoming = Self.incoming(from: result)
             PQclear(result)
             received(incoming)

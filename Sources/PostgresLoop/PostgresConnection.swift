@@ -36,6 +36,9 @@ public final class PostgresConnection {
     /// A cancel request is being sent (`PostgresConnection+Cancel`).
     let cancelInFlight = SharedFlag()
     let cancelsSent = SharedCounter()
+    /// When a result last arrived, or when the connection got a request with none in flight: with
+    /// requests in flight and this long ago, the connection is stalled (`PostgresLoopPool`).
+    public internal(set) var lastProgress: ContinuousClock.Instant
 
     /// `jitter` draws the back-off's random fraction (0...1).
     public init(
@@ -50,6 +53,7 @@ public final class PostgresConnection {
         sessionOptions = Self.sessionOptions(
             options?["options"], statementTimeout: configuration.timing.statementTimeout, settings: configuration.settings)
         machine = PostgresConnectionStateMachine(timing: configuration.timing)
+        lastProgress = clock.now
         deadlineTimer = LoopTimer(loop: loop) { [unowned self] in
             perform(machine.timerFired(now: clock.now, jitter: jitter()))
         }
@@ -99,7 +103,9 @@ public final class PostgresConnection {
         }
         requests[id] = Request(query: query, parameters: parameters, completion: finish)
         let statement: String? = if case .prepared(let statement) = query { statement.name } else { nil }
-        perform(machine.request(id, statement: statement, now: clock.now))
+        let now = clock.now
+        if machine.inFlightCount == 0 { lastProgress = now }
+        perform(machine.request(id, statement: statement, now: now))
     }
 
     /// Fails every request with `closed` and closes the connection for good.

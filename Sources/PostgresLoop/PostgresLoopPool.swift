@@ -1,14 +1,31 @@
 import EventLoops
 
-/// A few connections on one event loop; a request goes to the ready one with the fewest requests
-/// waiting and is answered on this loop. Use it on its loop's thread only.
+/// A few connections on one event loop, each answered on this loop. Use it on its loop's thread only.
+///
+/// `execute` sends a request to the loop's first ready connection, which pipelines them; the next
+/// connection takes new requests only while the first is not ready (connecting, or backing off
+/// after a lost connection) or stalled: holding requests without having answered any for
+/// `stallThreshold` (a statement that takes seconds). A request waits for every request sent before
+/// it on its connection, so when the pool spread a loop's reads over its connections (each to the one
+/// with the fewest in flight), every busy backend that was not running held up all it had been
+/// sent, and on a machine with fewer cores than busy processes a backend often waits for a CPU:
+/// one busy backend per loop keeps them few (issue 22, docs/postgres-performance.md).
+///
+/// `executeOnLeastBusy` sends to the ready connection with the fewest requests in flight: for
+/// statements that take row locks. A backend that holds a row's lock and has the next statement on
+/// that row queued takes the lock again as soon as it commits, before the backend woken to wait for
+/// it runs, so a single busy backend per loop kept one to-do's writes from the other loops for as
+/// long as its pipeline stayed full (PATCH p99 60-86 ms against 33-41 ms spread, 12 of 12 rounds).
 public final class PostgresLoopPool: PostgresExecuting {
     public let connections: [PostgresConnection]
+    private let stallThreshold: Duration
+    private let clock = ContinuousClock()
 
     public init(loop: LoopHandle, configuration: PostgresConfiguration) {
         connections = (0..<max(1, configuration.connectionsPerLoop)).map { _ in
             PostgresConnection(loop: loop, configuration: configuration)
         }
+        stallThreshold = configuration.timing.stallThreshold
         for connection in connections { connection.start() }
     }
 
@@ -16,6 +33,14 @@ public final class PostgresLoopPool: PostgresExecuting {
         _ query: PostgresQuery, _ parameters: [String?], completion: @escaping PostgresConnection.Completion
     ) {
         choose().execute(query, parameters, completion: completion)
+    }
+
+    /// `execute` for a statement that takes row locks (a write): to the ready connection with the
+    /// fewest requests in flight (`leastBusy`).
+    public func executeOnLeastBusy(
+        _ query: PostgresQuery, _ parameters: [String?], completion: @escaping PostgresConnection.Completion
+    ) {
+        leastBusy().execute(query, parameters, completion: completion)
     }
 
     /// Requests waiting for an answer on this loop's connections.
@@ -28,10 +53,27 @@ public final class PostgresLoopPool: PostgresExecuting {
         for connection in connections { connection.close() }
     }
 
-    /// Ready connections first (the one the server holds the fewest statements for, cancelled ones
-    /// included), then ones still connecting (the request waits for them up to its
-    /// deadline), then any (backing off: it fails at once as unavailable).
+    /// The first ready connection that is not stalled; when every ready one is, the one that
+    /// answered last. With none ready: one still connecting, the fewest requests waiting there
+    /// (they wait for it up to their deadline), else any (backing off: the request fails at once as
+    /// unavailable).
     private func choose() -> PostgresConnection {
+        var now: ContinuousClock.Instant?
+        var leastStalled: PostgresConnection?
+        for connection in connections where connection.isReady {
+            if connection.inFlightCount == 0 { return connection }
+            let time = now ?? clock.now
+            now = time
+            if time - connection.lastProgress < stallThreshold { return connection }
+            if leastStalled.map({ connection.lastProgress > $0.lastProgress }) ?? true { leastStalled = connection }
+        }
+        return leastStalled ?? leastBusy()
+    }
+
+    /// Ready connections first (the one the server holds the fewest statements for, cancelled ones
+    /// included), then ones still connecting (the request waits for them up to its deadline), then
+    /// any (backing off: it fails at once as unavailable).
+    private func leastBusy() -> PostgresConnection {
         func rank(_ connection: PostgresConnection) -> (Int, Int) {
             switch connection.phase {
             case .ready: (0, connection.inFlightCount)

@@ -157,8 +157,9 @@ public final class PostgresTodoStore: TodoStore {
     ) {
         let health = self.health
         let deadline = client.configuration.timing.requestTimeout
+        let spread = Self.writes.contains(statement.name)
         func send(on pool: PostgresLoopPool) {
-            pool.execute(.prepared(statement), parameters) { [unowned pool] result in
+            let answer: PostgresConnection.Completion = { [unowned pool] result in
                 switch result {
                 case .success(let rows):
                     health.succeeded()
@@ -173,6 +174,11 @@ public final class PostgresTodoStore: TodoStore {
                     completion(.failure(Self.storeError(error, load: load)))
                 }
             }
+            if spread {
+                pool.executeOnLeastBusy(.prepared(statement), parameters, completion: answer)
+            } else {
+                pool.execute(.prepared(statement), parameters, completion: answer)
+            }
         }
         if let loop = LoopExecutor.current?.handle {
             send(on: client.pool(on: loop))
@@ -183,6 +189,10 @@ public final class PostgresTodoStore: TodoStore {
             loop.execute { box.value(client.pool(on: loop)) }
         }
     }
+
+    /// The statements that take row locks: spread over a loop's connections
+    /// (`PostgresLoopPool.executeOnLeastBusy`); the others go to its first connection.
+    static let writes: Set<String> = [TodoSQL.insert.name, TodoSQL.update.name, TodoSQL.remove.name, TodoSQL.removeAll.name]
 
     /// One statement on the store's own loop to learn whether the database is back.
     private func probe() {
