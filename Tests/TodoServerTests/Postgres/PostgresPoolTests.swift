@@ -42,8 +42,9 @@ struct PostgresPoolTests {
         // A threshold no pause of a loaded machine reaches: this is about the healthy case.
         var timing = PostgresTiming()
         timing.stallThreshold = .seconds(30)
-        let (loop, pool) = try readyPool(PostgresConfiguration(
-            connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 3))
+        let (loop, pool) = try readyPool(
+            PostgresConfiguration(
+                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 3))
         defer {
             pool.withValue { $0.close() }
             loop.shutdown()
@@ -68,38 +69,56 @@ struct PostgresPoolTests {
     @Test func aStalledConnectionsNewRequestsGoToTheNextOne() async throws {
         var timing = PostgresTiming()
         timing.stallThreshold = .milliseconds(40)
-        let (loop, pool) = try readyPool(PostgresConfiguration(
-            connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2))
+        let (loop, pool) = try readyPool(
+            PostgresConfiguration(
+                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2))
+        let holder = try await PostgresTestSession.open(cluster)
         defer {
             pool.withValue { $0.close() }
             loop.shutdown()
+            holder.close()
+        }
+        // The slow statement waits for a lock another session holds: it ends when the test says so.
+        let key = Int64.random(in: 1...Int64.max)
+        guard case .success = holder.blockingQuery("SELECT pg_advisory_lock($1)", [String(key)]) else {
+            Issue.record("the holder did not take the lock")
+            return
         }
         let clock = ContinuousClock()
-        let slowDone = Mutex<ContinuousClock.Instant?>(nil)
-        let slowBackend = Mutex<String?>(nil)
+        let slow = Mutex<(backend: String?, done: Bool)>((nil, false))
+        let sent = clock.now
         pool.withValue { pool in
-            pool.execute(.unprepared("SELECT pg_backend_pid()::text, pg_sleep(0.8)"), []) { result in
-                slowBackend.withTracedLock { $0 = (try? result.get())?[0, 0] }
-                slowDone.withTracedLock { $0 = clock.now }
+            pool.execute(.unprepared("SELECT pg_backend_pid()::text, pg_advisory_xact_lock($1)"), [String(key)]) { result in
+                slow.withTracedLock { $0 = ((try? result.get())?[0, 0], true) }
             }
         }
-        try await Task.sleep(for: .milliseconds(200))
-        // 200 ms after the slow statement went out, past the threshold, new requests go to the
-        // second connection and are answered before it ends.
-        let quick = Mutex<[(String?, ContinuousClock.Instant)]>([])
+        let waiting = try #require(
+            eventually { () -> String? in
+                guard
+                    case .success(let rows) = holder.blockingQuery(
+                        "SELECT pid::text FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = ($1::bigint & 4294967295)::oid",
+                        [String(key)]), rows.count == 1
+                else { return nil }
+                return rows[0, 0]
+            })
+        // Past the threshold with no answer from the first connection: new requests go to the
+        // second one, and are answered while the slow statement still waits.
+        #expect(eventually { clock.now - sent > timing.stallThreshold })
+        let quick = Mutex<[String?]>([])
         pool.withValue { pool in
             for _ in 0..<20 {
                 pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
-                    quick.withTracedLock { $0.append(((try? result.get())?[0, 0], clock.now)) }
+                    quick.withTracedLock { $0.append((try? result.get())?[0, 0]) }
                 }
             }
         }
-        #expect(eventually { quick.withTracedLock { $0.count } == 20 && slowDone.withTracedLock { $0 } != nil })
+        #expect(eventually { quick.withTracedLock { $0.count } == 20 })
+        #expect(!slow.withTracedLock { $0.done }, "the slow statement still waits for the lock")
         let answers = quick.withTracedLock { $0 }
-        let slow = try #require(slowBackend.withTracedLock { $0 })
-        let ended = try #require(slowDone.withTracedLock { $0 })
-        #expect(answers.allSatisfy { $0.0 != nil && $0.0 != slow })
-        #expect(answers.allSatisfy { $0.1 < ended })
+        #expect(answers.allSatisfy { $0 != nil && $0 != waiting }, "\(answers) on the slow backend \(waiting)")
+        _ = holder.blockingQuery("SELECT pg_advisory_unlock($1)", [String(key)])
+        #expect(eventually { slow.withTracedLock { $0.done } })
+        #expect(slow.withTracedLock { $0.backend } == waiting)
     }
 
     @Test func writesSpreadOverTheLoopsConnections() async throws {
