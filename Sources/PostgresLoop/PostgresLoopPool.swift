@@ -5,17 +5,14 @@ import EventLoops
 /// `execute` sends a request to the loop's first ready connection, which pipelines them; the next
 /// connection takes new requests only while the first is not ready (connecting, or backing off
 /// after a lost connection) or stalled: holding requests without having answered any for
-/// `stallThreshold` (a statement that takes seconds). A request waits for every request sent before
-/// it on its connection, so when the pool spread a loop's reads over its connections (each to the one
-/// with the fewest in flight), every busy backend that was not running held up all it had been
-/// sent, and on a machine with fewer cores than busy processes a backend often waits for a CPU:
-/// one busy backend per loop keeps them few (issue 22, docs/postgres-performance.md).
+/// `stallThreshold`. Why not spread reads: a request waits for every request sent before it on its
+/// connection, so each busy backend that is waiting for a CPU holds up all it was sent; one busy
+/// backend per loop keeps them few (docs/performance.md, PostgreSQL).
 ///
 /// `executeOnLeastBusy` sends to the ready connection with the fewest requests in flight: for
 /// statements that take row locks. A backend that holds a row's lock and has the next statement on
-/// that row queued takes the lock again as soon as it commits, before the backend woken to wait for
-/// it runs, so a single busy backend per loop kept one to-do's writes from the other loops for as
-/// long as its pipeline stayed full (PATCH p99 60-86 ms against 33-41 ms spread, 12 of 12 rounds).
+/// that row queued takes the lock again as soon as it commits, before the waiter it woke runs; one
+/// busy backend per loop would keep a to-do's writes from the other loops while its pipeline stays full.
 public final class PostgresLoopPool: PostgresExecuting {
     public let connections: [PostgresConnection]
     private let stallThreshold: Duration

@@ -14,11 +14,9 @@ public struct PostgresTiming: Sendable, Equatable {
     /// the deadline, at least 100 ms.
     public var statementTimeoutMargin: Duration?
     /// How long a connection may hold requests without answering any before its loop's pool sends
-    /// new requests to its next connection (`PostgresLoopPool`): long enough that a backend waiting
-    /// for a CPU or for a row lock another backend holds does not count (both came to 50-140 ms
-    /// under load on the 2-core test machine, and sending more requests to a second backend then
-    /// only queued them for the same lock or the same CPU: p99 of a PATCH run 56 ms with 50 ms
-    /// here, 33-46 ms without), short enough to route around a statement that takes seconds.
+    /// new requests to its next connection (`PostgresLoopPool`): longer than a backend waits for a
+    /// CPU or a row lock under load (routing around those only queues behind the same CPU or lock),
+    /// short enough to route around a statement that takes seconds.
     public var stallThreshold: Duration
 
     public init(

@@ -62,6 +62,10 @@ extension LiveFeedOnPostgres {
             try cluster.stopServer(mode: mode)
             // The outage is seen by a writer: the store answers 503.
             #expect(eventually(timeout: .seconds(15)) { (try? server.request("POST", "/todos", body: #"{"title":"x"}"#))?.status == 503 })
+            // A client that subscribes while the database is down, resuming where the first one is.
+            let resumedAt = seen.count
+            let during = try server.subscribe(after: try #require(seen.last?.id))
+            #expect(during.status == 200)
             let writtenBefore = writers.written
             try cluster.start()
             #expect(eventually(timeout: .seconds(30)) { (try? server.request("GET", "/healthz"))?.status == 200 })
@@ -80,6 +84,17 @@ extension LiveFeedOnPostgres {
                 seen.append(event)
                 mirror.apply(event)
             }
+            // The one that subscribed during the outage sees the same changes from where it started.
+            var laterMirror = MirroredTodos(listing: items)
+            for event in seen[..<resumedAt] { laterMirror.apply(event) }
+            var laterSeen: [ServerSentEvent] = []
+            while laterMirror.revisions[marker] == nil {
+                guard let event = try during.nextEvent() else { break }
+                laterSeen.append(event)
+                laterMirror.apply(event)
+            }
+            #expect(laterSeen.map(\.id) == seen[resumedAt...].map(\.id), "subscribed during the outage: the same positions")
+            #expect(laterMirror.contradictions.isEmpty, "\(laterMirror)")
             #expect(mirror.contradictions.isEmpty, "\(mirror)")
             #expect(mirror.ids == Set(expected.keys), "the subscriber holds what the database holds")
             for (id, revision) in mirror.revisions where revision != 0 { #expect(expected[id] == revision, "\(id)") }
