@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <malloc.h>
 #include <stdbool.h>
+#include <sys/random.h>
 
 // mimalloc's function `name`, when the binary allocates with mimalloc (the release build), else
 // null. Looked up per call: the callers run at start and after much memory was freed.

@@ -4,9 +4,13 @@ import EventHTTP
 struct RequestIdentity: Sendable {
     /// Configured scheme, host and port, if any; it wins over `Host`.
     let publicURL: String?
-    /// Where new request ids come from: a ChaCha20 keystream keyed from the operating system
-    /// (`UInt64.random` made a `getrandom` system call per id).
-    let random = RandomSource()
+    /// Where new request ids come from: the kernel's generator unless a test injects another.
+    let random: any RandomSource
+
+    init(publicURL: String?, random: any RandomSource = SystemRandom()) {
+        self.publicURL = publicURL
+        self.random = random
+    }
 
     /// The client's `X-Request-ID` when it is 1 to 128 visible ASCII characters, else a new one.
     func requestID(for request: HTTPRequest) -> String {

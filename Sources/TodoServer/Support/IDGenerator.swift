@@ -3,14 +3,15 @@ public protocol IDGenerator: Sendable {
     func makeID() -> String
 }
 
-/// Random (version 4, RFC 9562) UUIDs in lower case, from a ChaCha20 keystream keyed from the
-/// operating system when the generator is made (`RandomSource`): 122 unpredictable bits per id,
-/// so ids never repeat in practice (one collision in 2^61 ids is even odds) and cannot be guessed
-/// from other ids. Foundation's `UUID()` opened, read and closed `/dev/urandom` for each id.
+/// Random (version 4, RFC 9562) UUIDs in lower case, from the kernel's generator unless a test
+/// injects another source: 122 random bits per id, so ids never repeat in practice (one collision
+/// in 2^61 ids is even odds) and cannot be guessed from other ids.
 public struct UUIDGenerator: IDGenerator {
-    private let random = RandomSource()
+    private let random: any RandomSource
 
-    public init() {}
+    public init(random: any RandomSource = SystemRandom()) {
+        self.random = random
+    }
 
     /// `8f0c2f1e-…-4…-[89ab]…` in lower case, written straight from the random words.
     public func makeID() -> String {

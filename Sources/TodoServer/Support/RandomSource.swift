@@ -1,20 +1,68 @@
+import CSupport
+import Glibc
 import LockTracing
 import Synchronization
 
-/// A ChaCha20 keystream keyed once from the operating system, shared by the loops behind a lock
-/// (uncontended it costs a few dozen instructions; a `getrandom` system call costs thousands).
-/// Each instance has its own key: no state is global.
-final class RandomSource: Sendable {
-    private let generator = Mutex(ChaCha20Generator())
+/// Where the random bits of to-do ids and request ids come from. Every loop asks at once, so a
+/// source is `Sendable`; the server's reads the kernel (`SystemRandom`), tests inject a seeded one.
+public protocol RandomSource: Sendable {
+    /// 64 fresh random bits.
+    func next64() -> UInt64
+}
 
-    init() {}
-
-    /// Two fresh 64-bit words.
+extension RandomSource {
+    /// 128 fresh random bits, as two words.
     func next128() -> (UInt64, UInt64) {
-        generator.withTracedLock { ($0.next(), $0.next()) }
+        (next64(), next64())
+    }
+}
+
+/// The kernel's generator, `getrandom(2)`, read 256 bytes at a time: `SystemRandomNumberGenerator`
+/// makes a system call per 8 bytes, three per POST, which cost more CPU per request than all the
+/// rest of the id-making. Each instance has its own buffer behind a lock (no global state); a word
+/// is handed out once and then wiped.
+public final class SystemRandom: RandomSource {
+    private let buffer = Mutex(Buffer())
+
+    public init() {}
+
+    public func next64() -> UInt64 {
+        buffer.withTracedLock { $0.take() }
     }
 
-    func next64() -> UInt64 {
-        generator.withTracedLock { $0.next() }
+    private struct Buffer {
+        private var words = [UInt64](repeating: 0, count: 32)
+        /// The next unused word; `words.count` when all are spent.
+        private var next = 32
+
+        mutating func take() -> UInt64 {
+            if next == words.count {
+                refill()
+                next = 0
+            }
+            defer {
+                words[next] = 0
+                next += 1
+            }
+            return words[next]
+        }
+
+        private mutating func refill() {
+            words.withUnsafeMutableBytes { bytes in
+                var filled = 0
+                while filled < bytes.count {
+                    let count = getrandom(bytes.baseAddress! + filled, bytes.count - filled, 0)
+                    if count > 0 {
+                        filled += count
+                    } else if errno != EINTR {
+                        break
+                    }
+                }
+                guard filled < bytes.count else { return }
+                // No getrandom (a kernel before 3.17): the standard library's generator falls back to /dev/urandom.
+                var system = SystemRandomNumberGenerator()
+                for index in 0..<bytes.count / 8 { bytes.storeBytes(of: system.next(), toByteOffset: index * 8, as: UInt64.self) }
+            }
+        }
     }
 }

@@ -23,6 +23,15 @@ struct HTTPDateTests {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// What Foundation writes with the format of RFC 9110's IMF-fixdate.
+    private static let foundationFormatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter
+    }()
+
     @Test(
         "known instants",
         arguments: [
@@ -35,17 +44,25 @@ struct HTTPDateTests {
         #expect(written(seconds).utf8.count == HTTPDate.length)
     }
 
-    @Test("matches the C library's calendar for 20,000 random instants from 1970 to 9999")
+    /// From 1600: before October 1582 Foundation's Gregorian calendar is the Julian one, and this
+    /// writer's (like the C library's) is proleptic.
+    @Test("matches the C library's calendar and Foundation's DateFormatter for 20,000 random instants from 1600 to 9999")
     func random() {
         let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
         print("HTTPDateTests: seed \(seed) (TODO_TEST_SEED repeats it)")
         var generator = SplitMix64(seed: seed)
         var mismatches: [Int] = []
         for _ in 0..<20_000 {
-            let seconds = Int.random(in: 0...253_402_300_799, using: &generator)
-            if written(seconds) != reference(seconds) { mismatches.append(seconds) }
+            let seconds = Int.random(in: -11_676_096_000...253_402_300_799, using: &generator)
+            let text = written(seconds)
+            if text != reference(seconds) || text != Self.foundationFormatter.string(from: Date(timeIntervalSince1970: Double(seconds))) {
+                mismatches.append(seconds)
+            }
         }
-        #expect(mismatches.isEmpty, "first: \(mismatches.first.map { "\($0): \(written($0)) vs \(reference($0))" } ?? "")")
+        let first = mismatches.first.map {
+            "\($0): \(written($0)) vs C \(reference($0)), Foundation \(Self.foundationFormatter.string(from: Date(timeIntervalSince1970: Double($0))))"
+        }
+        #expect(mismatches.isEmpty, "first: \(first ?? "")")
     }
 
     @Test("every answer carries exactly one Date field, of the time it was sent")

@@ -39,6 +39,55 @@ struct IANATimeZoneTests {
         #expect(mismatches == [])
     }
 
+    private static let legacyNames: Set = ["CET", "CST6CDT", "EET", "EST", "EST5EDT", "HST", "MET", "MST", "MST7MDT", "PST8PDT", "WET"]
+
+    /// The zone files of `/usr/share/zoneinfo` by name, without the `posix/` and `right/` copies.
+    private static func zoneinfoNames() -> [String] {
+        let root = IANATimeZone.systemDirectory
+        let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+        return files.filter { name in
+            var isDirectory: ObjCBool = false
+            return !name.hasPrefix("posix/") && !name.hasPrefix("right/") && IANATimeZone.isZoneName(name)
+                && FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }.sorted()
+    }
+
+    @Test(
+        "every zone file Foundation also knows: ICU's offsets at seeded random instants from 1970 to 2200 and a second around transitions")
+    func randomInstantsInZoneinfoMatchFoundation() throws {
+        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        print("IANATimeZoneTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        var generator = SplitMix64(seed: seed)
+        var zones = 0, compared = 0
+        var mismatches: [String] = []
+        for name in Self.zoneinfoNames() {
+            // Files that are no zone (`zone.tab`, `leapseconds`, …) fail to load: only zones are compared.
+            // The data differ for the legacy rule names that tzdata 2024b made links (EET → Europe/Athens):
+            // ICU's data follow the link, Debian's files keep the old zones.
+            guard !Self.legacyNames.contains(name), let zone = IANATimeZone(identifier: name), let foundation = TimeZone(identifier: name)
+            else { continue }
+            zones += 1
+            var instants = (0..<60).map { _ in Int64.random(in: 0...7_258_118_400, using: &generator) }
+            let transitions = zone.transitions.filter { $0 >= 1 && $0 <= 7_258_118_400 }
+            for _ in 0..<min(20, transitions.count) {
+                let transition = transitions[Int.random(in: 0..<transitions.count, using: &generator)]
+                instants += [transition - 1, transition, transition + 1]
+            }
+            for seconds in instants {
+                let expected = foundation.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))
+                compared += 1
+                if zone.secondsFromGMT(atSecondsSinceEpoch: seconds) != expected {
+                    mismatches.append(
+                        "\(name) at \(seconds): ICU \(expected), zoneinfo \(zone.secondsFromGMT(atSecondsSinceEpoch: seconds))")
+                    break
+                }
+            }
+        }
+        print("IANATimeZoneTests: \(zones) zones, \(compared) instants compared")
+        #expect(zones > 300)
+        #expect(mismatches == [])
+    }
+
     @Test("offsets around the 2026 transitions of a northern and a southern zone, and in 2090 from the footer rule")
     func transitions() throws {
         let berlin = try #require(IANATimeZone(identifier: "Europe/Berlin"))
