@@ -120,8 +120,8 @@ struct TodosPresenterTests {
         #expect(model.headers["Location"] == "http://localhost:8080/todos/abc")
         #expect(model.headers["ETag"] == #""17""#)
         #expect(model.body?.url == "http://localhost:8080/todos/abc")
-        #expect(model.body?.dueDate == CalendarDay("2026-11-24"))
-        #expect(model.body?.createdAt == FakeClock.timestamp("2026-11-22T10:00:00.000Z"))
+        #expect(model.body?.todo.dueDate == CalendarDay("2026-11-24"))
+        #expect(model.body?.todo.createdAt == FakeClock.timestamp("2026-11-22T10:00:00.000Z"))
         #expect(model.contentType == "application/json")
     }
 
@@ -169,7 +169,7 @@ struct TodosPresenterTests {
         TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: all))
             .presentList(query, context: context, view: view) { _ in }
         let model = try #require(view.lists.withTracedLock { $0.first })
-        #expect(model.body?.map(\.id) == (10..<20).map { "t\($0)" })
+        #expect(model.body?.map(\.todo.id) == (10..<20).map { "t\($0)" })
         #expect(model.headers["X-Total-Count"] == "25")
         #expect(
             model.headers["Link"]
