@@ -33,7 +33,7 @@ struct TodoJSONTests {
     }
 
     private func item(_ todo: Todo) -> String {
-        written { TodoViewModel(TodoData(todo), baseURL: Self.base).write(to: &$0) }
+        written { TodoViewModel(todo, baseURL: Self.base).write(to: &$0) }
     }
 
     @Test("the list's elements are the items, alone and together")
@@ -53,8 +53,8 @@ struct TodoJSONTests {
     @Test("upcoming's elements are the items, in any section")
     func upcoming() {
         let data = UpcomingData(sections: [
-            .init(relativeDate: .today, items: Self.todos.map(TodoData.init)),
-            .init(relativeDate: .nextWeek, items: [TodoData(Self.todos[2])]),
+            .init(relativeDate: .today, items: Self.todos),
+            .init(relativeDate: .nextWeek, items: [Self.todos[2]]),
         ])
         let model = UpcomingPresenter(interactor: StubUpcomingUseCases(.success(data))).viewModel(data, baseURL: Self.base)
         let expected =
@@ -68,7 +68,7 @@ struct TodoJSONTests {
     func feed() {
         for todo in Self.todos {
             let tag = EntityTag(revision: todo.revision).description.replacingOccurrences(of: "\"", with: #"\""#)
-            for change in [FeedChange.created(TodoData(todo)), .updated(TodoData(todo))] {
+            for change in [FeedChange.created(todo), .updated(todo)] {
                 let event = FeedSession.viewModel(.change(position: "p.1.2", change), baseURL: Self.base)
                 #expect(String(decoding: event.data, as: UTF8.self) == #"{"todo":\#(item(todo)),"etag":"\#(tag)"}"#)
             }
@@ -116,6 +116,6 @@ struct TodoJSONTests {
         #expect(Route.todoPath(id: "abc") == "/todos/abc")
         #expect(Route(path: Route.todoPath(id: "abc")) == .todo(id: "abc"))
         #expect(Route.todoURL(baseURL: "http://h:1", id: Self.uuid) == "http://h:1/todos/\(Self.uuid)")
-        #expect(TodoViewModel(TodoData(Self.todos[0]), baseURL: "http://h:1").url == "http://h:1/todos/\(Self.uuid)")
+        #expect(TodoViewModel(Self.todos[0], baseURL: "http://h:1").url == "http://h:1/todos/\(Self.uuid)")
     }
 }

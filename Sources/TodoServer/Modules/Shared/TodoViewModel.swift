@@ -1,10 +1,10 @@
 /// A to-do as the JSON body shows it: the to-do and the base of its url. `TodoJSON` writes it.
 public struct TodoViewModel: JSONWritable, Sendable, Equatable {
-    public var todo: TodoData
+    public var todo: Todo
     /// Scheme, host and port the url starts with.
     public var baseURL: String
 
-    init(_ todo: TodoData, baseURL: String) {
+    init(_ todo: Todo, baseURL: String) {
         self.todo = todo
         self.baseURL = baseURL
     }
