@@ -100,10 +100,10 @@ private func checkAnswerFromHead(method: HTTPMethod, target: String, headers: HT
 
 /// Every stored to-do, page by page (the in-memory store answers before it returns).
 private func snapshot() -> [String: String] {
-    var todos: [TodoData] = []
+    var todos: [Todo] = []
     var more = true
     while more {
-        var page: [TodoData] = []
+        var page: [Todo] = []
         store.list(TodoQuery(limit: TodoQuery.maxLimit, offset: todos.count)) { page = ((try? $0.get())?.items).map(Array.init) ?? [] }
         todos += page
         more = page.count == TodoQuery.maxLimit

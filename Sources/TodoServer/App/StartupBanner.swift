@@ -59,7 +59,7 @@ struct StartupBanner {
     /// How to follow the changes.
     var feedLine: String {
         let across = configuration.databaseURL != nil ? ", across every instance on the database" : ""
-        return "live feed: curl -N \(url)todos/events (Server-Sent Events; resume with Last-Event-ID; "
+        return "live feed: curl -N \(url.dropLast())\(Route.events.template) (Server-Sent Events; resume with Last-Event-ID; "
             + "\(configuration.eventsRetained) changes retained\(across))"
     }
 

@@ -1,4 +1,5 @@
-/// A to-do as the store keeps it. Only interactors handle it; they hand out `TodoData` instead.
+/// A to-do: what the stores keep and answer, and what the interactors hand the presenters (a
+/// value: nothing links it to the store).
 /// Properties are declared widest first so that the stored entity carries no padding.
 public struct Todo: Sendable, Equatable {
     public let id: String

@@ -6,8 +6,8 @@
 /// in-memory store from its records, the others from their rows or to-dos), the interactor hands
 /// it on, the presenter wraps it in a view model (`TodoListViewModel`), and the view writes JSON
 /// from its bytes: ids as hex from their 16 bytes, titles known to need no escape copied without a
-/// scan. Nothing outside this file can change a value once filled; `TodoSnapshots+TodoData.swift`
-/// reads it back as `TodoData` for the code that wants strings.
+/// scan. Nothing outside this file can change a value once filled; `TodoSnapshots+Todo.swift`
+/// reads it back as `Todo` for the code that wants strings.
 public struct TodoSnapshots: Sendable {
     /// One to-do. Its id and title are in the run's `bytes` unless the id is a UUID (`id`).
     struct Entry: Sendable {

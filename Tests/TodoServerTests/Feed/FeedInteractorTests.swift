@@ -33,7 +33,7 @@ struct FeedInteractorTests {
         loop.run()
         #expect(
             subscriber.items == [
-                .change(position: "mt.1.2", .created(TodoData(Self.todo("a")))),
+                .change(position: "mt.1.2", .created(Self.todo("a"))),
                 .change(position: "mt.1.3", .deleted(id: "a")),
             ])
         #expect(hub.subscriberCount == 1)
@@ -53,7 +53,7 @@ struct FeedInteractorTests {
         log.appendNext(.updated(Self.todo("a", revision: 2)))
         loop.run()
         #expect(subscriber.positions == ["mt.1.2", "mt.1.3", "mt.1.4"])
-        #expect(subscriber.items.last == .change(position: "mt.1.4", .updated(TodoData(Self.todo("a", revision: 2)))))
+        #expect(subscriber.items.last == .change(position: "mt.1.4", .updated(Self.todo("a", revision: 2))))
     }
 
     @Test(

@@ -44,7 +44,7 @@ struct JSONWriterBufferTests {
 
     @Test("grows from a one-byte buffer to 200 to-dos; finish and bytes give the same output")
     func growth() {
-        let data = TodoData(makeTodo("abc", title: String(repeating: "t\"", count: 300), order: 12, due: "2026-11-24"))
+        let data = makeTodo("abc", title: String(repeating: "t\"", count: 300), order: 12, due: "2026-11-24")
         let models = Array(repeating: TodoViewModel(data, baseURL: "http://h:1"), count: 200)
         var small = JSONWriter(capacity: 1)
         models.write(to: &small)
@@ -112,18 +112,17 @@ struct JSONWriterBufferTests {
         var expected: [String] = []
         writer.beginArray()
         for index in 0..<300 {
-            var data = TodoData(
-                makeTodo(
-                    "id-\(index)",
-                    title: String((0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })))
-            data.completed = Bool.random(using: &generator)
-            data.order = Bool.random(using: &generator) ? Int.random(in: Int.min...Int.max, using: &generator) : nil
-            data.dueDate =
+            let title = String((0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            let completed = Bool.random(using: &generator)
+            let orderValue = Bool.random(using: &generator) ? Int.random(in: Int.min...Int.max, using: &generator) : nil
+            let dueDate =
                 Bool.random(using: &generator) ? CalendarDay(daysSinceEpoch: Int.random(in: -719_162...2_932_896, using: &generator)) : nil
-            data.createdAt = Timestamp(
-                millisecondsSinceEpoch: Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator))
-            data.updatedAt = Timestamp(
-                millisecondsSinceEpoch: Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator))
+            let data = Todo(
+                id: "id-\(index)", title: title, completed: completed, order: orderValue, dueDate: dueDate,
+                createdAt: Timestamp(
+                    millisecondsSinceEpoch: Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator)),
+                updatedAt: Timestamp(millisecondsSinceEpoch: Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator))
+            )
             let base = index % 2 == 0 ? "http://h:1" : "https://example.com"
             TodoViewModel(data, baseURL: base).write(to: &writer)
             let due = data.dueDate.map { "\"\($0.description)\"" } ?? "null"
@@ -149,9 +148,9 @@ struct JSONWriterBufferTests {
             (1_795_341_600_123, 1_795_341_600_123),  // 2026-11-22 once more
         ]
         let models = pairs.enumerated().map { index, pair in
-            var data = TodoData(makeTodo("id-\(index)"))
-            data.createdAt = Timestamp(millisecondsSinceEpoch: pair.0)
-            data.updatedAt = Timestamp(millisecondsSinceEpoch: pair.1)
+            let data = Todo(
+                id: "id-\(index)", title: "Task", completed: false, order: nil, dueDate: nil,
+                createdAt: Timestamp(millisecondsSinceEpoch: pair.0), updatedAt: Timestamp(millisecondsSinceEpoch: pair.1))
             return TodoViewModel(data, baseURL: "http://h:1")
         }
         var writer = JSONWriter(capacity: 4)

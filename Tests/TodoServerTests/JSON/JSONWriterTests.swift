@@ -69,7 +69,7 @@ struct JSONWriterTests {
 
     @Test("a to-do writes every field, nulls included, in name order")
     func todo() {
-        var data = TodoData(makeTodo("abc", title: "T", order: -4, due: "2026-11-24"))
+        var data = makeTodo("abc", title: "T", order: -4, due: "2026-11-24")
         #expect(
             written { TodoViewModel(data, baseURL: "http://h:1").write(to: &$0) }
                 == #"{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-24","id":"abc","order":-4,"title":"T","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/abc"}"#

@@ -7,7 +7,7 @@ struct TodoInputDecoderTests {
     let decoder = TodoInputDecoder()
 
     private func draft(_ json: String) -> Result<TodoDraft, TodoRequestError> { decoder.draft(from: Array(json.utf8)) }
-    private func patch(_ json: String) -> Result<TodoPatch, TodoRequestError> { decoder.patch(from: Array(json.utf8)) }
+    private func patch(_ json: String) -> Result<TodoChange, TodoRequestError> { decoder.patch(from: Array(json.utf8)) }
 
     private func fieldErrors<T>(_ result: Result<T, TodoRequestError>) -> [FieldError] {
         if case .failure(.invalidFields(let errors)) = result { return errors }
@@ -136,10 +136,10 @@ struct TodoInputDecoderTests {
 
     @Test("a merge patch: absent leaves alone, null clears order and dueDate")
     func mergePatch() throws {
-        #expect(try patch(#"{}"#).get() == TodoPatch())
-        #expect(try patch(#"{"title":" New "}"#).get() == TodoPatch(title: "New"))
-        #expect(try patch(#"{"order":null,"dueDate":null}"#).get() == TodoPatch(order: .some(nil), dueDate: .some(nil)))
-        #expect(try patch(#"{"order":95,"completed":true}"#).get() == TodoPatch(completed: true, order: 95))
+        #expect(try patch(#"{}"#).get() == TodoChange())
+        #expect(try patch(#"{"title":" New "}"#).get() == TodoChange(title: "New"))
+        #expect(try patch(#"{"order":null,"dueDate":null}"#).get() == TodoChange(order: .clear, dueDate: .clear))
+        #expect(try patch(#"{"order":95,"completed":true}"#).get() == TodoChange(completed: true, order: .set(95)))
         #expect(
             fieldErrors(patch(#"{"title":null,"completed":null}"#)) == [
                 FieldError(field: "completed", message: "must be true or false, not null"),

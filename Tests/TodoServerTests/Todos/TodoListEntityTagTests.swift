@@ -4,9 +4,9 @@ import Testing
 
 @Suite("List ETag")
 struct TodoListEntityTagTests {
-    private func item(_ id: String, _ revision: UInt64) -> TodoData { TodoData(makeTodo(id, revision: revision)) }
+    private func item(_ id: String, _ revision: UInt64) -> Todo { makeTodo(id, revision: revision) }
 
-    private func tag(_ items: [TodoData], total: Int, offset: Int = 0, limit: Int = 500) -> String {
+    private func tag(_ items: [Todo], total: Int, offset: Int = 0, limit: Int = 500) -> String {
         TodoListData(items: items, total: total, offset: offset, limit: limit).entityTag.description
     }
 

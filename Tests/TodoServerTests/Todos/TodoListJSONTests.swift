@@ -10,7 +10,7 @@ struct TodoListJSONTests {
     /// The reference: the array of per-to-do view models, as the list was written before.
     private func reference(_ todos: [Todo], baseURL: String) -> String {
         var writer = JSONWriter(capacity: 16)
-        todos.map { TodoViewModel(TodoData($0), baseURL: baseURL) }.write(to: &writer)
+        todos.map { TodoViewModel($0, baseURL: baseURL) }.write(to: &writer)
         return String(decoding: writer.finish(), as: UTF8.self)
     }
 
@@ -66,14 +66,14 @@ struct TodoListJSONTests {
         #expect(snapshots.map(\.id) == [uuid, uuid.uppercased(), #"quote"id"#])
     }
 
-    @Test("snapshots read back as the to-dos' TodoData, and compare by value")
+    @Test("snapshots read back as the to-dos' Todo, and compare by value")
     func readBack() {
         let todos = [
             makeTodo(uuid, title: "Ünïcödé 😀", order: Int.min, due: "0001-01-01", revision: .max),
             makeTodo("x", title: "", completed: true, order: Int.max, due: "9999-12-31", created: "1969-12-31T23:59:59.999Z"),
         ]
         let snapshots = TodoSnapshots(todos)
-        #expect(Array(snapshots) == todos.map(TodoData.init))
+        #expect(Array(snapshots) == todos)
         #expect(snapshots == TodoSnapshots(todos))
         #expect(snapshots != TodoSnapshots(Array(todos.reversed())))
         #expect(snapshots != TodoSnapshots([todos[0]]))

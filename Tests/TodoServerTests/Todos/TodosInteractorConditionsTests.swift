@@ -15,8 +15,8 @@ struct TodosInteractorConditionsTests {
     private func draft(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoDraft {
         decoded(TodoInputDecoder().draft(from: Array(json.utf8)), json, sourceLocation) ?? TodoDraft(title: "")
     }
-    private func patch(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoPatch {
-        decoded(TodoInputDecoder().patch(from: Array(json.utf8)), json, sourceLocation) ?? TodoPatch()
+    private func patch(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoChange {
+        decoded(TodoInputDecoder().patch(from: Array(json.utf8)), json, sourceLocation) ?? TodoChange()
     }
     private func decoded<T>(_ result: Result<T, TodoRequestError>, _ text: String, _ location: SourceLocation) -> T? {
         if case .failure(let error) = result { Issue.record("\(text) does not decode: \(error)", sourceLocation: location) }
@@ -84,7 +84,7 @@ struct TodosInteractorConditionsTests {
             let answer = try #require(
                 run { todos.patch(id: "a", with: patch(body), condition: RevisionCondition(ifMatch: .oneOf([5])), completion: $0) }
             ).get()
-            #expect(answer == TodoData(original), "\(body)")
+            #expect(answer == original, "\(body)")
         }
         let replaced = try #require(
             run {
@@ -93,7 +93,7 @@ struct TodosInteractorConditionsTests {
                     completion: $0)
             }
         ).get()
-        #expect(replaced == TodoData(original))
+        #expect(replaced == original)
         #expect(store.stored["a"] == original)
 
         // A title that differs only in case, or a field cleared, is a change.

@@ -17,8 +17,8 @@ struct TodosInteractorTests {
     private func draft(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoDraft {
         decoded(TodoInputDecoder().draft(from: Array(json.utf8)), json, sourceLocation) ?? TodoDraft(title: "")
     }
-    private func patch(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoPatch {
-        decoded(TodoInputDecoder().patch(from: Array(json.utf8)), json, sourceLocation) ?? TodoPatch()
+    private func patch(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoChange {
+        decoded(TodoInputDecoder().patch(from: Array(json.utf8)), json, sourceLocation) ?? TodoChange()
     }
     private func listQuery(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoQuery {
         decoded(TodoListQueryDecoder().query(from: QueryParameters(text)), text, sourceLocation) ?? TodoQuery()
@@ -134,7 +134,7 @@ struct TodosInteractorTests {
     func deferredStore() throws {
         let store = FakeTodoStore([makeTodo("a", title: "A")], deferred: true)
         let todos = interactor(store)
-        var answer: Result<TodoData, TodosError>?
+        var answer: Result<Todo, TodosError>?
         todos.get(id: "a") { answer = $0 }
         #expect(answer == nil)
         #expect(store.release() == 1)

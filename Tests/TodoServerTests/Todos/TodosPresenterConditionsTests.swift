@@ -6,7 +6,7 @@ import Testing
 
 @Suite("TodosPresenter: preconditions")
 struct TodosPresenterConditionsTests {
-    let data = TodoData(makeTodo("abc", title: "Buy milk", revision: 17))
+    let data = makeTodo("abc", title: "Buy milk", revision: 17)
 
     @Test("PATCH, PUT and DELETE hand the id, the typed change and the view's revision condition to the use cases unchanged")
     func passesPreconditions() {
@@ -16,15 +16,15 @@ struct TodosPresenterConditionsTests {
         let context = RequestContext(baseURL: "http://localhost:8080")
         let both = RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .any)
         let several = RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .oneOf([17, 18]))
-        presenter.presentPatch(id: "abc", TodoPatch(title: "x"), condition: both, context: context, view: view) { _ in }
+        presenter.presentPatch(id: "abc", TodoChange(title: "x"), condition: both, context: context, view: view) { _ in }
         presenter.presentReplacement(id: "abc", TodoDraft(title: "y"), condition: both, context: context, view: view) { _ in }
         presenter.presentDeletion(id: "abc", condition: both, context: context, view: view) { _ in }
         presenter.presentDeletion(id: "def", condition: .none, context: context, view: view) { _ in }
-        presenter.presentPatch(id: "ghi", TodoPatch(order: .some(nil)), condition: several, context: context, view: view) { _ in }
+        presenter.presentPatch(id: "ghi", TodoChange(order: .clear), condition: several, context: context, view: view) { _ in }
         #expect(
             stub.calls.withTracedLock { $0 } == [
-                .patch(id: "abc", TodoPatch(title: "x"), both), .replace(id: "abc", TodoDraft(title: "y"), both), .delete(id: "abc", both),
-                .delete(id: "def", .none), .patch(id: "ghi", TodoPatch(order: .some(nil)), several),
+                .patch(id: "abc", TodoChange(title: "x"), both), .replace(id: "abc", TodoDraft(title: "y"), both), .delete(id: "abc", both),
+                .delete(id: "def", .none), .patch(id: "ghi", TodoChange(order: .clear), several),
             ])
     }
 

@@ -30,17 +30,17 @@ final class StubTodosUseCases: TodosUseCases {
         case list(TodoQuery)
         case create(TodoDraft)
         case get(id: String)
-        case patch(id: String, TodoPatch, RevisionCondition)
+        case patch(id: String, TodoChange, RevisionCondition)
         case replace(id: String, TodoDraft, RevisionCondition)
         case delete(id: String, RevisionCondition)
         case deleteAll
     }
 
-    let todo: Result<TodoData, TodosError>
-    let all: [TodoData]
+    let todo: Result<Todo, TodosError>
+    let all: [Todo]
     let calls = Mutex<[Call]>([])
 
-    init(todo: Result<TodoData, TodosError>, all: [TodoData] = []) {
+    init(todo: Result<Todo, TodosError>, all: [Todo] = []) {
         self.todo = todo
         self.all = all
     }
@@ -71,22 +71,22 @@ final class StubTodosUseCases: TodosUseCases {
                     items: Array(all.dropFirst(query.offset).prefix(query.limit)), total: all.count, offset: query.offset,
                     limit: query.limit)))
     }
-    func create(_ draft: TodoDraft, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
+    func create(_ draft: TodoDraft, completion: @escaping (Result<Todo, TodosError>) -> Void) {
         record(.create(draft))
         completion(todo)
     }
-    func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
+    func get(id: String, completion: @escaping (Result<Todo, TodosError>) -> Void) {
         record(.get(id: id))
         completion(todo)
     }
     func patch(
-        id: String, with patch: TodoPatch, condition: RevisionCondition, completion: @escaping (Result<TodoData, TodosError>) -> Void
+        id: String, with patch: TodoChange, condition: RevisionCondition, completion: @escaping (Result<Todo, TodosError>) -> Void
     ) {
         record(.patch(id: id, patch, condition))
         completion(todo)
     }
     func replace(
-        id: String, with draft: TodoDraft, condition: RevisionCondition, completion: @escaping (Result<TodoData, TodosError>) -> Void
+        id: String, with draft: TodoDraft, condition: RevisionCondition, completion: @escaping (Result<Todo, TodosError>) -> Void
     ) {
         record(.replace(id: id, draft, condition))
         completion(todo)
@@ -104,7 +104,7 @@ final class StubTodosUseCases: TodosUseCases {
 
 @Suite("TodosPresenter")
 struct TodosPresenterTests {
-    let data = TodoData(makeTodo("abc", title: "Buy milk", order: 3, due: "2026-11-24", revision: 17))
+    let data = makeTodo("abc", title: "Buy milk", order: 3, due: "2026-11-24", revision: 17)
     let context = RequestContext(baseURL: "http://localhost:8080")
     let draft = TodoDraft(title: "Buy milk", order: 3)
 
@@ -120,8 +120,8 @@ struct TodosPresenterTests {
         #expect(model.headers["Location"] == "http://localhost:8080/todos/abc")
         #expect(model.headers["ETag"] == #""17""#)
         #expect(model.body?.url == "http://localhost:8080/todos/abc")
-        #expect(model.body?.dueDate == CalendarDay("2026-11-24"))
-        #expect(model.body?.createdAt == FakeClock.timestamp("2026-11-22T10:00:00.000Z"))
+        #expect(model.body?.todo.dueDate == CalendarDay("2026-11-24"))
+        #expect(model.body?.todo.createdAt == FakeClock.timestamp("2026-11-22T10:00:00.000Z"))
         #expect(model.contentType == "application/json")
     }
 
@@ -131,11 +131,11 @@ struct TodosPresenterTests {
         let stub = StubTodosUseCases(todo: .success(data))
         let presenter = TodosPresenter(interactor: stub)
         presenter.presentTodo(id: "abc", context: context, view: view) { _ in }
-        presenter.presentPatch(id: "abc", TodoPatch(order: .some(nil)), condition: .none, context: context, view: view) { _ in }
+        presenter.presentPatch(id: "abc", TodoChange(order: .clear), condition: .none, context: context, view: view) { _ in }
         presenter.presentReplacement(id: "abc", draft, condition: .none, context: context, view: view) { _ in }
         #expect(
             stub.calls.withTracedLock { $0 } == [
-                .get(id: "abc"), .patch(id: "abc", TodoPatch(order: .some(nil)), .none),
+                .get(id: "abc"), .patch(id: "abc", TodoChange(order: .clear), .none),
                 .replace(id: "abc", TodoDraft(title: "Buy milk", order: 3), .none),
             ])
         let models = view.todos.withTracedLock { $0 }
@@ -147,7 +147,7 @@ struct TodosPresenterTests {
     @Test("the list maps every to-do with the request's base URL")
     func list() throws {
         let view = CapturingTodosView()
-        let stub = StubTodosUseCases(todo: .success(data), all: [data, TodoData(makeTodo("def"))])
+        let stub = StubTodosUseCases(todo: .success(data), all: [data, makeTodo("def")])
         TodosPresenter(interactor: stub)
             .presentList(TodoQuery(), context: RequestContext(baseURL: "https://todo.example.com"), view: view) { _ in }
         let model = try #require(view.lists.withTracedLock { $0.first })
@@ -162,14 +162,14 @@ struct TodosPresenterTests {
     @Test("a page of the list links first, prev, next and last, keeping the other parameters")
     func listLinks() throws {
         let view = CapturingTodosView()
-        let all = (0..<25).map { TodoData(makeTodo("t\($0)")) }
+        let all = (0..<25).map { makeTodo("t\($0)") }
         let context = RequestContext(
             baseURL: "http://h:1", query: QueryParameters("q=buy+milk&limit=10&offset=10&sort=-order"), path: "/todos")
         let query = TodoQuery(titleContains: "buy milk", sort: TodoSort(.order, descending: true), limit: 10, offset: 10)
         TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: all))
             .presentList(query, context: context, view: view) { _ in }
         let model = try #require(view.lists.withTracedLock { $0.first })
-        #expect(model.body?.map(\.id) == (10..<20).map { "t\($0)" })
+        #expect(model.body?.map(\.todo.id) == (10..<20).map { "t\($0)" })
         #expect(model.headers["X-Total-Count"] == "25")
         #expect(
             model.headers["Link"]
@@ -231,7 +231,7 @@ struct TodosPresenterTests {
         let models = view.problems.withTracedLock { $0 }
         #expect(models.map(\.status) == [404, 503])
         TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: 9, failure: .ifMatch))))
-            .presentPatch(id: "x", TodoPatch(title: "x"), condition: RevisionCondition(ifMatch: .oneOf([8])), context: context, view: view)
+            .presentPatch(id: "x", TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .oneOf([8])), context: context, view: view)
         { _ in }
         let precondition = try #require(view.problems.withTracedLock { $0.last })
         #expect(precondition.status == 412)

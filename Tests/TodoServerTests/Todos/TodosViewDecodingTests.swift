@@ -14,7 +14,7 @@ final class RecordingTodosPresenter: TodosModuleInput {
         case create(TodoDraft)
         case deleteAll
         case get(id: String)
-        case patch(id: String, TodoPatch, RevisionCondition)
+        case patch(id: String, TodoChange, RevisionCondition)
         case replace(id: String, TodoDraft, RevisionCondition)
         case delete(id: String, RevisionCondition)
     }
@@ -35,7 +35,7 @@ final class RecordingTodosPresenter: TodosModuleInput {
         answer(.get(id: id), context, view, respond)
     }
     func presentPatch(
-        id: String, _ patch: TodoPatch, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        id: String, _ patch: TodoChange, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
         respond: @escaping Respond
     ) {
         answer(.patch(id: id, patch, condition), context, view, respond)
@@ -145,7 +145,7 @@ struct TodosViewDecodingTests {
                 .list(TodoQuery(completed: true, titleContains: "milk", sort: TodoSort(.title, descending: true), limit: 5, offset: 10)),
                 .create(TodoDraft(title: "x", completed: true, dueDate: CalendarDay("2026-11-24"))),
                 .get(id: "abc"),
-                .patch(id: "abc", TodoPatch(order: 7, dueDate: .some(nil)), .none),
+                .patch(id: "abc", TodoChange(order: .set(7), dueDate: .clear), .none),
                 .replace(id: "abc", TodoDraft(title: "y"), .none),
                 .delete(id: "def", .none),
                 .deleteAll,
@@ -169,9 +169,9 @@ struct TodosViewDecodingTests {
         let expected = RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .any)
         #expect(
             presenter.calls.withTracedLock { $0 } == [
-                .patch(id: "abc", TodoPatch(title: "x"), expected), .replace(id: "abc", TodoDraft(title: "x"), expected),
+                .patch(id: "abc", TodoChange(title: "x"), expected), .replace(id: "abc", TodoDraft(title: "x"), expected),
                 .delete(id: "abc", expected), .delete(id: "def", .none),
-                .patch(id: "ghi", TodoPatch(title: "x"), RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .oneOf([17, 18]))),
+                .patch(id: "ghi", TodoChange(title: "x"), RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .oneOf([17, 18]))),
             ])
     }
 }

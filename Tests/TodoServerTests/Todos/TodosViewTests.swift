@@ -6,7 +6,7 @@ import Testing
 @Suite("TodosView")
 struct TodosViewTests {
     let view = TodosView(presenter: RecordingTodosPresenter(), serializer: JSONSerializer())
-    let model = TodoViewModel(TodoData(makeTodo("abc", title: "Buy \"milk\"/é", order: nil)), baseURL: "http://h:1")
+    let model = TodoViewModel(makeTodo("abc", title: "Buy \"milk\"/é", order: nil), baseURL: "http://h:1")
 
     @Test("writes a to-do as exact JSON bytes, nulls included")
     func todo() throws {

@@ -34,10 +34,10 @@ struct UpcomingPresenterTests {
     @Test("sections get their titles; the message is null")
     func titled() throws {
         let data = UpcomingData(sections: [
-            .init(relativeDate: .today, items: [TodoData(makeTodo("a", due: "2026-11-22"))]),
-            .init(relativeDate: .laterThisWeek, items: [TodoData(makeTodo("b", due: "2026-11-26"))]),
-            .init(relativeDate: .nextWeek, items: [TodoData(makeTodo("c", due: "2026-12-01"))]),
-            .init(relativeDate: .tomorrow, items: [TodoData(makeTodo("d", due: "2026-11-23"))]),
+            .init(relativeDate: .today, items: [makeTodo("a", due: "2026-11-22")]),
+            .init(relativeDate: .laterThisWeek, items: [makeTodo("b", due: "2026-11-26")]),
+            .init(relativeDate: .nextWeek, items: [makeTodo("c", due: "2026-12-01")]),
+            .init(relativeDate: .tomorrow, items: [makeTodo("d", due: "2026-11-23")]),
         ])
         let stub = StubUpcomingUseCases(.success(data))
         let presenter = UpcomingPresenter(interactor: stub)
@@ -66,7 +66,7 @@ struct UpcomingPresenterTests {
 
     @Test("a section as exact JSON, with message null")
     func sectionBytes() throws {
-        let data = UpcomingData(sections: [.init(relativeDate: .tomorrow, items: [TodoData(makeTodo("a", due: "2026-11-23"))])])
+        let data = UpcomingData(sections: [.init(relativeDate: .tomorrow, items: [makeTodo("a", due: "2026-11-23")])])
         let capture = ResponseCapture()
         UpcomingPresenter(interactor: StubUpcomingUseCases(.success(data)))
             .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)

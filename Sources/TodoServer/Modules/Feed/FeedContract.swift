@@ -22,8 +22,8 @@ public struct FeedRequest: Sendable, Equatable {
 
 /// A change as the interactor hands it out.
 public enum FeedChange: Sendable, Equatable {
-    case created(TodoData)
-    case updated(TodoData)
+    case created(Todo)
+    case updated(Todo)
     case deleted(id: String)
     case cleared
 }

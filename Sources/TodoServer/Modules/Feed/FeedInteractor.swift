@@ -5,7 +5,7 @@ import Synchronization
 /// The feed's business rules: a subscription starts after the position asked for (every retained
 /// change after it, in order), with a resync when that position is not retained or not one of this
 /// store's, or at the current position when none is asked for; then it hears every change. At most
-/// `maxSubscribers` at once. Hands out `TodoData`, never the store's to-dos.
+/// `maxSubscribers` at once. Hands out to-dos as values.
 public struct FeedInteractor: FeedUseCases {
     private let log: ChangeLog
     private let scheduler: any FeedScheduler
@@ -241,8 +241,8 @@ public protocol FeedEnding: AnyObject {
 extension FeedChange {
     init(_ kind: StoreChangeKind) {
         switch kind {
-        case .created(let todo): self = .created(TodoData(todo))
-        case .updated(let todo): self = .updated(TodoData(todo))
+        case .created(let todo): self = .created(todo)
+        case .updated(let todo): self = .updated(todo)
         case .deleted(let id): self = .deleted(id: id)
         case .cleared: self = .cleared
         }

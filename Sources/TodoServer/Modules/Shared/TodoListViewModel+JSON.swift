@@ -1,13 +1,13 @@
-/// Writing a page's JSON from its snapshots: byte for byte what an array of `TodoViewModel`
-/// writes, without a string per to-do. When the base URL, every id and every title need no escape
+/// Writing a page's JSON from its snapshots through `TodoJSON`, as `TodoViewModel` writes one
+/// to-do, without a string per to-do. When the base URL, every id and every title need no escape
 /// (known when the to-dos were stored or the page filled: no scan here) and every date has a
 /// four-digit year, the whole array is written in one reservation through a cursor, a UUID id as
 /// hex from its 16 bytes; otherwise to-do by to-do, member by member, escaping as needed.
 extension TodoListViewModel: JSONWritable {
-    /// The most the array can take in the one-step form: the members' names, punctuation, times
-    /// and nulls take under 200 bytes a to-do; the id is written twice.
+    /// The most the array can take in the one-step form (`TodoJSON.maximumBytes`, a comma, a UUID
+    /// id at most 36 bytes twice and a title, or an other id and a title in `bytes`).
     public var jsonSizeHint: Int {
-        2 + items.count * (201 + 72 + 1 + baseURL.utf8.count) + 2 * items.withEntries { _, bytes in bytes.count }
+        2 + items.count * (TodoJSON.fixedBytes + 1 + 72 + 1 + baseURL.utf8.count) + 2 * items.withEntries { _, bytes in bytes.count }
     }
 
     public func write(to writer: inout JSONWriter) {
@@ -34,10 +34,12 @@ extension TodoListViewModel: JSONWritable {
         var maximum = 2
         for entry in entries {
             guard entry.flags.contains(.plainID), entry.flags.contains(.plainTitle),
-                JSONCursor.fits(Timestamp(millisecondsSinceEpoch: entry.createdAt)),
-                JSONCursor.fits(Timestamp(millisecondsSinceEpoch: entry.updatedAt)), JSONCursor.fits(entry.dueDate)
+                TodoJSON.fits(
+                    createdAt: Timestamp(millisecondsSinceEpoch: entry.createdAt),
+                    updatedAt: Timestamp(millisecondsSinceEpoch: entry.updatedAt), dueDate: entry.dueDate)
             else { return false }
-            maximum += 201 + base.count + Int(entry.titleLength) + 2 * (entry.uuid == nil ? Int(entry.id.low) : 36)
+            let id = entry.uuid == nil ? Int(entry.id.low) : 36
+            maximum += 1 + TodoJSON.maximumBytes(id: id, title: Int(entry.titleLength), base: base.count)
         }
         writer.withCursor(maximum: maximum) { cursor in
             cursor.raw("[")
@@ -50,37 +52,22 @@ extension TodoListViewModel: JSONWritable {
         return true
     }
 
-    /// One to-do whose id and title need no escape, members in name order.
+    /// One to-do whose id and title need no escape.
     @inline(__always)
     private static func writeObject(
         _ entry: TodoSnapshots.Entry, _ bytes: UnsafeBufferPointer<UInt8>, base: UnsafeBufferPointer<UInt8>,
         to cursor: inout JSONCursor
     ) {
-        cursor.raw(#"{"completed":"#)
-        cursor.bool(entry.completed)
-        cursor.raw(#","createdAt":"#)
-        cursor.timestamp(Timestamp(millisecondsSinceEpoch: entry.createdAt))
-        cursor.raw(#","dueDate":"#)
-        cursor.day(entry.dueDate)
-        cursor.raw(#","id":"#)
-        let id: UnsafeBufferPointer<UInt8>
-        if let uuid = entry.uuid {
-            id = cursor.quoted(uuid: uuid)
-        } else {
-            id = TodoSnapshots.otherID(entry, in: bytes)
+        TodoJSON.object(
+            completed: entry.completed, createdAt: Timestamp(millisecondsSinceEpoch: entry.createdAt), dueDate: entry.dueDate,
+            order: entry.orderValue, title: TodoSnapshots.title(entry, in: bytes),
+            updatedAt: Timestamp(millisecondsSinceEpoch: entry.updatedAt), base: base, to: &cursor
+        ) { cursor in
+            if let uuid = entry.uuid { return cursor.quoted(uuid: uuid) }
+            let id = TodoSnapshots.otherID(entry, in: bytes)
             cursor.quoted(clean: id)
+            return id
         }
-        cursor.raw(#","order":"#)
-        cursor.int(entry.orderValue)
-        cursor.raw(#","title":"#)
-        cursor.quoted(clean: TodoSnapshots.title(entry, in: bytes))
-        cursor.raw(#","updatedAt":"#)
-        cursor.timestamp(Timestamp(millisecondsSinceEpoch: entry.updatedAt))
-        cursor.raw(#","url":""#)
-        cursor.unquoted(clean: base)
-        cursor.raw("/todos/")
-        cursor.unquoted(clean: id)
-        cursor.raw(#""}"#)
     }
 
     /// The general path: any id, any title, any year.
@@ -89,24 +76,10 @@ extension TodoListViewModel: JSONWritable {
         to writer: inout JSONWriter
     ) {
         TodoSnapshots.withIDText(entry, in: bytes) { id in
-            writer.beginObject()
-            writer.key("completed")
-            writer.bool(entry.completed)
-            writer.key("createdAt")
-            writer.timestamp(Timestamp(millisecondsSinceEpoch: entry.createdAt))
-            writer.key("dueDate")
-            if let dueDate = entry.dueDate { writer.day(dueDate) } else { writer.null() }
-            writer.key("id")
-            writer.string(utf8: id)
-            writer.key("order")
-            if let order = entry.orderValue { writer.int(order) } else { writer.null() }
-            writer.key("title")
-            writer.string(utf8: TodoSnapshots.title(entry, in: bytes))
-            writer.key("updatedAt")
-            writer.timestamp(Timestamp(millisecondsSinceEpoch: entry.updatedAt))
-            writer.key("url")
-            writer.string(utf8: base, "/todos/", utf8: id)
-            writer.endObject()
+            TodoJSON.members(
+                completed: entry.completed, createdAt: Timestamp(millisecondsSinceEpoch: entry.createdAt), dueDate: entry.dueDate,
+                id: id, order: entry.orderValue, title: TodoSnapshots.title(entry, in: bytes),
+                updatedAt: Timestamp(millisecondsSinceEpoch: entry.updatedAt), base: base, to: &writer)
         }
     }
 }

@@ -1,4 +1,4 @@
-/// Turns a request body into a `TodoDraft` or `TodoPatch`, or says precisely what is wrong.
+/// Turns a request body into a `TodoDraft` or a merge patch's `TodoChange`, or says precisely what is wrong.
 struct TodoInputDecoder: Sendable {
     /// The longest title in Unicode scalars (not grapheme clusters: `a` and a million combining
     /// accents is one character but a megabyte).
@@ -33,16 +33,26 @@ struct TodoInputDecoder: Sendable {
         }
     }
 
-    func patch(from body: [UInt8]) -> Result<TodoPatch, TodoRequestError> {
+    /// A merge patch (RFC 7396): an absent member keeps its field, `null` clears it.
+    func patch(from body: [UInt8]) -> Result<TodoChange, TodoRequestError> {
         fields(of: body).flatMap { (fields, unknown) in
             var errors = unknown
-            let patch = TodoPatch(
+            let patch = TodoChange(
                 title: fields.title.flatMap { validTitle($0, &errors) },
                 completed: fields.completed.flatMap { validBool("completed", $0, &errors) },
-                order: fields.order.flatMap { validOrder($0, &errors) },
-                dueDate: fields.dueDate.flatMap { validDueDate($0, &errors) })
+                order: Self.field(fields.order.flatMap { validOrder($0, &errors) }),
+                dueDate: Self.field(fields.dueDate.flatMap { validDueDate($0, &errors) }))
             guard errors.isEmpty else { return .failure(.invalidFields(errors.sorted { $0.field < $1.field })) }
             return .success(patch)
+        }
+    }
+
+    /// A merge patch's member as a field change: absent (or invalid) keeps, `null` clears.
+    private static func field<Value>(_ member: Value??) -> TodoChange.Field<Value> {
+        switch member {
+        case .none: .keep
+        case .some(.none): .clear
+        case .some(.some(let value)): .set(value)
         }
     }
 

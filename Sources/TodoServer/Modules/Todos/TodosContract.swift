@@ -25,7 +25,7 @@ public protocol TodosModuleInput: Sendable {
     func presentDeletionOfAll(context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
     func presentTodo(id: String, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
     func presentPatch(
-        id: String, _ patch: TodoPatch, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
         respond: @escaping Respond)
     func presentReplacement(
         id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
@@ -40,18 +40,18 @@ public protocol TodosUseCases: Sendable {
     /// One page of to-dos; by default `order` (unset last), then `createdAt`, then `id`.
     func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void)
     /// Stores a new to-do with a fresh id, created and updated now.
-    func create(_ draft: TodoDraft, completion: @escaping (Result<TodoData, TodosError>) -> Void)
-    func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void)
+    func create(_ draft: TodoDraft, completion: @escaping (Result<Todo, TodosError>) -> Void)
+    func get(id: String, completion: @escaping (Result<Todo, TodosError>) -> Void)
     /// Applies a merge patch if the condition holds; a patch that changes nothing keeps the
     /// revision and `updatedAt`.
     func patch(
-        id: String, with patch: TodoPatch, condition: RevisionCondition,
-        completion: @escaping (Result<TodoData, TodosError>) -> Void)
+        id: String, with change: TodoChange, condition: RevisionCondition,
+        completion: @escaping (Result<Todo, TodosError>) -> Void)
     /// Replaces the writable fields if the condition holds; the same content keeps the
     /// revision and `updatedAt`.
     func replace(
         id: String, with draft: TodoDraft, condition: RevisionCondition,
-        completion: @escaping (Result<TodoData, TodosError>) -> Void)
+        completion: @escaping (Result<Todo, TodosError>) -> Void)
     /// Deletes the to-do if the condition holds.
     func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void)
     func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void)
@@ -72,23 +72,8 @@ public struct TodoDraft: Equatable, Sendable {
     }
 }
 
-/// The fields of a merge patch, validated by the view: nil leaves a field alone, `.some(nil)` clears it.
-public struct TodoPatch: Equatable, Sendable {
-    public var title: String?
-    public var completed: Bool?
-    public var order: Int??
-    public var dueDate: CalendarDay??
-
-    public init(title: String? = nil, completed: Bool? = nil, order: Int?? = nil, dueDate: CalendarDay?? = nil) {
-        self.title = title
-        self.completed = completed
-        self.order = order
-        self.dueDate = dueDate
-    }
-}
-
 /// The view as the presenter sees it: serializes the presenter's view models. (Decoding the
-/// request into `TodoQuery`, `TodoDraft`, `TodoPatch` and `RevisionCondition` happens before the
+/// request into `TodoQuery`, `TodoDraft`, `TodoChange` (a merge patch) and `RevisionCondition` happens before the
 /// presenter is called, in `TodosHTTPEntry`: a body or query the view cannot decode is a problem,
 /// 400 or 422 naming the fields, that never reaches the presenter.)
 public protocol TodosDisplay: Sendable {

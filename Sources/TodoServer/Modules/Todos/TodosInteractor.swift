@@ -23,37 +23,35 @@ public struct TodosInteractor: TodosUseCases {
         }
     }
 
-    public func create(_ draft: TodoDraft, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
+    public func create(_ draft: TodoDraft, completion: @escaping (Result<Todo, TodosError>) -> Void) {
         let now = clock.now()
         let todo = Todo(
             id: ids.makeID(), title: draft.title, completed: draft.completed, order: draft.order,
             dueDate: draft.dueDate, createdAt: now, updatedAt: now)
         store.insert(todo) { result in
-            completion(result.mapError(TodosError.store).map(TodoData.init))
+            completion(result.mapError(TodosError.store))
         }
     }
 
-    public func get(id: String, completion: @escaping (Result<TodoData, TodosError>) -> Void) {
+    public func get(id: String, completion: @escaping (Result<Todo, TodosError>) -> Void) {
         store.todo(id: id) { result in
             completion(
                 result.mapError(TodosError.store).flatMap { todo in
-                    todo.map { .success(TodoData($0)) } ?? .failure(.notFound(id: id))
+                    todo.map { .success($0) } ?? .failure(.notFound(id: id))
                 })
         }
     }
 
     public func patch(
-        id: String, with patch: TodoPatch, condition: RevisionCondition,
-        completion: @escaping (Result<TodoData, TodosError>) -> Void
+        id: String, with change: TodoChange, condition: RevisionCondition,
+        completion: @escaping (Result<Todo, TodosError>) -> Void
     ) {
-        let change = TodoChange(
-            title: patch.title, completed: patch.completed, order: Self.field(patch.order), dueDate: Self.field(patch.dueDate))
         update(id: id, change: change, condition: condition, completion: completion)
     }
 
     public func replace(
         id: String, with draft: TodoDraft, condition: RevisionCondition,
-        completion: @escaping (Result<TodoData, TodosError>) -> Void
+        completion: @escaping (Result<Todo, TodosError>) -> Void
     ) {
         let change = TodoChange.replacement(
             title: draft.title, completed: draft.completed, order: draft.order, dueDate: draft.dueDate)
@@ -82,26 +80,17 @@ public struct TodosInteractor: TodosUseCases {
     /// `updatedAt`, and the to-do is answered as it is.
     private func update(
         id: String, change: TodoChange, condition: RevisionCondition,
-        completion: @escaping (Result<TodoData, TodosError>) -> Void
+        completion: @escaping (Result<Todo, TodosError>) -> Void
     ) {
         store.update(id: id, change: change, condition: condition, at: clock.now()) { result in
             completion(
                 result.mapError(TodosError.store).flatMap { outcome in
                     switch outcome {
-                    case .updated(let todo), .unchanged(let todo): .success(TodoData(todo))
+                    case .updated(let todo), .unchanged(let todo): .success(todo)
                     case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
                     case .notFound: .failure(Self.missing(id: id, condition))
                     }
                 })
-        }
-    }
-
-    /// A merge patch's member as a field change: absent keeps, `null` clears.
-    private static func field<Value>(_ member: Value??) -> TodoChange.Field<Value> {
-        switch member {
-        case .none: .keep
-        case .some(.none): .clear
-        case .some(.some(let value)): .set(value)
         }
     }
 

@@ -52,10 +52,10 @@ public struct TodosPresenter: TodosModuleInput {
     }
 
     public func presentPatch(
-        id: String, _ patch: TodoPatch, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
         respond: @escaping Respond
     ) {
-        interactor.patch(id: id, with: patch, condition: condition) {
+        interactor.patch(id: id, with: change, condition: condition) {
             presentTodo($0, status: 200, context: context, view: view, respond: respond)
         }
     }
@@ -77,7 +77,7 @@ public struct TodosPresenter: TodosModuleInput {
 
     /// A single to-do with its `ETag`; a 201 also carries `Location`.
     private func presentTodo(
-        _ result: Result<TodoData, TodosError>, status: Int, context: RequestContext, view: some TodosDisplay, respond: Respond
+        _ result: Result<Todo, TodosError>, status: Int, context: RequestContext, view: some TodosDisplay, respond: Respond
     ) {
         switch result {
         case .success(let todo):

@@ -10,7 +10,7 @@ extension TodosView {
     }
 
     /// A PATCH body (RFC 7396 merge patch).
-    public func patch(from body: [UInt8]) -> Result<TodoPatch, ProblemDetails> {
+    public func patch(from body: [UInt8]) -> Result<TodoChange, ProblemDetails> {
         inputDecoder.patch(from: body).mapError(\.problem)
     }
 

@@ -50,7 +50,7 @@ public struct UpcomingData: Sendable, Equatable {
     /// One group: the to-dos by due day, then order, then creation time.
     public struct Section: Sendable, Equatable {
         public var relativeDate: RelativeDate
-        public var items: [TodoData]
+        public var items: [Todo]
     }
 }
 

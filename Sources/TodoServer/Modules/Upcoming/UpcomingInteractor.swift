@@ -36,7 +36,7 @@ public struct UpcomingInteractor: UpcomingUseCases {
         }
         let sections = RelativeDate.allCases.compactMap { relative -> UpcomingData.Section? in
             guard let items = groups[relative] else { return nil }
-            return UpcomingData.Section(relativeDate: relative, items: items.sorted(by: itemOrder).map(TodoData.init))
+            return UpcomingData.Section(relativeDate: relative, items: items.sorted(by: itemOrder))
         }
         return UpcomingData(sections: sections)
     }

@@ -1,32 +1,5 @@
-/// A to-do as interactors hand it out: plain values, no behaviour, no link to the store.
-public struct TodoData: Sendable, Equatable {
-    public var id: String
-    public var title: String
-    public var completed: Bool
-    public var order: Int?
-    public var dueDate: CalendarDay?
-    public var createdAt: Timestamp
-    public var updatedAt: Timestamp
-    /// The to-do's revision (1 when created, +1 per change): its entity tag.
-    public var revision: UInt64
-
-    init(_ todo: Todo) {
-        id = todo.id
-        title = todo.title
-        completed = todo.completed
-        order = todo.order
-        dueDate = todo.dueDate
-        createdAt = todo.createdAt
-        updatedAt = todo.updatedAt
-        revision = todo.revision
-    }
-
-    /// The strong entity tag of this version of the to-do.
-    public var entityTag: EntityTag { EntityTag(revision: revision) }
-}
-
 /// One page of the list as interactors hand it out: the page's to-dos as read-only compact values
-/// (`TodoSnapshots`, which reads back as `TodoData`), so that no string is made per to-do.
+/// (`TodoSnapshots`, which reads back as `Todo`), so that no string is made per to-do.
 public struct TodoListData: Sendable, Equatable {
     public var items: TodoSnapshots
     /// How many to-dos passed the filters, on all pages.
@@ -40,7 +13,7 @@ public struct TodoListData: Sendable, Equatable {
 
 extension TodoListData {
     /// A page of the given to-dos.
-    init(items: [TodoData], total: Int, offset: Int, limit: Int) {
+    init(items: [Todo], total: Int, offset: Int, limit: Int) {
         var snapshots = TodoSnapshots(capacity: items.count, byteCapacity: items.reduce(0) { $0 + $1.title.utf8.count })
         for item in items {
             snapshots.append(
