@@ -367,8 +367,13 @@ struct LiveFeedEndToEndTests {
         let stream = try server.subscribe()
         _ = try server.request("POST", "/todos", body: #"{"title":"m"}"#)
         #expect(try stream.nextEvent()?.event == "created")
-        let metrics = try server.request("GET", "/metrics").text
+        // The count moves once the event is written, which the client may read first.
+        var metrics = ""
+        #expect(
+            eventually(timeout: .seconds(10)) {
+                metrics = (try? server.request("GET", "/metrics").text) ?? ""
+                return metrics.contains("feed_events_sent_total 1")
+            }, "\(metrics)")
         #expect(metrics.contains("feed_subscribers 1"))
-        #expect(metrics.contains("feed_events_sent_total 1"))
     }
 }
