@@ -5,7 +5,11 @@
 # Fails on any 5xx, any response that does not conform to the document (status, content type,
 # headers, body schema), any schema-violating request accepted, or any crash.
 #
-# Left out: positive_data_acceptance, which expects every schema-valid request to succeed; here
+# Left out: GET /todos/events, a stream that never ends (its HEAD and OPTIONS stay in): with
+# subscribers allowed every case would wait out the request time-out, without (as run here,
+# TODO_EVENTS_MAX_SUBSCRIBERS=0) every case is the documented 503, which schemathesis counts as a
+# server error whatever the document says; the stream is tested by LiveFeed*Tests and
+# scripts/browser-feed-check.sh. And positive_data_acceptance, which expects every schema-valid request to succeed; here
 # a valid but stale If-Match is a correct 412 and a well-formed but unknown tz a correct 400. And
 # the stateful phase, whose link-following (schemathesis 4.32) checked a PATCH body against PUT's
 # schema and counted a CORS preflight on a deleted to-do as "still available".
@@ -23,7 +27,7 @@ pid=$!
 trap 'kill -9 $pid 2>/dev/null || true; rm -f "$log" "$out"' EXIT
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.05; done
 status=0
-"$tools/schemathesis" --config-file scripts/schemathesis.toml run "http://127.0.0.1:$port/openapi.json" --checks all --exclude-checks positive_data_acceptance \
+"$tools/schemathesis" --config-file scripts/schemathesis.toml run "http://127.0.0.1:$port/openapi.json" --checks all --exclude-checks positive_data_acceptance --exclude-name 'GET /todos/events' \
   --phases examples,coverage,fuzzing --max-examples "$EXAMPLES" --seed "$SEED" --request-timeout 5 >"$out" 2>&1 || status=$?
 sed -n '/= SUMMARY =/,$p' "$out"
 if [ "$status" -ne 0 ]; then sed -n '/= FAILURES =/,/= SUMMARY =/p' "$out" | head -150; fi
