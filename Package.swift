@@ -37,9 +37,13 @@ let package = Package(
             name: "EventLoops",
             dependencies: ["CLibevent", "CSupport", "LockTracing"]
         ),
+        // The HTTP values (request, response, header fields, method, status, what became of an
+        // answer): no libevent, no loops. Modules, presenters, the router and the pipeline speak
+        // these; only the application's wiring sees the transport (EventHTTP).
+        .target(name: "HTTPValues"),
         .target(
             name: "EventHTTP",
-            dependencies: ["CLibevent", "CSupport", "EventLoops", "LockTracing"]
+            dependencies: ["CLibevent", "CSupport", "EventLoops", "HTTPValues", "LockTracing"]
         ),
         .target(
             name: "PostgresLoop",
@@ -50,6 +54,7 @@ let package = Package(
             dependencies: [
                 "EventHTTP",
                 "EventLoops",
+                "HTTPValues",
                 "PostgresLoop",
                 "LockTracing",
                 "CSupport",
@@ -79,6 +84,7 @@ let package = Package(
                 "TodoServer",
                 "EventHTTP",
                 "EventLoops",
+                "HTTPValues",
                 "PostgresLoop",
                 "LockTracing",
                 "TodoServerApp",

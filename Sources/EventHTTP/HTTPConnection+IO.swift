@@ -1,5 +1,6 @@
 import CLibevent
 import Glibc
+import HTTPValues
 
 /// The bytes of a connection: reading into reserved input space with `read(2)`, framing what was
 /// read and handing each complete request to the handler, writing answers as soon as they are
@@ -137,9 +138,7 @@ extension HTTPConnection {
         let action = loop.machine.bodyAwaited(
             id, expectsContinue: request.expectsContinue, bodyArrived: evbuffer_get_length(input) > 0
         ) { overLimit in
-            var head = request
-            head.connectionOverLimit = overLimit
-            refusal = loop.handler.answer(toHead: head, loopIndex: loop.index)
+            refusal = loop.handler.answer(toHead: request, loopIndex: loop.index, connectionOverLimit: overLimit)
             return refusal != nil
         }
         switch action {
@@ -178,15 +177,14 @@ extension HTTPConnection {
     }
 
     private func dispatch(_ request: HTTPRequest) {
-        var request = request
         let requestID = loop.nextRequestID()
         let start = loop.machine.requestStarted(
             requestID, connection: id, keepAlive: request.wantsKeepAlive, http10: request.version.minor == 0)
         loop.publishInFlight()
-        request.connectionOverLimit = start.refuse
         answering = requestID
         answeringIsHead = request.method == .head
-        loop.handler.handle(request, responder: HTTPResponder(connection: self, request: requestID))
+        loop.handler.handle(
+            request, responder: HTTPResponder(connection: self, request: requestID, connectionOverLimit: start.refuse))
     }
 
     /// The handler's answer to `request`: written into the output (and to the socket at once,

@@ -1,5 +1,6 @@
 import CLibevent
 import Glibc
+import HTTPValues
 
 /// One accepted socket on a loop: its input and output buffers, its framing, and the request the
 /// handler is answering. The bytes move here (`HTTPConnection+IO`); what the connection may do —

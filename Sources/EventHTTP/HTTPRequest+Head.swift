@@ -1,4 +1,5 @@
 import Glibc
+import HTTPValues
 
 extension HTTPRequest {
     /// Reads a request head that `HTTPFraming` has accepted (`head` runs from the method's first

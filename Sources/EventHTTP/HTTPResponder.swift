@@ -1,3 +1,5 @@
+import HTTPValues
+
 /// The one-shot answer channel of a request; use it on the request's loop thread only.
 public struct HTTPResponder {
     let connection: HTTPConnection
@@ -6,14 +8,13 @@ public struct HTTPResponder {
     /// Which of the server's loops the request came in on (0-based): for per-loop state that needs no lock.
     public var loopIndex: Int { connection.loop.index }
 
-    /// What became of an answer.
-    public enum Delivery: Sendable, Equatable {
-        /// Handed to the connection for writing.
-        case sent
-        /// The connection had closed before the answer (its time-out fired or the client hung up
-        /// while the handler was working): nothing was sent.
-        case connectionClosed
-    }
+    /// The request came on a connection accepted while the server was at its connection limit: the
+    /// transport's decision, handed beside the request (not in it). The handler answers with a
+    /// refusal, and the connection closes after it.
+    public let connectionOverLimit: Bool
+
+    /// What became of an answer (`HTTPDelivery`, in HTTPValues).
+    public typealias Delivery = HTTPDelivery
 
     /// Writes `response`. A HEAD request gets the headers, including the `Content-Length` that the
     /// GET would have, and no body.

@@ -1,25 +1,7 @@
 import CLibevent
+import EventLoops
 import Glibc
-
-/// What a streamed answer learns about its connection, on the loop's thread.
-public enum HTTPStreamEvent: Sendable, Equatable {
-    /// The output fell back under half its bound after a write found it over: write again.
-    case drained
-    /// The connection closed (the client left, its time-out passed, the server stopped): stop
-    /// writing; the stream is over.
-    case closed
-}
-
-/// What became of a write to a streamed answer.
-public enum HTTPStreamWrite: Sendable, Equatable {
-    /// Queued; the output is within its bound.
-    case accepted
-    /// Queued, but the client is not taking the output: more than `maxOutputBytes` wait. Write
-    /// nothing more until `.drained` (or cut the stream off).
-    case overBound
-    /// The stream is over (finished or closed): nothing was queued.
-    case closed
-}
+import HTTPValues
 
 /// An answer whose body is written over time (`Transfer-Encoding: chunked`; close-delimited for an
 /// HTTP/1.0 client), with back-pressure: each write says whether the connection's output is over

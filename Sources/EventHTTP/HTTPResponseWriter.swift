@@ -1,5 +1,6 @@
 import CLibevent
 import Glibc
+import HTTPValues
 
 /// Writes an answer into a connection's output, once: the status line, `Date` (the handler's own
 /// when it gave one), the handler's fields in order, `Content-Length`, `Connection` when the

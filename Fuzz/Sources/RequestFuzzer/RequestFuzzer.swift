@@ -1,5 +1,5 @@
-import EventHTTP
 import Foundation
+import HTTPValues
 import TodoServer
 
 /// Raw bytes → a request (method, target, headers, body) → the whole request pipeline (request id,

@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 import Logging
 
 extension AccessLog {

@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 import Logging
 
 /// Writes one line per request: method, target with its query, status, body bytes, duration and,

@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// The request id and base URL of a request, from its headers or made up.
 struct RequestIdentity: Sendable {

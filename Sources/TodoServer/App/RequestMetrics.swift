@@ -1,5 +1,5 @@
 import CoreMetrics
-import EventHTTP
+import HTTPValues
 
 /// Counts requests by route template, method and status, and times them, through swift-metrics.
 ///

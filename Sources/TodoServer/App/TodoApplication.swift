@@ -1,5 +1,6 @@
 import CSupport
 import EventHTTP
+import HTTPValues
 import LockTracing
 import Logging
 import Synchronization
@@ -48,7 +49,7 @@ public final class TodoApplication: HTTPHandler {
             defaultTimeZone: IANATimeZone(identifier: configuration.timeZone) ?? .utc,
             openConnections: { state.withTracedLock { $0.server }?.openConnections ?? 0 },
             openAPIDocument: OpenAPIDocument.load(), droppedLogLines: droppedLogLines,
-            maxFeedSubscribers: configuration.eventsMaxSubscribers)
+            maxFeedSubscribers: configuration.eventsMaxSubscribers, libeventVersion: HTTPServer.libeventVersion)
         feedHub = dependencies.feedHub
         let boundPort = self.boundPort
         pipeline = RequestPipeline(
@@ -136,14 +137,16 @@ public final class TodoApplication: HTTPHandler {
         return response
     }
 
-    /// The wire's request into the pipeline, the pipeline's answer back to the wire.
+    /// The wire's request into the pipeline, the pipeline's answer back to the wire; the wire's
+    /// facts about the connection (its loop, whether it is over the connection limit) beside it.
     public func handle(_ request: HTTPRequest, responder: HTTPResponder) {
-        pipeline.respond(to: request, loop: responder.loopIndex, sink: responder)
+        pipeline.respond(
+            to: request, loop: responder.loopIndex, connectionOverLimit: responder.connectionOverLimit, sink: responder)
     }
 
     /// A head whose client waits for `100 Continue`: the pipeline's refusal from the head alone, if
     /// it refuses it (then no 100 is sent and the body is never read).
-    public func answer(toHead head: HTTPRequest, loopIndex: Int) -> HTTPResponse? {
-        pipeline.answer(toHead: head, loop: loopIndex)
+    public func answer(toHead head: HTTPRequest, loopIndex: Int, connectionOverLimit: Bool) -> HTTPResponse? {
+        pipeline.answer(toHead: head, loop: loopIndex, connectionOverLimit: connectionOverLimit)
     }
 }

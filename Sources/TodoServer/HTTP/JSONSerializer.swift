@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// Turns a view model into response bytes with `JSONWriter`: the views' one tool.
 public struct JSONSerializer: Sendable {

@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// What a presenter hands its view: status, headers, media type and the body's fields.
 public struct ResponseViewModel<Body: JSONWritable & Sendable>: Sendable {

@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 import Logging
 
 /// The whole answer to one request, without a socket: request id and per-request logger (its
@@ -49,8 +49,12 @@ public struct RequestPipeline: Sendable {
     }
 
     /// Answers `request` through `sink`, exactly once (later, when the store answers later).
-    /// `loop` is the event loop the request came in on, for the metrics' per-loop state.
-    public func respond<Sink: ResponseSink>(to request: HTTPRequest, loop: Int = 0, sink: Sink) {
+    /// `loop` is the event loop the request came in on, for the metrics' per-loop state;
+    /// `connectionOverLimit`, the transport's decision that the request's connection is over the
+    /// connection limit: then it is refused (503, `Connection: close`) before anything else.
+    public func respond<Sink: ResponseSink>(
+        to request: HTTPRequest, loop: Int = 0, connectionOverLimit: Bool = false, sink: Sink
+    ) {
         let started = ContinuousClock.now
         let requestID = identity.requestID(for: request)
         let context = context(for: request, requestID: requestID, loop: loop)
@@ -70,7 +74,7 @@ public struct RequestPipeline: Sendable {
             accessLog.record(request: logged, response: response, duration: duration, requestID: requestID)
             return stream
         }
-        router.routeRequest(request, to: route, context: context, openStream: openStream) { [cors, metrics, accessLog] response in
+        let finish: Respond = { [cors, metrics, accessLog] response in
             var response = response
             cors.apply(to: &response.headers, requestOrigin: origin)
             response.headers.add("X-Request-ID", requestID)
@@ -86,6 +90,8 @@ public struct RequestPipeline: Sendable {
                 status: response.status, duration: duration)
             accessLog.record(request: logged, response: response, duration: duration, requestID: requestID)
         }
+        if connectionOverLimit { return finish(router.connectionLimitRefusal(context: context)) }
+        router.routeRequest(request, to: route, context: context, openStream: openStream, respond: finish)
     }
 
     /// `request` with the values of its `access_token` query parameters replaced.
@@ -103,11 +109,15 @@ public struct RequestPipeline: Sendable {
     /// screening, tokens, route, method, a declared body's type): the answer `respond` gives the
     /// whole request, with the CORS headers and `X-Request-ID`, counted in the metrics and logged
     /// like it. nil when the answer depends on the body: the wire then sends `100 Continue`.
-    public func answer(toHead head: HTTPRequest, loop: Int = 0) -> HTTPResponse? {
+    /// `connectionOverLimit` as for `respond`.
+    public func answer(toHead head: HTTPRequest, loop: Int = 0, connectionOverLimit: Bool = false) -> HTTPResponse? {
         let started = ContinuousClock.now
         let requestID = identity.requestID(for: head)
         let route = router.route(for: head)
-        guard var response = router.refusal(ofHead: head, route: route, context: context(for: head, requestID: requestID, loop: loop))
+        let context = context(for: head, requestID: requestID, loop: loop)
+        guard
+            var response = connectionOverLimit
+                ? router.connectionLimitRefusal(context: context) : router.refusal(ofHead: head, route: route, context: context)
         else { return nil }
         let logged = head.query.map { $0.contains("access_token") } == true ? Self.redacted(head) : head
         accessLog.trace(logged, requestID: requestID)
@@ -137,7 +147,7 @@ public struct RequestPipeline: Sendable {
 
     /// `respond(to:loop:sink:)` with a closure for the answer.
     public func respond(
-        to request: HTTPRequest, loop: Int = 0, deliver: @escaping (HTTPResponse) -> HTTPResponder.Delivery
+        to request: HTTPRequest, loop: Int = 0, deliver: @escaping (HTTPResponse) -> HTTPDelivery
     ) {
         respond(to: request, loop: loop, sink: ClosureSink(deliver))
     }

@@ -1,10 +1,10 @@
-import EventHTTP
+import HTTPValues
 
-/// Where the pipeline hands a request's one answer: the connection's responder on the wire, a test's
-/// capture in process. `send` is called exactly once, on the thread the answer is ready on.
+/// Where the pipeline hands a request's one answer: the connection's responder on the wire (its
+/// conformance is in the wiring, `App/HTTPResponder+ResponseSink.swift`), a test's capture in process. `send` is called exactly once, on the thread the answer is ready on.
 public protocol ResponseSink {
     /// Delivers `response`; `.connectionClosed` when nobody was left to take it.
-    func send(_ response: HTTPResponse) -> HTTPResponder.Delivery
+    func send(_ response: HTTPResponse) -> HTTPDelivery
     /// Answers with a head now and a body written over time (instead of `send`); nil when the
     /// connection closed already, or the sink cannot stream (then nothing was answered).
     func openStream(
@@ -12,17 +12,15 @@ public protocol ResponseSink {
     ) -> (any ResponseStreamWriter)?
 }
 
-extension HTTPResponder: ResponseSink {}
-
 /// A sink that hands the answer to a closure.
 public struct ClosureSink: ResponseSink {
-    private let body: (HTTPResponse) -> HTTPResponder.Delivery
+    private let body: (HTTPResponse) -> HTTPDelivery
 
-    public init(_ body: @escaping (HTTPResponse) -> HTTPResponder.Delivery) {
+    public init(_ body: @escaping (HTTPResponse) -> HTTPDelivery) {
         self.body = body
     }
 
-    public func send(_ response: HTTPResponse) -> HTTPResponder.Delivery { body(response) }
+    public func send(_ response: HTTPResponse) -> HTTPDelivery { body(response) }
 }
 
 /// A response body written over time (the live feed's event stream): what a module writes to after
@@ -41,8 +39,6 @@ public protocol ResponseStreamWriter {
     func notifyWhenDrained(below bytes: Int)
 }
 
-extension HTTPResponseStream: ResponseStreamWriter {}
-
 /// Opens a streamed answer with `status` and `headers` (CORS and `X-Request-ID` added): nil when
 /// the connection has closed already (or the sink cannot stream). `onEvent` hears `.drained` and
 /// `.closed`.
@@ -55,13 +51,5 @@ extension ResponseSink {
         status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
     ) -> (any ResponseStreamWriter)? {
         nil
-    }
-}
-
-extension HTTPResponder {
-    public func openStream(
-        status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
-    ) -> (any ResponseStreamWriter)? {
-        startStream(status: status, headers: headers, onEvent: onEvent)
     }
 }

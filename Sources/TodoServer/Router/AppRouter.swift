@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 import Logging
 import Prometheus
 
@@ -17,6 +17,9 @@ public struct ModuleDependencies: Sendable {
     public var droppedLogLines: @Sendable () -> Int
     /// Where live feed subscriptions run (the server's loops).
     public var feedScheduler: any FeedScheduler
+    /// The version of the libevent the transport runs on, for the service index (the wiring asks
+    /// the transport; empty where there is none, in process).
+    public var libeventVersion: String
     /// The live feed's subscribers, limit and metrics.
     public var feedHub: FeedHub
 
@@ -26,9 +29,11 @@ public struct ModuleDependencies: Sendable {
         metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         openConnections: @escaping @Sendable () -> Int = { 0 }, openAPIDocument: [UInt8] = Array("{}".utf8),
         droppedLogLines: @escaping @Sendable () -> Int = { 0 },
-        feedScheduler: any FeedScheduler = EventLoopFeedScheduler(), maxFeedSubscribers: Int = 1_000
+        feedScheduler: any FeedScheduler = EventLoopFeedScheduler(), maxFeedSubscribers: Int = 1_000,
+        libeventVersion: String = ""
     ) {
         self.store = store
+        self.libeventVersion = libeventVersion
         self.feedScheduler = feedScheduler
         self.clock = clock
         self.ids = ids
@@ -81,7 +86,7 @@ public struct AppRouter: Sendable {
                 presenter: SystemPresenter(
                     interactor: SystemInteractor(
                         store: store, document: dependencies.openAPIDocument, startedAt: dependencies.clock.now(),
-                        libeventVersion: HTTPServer.libeventVersion)),
+                        libeventVersion: dependencies.libeventVersion)),
                 serializer: serializer),
             metrics: MetricsView(
                 presenter: MetricsPresenter(
@@ -143,6 +148,15 @@ public struct AppRouter: Sendable {
         }
         if route == .events { return feed.handleSubscription(request, context: context, openStream: openStream, respond: respond) }
         routeToModule(route, request: request, context: context, respond: respond)
+    }
+
+    /// The answer to a request whose connection is over the connection limit (the transport's
+    /// decision): 503 with `Retry-After` and `Connection: close`, whatever the request.
+    public func connectionLimitRefusal(context: RequestContext) -> HTTPResponse {
+        let refusal = screening.connectionLimitRefusal
+        context.logger.debug(
+            "screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
+        return serializer.response(for: ResponseViewModel(problem: refusal.problem, headers: refusal.headers))
     }
 
     /// The answer to a request whose client holds its body back (`Expect: 100-continue`) when the

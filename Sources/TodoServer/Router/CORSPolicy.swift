@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// Cross-origin rules: the headers every response carries and the answer to a preflight.
 public struct CORSPolicy: Sendable {

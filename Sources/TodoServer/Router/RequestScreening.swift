@@ -1,7 +1,7 @@
-import EventHTTP
+import HTTPValues
 
-/// Wire-level checks made before routing: the connection limit, framing that could smuggle a
-/// request, and size limits.
+/// Wire-level checks made before routing: framing that could smuggle a request, and size limits;
+/// and the refusal of a request over the connection limit (which the transport decides).
 public struct RequestScreening: Sendable {
     /// Largest accepted body, in bytes.
     public var maxBodyBytes: Int
@@ -31,14 +31,17 @@ public struct RequestScreening: Sendable {
         public var headers: HTTPHeaders
     }
 
+    /// The answer to a request whose connection the transport found over the connection limit
+    /// (its decision, handed to the pipeline beside the request): retry shortly, on a new connection.
+    public var connectionLimitRefusal: Refusal {
+        Refusal(
+            problem: .serviceUnavailable(
+                "The server holds its limit of \(maxConnections) open connections; retry on a new connection shortly."),
+            headers: ["Connection": "close", "Retry-After": "1"])
+    }
+
     /// Why `request` is refused before routing, if it is.
     public func refusal(of request: HTTPRequest) -> Refusal? {
-        if request.connectionOverLimit {
-            return Refusal(
-                problem: .serviceUnavailable(
-                    "The server holds its limit of \(maxConnections) open connections; retry on a new connection shortly."),
-                headers: ["Connection": "close", "Retry-After": "1"])
-        }
         guard let (problem, close) = problem(with: request) else { return nil }
         return Refusal(problem: problem, headers: close ? ["Connection": "close"] : [:])
     }

@@ -1,5 +1,5 @@
-import EventHTTP
 import Glibc
+import HTTPValues
 
 /// A route of the API: what a request path names, which methods it allows. The paths, methods
 /// and templates are those of `Route.table`.

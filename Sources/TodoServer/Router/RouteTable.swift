@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// One row of the route table: the route, its path template, the methods it answers (in the order
 /// `Allow` lists them) and, for a route the service index links, the link's relation.

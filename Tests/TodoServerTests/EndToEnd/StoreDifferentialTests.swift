@@ -1,6 +1,6 @@
-import EventHTTP
 import Foundation
 import Glibc
+import HTTPValues
 import LockTracing
 import Synchronization
 import Testing

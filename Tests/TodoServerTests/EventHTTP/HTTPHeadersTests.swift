@@ -1,3 +1,4 @@
+import HTTPValues
 import Testing
 
 @testable import EventHTTP

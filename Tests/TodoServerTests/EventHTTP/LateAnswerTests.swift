@@ -1,4 +1,5 @@
 import Foundation
+import HTTPValues
 import Synchronization
 import Testing
 

@@ -1,4 +1,4 @@
-import EventHTTP
+import EventLoops
 import Glibc
 import LockTracing
 import Synchronization

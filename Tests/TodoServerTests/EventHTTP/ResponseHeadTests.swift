@@ -1,4 +1,5 @@
 import Foundation
+import HTTPValues
 import Testing
 
 @testable import EventHTTP

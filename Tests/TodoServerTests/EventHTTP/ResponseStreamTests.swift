@@ -1,5 +1,6 @@
 import EventLoops
 import Foundation
+import HTTPValues
 import Synchronization
 import Testing
 

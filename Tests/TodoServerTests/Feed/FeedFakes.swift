@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 import Synchronization
 
 @testable import TodoServer

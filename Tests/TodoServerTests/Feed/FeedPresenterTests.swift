@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 import Prometheus
 import Testing
 

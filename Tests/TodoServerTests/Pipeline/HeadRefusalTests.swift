@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 import LockTracing
 import Logging
 import Testing
@@ -93,9 +93,8 @@ struct HeadRefusalTests {
 
     @Test("a connection over the limit: the head gets the 503")
     func overLimit() throws {
-        var head = head(.post, "/todos", ["Authorization": "Bearer rw", "Content-Type": "application/json"])
-        head.connectionOverLimit = true
-        let answer = try #require(try client().application.pipeline.answer(toHead: head))
+        let head = head(.post, "/todos", ["Authorization": "Bearer rw", "Content-Type": "application/json"])
+        let answer = try #require(try client().application.pipeline.answer(toHead: head, connectionOverLimit: true))
         #expect(answer.status == 503)
         #expect(answer.headers["Retry-After"] == "1")
     }

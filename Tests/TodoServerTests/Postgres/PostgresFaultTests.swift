@@ -1,4 +1,3 @@
-import EventHTTP
 import Glibc
 import LockTracing
 import PostgresLoop

@@ -1,5 +1,5 @@
-import EventHTTP
 import Foundation
+import HTTPValues
 import Testing
 
 @testable import TodoServer

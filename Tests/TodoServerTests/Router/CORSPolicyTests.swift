@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 import Testing
 
 @testable import TodoServer

@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 import Testing
 
 @testable import TodoServer
@@ -16,11 +16,9 @@ struct RequestScreeningTests {
         #expect(screening.refusal(of: request("/todos?limit=5", ["Host": "h:80", "If-Match": "\"1\""], body: "0123456789")) == nil)
     }
 
-    @Test("a connection over the limit: 503 naming the limit, Retry-After 1, Connection close")
+    @Test("a connection over the limit (the transport's decision): 503 naming the limit, Retry-After 1, Connection close")
     func connectionOverLimit() throws {
-        var overLimit = request()
-        overLimit.connectionOverLimit = true
-        let refusal = try #require(screening.refusal(of: overLimit))
+        let refusal = screening.connectionLimitRefusal
         #expect(refusal.problem.status == 503)
         #expect(refusal.problem.detail == "The server holds its limit of 7 open connections; retry on a new connection shortly.")
         #expect(refusal.headers == ["Connection": "close", "Retry-After": "1"])

@@ -1,5 +1,5 @@
-import EventHTTP
 import Foundation
+import HTTPValues
 
 /// A response as a test sees it, in process or off the wire: status, headers, body, JSON.
 struct HTTPResponseSnapshot: Sendable {

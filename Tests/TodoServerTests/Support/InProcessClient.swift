@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 import LockTracing
 import Logging
 import Synchronization
@@ -11,7 +11,7 @@ import Synchronization
 struct InProcessClient {
     let application: TodoApplication
     /// What `send` answers the pipeline: `.connectionClosed` plays a client that hung up.
-    var delivery = HTTPResponder.Delivery.sent
+    var delivery = HTTPDelivery.sent
 
     init(
         configure: (inout ServerConfiguration) -> Void = { _ in }, store: any TodoStore = InMemoryTodoStore(),
@@ -41,14 +41,14 @@ struct InProcessClient {
     /// Resumes the test with the answer; a second answer to one request stops the test run.
     private final class OneAnswer: ResponseSink, Sendable {
         private let continuation: Mutex<CheckedContinuation<HTTPResponseSnapshot, Never>?>
-        private let delivery: HTTPResponder.Delivery
+        private let delivery: HTTPDelivery
 
-        init(continuation: CheckedContinuation<HTTPResponseSnapshot, Never>, delivery: HTTPResponder.Delivery) {
+        init(continuation: CheckedContinuation<HTTPResponseSnapshot, Never>, delivery: HTTPDelivery) {
             self.continuation = Mutex(continuation)
             self.delivery = delivery
         }
 
-        func send(_ response: HTTPResponse) -> HTTPResponder.Delivery {
+        func send(_ response: HTTPResponse) -> HTTPDelivery {
             let waiting = continuation.withTracedLock { value in
                 defer { value = nil }
                 return value

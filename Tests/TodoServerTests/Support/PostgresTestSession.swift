@@ -1,5 +1,5 @@
 import Dispatch
-import EventHTTP
+import EventLoops
 import LockTracing
 import PostgresLoop
 import Synchronization

@@ -4,6 +4,7 @@
 // `Fuzz/Sources/ConnectionFuzzer`; it depends on nothing else of either.
 import EventLoops
 import Glibc
+import HTTPValues
 import Synchronization
 
 @testable import EventHTTP

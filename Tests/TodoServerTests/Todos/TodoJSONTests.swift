@@ -1,4 +1,3 @@
-import EventHTTP
 import Testing
 
 @testable import TodoServer

@@ -1,4 +1,3 @@
-import EventHTTP
 import LockTracing
 import Synchronization
 import Testing

@@ -1,4 +1,3 @@
-import EventHTTP
 import Foundation
 import Testing
 

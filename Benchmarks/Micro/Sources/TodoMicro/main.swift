@@ -1,5 +1,5 @@
-import EventHTTP
 import Foundation
+import HTTPValues
 import TodoServer
 
 /// Runs `body` `iterations` times in each of 5 rounds; prints the median time per iteration.

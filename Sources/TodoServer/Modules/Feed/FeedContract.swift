@@ -1,5 +1,3 @@
-import EventHTTP
-
 // The live change feed module (`GET /todos/events`): Server-Sent Events of every change to the
 // store, resumable from any position the store still retains. The router hands the request to the
 // view, which decodes it into a `FeedRequest`, opens the stream and hands itself (as

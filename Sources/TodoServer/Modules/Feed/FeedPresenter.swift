@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// Turns the interactor's changes into events: `created`/`updated` carry the to-do as
 /// `GET /todos/{id}` shows it and its entity tag, `deleted` its id, `cleared` nothing, `resync`

@@ -1,4 +1,4 @@
-import EventHTTP
+import EventLoops
 
 /// Where a subscription's work runs: its loop (for wake-ups from the threads that change the
 /// store) and that loop's timers (heartbeats). Injected, so that tests drive the feed by hand.

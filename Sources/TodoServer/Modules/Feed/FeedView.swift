@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// The feed's HTTP adapter: reads where the client wants to resume (`Last-Event-ID`, which
 /// `EventSource` sends on every reconnect, over `lastEventId=` of the URL it was opened with) and

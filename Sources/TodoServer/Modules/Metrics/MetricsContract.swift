@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 // The metrics module: the Prometheus text exposition (`GET /metrics`).
 

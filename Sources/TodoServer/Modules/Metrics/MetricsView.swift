@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// The metrics module's HTTP adapter: hands the scrape to the presenter and writes the
 /// exposition bytes as the body; it decides nothing.

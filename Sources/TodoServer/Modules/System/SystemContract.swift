@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 // The system module: the service index (`GET /`) and the health check (`GET /healthz`).
 

@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// The system module's HTTP adapter: hands the router's requests to the presenter and writes its
 /// view models as JSON responses; it decides nothing.

@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 // The to-dos module: list, create, read, change and delete to-dos (`/todos`, `/todos/{id}`).
 // The router hands the HTTP request to the view; the view decodes it into typed request models

@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 extension TodosPresenter {
     /// A domain error as a problem: 404, 412 with the current `ETag` when the to-do exists, 503

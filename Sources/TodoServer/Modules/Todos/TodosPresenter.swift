@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// Passes the view's typed requests to the use cases and turns their answers into view models
 /// for the view: status, `Location`, `ETag`, 304, `X-Total-Count` and `Link`, absolute urls,

@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// Shapes upcoming groups into sections with titles, or the seeds' "nothing due" message.
 public struct UpcomingPresenter: UpcomingModuleInput {

@@ -1,4 +1,4 @@
-import EventHTTP
+import HTTPValues
 
 /// The upcoming module's HTTP adapter: decodes the query into an `UpcomingRequest`, hands it to
 /// the presenter, and writes the view model as a JSON response; it decides nothing else.

@@ -1,5 +1,7 @@
-/// One parsed HTTP request, copied out of the connection's input so that nothing outside this
-/// module touches C memory.
+/// One HTTP request as a value: what the transport read (it copies it out of the connection's
+/// input, so that nothing outside the transport touches C memory), or what a test or fuzzer built.
+/// Facts about the connection it came on (which loop, whether over the connection limit) are not
+/// in it: the transport hands them beside it.
 public struct HTTPRequest: Sendable {
     public var method: HTTPMethod
     /// The request target exactly as sent (`/todos?completed=true`).
@@ -12,9 +14,6 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The HTTP version as (major, minor).
     public var version: (major: Int, minor: Int)
-    /// The request came on a connection accepted while the server was at its connection limit:
-    /// answer it with a refusal and close.
-    public var connectionOverLimit = false
     /// The peer's address and port (`127.0.0.1:50312`, `[::1]:50312`), for the access log.
     public var clientAddress = ""
 

@@ -74,7 +74,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 extension String {
     /// Compares two strings byte by byte, folding ASCII letters only (header names are ASCII).
-    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+    /// For the transport's own header checks too, hence `package` and inlinable.
+    @inlinable
+    package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
         // On the bytes: `zip` over two UTF8Views costs ~100 instructions per name compared.
