@@ -68,7 +68,11 @@ extension LiveFeedOnPostgres {
             #expect(during.status == 200)
             let writtenBefore = writers.written
             try cluster.start()
-            #expect(eventually(timeout: .seconds(30)) { (try? server.request("GET", "/healthz"))?.status == 200 })
+            // Every loop's connections are back (each comes back by itself): ten reads in a row answered.
+            #expect(
+                eventually(timeout: .seconds(30)) {
+                    (0..<10).allSatisfy { _ in (try? server.request("GET", "/todos?limit=1"))?.status == 200 }
+                })
             // Writes go on after the restart before the writers stop.
             #expect(eventually(timeout: .seconds(30)) { writers.written >= writtenBefore + 50 })
             let statuses = writers.stop()

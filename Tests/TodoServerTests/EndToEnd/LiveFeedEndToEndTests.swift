@@ -94,6 +94,7 @@ extension LiveServer {
     /// Every to-do (one page of up to 1,000) and the list's `X-Last-Event-ID`.
     func listing() throws -> (items: [[String: Any]], position: String) {
         let list = try request("GET", "/todos?limit=1000")
+        try #require(list.status == 200, "GET /todos: \(list.status) \(list.text)")
         return (list.array, try #require(list.header("X-Last-Event-ID")))
     }
 
@@ -102,8 +103,10 @@ extension LiveServer {
         var revisions: [String: Int] = [:]
         for item in try listing().items {
             let id = try #require(item["id"] as? String)
-            revisions[id] = Int(
-                (try request("GET", "/todos/\(id)").header("ETag") ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+            // A failed read must fail here, not drop the to-do from what the test expects.
+            let answer = try request("GET", "/todos/\(id)")
+            try #require(answer.status == 200, "GET /todos/\(id): \(answer.status) \(answer.text)")
+            revisions[id] = try #require(Int((answer.header("ETag") ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\""))))
         }
         return revisions
     }
