@@ -73,9 +73,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // The release binary allocates with mimalloc (Debian's libmimalloc, linked ahead of libc so
-            // that libevent's allocations use it too): 4.8k fewer instructions per GET of a to-do and
-            // 6.5k per PATCH than glibc's malloc (callgrind, Benchmarks/README.md). Debug and test
-            // builds keep glibc's, which the sanitizers replace anyway.
+            // that libevent's allocations use it too): its per-thread free lists make the many small
+            // allocations of a request cheaper than glibc's malloc does (figures in docs/performance.md).
+            // Debug and test builds keep glibc's, which the sanitizers replace anyway.
             linkerSettings: [.linkedLibrary("mimalloc", .when(configuration: .release))]
         ),
         .testTarget(

@@ -24,8 +24,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// The first value of the field named `name`, if any.
     public subscript(name: String) -> String? {
-        // Through the array's buffer, lengths first: iterating copied each field (two retains and
-        // releases) and compared every name in full (~300 instructions per lookup in 4 fields).
+        // Through the array's buffer, lengths first: no copy of each field (two retains and
+        // releases), and a name is compared in full only when its length matches.
         let length = name.utf8.count
         return fields.withUnsafeBufferPointer { fields in
             for index in fields.indices
@@ -79,7 +79,7 @@ extension String {
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
-        // On the bytes: `zip` over two UTF8Views costs ~100 instructions per name compared.
+        // On the contiguous bytes, a plain loop: `zip` over two UTF8Views goes through their generic iterators.
         let onBytes = a.withContiguousStorageIfAvailable { x in
             b.withContiguousStorageIfAvailable { y in
                 for index in 0..<x.count where x[index] != y[index] {

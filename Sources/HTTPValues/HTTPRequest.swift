@@ -26,7 +26,8 @@ public struct HTTPRequest: Sendable {
     ) {
         self.method = method
         self.uri = uri
-        // The mark's offset on the bytes first: the generic `firstIndex(of:)` on the UTF8View costs ~1.3k.
+        // The mark's offset on the contiguous bytes first, a plain loop; the UTF8View's generic
+        // `firstIndex(of:)` steps through string indices.
         let offset = uri.utf8.withContiguousStorageIfAvailable { bytes in bytes.firstIndex(of: UInt8(ascii: "?")) }
         let found =
             offset.map { $0.map { uri.utf8.index(uri.utf8.startIndex, offsetBy: $0) } } ?? uri.utf8.firstIndex(of: UInt8(ascii: "?"))

@@ -26,7 +26,7 @@ public final class RequestMetrics: Sendable {
 ///
 /// The handles a loop used last are found by comparison in a short list before the dictionary:
 /// route templates are the route table's strings (equal by identity), so a hit costs a few integer
-/// compares where hashing the template cost ~600 instructions per request.
+/// compares instead of hashing the template.
 private final class LoopMetrics: @unchecked Sendable {
     private struct Key: Hashable {
         let route: String

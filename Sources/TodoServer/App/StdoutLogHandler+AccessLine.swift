@@ -117,7 +117,7 @@ extension StdoutLogHandler {
 
     /// Calls `body` with the text access line at `time`, newline included, written into temporary
     /// storage: the server hands it straight to the log writer, without an array per line (an
-    /// allocation, and a run-time look-up of the array type's metadata: ~0.9k instructions).
+    /// allocation, and a run-time look-up of the array type's metadata).
     static func withTextAccessLine<Result>(
         _ entry: AccessEntry, label: String, time: Timestamp, _ body: (UnsafeRawBufferPointer) -> Result
     ) -> Result {

@@ -1,8 +1,8 @@
 import Glibc
 
-/// Stores the bytes of a log line through one pointer into room reserved once for the whole line:
-/// appending piece by piece (`Array.append(contentsOf:)` on each string's `utf8`, a capacity and
-/// uniqueness check per call) cost ~4k instructions per access line.
+/// Stores the bytes of a log line through one pointer into room reserved once for the whole line,
+/// rather than appending piece by piece (`Array.append(contentsOf:)` on each string's `utf8`, a
+/// capacity and uniqueness check per call).
 struct LineBytes {
     private(set) var pointer: UnsafeMutablePointer<UInt8>
 

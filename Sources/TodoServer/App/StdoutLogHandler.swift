@@ -6,8 +6,8 @@ import Logging
 ///
 /// With a `LogWriter` (the server's standard output) the line is queued and the calling loop never
 /// waits for the reader; without one it is written to `descriptor` at once, with one `write(2)`.
-/// swift-log's `StreamLogHandler` cost ~18k instructions per access-log line here (a lock, a
-/// `strftime` time, string building); this one formats bytes directly.
+/// Where swift-log's `StreamLogHandler` takes a lock, formats the time with `strftime` and builds
+/// strings for every line, this one formats bytes directly.
 public struct StdoutLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]

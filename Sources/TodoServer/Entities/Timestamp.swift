@@ -39,8 +39,8 @@ extension [UInt8] {
     /// Appends `value` in decimal, left-padded with zeros to `width` digits (2, 3 or 4 digits take a
     /// path without loops or divisions by variables: dates are written per to-do). A negative value
     /// gets a `-` before its padded digits: ISO 8601's expanded form of a year before year 0
-    /// (`-0001`), which only a stored record from elsewhere can hold (requests are validated); it
-    /// used to trap the process.
+    /// (`-0001`), which only a stored record from elsewhere can hold (requests are validated), so
+    /// that such a record is written out rather than trapping the process.
     mutating func appendPadded(_ value: Int, width: Int) {
         let zero = UInt8(ascii: "0")
         if value < 0 {

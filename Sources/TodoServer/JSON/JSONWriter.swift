@@ -2,9 +2,9 @@ import Glibc
 
 /// Writes JSON text (RFC 8259) straight into a byte buffer: what the views serialize with.
 ///
-/// Foundation's `JSONEncoder` cost ~46k instructions of a 207k-instruction request here (measured
-/// with `Benchmarks/wire/callgrind.sh`); this writer appends bytes with no intermediate values. Commas
-/// are placed by the writer: call `key` before each member's value.
+/// Foundation's `JSONEncoder` goes through `Encodable`'s containers and builds intermediate values;
+/// this writer appends bytes with none. Commas are placed by the writer: call `key` before each
+/// member's value.
 ///
 /// Each call reserves room for the most it can write once, then stores bytes through one pointer
 /// (no per-byte `Array.append` with its uniqueness and capacity checks); strings are checked for
@@ -250,14 +250,14 @@ public struct JSONWriter {
 
     /// `count` bytes: `kept`, then room to write into. With `memcpy`: the generic element-wise
     /// paths (`Array(repeating:count:)`, `append(contentsOf:)` of a sequence) crawl in debug builds
-    /// and fill about a byte per instruction in release (~6k for a list of 20).
+    /// and fill one byte at a time in release.
     ///
     /// Up to `zeroBlock.count` bytes the room is reserved (a specialized allocation) and filled by
-    /// copying that many bytes of a block of zeros (`memcpy`, a few dozen instructions):
-    /// `Array(unsafeUninitializedCapacity:)` goes through the stdlib's non-inlinable allocation,
-    /// which looks the array type's metadata up at run time on every call (~500 instructions per
-    /// answer). A larger room (a list) is taken that way and left as it is: `UInt8` is trivial,
-    /// every byte past `count` is written before it is read, and `finish()` cuts the output at `count`.
+    /// copying that many bytes of a block of zeros (one `memcpy`): `Array(unsafeUninitializedCapacity:)`
+    /// goes through the stdlib's non-inlinable allocation, which looks the array type's metadata up
+    /// at run time on every call. A larger room (a list) is taken that way and left as it is: `UInt8`
+    /// is trivial, every byte past `count` is written before it is read, and `finish()` cuts the
+    /// output at `count`.
     private static func room(_ count: Int, keeping kept: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         guard count <= zeroBlock.count else {
             return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in

@@ -2,8 +2,8 @@ import LockTracing
 import Synchronization
 
 /// The base URL each loop built last, with the `Host` value it was built from: a loop's requests
-/// mostly carry one `Host`, and `http://` + host was a new string (an allocation, ~0.8k
-/// instructions with its release) per request.
+/// mostly carry one `Host`, and building `http://` + host anew would allocate (and release) a
+/// string per request.
 ///
 /// One slot per loop, each behind its own lock: a loop only ever takes its own (uncontended);
 /// callers without a loop (tests, fuzzers: loop 0) may share one slot from several threads.

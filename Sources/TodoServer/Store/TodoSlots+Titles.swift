@@ -105,8 +105,8 @@ extension TodoSlots {
         }
     }
 
-    /// `compare` without folding: `memcmp` (byte by byte, two titles of 30 equal bytes cost ~500
-    /// instructions per comparison, and filing a to-do compares a dozen times).
+    /// `compare` without folding: `memcmp`, which compares many bytes per step where a loop takes
+    /// one (filing a to-do compares titles at every step of its binary searches).
     private static func compareBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
         let common = min(x.count, y.count)
         if common > 0 {

@@ -4,7 +4,7 @@ extension Duration {
     /// Whole microseconds.
     @inline(__always)
     var wholeMicroseconds: Int64 {
-        // `components` once: each read divides the 128-bit count of attoseconds (~190 instructions).
+        // `components` once: each read divides the 128-bit count of attoseconds.
         let (seconds, attoseconds) = components
         return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
     }

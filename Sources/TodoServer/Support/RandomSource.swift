@@ -17,10 +17,9 @@ extension RandomSource {
     }
 }
 
-/// The kernel's generator, `getrandom(2)`, read 256 bytes at a time: `SystemRandomNumberGenerator`
-/// makes a system call per 8 bytes, three per POST, which cost more CPU per request than all the
-/// rest of the id-making. Each instance has its own buffer behind a lock (no global state); a word
-/// is handed out once and then wiped.
+/// The kernel's generator, `getrandom(2)`, read 256 bytes at a time: one system call per 256 bytes
+/// instead of one per 8-byte word (`SystemRandomNumberGenerator`: three per POST). Each instance
+/// has its own buffer behind a lock (no global state); a word is handed out once and then wiped.
 public final class SystemRandom: RandomSource {
     private let buffer = Mutex(Buffer())
 

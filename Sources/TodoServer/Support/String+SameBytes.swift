@@ -4,8 +4,8 @@
 
 extension String {
     /// Whether the two strings hold the same UTF-8 bytes (not `==`, which compares canonical
-    /// equivalence): one `memcmp` over their storage, none when they share it. `elementsEqual` on
-    /// the UTF8 views cost ~1k instructions for a 30-byte title.
+    /// equivalence): one `memcmp` over their storage, none when they share it, rather than
+    /// `elementsEqual` stepping through the UTF8 views (the fallback).
     func hasSameBytes(as other: String) -> Bool {
         let compared = utf8.withContiguousStorageIfAvailable { mine in other.hasBytes(mine) }
         return (compared ?? nil) ?? utf8.elementsEqual(other.utf8)

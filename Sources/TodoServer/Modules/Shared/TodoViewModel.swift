@@ -13,8 +13,8 @@ public struct TodoViewModel: JSONWritable, Sendable, Equatable {
     public var url: String { Route.todoURL(baseURL: baseURL, id: todo.id) }
 
     /// What `write(to:)` reserves when the strings need no escape (`withCursor` adds a byte for a
-    /// comma): a writer sized by the hint never regrows. It did, with a hint 11 bytes short: one more
-    /// allocation and copy per answer.
+    /// comma): a writer sized by the hint never regrows (a short hint costs one more allocation and
+    /// copy per answer).
     public var jsonSizeHint: Int {
         TodoJSON.maximumBytes(id: todo.id.utf8.count, title: todo.title.utf8.count, base: baseURL.utf8.count) + 1
     }

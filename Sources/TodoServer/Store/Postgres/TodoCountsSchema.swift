@@ -1,7 +1,7 @@
 /// Exact counts of the to-dos without counting them per list (migration 2).
 ///
-/// `X-Total-Count` must be exact, and an exact `count(*)` over the table in every list statement made
-/// a page ~100× slower at 200,000 rows. So the count of to-dos per `completed` value is kept in
+/// `X-Total-Count` must be exact, and an exact `count(*)` over the table in every list statement would
+/// make each page cost in proportion to the table. So the count of to-dos per `completed` value is kept in
 /// `todo_counts` by statement-level triggers, in the same transaction as the change (exact under
 /// any concurrency, rolled back with it). The count is spread over 16 slots per value (the last hex
 /// digit of the id), so concurrent writers rarely wait for the same row and no single row is hot;
