@@ -24,15 +24,18 @@ public struct TodoViewModel: JSONWritable, Sendable, Equatable {
     public func write(to writer: inout JSONWriter) {
         // Through `utf8`'s contiguous storage: `withUTF8` is mutating, and the copies it needs
         // retained and released three strings per to-do.
+        // Each level answers whether the whole object was written: a string without contiguous
+        // storage at any level takes the copying path below.
         let written =
             todo.id.utf8.withContiguousStorageIfAvailable { id in
                 todo.title.utf8.withContiguousStorageIfAvailable { title in
                     baseURL.utf8.withContiguousStorageIfAvailable { base in
                         write(to: &writer, id: id, title: title, base: base)
-                    }
-                }
-            }
-        if written == nil {
+                        return true
+                    } ?? false
+                } ?? false
+            } ?? false
+        if !written {
             var id = todo.id, title = todo.title, base = baseURL
             id.withUTF8 { id in title.withUTF8 { title in base.withUTF8 { write(to: &writer, id: id, title: title, base: $0) } } }
         }
