@@ -19,14 +19,17 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private let client: PostgresClient
     private let loop: LoopHandle
     private let interval: Duration
-    private let pruneEvery: Int
+    /// How often an instance prunes the table: by time, since polls come right after every local
+    /// write and would prune many times a second under load.
+    static let pruneInterval: Duration = .seconds(10)
+    private let clock = ContinuousClock()
     // Loop-thread state.
     private var timer: LoopTimer?
     private var started = false
     private var inFlight = false
     private var again = false
     private var closed = false
-    private var pollsSincePrune = 0
+    private var lastPrune: ContinuousClock.Instant
     /// A poll was asked for from another thread and not run yet.
     private let pollQueued = Atomic<Bool>(false)
 
@@ -36,7 +39,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
         self.interval = interval
         log = ChangeLog(
             tag: Self.tag, capacity: capacity, start: ChangePosition(major: 0, minor: 0), aheadAllowance: Self.aheadAllowance)
-        pruneEvery = max(1, Int((Duration.seconds(10) / interval).rounded(.up)))
+        lastPrune = clock.now
     }
 
     /// The cursor of a listing that read with `seen`: every change of the transactions it saw.
@@ -122,9 +125,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 log.append(changes)
                 full = rows.count >= Self.pageSize
             }
-            pollsSincePrune += 1
-            if pollsSincePrune >= pruneEvery {
-                pollsSincePrune = 0
+            let now = clock.now
+            if now - lastPrune >= Self.pruneInterval {
+                lastPrune = now
                 pool.execute(.prepared(TodoSQL.eventsPrune), [String(log.capacity)]) { _ in }
             }
             if full || again { poll() }
