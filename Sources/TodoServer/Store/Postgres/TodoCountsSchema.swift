@@ -1,13 +1,12 @@
-/// Exact counts of the to-dos without counting them per list (migration 2, slots spread by migration 6).
+/// Exact counts of the to-dos without counting them per list (migration 2).
 ///
 /// `X-Total-Count` must be exact, and an exact `count(*)` over the table in every list statement would
 /// make each page cost in proportion to the table. So the count of to-dos per `completed` value is kept in
 /// `todo_counts` by statement-level triggers, in the same transaction as the change (exact under
-/// any concurrency, rolled back with it). The count is spread over slots per value (16 chosen by the
-/// id's last hex digit in migration 2; 64 chosen at random per statement from migration 6), so
-/// concurrent writers rarely wait for the same row and no single row is hot; a trigger updates its
-/// rows in `completed` order, so two statements cannot deadlock on them. A list without `q=` reads
-/// its total as the sum of one value's slots.
+/// any concurrency, rolled back with it). The count is spread over 16 slots per value (the last hex
+/// digit of the id), so concurrent writers rarely wait for the same row and no single row is hot;
+/// a trigger updates its slots in (completed, slot) order, so two statements cannot deadlock on them.
+/// A list without `q=` reads its total as the sum of at most 32 rows.
 enum TodoCountsSchema {
     static let statements: [String] = [
         [
@@ -47,48 +46,6 @@ enum TodoCountsSchema {
                 UNION ALL SELECT completed, todo_count_slot(id), -1 FROM old_rows
                 """),
     ].flatMap { $0 }
-
-    /// Migration 6: 64 slots per `completed` value, and each statement adds its net change per value
-    /// to one slot drawn at random (any slot will do: only the sum is read). With 16 slots chosen
-    /// by the id, four backends inserting at once often met on one row and waited for each other's
-    /// commit (seen with `log_lock_waits`); a PATCH that keeps `completed` now touches no slot
-    /// (its +1 and -1 net to nothing before a slot is chosen).
-    static let spreadSlots: [String] = [
-        """
-        INSERT INTO todo_counts (completed, slot, n)
-        SELECT b.completed, g.slot::smallint, 0
-        FROM (VALUES (false), (true)) AS b(completed), generate_series(16, \(slots - 1)) AS g(slot)
-        """,
-        spreadFunction("insert", rows: "SELECT completed, 1 AS delta FROM changed_rows"),
-        spreadFunction("delete", rows: "SELECT completed, -1 AS delta FROM changed_rows"),
-        spreadFunction(
-            "update", rows: "SELECT completed, 1 AS delta FROM new_rows UNION ALL SELECT completed, -1 FROM old_rows"),
-    ]
-
-    /// Slots per `completed` value from migration 6 on.
-    static let slots = 64
-
-    /// The trigger function `todo_counts_<name>` of migration 6: the net delta of `rows` per value,
-    /// in `completed` order (so two statements take their rows in one order), each to a random slot.
-    private static func spreadFunction(_ name: String, rows: String) -> String {
-        """
-        CREATE OR REPLACE FUNCTION todo_counts_\(name)() RETURNS trigger LANGUAGE plpgsql AS $$
-        DECLARE
-            r record;
-            s smallint;
-        BEGIN
-            FOR r IN
-                SELECT d.completed, sum(d.delta) AS delta FROM (\(rows)) AS d
-                GROUP BY d.completed HAVING sum(d.delta) <> 0 ORDER BY d.completed
-            LOOP
-                s := floor(random() * \(slots))::smallint;
-                UPDATE todo_counts SET n = n + r.delta WHERE completed = r.completed AND slot = s;
-            END LOOP;
-            RETURN NULL;
-        END
-        $$
-        """
-    }
 
     /// A statement-level trigger after `event` that adds the summed deltas of `rows` to their slots.
     private static func trigger(_ name: String, _ event: String, referencing: String, rows: String) -> [String] {

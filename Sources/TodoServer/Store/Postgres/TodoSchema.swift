@@ -75,7 +75,6 @@ public enum TodoSchema {
                 "DROP INDEX todos_upcoming",
                 "CREATE INDEX todos_upcoming ON todos (due_date) WHERE due_date IS NOT NULL",
             ]),
-        PostgresMigration(version: 6, name: "spread_counts", statements: TodoCountsSchema.spreadSlots),
     ]
 
     public static var migrator: PostgresMigrator {
