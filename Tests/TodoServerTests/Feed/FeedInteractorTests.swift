@@ -4,7 +4,7 @@ import Testing
 @testable import TodoServer
 
 @Suite("Feed interactor: where a subscription starts, what it hears, heartbeats, limits")
-struct FeedInteractorTests {
+final class FeedInteractorTests {
     let loop = ManualFeedLoop()
     let log = ChangeLog(tag: "mt", capacity: 5, start: ChangePosition(major: 1, minor: 0))
     let hub: FeedHub
@@ -13,6 +13,13 @@ struct FeedInteractorTests {
     init() {
         hub = FeedHub(maxSubscribers: 2, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
         interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)
+    }
+
+    /// Ends what a test left open, as a server's stop does: the hub holds each live subscription
+    /// (and a subscription its hub) until it ends.
+    deinit {
+        hub.endAll()
+        loop.run()
     }
 
     private static func todo(_ id: String, revision: UInt64 = 1) -> Todo {
