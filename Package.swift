@@ -69,6 +69,7 @@ let package = Package(
             dependencies: [
                 "TodoServer",
                 "EventLoops",
+                "LockTracing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

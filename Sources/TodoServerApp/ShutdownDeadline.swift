@@ -1,3 +1,4 @@
+import LockTracing
 import Synchronization
 
 /// The one grace period of a shutdown: it starts when the first SIGTERM or SIGINT asks for a
@@ -18,14 +19,14 @@ final class ShutdownDeadline: Sendable {
 
     /// Starts the grace period now, unless it has started already.
     func start() {
-        deadline.withLock { deadline in
+        deadline.withTracedLock { deadline in
             if deadline == nil { deadline = .now + .milliseconds(Int64(graceSeconds * 1000)) }
         }
     }
 
     /// Seconds left of the grace period (all of it before it has started), at least `floorSeconds`.
     var remainingSeconds: Double {
-        guard let end = deadline.withLock({ $0 }) else { return max(graceSeconds, Self.floorSeconds) }
+        guard let end = deadline.withTracedLock({ $0 }) else { return max(graceSeconds, Self.floorSeconds) }
         let left = end - .now
         return max(Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18, Self.floorSeconds)
     }

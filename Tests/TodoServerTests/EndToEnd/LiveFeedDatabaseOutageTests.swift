@@ -1,4 +1,5 @@
 import Foundation
+import LockTracing
 import PostgresLoop
 import Synchronization
 import Testing
@@ -125,7 +126,7 @@ private final class OutageWriters: @unchecked Sendable {
                 var client: TestHTTPClient?
                 var mine: [String] = []
                 var round = 0
-                while !state.withLock({ $0.stopped }) {
+                while !state.withTracedLock({ $0.stopped }) {
                     round += 1
                     guard let connection = client ?? (try? TestHTTPClient(port: port)) else { continue }
                     client = connection
@@ -145,7 +146,7 @@ private final class OutageWriters: @unchecked Sendable {
                         client = nil
                         continue
                     }
-                    state.withLock {
+                    state.withTracedLock {
                         $0.statuses[answer.status, default: 0] += 1
                         if (200..<300).contains(answer.status) { $0.written += 1 }
                     }
@@ -155,12 +156,12 @@ private final class OutageWriters: @unchecked Sendable {
     }
 
     /// Changes made so far (2xx answers).
-    var written: Int { state.withLock { $0.written } }
+    var written: Int { state.withTracedLock { $0.written } }
 
     /// Stops the writers and waits for them; the statuses they got, counted.
     func stop() -> [Int: Int] {
-        state.withLock { $0.stopped = true }
+        state.withTracedLock { $0.stopped = true }
         group.wait()
-        return state.withLock { $0.statuses }
+        return state.withTracedLock { $0.statuses }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LockTracing
 import Logging
 import Testing
 
@@ -338,7 +339,7 @@ struct LiveFeedEndToEndTests {
         #expect(withHeader.status == 200)
         // Only on this route.
         #expect(try server.request("GET", "/todos?access_token=ro-secret").status == 401)
-        let lines = storage.lines.withLock { $0.map(\.message) }
+        let lines = storage.lines.withTracedLock { $0.map(\.message) }
         #expect(!lines.contains { $0.contains("ro-secret") })
         #expect(lines.contains { $0.contains("access_token=(redacted)") })
     }

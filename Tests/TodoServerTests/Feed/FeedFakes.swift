@@ -1,4 +1,5 @@
 import HTTPValues
+import LockTracing
 import Synchronization
 
 @testable import TodoServer
@@ -26,7 +27,7 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     func currentLoop() -> (any FeedLoop)? { self }
 
     func execute(_ work: @escaping @Sendable () -> Void) {
-        queued.withLock { $0.append(work) }
+        queued.withTracedLock { $0.append(work) }
     }
 
     func repeating(every interval: Duration, _ fire: @escaping () -> Void) -> any FeedTimer {
@@ -38,7 +39,7 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     /// Runs what was queued (and what that queues) until nothing is.
     func run() {
         while true {
-            let work = queued.withLock { queued in
+            let work = queued.withTracedLock { queued in
                 defer { queued = [] }
                 return queued
             }
