@@ -39,11 +39,18 @@ enum HTTPResponseWriter {
         let bodyCount = framing.streamed == .no ? response.body.count : 0
         let sendsBody = hasBody && !framing.isHead && bodyCount > 0
         var ownDate = false
-        // The head's size first, then the bytes into one reserved piece.
+        // The head's size first, then the bytes into one reserved piece. The fields are read in
+        // place (a copy of each is two retains and two releases) and checked once: the first 64
+        // fields' verdicts are kept in `sendable` for the second pass.
         var size = 9 + 3 + 1 + reason.utf8.count + 2
-        for field in response.headers where isSendable(field) {
-            if field.name.utf8.count == 4, field.name.equalsIgnoringASCIICase("Date") { ownDate = true }
-            size += field.name.utf8.count + 2 + field.value.utf8.count + 2
+        var sendable: UInt64 = 0
+        response.headers.fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices where isSendable(name: fields[index].name, value: fields[index].value) {
+                if index < 64 { sendable |= 1 << UInt64(index) }
+                let name = fields[index].name.utf8.count
+                if name == 4, fields[index].name.equalsIgnoringASCIICase("Date") { ownDate = true }
+                size += name + 2 + fields[index].value.utf8.count + 2
+            }
         }
         if !ownDate { size += 6 + HTTPDate.length + 2 }
         if hasBody {
@@ -65,11 +72,11 @@ enum HTTPResponseWriter {
             out += text.utf8CodeUnitCount
         }
         func put(_ text: String) {
-            var text = text
-            text.withUTF8 { bytes in
+            let count = withBytes(of: text) { bytes in
                 if let source = bytes.baseAddress { memcpy(out, source, bytes.count) }
-                out += bytes.count
+                return bytes.count
             }
+            out += count
         }
         func putNumber(_ value: Int) {
             let digits = decimalDigits(value)
@@ -91,11 +98,14 @@ enum HTTPResponseWriter {
             out += HTTPDate.length
             put("\r\n")
         }
-        for field in response.headers where isSendable(field) {
-            put(field.name)
-            put(": ")
-            put(field.value)
-            put("\r\n")
+        response.headers.fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices
+            where index < 64 ? sendable & (1 << UInt64(index)) != 0 : isSendable(name: fields[index].name, value: fields[index].value) {
+                put(fields[index].name)
+                put(": ")
+                put(fields[index].value)
+                put("\r\n")
+            }
         }
         if hasBody {
             switch framing.streamed {
@@ -120,17 +130,23 @@ enum HTTPResponseWriter {
 
     /// A field the writer sends: not `Content-Length` or `Connection` (the writer's own), and no
     /// NUL, CR or LF in its name or value (a value that would start another line is dropped).
-    private static func isSendable(_ field: (name: String, value: String)) -> Bool {
-        if field.name.utf8.count == 14, field.name.equalsIgnoringASCIICase("Content-Length") { return false }
-        if field.name.utf8.count == 10, field.name.equalsIgnoringASCIICase("Connection") { return false }
-        if field.name.utf8.count == 17, field.name.equalsIgnoringASCIICase("Transfer-Encoding") { return false }
-        if field.name.isEmpty { return false }
-        return !containsNulOrLineBreak(field.name) && !containsNulOrLineBreak(field.value)
+    private static func isSendable(name: String, value: String) -> Bool {
+        switch name.utf8.count {
+        case 0: return false
+        case 10 where name.equalsIgnoringASCIICase("Connection"): return false
+        case 14 where name.equalsIgnoringASCIICase("Content-Length"): return false
+        case 17 where name.equalsIgnoringASCIICase("Transfer-Encoding"): return false
+        default: return !withBytes(of: name, containsNulOrLineBreak) && !withBytes(of: value, containsNulOrLineBreak)
+        }
     }
 
-    private static func containsNulOrLineBreak(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { containsNulOrLineBreak($0) }
+    /// `body` over the string's UTF-8 bytes, in place when the string has them contiguous (a native
+    /// string always does), else over a copy.
+    @inline(__always)
+    private static func withBytes<R>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = text
+        return copy.withUTF8(body)
     }
 
     /// Whether `bytes` hold a NUL, CR or LF. Eight bytes at a time: a word none of whose bytes is

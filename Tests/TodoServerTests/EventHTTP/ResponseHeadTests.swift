@@ -27,6 +27,8 @@ private struct HeadHandler: HTTPHandler {
         case "/no-content":
             status = 204
             headers.add("X-A", "one")
+        case "/many":
+            for field in ResponseHeadTests.manyFields { headers.add(field.name, field.value) }
         case "/bare":
             break
         case "/empty", "/big":
@@ -46,6 +48,20 @@ private struct HeadHandler: HTTPHandler {
 
 @Suite("EventHTTP: the response head on the wire")
 struct ResponseHeadTests {
+    /// 72 fields (the writer keeps the verdicts of the first 64 and checks the rest again), with
+    /// unsendable ones on both sides of the 64th: line breaks, the writer's own fields, no name.
+    static let manyFields: [(name: String, value: String)] = (0..<72).map { index in
+        switch index {
+        case 5, 66: ("X-\(index)", "v\r\nSet-Cookie: evil=\(index)")
+        case 10: ("Content-Length", "99")
+        case 63: ("x-63", "a\u{0}")
+        case 64: ("connection", "keep-alive")
+        case 65: ("TRANSFER-ENCODING", "chunked")
+        case 68: ("", "nameless")
+        default: ("X-\(index)", String(repeating: "v", count: index))
+        }
+    }
+
     /// The raw answers to `requests` (the last one asks to close), split into head lines and the rest.
     private func exchange(_ requests: [String]) throws -> String {
         let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1), handler: HeadHandler())
@@ -131,5 +147,17 @@ struct ResponseHeadTests {
         #expect(
             maskingDates(kept) == "HTTP/1.1 200 OK\r\n" + fields + "Connection: keep-alive\r\n\r\n{}"
                 + "HTTP/1.1 200 OK\r\n" + fields + "Connection: close\r\n\r\n{}")
+    }
+
+    @Test(
+        "72 fields: the sendable ones in order, on both sides of the 64th; line breaks, NULs, the writer's own fields and an empty name dropped"
+    )
+    func manyFields() throws {
+        let raw = try exchange(["GET /many HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"])
+        let kept = Self.manyFields.enumerated().filter { ![5, 10, 63, 64, 65, 66, 68].contains($0.offset) }.map(\.element)
+        #expect(kept.count == 65)
+        let fields = kept.map { "\($0.name): \($0.value)\r\n" }.joined()
+        #expect(
+            maskingDates(raw) == "HTTP/1.1 200 OK\r\nDate: <date>\r\n" + fields + "Content-Length: 2\r\nConnection: close\r\n\r\n{}")
     }
 }
