@@ -22,10 +22,10 @@ public struct TitleKey: Sendable, Equatable {
     let isPlainASCII: Bool
 
     init(_ title: String) {
-        if title.utf8.allSatisfy({ $0 < 0x80 }) {
+        if Self.everyByte(of: title, { $0 < 0x80 }) {
             folded = Self.sharing(title.lowercased(), with: title)
             exact = title
-            isPlainASCII = folded.utf8.allSatisfy { (0x20...0x7E).contains($0) }
+            isPlainASCII = Self.everyByte(of: folded) { (0x20...0x7E).contains($0) }
         } else {
             exact = Self.sharing(Self.normalized(title), with: title)
             folded = Self.sharing(CaseFold.folded(exact), with: exact)
@@ -45,6 +45,13 @@ public struct TitleKey: Sendable, Equatable {
         if needle.folded.isEmpty { return true }
         if isPlainASCII, let shifts = needle.shifts { return Self.containsBytes(folded, needle.folded, shifts: shifts) }
         return folded.contains(needle.folded)
+    }
+
+    /// Whether every UTF-8 byte of `string` passes `test`: over its contiguous bytes (a native
+    /// string's), where `utf8.allSatisfy` steps through the view's iterator (~30 instructions a byte).
+    @inline(__always)
+    private static func everyByte(of string: String, _ test: (UInt8) -> Bool) -> Bool {
+        string.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(test) } ?? string.utf8.allSatisfy(test)
     }
 
     /// `string`'s NFC form.
