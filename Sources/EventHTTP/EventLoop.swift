@@ -22,6 +22,22 @@ final class EventLoop: @unchecked Sendable {
     /// Accepted connections, requests in flight, budgets, time-outs, back-off and the drain: the
     /// loop feeds it what happens and carries out what it answers.
     var machine: ConnectionStateMachine
+
+    // The machine's questions (its non-mutating methods) are asked here, on the loop's own
+    // property, where the machine is read in place: asked through `loop.machine` from a
+    // connection, each made a copy of the whole machine (its `Instant` fields make it a type
+    // copied through its value witness), ~270 instructions, three times a request.
+
+    /// Whether `connection` may read and frame more requests.
+    func takesRequests(_ connection: ConnectionStateMachine.ConnectionID) -> Bool {
+        machine.takesRequests(connection)
+    }
+
+    /// Whether `connection` closes now that its client ended its stream.
+    func closesAtClientEnd(_ connection: ConnectionStateMachine.ConnectionID, unframedBytes: Int, pendingBytes: Int) -> Bool {
+        machine.closesAtClientEnd(connection, unframedBytes: unframedBytes, pendingBytes: pendingBytes)
+    }
+
     /// The machine's open connections, readable from any thread; counted in `limits`.
     let counter: ConnectionLimits.Counter
     /// The machine's requests in flight, readable from any thread.

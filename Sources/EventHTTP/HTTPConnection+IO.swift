@@ -55,7 +55,7 @@ extension HTTPConnection {
     /// Frames what is buffered and hands each complete request to the handler, one at a time,
     /// while no answer is awaited and the budget allows.
     func frameAndDispatch() {
-        while isOpen, answering == nil, loop.machine.takesRequests(id), !framing.isFinished {
+        while isOpen, answering == nil, loop.takesRequests(id), !framing.isFinished {
             let framed = framing.position - inputOffset
             let buffered = evbuffer_get_length(input)
             guard framed < buffered else { return }

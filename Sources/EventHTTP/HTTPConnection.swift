@@ -123,17 +123,17 @@ final class HTTPConnection {
             rounds += 1
             // Only once what was read is framed: a client that pipelines ahead is read no faster
             // than its requests are answered, so its input stays within one read of the budget.
-            if readPending, unframedBytes == 0, loop.machine.takesRequests(id) { readSocket() }
+            if readPending, unframedBytes == 0, loop.takesRequests(id) { readSocket() }
             guard isOpen else { return }
             frameAndDispatch()
             guard isOpen else { return }
             flush()
             guard isOpen else { return }
-            if loop.machine.closesAtClientEnd(id, unframedBytes: unframedBytes, pendingBytes: evbuffer_get_length(output)) {
+            if loop.closesAtClientEnd(id, unframedBytes: unframedBytes, pendingBytes: evbuffer_get_length(output)) {
                 close()
                 return
             }
-        } while (readPending || unframedBytes > 0) && answering == nil && loop.machine.takesRequests(id)
+        } while (readPending || unframedBytes > 0) && answering == nil && loop.takesRequests(id)
             && rounds < Self.roundsPerTurn
         // A client that keeps sending does not hold the loop: the rest waits for the next turn
         // (no readiness edge would come for bytes the kernel already holds).
