@@ -153,7 +153,11 @@ public final class PostgresConnection {
     }
 
     func connected() {
-        perform(machine.connected(now: clock.now))
+        // A new session has made no progress to judge yet: the stall clock starts now, not at the
+        // last result of the session before (or the connection's creation).
+        let now = clock.now
+        lastProgress = now
+        perform(machine.connected(now: now))
     }
 
     /// The session's options (command-line options for the server): `settings` first, then the

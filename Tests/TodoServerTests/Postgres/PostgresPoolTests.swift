@@ -121,6 +121,41 @@ struct PostgresPoolTests {
         #expect(slow.withTracedLock { $0.backend } == waiting)
     }
 
+    @Test func aFreshSessionIsNotStalledByTheTimeBeforeItConnected() async throws {
+        let loop = try StandaloneLoop()
+        defer { loop.shutdown() }
+        let handle = loop.handle
+        let clock = ContinuousClock()
+        let created = Mutex<(LoopBound<PostgresConnection>, ContinuousClock.Instant)?>(nil)
+        let made = DispatchSemaphore(value: 0)
+        let configuration = PostgresConfiguration(connectionString: cluster.connectionString())
+        handle.execute {
+            let connection = PostgresConnection(loop: handle, configuration: configuration)
+            created.withTracedLock { $0 = (LoopBound(connection, on: handle), connection.lastProgress) }
+            made.signal()
+        }
+        made.wait()
+        let (connection, progressAtCreation) = try #require(created.withTracedLock { $0 })
+        defer { connection.withValue { $0.close() } }
+        // Longer than a stall threshold could be in a test, then connect.
+        #expect(eventually { clock.now - progressAtCreation > .milliseconds(100) })
+        let started = clock.now
+        connection.withValue { $0.start() }
+        let progress = try #require(
+            eventually { () -> ContinuousClock.Instant? in
+                let state = Mutex<(Bool, ContinuousClock.Instant)?>(nil)
+                let read = DispatchSemaphore(value: 0)
+                connection.withValue { connection in
+                    state.withTracedLock { $0 = (connection.isReady, connection.lastProgress) }
+                    read.signal()
+                }
+                read.wait()
+                guard let (ready, progress) = state.withTracedLock({ $0 }), ready else { return nil }
+                return progress
+            })
+        #expect(progress >= started, "the stall clock starts when the session is up")
+    }
+
     @Test func writesSpreadOverTheLoopsConnections() async throws {
         let (loop, pool) = try readyPool(PostgresConfiguration(connectionString: cluster.connectionString(), connectionsPerLoop: 2))
         defer {
