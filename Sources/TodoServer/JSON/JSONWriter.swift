@@ -99,16 +99,8 @@ public struct JSONWriter {
         needsComma = true
     }
 
-    /// `"\(prefix)\(middle)\(suffix)"`, escaped: a URL made of a base and an id, without building
-    /// the joined string.
-    public mutating func string(_ prefix: String, _ middle: StaticString, _ suffix: String) {
-        var prefix = prefix, suffix = suffix
-        prefix.withUTF8 { head in
-            suffix.withUTF8 { tail in string(utf8: head, middle, utf8: tail) }
-        }
-    }
-
-    /// `"\(prefix)\(middle)\(suffix)"` from UTF-8 bytes, escaped.
+    /// `"\(prefix)\(middle)\(suffix)"` from UTF-8 bytes, escaped: a URL made of a base and an id,
+    /// without building the joined string.
     public mutating func string(utf8 prefix: UnsafeBufferPointer<UInt8>, _ middle: StaticString, utf8 suffix: UnsafeBufferPointer<UInt8>) {
         if joinedIfClean(prefix, middle, suffix) { return }
         separate()

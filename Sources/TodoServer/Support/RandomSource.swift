@@ -8,6 +8,8 @@ import Synchronization
 public protocol RandomSource: Sendable {
     /// 64 fresh random bits.
     func next64() -> UInt64
+    /// 128 fresh random bits, as two words.
+    func next128() -> (UInt64, UInt64)
 }
 
 extension RandomSource {
@@ -27,6 +29,11 @@ public final class SystemRandom: RandomSource {
 
     public func next64() -> UInt64 {
         buffer.withTracedLock { $0.take() }
+    }
+
+    /// Two words under one lock (an id takes 128 bits).
+    public func next128() -> (UInt64, UInt64) {
+        buffer.withTracedLock { ($0.take(), $0.take()) }
     }
 
     private struct Buffer {

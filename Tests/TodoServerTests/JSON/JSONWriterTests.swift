@@ -42,7 +42,10 @@ struct JSONWriterTests {
             w.beginObject()
             w.key("a"); w.beginArray(); w.int(1); w.bool(true); w.null(); w.beginObject(); w.endObject(); w.beginArray(); w.endArray();
             w.endArray()
-            w.key("b"); w.string("x", "/todos/", "y\"z")
+            w.key("b");
+            Array("x".utf8).withUnsafeBufferPointer { x in
+                Array("y\"z".utf8).withUnsafeBufferPointer { w.string(utf8: x, "/todos/", utf8: $0) }
+            }
             w.key("c"); w.raw(Array(#"{"k":[1]}"#.utf8))
             w.key("d" as String); w.bool(false)
             w.endObject()

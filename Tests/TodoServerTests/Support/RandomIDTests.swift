@@ -29,11 +29,12 @@ struct RandomIDTests {
         #expect((0..<100).map { _ in requests.newRequestID() } == (0..<100).map { _ in again.newRequestID() })
     }
 
-    @Test("one kernel source drawn from by 8 tasks at once: 80,000 words across many refills, none handed out twice")
+    @Test("one kernel source drawn from by 8 tasks at once, by words and pairs: 80,000 words across many refills, none handed out twice")
     func concurrentDraws() async {
         let source = SystemRandom()
         let words = await withTaskGroup(of: [UInt64].self) { group in
-            for _ in 0..<8 { group.addTask { (0..<10_000).map { _ in source.next64() } } }
+            for _ in 0..<4 { group.addTask { (0..<10_000).map { _ in source.next64() } } }
+            for _ in 0..<4 { group.addTask { (0..<5_000).flatMap { _ in [source.next128()].flatMap { [$0.0, $0.1] } } } }
             var all: [UInt64] = []
             for await part in group { all += part }
             return all
