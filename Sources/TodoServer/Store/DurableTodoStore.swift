@@ -30,15 +30,17 @@ public final class DurableTodoStore: TodoStore {
         try FileIO.makeDirectory(directory)
         lockFD = try FileIO.lockFile(directory + "/LOCK")
         let recovered: JournalRecovery.Recovered
+        let tag: String
         do {
+            tag = try FeedIdentity.tag(directory: directory)
             recovered = try JournalRecovery.recover(directory: directory, mode: recovery)
         } catch {
             Glibc.close(lockFD)
             throw error
         }
         // The journal's positions outlive the process: a client resumes across a restart from
-        // what the journals since the last snapshot hold.
-        let changes = ChangeLog(tag: "j", capacity: changesRetained, start: recovered.changesFloor)
+        // what the journals since the last snapshot hold; tagged with the directory's own name.
+        let changes = ChangeLog(tag: tag, capacity: changesRetained, start: recovered.changesFloor)
         changes.append(recovered.changes)
         let memory = InMemoryTodoStore(restoring: recovered.todos, changes: changes)
         self.memory = memory
