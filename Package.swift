@@ -93,9 +93,19 @@ let package = Package(
             swiftSettings: releaseSettings,
             linkerSettings: [.linkedLibrary("mimalloc", .when(configuration: .release))]
         ),
+        // What several test targets share: an HTTP client over a raw socket, the one wait with a
+        // deadline, the todo-server binary run as a process, a throwaway PostgreSQL cluster, the tags.
+        // A regular target (a test target cannot be depended on), built only from public and
+        // `package` API: no @testable import, so it builds in any configuration.
+        .target(
+            name: "TestSupport",
+            dependencies: ["EventLoops", "HTTPValues", "LockTracing", "PostgresLoop"],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "TodoServerTests",
             dependencies: [
+                "TestSupport",
                 "TodoServer",
                 "EventHTTP",
                 "EventLoops",

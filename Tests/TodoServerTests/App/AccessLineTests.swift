@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import TestSupport
 import Testing
 
 @testable import TodoServer

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LockTracing
 import Logging
+import TestSupport
 import Testing
 
 @testable import TodoServer

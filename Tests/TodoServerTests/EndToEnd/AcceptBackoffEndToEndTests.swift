@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 @Suite("End to end: accepting at the descriptor limit", .tags(.endToEnd))

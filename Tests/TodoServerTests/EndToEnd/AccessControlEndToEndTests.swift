@@ -1,5 +1,6 @@
 import Foundation
 import LockTracing
+import TestSupport
 import Testing
 
 @testable import TodoServer

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 @testable import TodoServer

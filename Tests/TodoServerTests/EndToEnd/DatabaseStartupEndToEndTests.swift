@@ -2,6 +2,7 @@ import Foundation
 import LockTracing
 import PostgresLoop
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import TodoServer

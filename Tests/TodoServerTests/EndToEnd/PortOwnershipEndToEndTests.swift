@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 @Suite("End to end: one server per port", .tags(.endToEnd))

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LockTracing
 import Synchronization
+import TestSupport
 import Testing
 
 /// Two `todo-server` processes on one PostgreSQL cluster, both under steady load from several

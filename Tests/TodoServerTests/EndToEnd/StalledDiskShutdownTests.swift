@@ -1,6 +1,7 @@
 import Foundation
 import LockTracing
 import Logging
+import TestSupport
 import Testing
 
 @testable import TodoServer

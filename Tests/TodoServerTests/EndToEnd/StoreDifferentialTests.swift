@@ -3,6 +3,7 @@ import Glibc
 import HTTPValues
 import LockTracing
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import TodoServer

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresLoop
+import TestSupport
 import Testing
 
 @testable import TodoServer

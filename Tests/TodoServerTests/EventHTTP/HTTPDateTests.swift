@@ -1,6 +1,7 @@
 import EventHTTP
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 @Suite("HTTPDate: the Date field without evhttp's formatting")

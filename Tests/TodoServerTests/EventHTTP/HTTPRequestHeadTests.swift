@@ -1,4 +1,5 @@
 import HTTPValues
+import TestSupport
 import Testing
 
 @testable import EventHTTP

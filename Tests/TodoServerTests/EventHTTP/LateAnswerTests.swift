@@ -1,6 +1,7 @@
 import Foundation
 import HTTPValues
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import EventHTTP

@@ -2,6 +2,7 @@ import EventLoops
 import Glibc
 import LockTracing
 import Synchronization
+import TestSupport
 import Testing
 
 /// Fd watches and timers on a `StandaloneLoop`, without the HTTP server.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPValues
+import TestSupport
 import Testing
 
 @testable import EventHTTP

@@ -2,6 +2,7 @@ import EventLoops
 import Foundation
 import HTTPValues
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import EventHTTP

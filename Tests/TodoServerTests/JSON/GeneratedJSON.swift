@@ -1,3 +1,5 @@
+import TestSupport
+
 @testable import TodoServer
 
 /// Seeded random JSON values, their texts with spacing and escapes varied, and damaged copies of

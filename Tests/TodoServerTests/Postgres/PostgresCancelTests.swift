@@ -1,6 +1,7 @@
 import Glibc
 import LockTracing
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import PostgresLoop

@@ -3,6 +3,7 @@ import Glibc
 import LockTracing
 import PostgresLoop
 import Synchronization
+import TestSupport
 import Testing
 
 /// A `PostgresConnection` against a real PostgreSQL (the shared throwaway cluster).

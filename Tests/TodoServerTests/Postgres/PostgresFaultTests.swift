@@ -2,6 +2,7 @@ import Glibc
 import LockTracing
 import PostgresLoop
 import Synchronization
+import TestSupport
 import Testing
 
 /// Keeps `depth` requests in flight on one connection until one fails; counts the answers. Lives on

@@ -1,4 +1,5 @@
 import PostgresLoop
+import TestSupport
 import Testing
 import TodoServer
 

@@ -3,6 +3,7 @@ import EventLoops
 import LockTracing
 import PostgresLoop
 import Synchronization
+import TestSupport
 import Testing
 
 /// How a loop's pool shares requests among its connections: the first ready one takes them while it

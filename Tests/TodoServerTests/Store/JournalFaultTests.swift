@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Logging
+import TestSupport
 import Testing
 
 @testable import TodoServer

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresLoop
+import TestSupport
 import Testing
 
 @testable import TodoServer

@@ -2,6 +2,7 @@ import HTTPValues
 import LockTracing
 import Logging
 import Synchronization
+import TestSupport
 
 @testable import TodoServer
 

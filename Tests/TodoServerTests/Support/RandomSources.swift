@@ -1,5 +1,6 @@
 import LockTracing
 import Synchronization
+import TestSupport
 
 @testable import TodoServer
 

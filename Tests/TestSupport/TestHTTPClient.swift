@@ -2,9 +2,11 @@ import Foundation
 import Glibc
 
 /// A blocking HTTP/1.1 client over a plain socket, so that tests control every byte on the wire.
-final class TestHTTPClient {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+package final class TestHTTPClient {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+
+        package init(description: String) { self.description = description }
     }
 
     private var socket: Int32
@@ -16,7 +18,7 @@ final class TestHTTPClient {
     private let recordsResponses: Bool
 
     /// Connects to 127.0.0.1:`port`; a small `receiveBufferBytes` makes a slow reader.
-    init(port: Int, receiveTimeoutSeconds: Int = 10, receiveBufferBytes: Int32? = nil, recordsResponses: Bool = true) throws {
+    package init(port: Int, receiveTimeoutSeconds: Int = 10, receiveBufferBytes: Int32? = nil, recordsResponses: Bool = true) throws {
         self.recordsResponses = recordsResponses
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "socket() failed") }
@@ -42,7 +44,7 @@ final class TestHTTPClient {
 
     deinit { if socket >= 0 { Glibc.close(socket) } }
 
-    func send(_ bytes: [UInt8]) throws {
+    package func send(_ bytes: [UInt8]) throws {
         noteRequests(in: bytes)
         var offset = 0
         while offset < bytes.count {
@@ -52,10 +54,10 @@ final class TestHTTPClient {
         }
     }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    package func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     /// Sends one request; adds `Host` and, with a body, `Content-Length`.
-    func request(
+    package func request(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil
     ) throws -> HTTPResponseSnapshot {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -66,7 +68,7 @@ final class TestHTTPClient {
     }
 
     /// Reads one response; a HEAD, 204 or 304 has no body whatever its headers say.
-    func readResponse(method: String = "GET") throws -> HTTPResponseSnapshot {
+    package func readResponse(method: String = "GET") throws -> HTTPResponseSnapshot {
         let response = try readUnrecorded(method: method)
         let (sentMethod, target) = pending.isEmpty ? (method, "?") : pending.removeFirst()
         if recordsResponses { ResponseRecorder.shared.record(method: sentMethod, target: target, response: response) }
@@ -122,7 +124,7 @@ final class TestHTTPClient {
     }
 
     /// The status line and header fields of the next answer, as text; its body stays unread.
-    func readHead() throws -> String {
+    package func readHead() throws -> String {
         let headEnd = try readUntilHeaderEnd()
         defer { buffer.removeFirst(headEnd + 4) }
         return String(decoding: buffer[..<headEnd], as: UTF8.self)
@@ -130,7 +132,7 @@ final class TestHTTPClient {
 
     /// The head of a streamed answer (its body stays unread), recorded for the OpenAPI check
     /// with no body: status and header fields.
-    func readStreamHead() throws -> String {
+    package func readStreamHead() throws -> String {
         let head = try readHead()
         let (sentMethod, target) = pending.isEmpty ? ("GET", "?") : pending.removeFirst()
         if recordsResponses {
@@ -147,13 +149,13 @@ final class TestHTTPClient {
     }
 
     /// Ends the client's side of the stream; it can still read.
-    func endSending() {
+    package func endSending() {
         shutdown(socket, Int32(SHUT_WR))
     }
 
     /// Resets the connection (an abortive close: SO_LINGER 0 sends RST), as a client that crashed
     /// does; the client is unusable afterwards.
-    func reset() {
+    package func reset() {
         var abortive = linger(l_onoff: 1, l_linger: 0)
         setsockopt(socket, SOL_SOCKET, SO_LINGER, &abortive, socklen_t(MemoryLayout<linger>.size))
         Glibc.close(socket)
@@ -161,21 +163,21 @@ final class TestHTTPClient {
     }
 
     /// Everything until the server closes (or the receive time-out).
-    func readToEnd() -> [UInt8] {
+    package func readToEnd() -> [UInt8] {
         while (try? fill()) != nil {}
         defer { buffer = [] }
         return buffer
     }
 
     /// True when the server closed the connection (a read returns end of file).
-    func serverClosed() -> Bool {
+    package func serverClosed() -> Bool {
         var byte: UInt8 = 0
         return recv(socket, &byte, 1, 0) == 0
     }
 
     /// The next chunk of a chunked body as it arrives (a streamed answer); nil at its last chunk
     /// (trailer fields skipped).
-    func readChunk() throws -> [UInt8]? {
+    package func readChunk() throws -> [UInt8]? {
         let lineEnd = try readUntil([13, 10])
         let line = String(decoding: buffer[..<lineEnd], as: UTF8.self)
         buffer.removeFirst(lineEnd + 2)

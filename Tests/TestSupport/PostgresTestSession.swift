@@ -6,11 +6,11 @@ import Synchronization
 
 /// One `PostgresConnection` on a `StandaloneLoop` of its own, for tests: opened on the loop, used from
 /// the test through `LoopBound`, closed on the loop before the loop stops.
-struct PostgresTestSession {
-    let loop: StandaloneLoop
-    let connection: LoopBound<PostgresConnection>
+package struct PostgresTestSession {
+    package let loop: StandaloneLoop
+    package let connection: LoopBound<PostgresConnection>
 
-    static func open(_ configuration: PostgresConfiguration) async throws -> PostgresTestSession {
+    package static func open(_ configuration: PostgresConfiguration) async throws -> PostgresTestSession {
         let loop = try StandaloneLoop()
         let handle = loop.handle
         let connection = await LoopBound.make(on: handle) {
@@ -21,14 +21,14 @@ struct PostgresTestSession {
         return PostgresTestSession(loop: loop, connection: connection)
     }
 
-    static func open(_ cluster: PostgresTestCluster, database: String = "postgres", timing: PostgresTiming = PostgresTiming())
+    package static func open(_ cluster: PostgresTestCluster, database: String = "postgres", timing: PostgresTiming = PostgresTiming())
         async throws -> PostgresTestSession
     {
         try await open(PostgresConfiguration(connectionString: cluster.connectionString(database: database), timing: timing))
     }
 
     /// Runs `body` on the loop and waits for its value.
-    func onLoop<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) -> T) -> T {
+    package func onLoop<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) -> T) -> T {
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         connection.withValue { connection in
@@ -40,7 +40,7 @@ struct PostgresTestSession {
     }
 
     /// Sends one request and waits for its answer (nil if none came within `seconds`).
-    func blockingQuery(_ sql: String, _ parameters: [String?] = [], seconds: Int = 20) -> Result<PostgresRows, PostgresError>? {
+    package func blockingQuery(_ sql: String, _ parameters: [String?] = [], seconds: Int = 20) -> Result<PostgresRows, PostgresError>? {
         let result = Mutex<Result<PostgresRows, PostgresError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         connection.withValue { connection in
@@ -53,7 +53,7 @@ struct PostgresTestSession {
         return result.withTracedLock { $0 }
     }
 
-    func close() {
+    package func close() {
         connection.withValue { $0.close() }
         loop.shutdown()
     }

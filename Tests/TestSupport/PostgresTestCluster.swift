@@ -8,13 +8,13 @@ import Synchronization
 /// unix socket in that directory, `fsync=off`. Stopped by its data directory (`stop()`, or at exit
 /// for the shared one). Without the PostgreSQL binaries the tests that need one are skipped
 /// (`PostgresTestCluster.isAvailable`); CI installs them (`scripts/install-deps.sh`).
-final class PostgresTestCluster: Sendable {
-    let directory: String
-    let port = 5432
+package final class PostgresTestCluster: Sendable {
+    package let directory: String
+    package let port = 5432
     private let owner: String?
 
     /// The directory of `initdb` and `pg_ctl` (PostgreSQL 15 first), if installed.
-    static let binaries: String? = {
+    package static let binaries: String? = {
         for version in ["15", "16", "17", "14"] {
             let directory = "/usr/lib/postgresql/\(version)/bin"
             if access(directory + "/initdb", X_OK) == 0, access(directory + "/pg_ctl", X_OK) == 0 { return directory }
@@ -22,18 +22,18 @@ final class PostgresTestCluster: Sendable {
         return nil
     }()
 
-    static var isAvailable: Bool {
+    package static var isAvailable: Bool {
         if binaries == nil { print("PostgreSQL binaries not found under /usr/lib/postgresql/*/bin: skipping the PostgreSQL tests") }
         return binaries != nil
     }
 
     /// One cluster for the whole test run, for tests that do not stop or freeze it; stopped at exit.
-    static let shared: PostgresTestCluster? = startShared()
+    package static let shared: PostgresTestCluster? = startShared()
 
     /// A second one for the live feed's tests: the feed delivers a change once every older
     /// transaction of the whole cluster has finished, and other tests hold transactions open on
     /// purpose (a row locked to stall a statement), which would hold the feed back meanwhile.
-    static let feeds: PostgresTestCluster? = startShared()
+    package static let feeds: PostgresTestCluster? = startShared()
 
     private static func startShared() -> PostgresTestCluster? {
         guard isAvailable else { return nil }
@@ -59,12 +59,14 @@ final class PostgresTestCluster: Sendable {
         }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+
+        package init(description: String) { self.description = description }
     }
 
     /// initdb and start a new cluster.
-    init() throws {
+    package init() throws {
         guard let binaries = Self.binaries else { throw Failure(description: "no PostgreSQL binaries") }
         var template = Array("/tmp/todo-pg.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
@@ -82,28 +84,28 @@ final class PostgresTestCluster: Sendable {
     }
 
     /// The libpq connection string for `database`.
-    func connectionString(database: String = "postgres") -> String {
+    package func connectionString(database: String = "postgres") -> String {
         "host=\(directory) port=\(port) dbname=\(database) user=postgres"
     }
 
-    func start() throws {
+    package func start() throws {
         try run(
             Self.binaries! + "/pg_ctl", "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60",
             "-o", "-p \(port) -k \(directory) -c listen_addresses='' -c fsync=off -c max_connections=200", "start")
     }
 
     /// `pg_ctl stop` with `mode` (`fast`, `immediate`).
-    func stopServer(mode: String) throws {
+    package func stopServer(mode: String) throws {
         try run(Self.binaries! + "/pg_ctl", "-D", directory + "/data", "-m", mode, "-w", "-t", "60", "stop")
     }
 
     /// Creates `name` with psql-free SQL through `createdb`.
-    func createDatabase(_ name: String) throws {
+    package func createDatabase(_ name: String) throws {
         try run(Self.binaries! + "/createdb", "-h", directory, "-p", String(port), "-U", "postgres", name)
     }
 
     /// Stops the server (if running) and removes the directory.
-    func stop() {
+    package func stop() {
         Self.stop(directory: directory, owner: owner)
     }
 

@@ -3,8 +3,8 @@ import Glibc
 import Testing
 
 /// The built `todo-server` executable run as a child process, as an operator would run it.
-final class ServerProcess {
-    let process = Process()
+package final class ServerProcess {
+    package let process = Process()
     private let output = Pipe()
     private let errors = Pipe()
     private let captured = Captured()
@@ -38,7 +38,7 @@ final class ServerProcess {
     /// `workingDirectory`: where the process runs (and looks for `Config/`); the tests' own by default.
     /// `openFileLimit` runs the server under that RLIMIT_NOFILE (through `prlimit`, which execs it:
     /// the process id stays the server's).
-    init(
+    package init(
         arguments: [String], environment: [String: String] = [:], workingDirectory: String? = nil,
         openFileLimit: Int? = nil
     ) throws {
@@ -61,12 +61,12 @@ final class ServerProcess {
 
     /// Stops reading standard output (after the read under way, at most one pipe's worth): the
     /// pipe fills (64 KiB) and the server's writes to it stall, as with a log collector that hangs.
-    func stopReading() {
+    package func stopReading() {
         outputGate.set(paused: true)
     }
 
     /// Reads standard output again (the default from the start).
-    func resumeReading() {
+    package func resumeReading() {
         outputGate.set(paused: false)
     }
 
@@ -113,7 +113,7 @@ final class ServerProcess {
     }
 
     /// Reads standard output until a line contains `marker`; returns that line.
-    func waitForLine(containing marker: String, timeout: Duration = .seconds(20)) throws -> String {
+    package func waitForLine(containing marker: String, timeout: Duration = .seconds(20)) throws -> String {
         let line = eventually(timeout: timeout) {
             captured.value.split(separator: "\n").first(where: { $0.contains(marker) }).map(String.init)
         }
@@ -122,34 +122,34 @@ final class ServerProcess {
     }
 
     /// The port from the `listening` log line.
-    func waitForPort() throws -> Int {
+    package func waitForPort() throws -> Int {
         let line = try waitForLine(containing: "listening")
         let field = try #require(line.split(separator: " ").first { $0.hasPrefix("port=") })
         return try #require(Int(field.dropFirst(5)))
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    package func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     /// Waits for exit; returns the status, or nil when it is still running after `timeout`.
-    func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
+    package func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
         guard eventually(timeout: timeout, { !process.isRunning }) else { return nil }
         return process.terminationStatus
     }
 
     /// Standard error so far (all of it once the process has exited); drained as it comes, so a
     /// server that writes a lot there never blocks on the pipe.
-    var standardError: String {
+    package var standardError: String {
         if !process.isRunning { eventually(timeout: .seconds(5)) { capturedErrors.isEnded } }
         return capturedErrors.value
     }
 
     /// Lines of standard output so far that contain `marker`.
-    func lines(containing marker: String) -> [Substring] {
+    package func lines(containing marker: String) -> [Substring] {
         captured.value.split(separator: "\n").filter { $0.contains(marker) }
     }
 
     /// CPU time the process has used (user plus system), in clock ticks, from /proc/PID/stat.
-    func cpuTicks() throws -> Int {
+    package func cpuTicks() throws -> Int {
         let stat = try String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)
         // Fields after the parenthesised command name: state is the first, utime the 12th, stime the 13th.
         let fields = try #require(stat.split(separator: ")").last).split(separator: " ")
@@ -157,7 +157,7 @@ final class ServerProcess {
     }
 
     /// Standard output so far (all of it once the process has exited).
-    var remainingOutput: String {
+    package var remainingOutput: String {
         if !process.isRunning { eventually(timeout: .seconds(5)) { captured.isEnded } }
         return captured.value
     }

@@ -5,7 +5,7 @@ import Glibc
 /// server does in its own time (a sweep, a drain, a log line, a process exit) waits through this,
 /// never through a fixed sleep.
 @discardableResult
-func eventually(
+package func eventually(
     timeout: Duration = .seconds(20), interval: Duration = .milliseconds(10), _ condition: () throws -> Bool
 ) rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
@@ -19,7 +19,7 @@ func eventually(
 }
 
 /// `eventually` for a value: the first non-nil result of `produce`, or nil after `timeout`.
-func eventually<T>(
+package func eventually<T>(
     timeout: Duration = .seconds(20), interval: Duration = .milliseconds(10), _ produce: () throws -> T?
 ) rethrows -> T? {
     var result: T?
