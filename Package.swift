@@ -102,6 +102,20 @@ let package = Package(
             dependencies: ["EventLoops", "HTTPValues", "LockTracing", "PostgresLoop"],
             path: "Tests/TestSupport"
         ),
+        // One test target per source target that has tests: a test lives in the target of the
+        // module it tests (README, "Testing").
+        .testTarget(
+            name: "EventLoopsTests",
+            dependencies: ["EventLoops", "LockTracing", "TestSupport"]
+        ),
+        .testTarget(
+            name: "HTTPValuesTests",
+            dependencies: ["HTTPValues"]
+        ),
+        .testTarget(
+            name: "EventHTTPTests",
+            dependencies: ["EventHTTP", "EventLoops", "HTTPValues", "TestSupport"]
+        ),
         .testTarget(
             name: "TodoServerTests",
             dependencies: [

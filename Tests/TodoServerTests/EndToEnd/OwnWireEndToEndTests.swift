@@ -242,4 +242,32 @@ struct OwnWireEndToEndTests {
         // Closed by the server within the client's 10 s receive time-out: well before the 30 s one.
         #expect(client.serverClosed())
     }
+
+    @Test("every answer carries exactly one Date field, of the time it was sent")
+    func oneDateFieldOfTheTimeSent() throws {
+        let server = try LiveServer()
+        let before = time(nil)
+        let answers = try [
+            server.request("GET", "/todos"), server.request("GET", "/todos/nope"),
+            server.request("OPTIONS", "/todos", headers: [("Origin", "http://a"), ("Access-Control-Request-Method", "POST")]),
+            server.request("HEAD", "/todos"),
+        ]
+        let after = time(nil)
+        for answer in answers {
+            #expect(answer.headerCount("Date") == 1)
+            let date = try #require(answer.header("Date"))
+            #expect((before...after).map { imfFixdate($0) }.contains(date), "\(date)")
+        }
+    }
+
+    /// The IMF-fixdate of `seconds` as the C library writes it (`gmtime_r`, `strftime` in the C
+    /// locale): `EventHTTPTests`' `HTTPDateTests` check the server's own writer against the same.
+    private func imfFixdate(_ seconds: Int) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }

@@ -1,8 +1,6 @@
 import HTTPValues
 import Testing
 
-@testable import EventHTTP
-
 @Suite("HTTPHeaders: ordered fields, case-insensitive names")
 struct HTTPHeadersTests {
     @Test("lookup folds ASCII case only and answers the first value; values(for:) answers all in order")
