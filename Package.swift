@@ -117,6 +117,10 @@ let package = Package(
             dependencies: ["EventHTTP", "EventLoops", "HTTPValues", "TestSupport"]
         ),
         .testTarget(
+            name: "PostgresLoopTests",
+            dependencies: ["PostgresLoop", "EventLoops", "LockTracing", "TestSupport"]
+        ),
+        .testTarget(
             name: "TodoServerTests",
             dependencies: [
                 "TestSupport",

@@ -53,6 +53,17 @@ package struct PostgresTestSession {
         return result.withTracedLock { $0 }
     }
 
+    /// Statements of `database` running now (not this session's own), whose text is LIKE
+    /// `pattern`, from `pg_stat_activity`; nil when the query got no answer.
+    package func runningStatements(database: String, like pattern: String) -> Int? {
+        guard
+            case .success(let rows)? = blockingQuery(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE $2 AND pid <> pg_backend_pid()",
+                [database, pattern])
+        else { return nil }
+        return rows[0, 0].flatMap { Int($0) }
+    }
+
     package func close() {
         connection.withValue { $0.close() }
         loop.shutdown()

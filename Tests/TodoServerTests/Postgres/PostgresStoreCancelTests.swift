@@ -1,0 +1,77 @@
+import LockTracing
+import PostgresLoop
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import TodoServer
+
+/// The PostgreSQL store under its deadlines, against a real PostgreSQL: abandoned statements are
+/// cancelled (`PostgresLoopTests`' `PostgresCancelTests` checks the connection's cancel itself), a
+/// loop never has more statements running than connections, and a refusal says when to retry.
+@Suite(.enabled(if: PostgresTestCluster.isAvailable), .serialized)
+struct PostgresStoreCancelTests {
+    let cluster = PostgresTestCluster.shared!
+
+    /// Twelve `q=` scans over 150,000 rows at once with a 50 ms deadline on one loop of two
+    /// connections: every one answers 503 with a `Retry-After`, at most two statements run at any
+    /// time, none is left running soon after, and the kept connections serve a read at once.
+    @Test func slowSearchesPastTheDeadlineAreCancelledAndNeverOutnumberTheConnections() async throws {
+        let configuration = try await ContractStore.freshDatabase(
+            "scans", timing: PostgresTiming(requestTimeout: .milliseconds(50), cancelGrace: .seconds(2)))
+        let database = try #require(PostgresConnectionOptions.parse(configuration.connectionString)["dbname"])
+        let observer = try await PostgresTestSession.open(
+            cluster, database: database, timing: PostgresTiming(requestTimeout: .seconds(120)))
+        defer { observer.close() }
+        _ = try #require(
+            observer.blockingQuery(
+                """
+                INSERT INTO todos (id, title, title_key, title_nfc, created_at, updated_at, revision)
+                SELECT gen_random_uuid(), t, lower(t), t, now(), now(), 1
+                FROM (SELECT 'Title ' || i || repeat(' some filler words', 12) AS t FROM generate_series(1, 150000) i) s
+                """, seconds: 120)
+        ).get()
+        let known = try #require(observer.blockingQuery("SELECT id::text FROM todos LIMIT 1")?.get()[0, 0])
+        let store = try PostgresTodoStore(configuration: configuration)
+        defer { store.close() }
+
+        let answers = Mutex<[Result<TodoPage, StoreError>]>([])
+        for _ in 0..<12 {
+            store.list(TodoQuery(titleContains: "zzz")) { result in answers.withTracedLock { $0.append(result) } }
+        }
+        var most = 0
+        #expect(
+            eventually(timeout: .seconds(30)) {
+                if let now = observer.runningStatements(database: database, like: "%strpos(title_key%") { most = max(most, now) }
+                return answers.withTracedLock { $0.count } == 12
+            })
+        // The abandoned scans are cancelled one after another on their connections.
+        #expect(
+            eventually(timeout: .seconds(10)) {
+                let now = observer.runningStatements(database: database, like: "%strpos(title_key%")
+                most = max(most, now ?? 0)
+                return now == 0
+            })
+        print("PostgresStoreCancelTests: at most \(most) scans running at once on 2 connections")
+        #expect(most <= 2, "statements running at once: \(most)")
+        // The connections were kept: a primary-key read is served at once, within its 50 ms.
+        let read = Mutex<Result<Todo?, StoreError>?>(nil)
+        store.todo(id: known) { result in read.withTracedLock { $0 = result } }
+        #expect(eventually { read.withTracedLock { $0 } != nil })
+        let failures = answers.withTracedLock { $0 }.compactMap { result -> StoreError? in
+            if case .failure(let error) = result { error } else { nil }
+        }
+        #expect(failures.count == 12)
+        #expect(failures.allSatisfy { $0.reason == "the database did not answer within the deadline" && ($0.retryAfter ?? 0) >= 1 })
+        #expect(try read.withTracedLock { $0 }?.get()?.id == known)
+    }
+
+    @Test(
+        "Retry-After: the waiting statements' drain time over the connections, 1 to 60 s",
+        arguments: [
+            (0, 2, 2000, 1), (1, 2, 2000, 1), (11, 2, 300, 2), (12, 4, 2000, 6), (1000, 2, 2000, 60),
+        ])
+    func retryAfterReflectsTheLoad(waiting: Int, connections: Int, deadlineMs: Int, seconds: Int) {
+        #expect(PostgresLoad(waiting: waiting, connections: connections, deadline: .milliseconds(deadlineMs)).retryAfterSeconds == seconds)
+    }
+}
