@@ -134,5 +134,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "TodoServerAppTests",
+            dependencies: ["TodoServerApp", "TodoServer", "PostgresLoop", "LockTracing", "TestSupport"]
+        ),
     ]
 )

@@ -8,11 +8,13 @@ import Testing
 @testable import TodoServerApp
 
 /// The process's own shutdown steps (the HTTP service's drain, then the store service's close of
-/// the journal, in the order the service group runs them; `ProcessEndToEndTests` checks that
-/// order on the binary) while the journal's disk has stalled: together they take the grace
-/// period, not the grace period each. The steps run on a thread of their own, as the binary's do,
-/// without the service group, whose tasks would wait for the concurrency pool that the suite's
-/// blocking tests hold.
+/// the journal, in the order the service group runs them; `TodoServerAppTests`'
+/// `ProcessEndToEndTests` checks that order on the binary) while the journal's disk has stalled:
+/// together they take the grace period, not the grace period each. The steps run on a thread of
+/// their own, as the binary's do, without the service group, whose tasks would wait for the
+/// concurrency pool that the suite's blocking tests hold. TodoServerApp's steps, tested here and
+/// not in `TodoServerAppTests`: the stall needs the journal's fault seam (`WriterGate`) and the data
+/// directory of `DurableTodoStoreTests`, which the TodoServer tests share.
 @Suite("End to end: shutdown within the grace period while the disk stalls", .tags(.endToEnd))
 struct StalledDiskShutdownTests {
     @Test("the drain and the journal's close share shutdownGraceSeconds; the stalled write is never answered as done")
@@ -62,16 +64,5 @@ struct StalledDiskShutdownTests {
         #expect(messages.contains("the journal did not close within the grace period (a stalled disk); exiting without it"))
         #expect(eventually { post.get() != nil })
         #expect((post.get() ?? nil)?.status != 201, "a write that is not durable is never answered as done")
-    }
-
-    @Test("the deadline: all of the grace period before the shutdown starts, what is left after, never less than the floor")
-    func deadline() {
-        let deadline = ShutdownDeadline(graceSeconds: 3)
-        #expect(deadline.remainingSeconds == 3)
-        deadline.start()
-        #expect(deadline.remainingSeconds <= 3 && deadline.remainingSeconds > 2)
-        let spent = ShutdownDeadline(graceSeconds: 0)
-        spent.start()
-        #expect(spent.remainingSeconds == ShutdownDeadline.floorSeconds)
     }
 }

@@ -2,8 +2,7 @@ import Foundation
 import Glibc
 import TestSupport
 import Testing
-
-@testable import TodoServer
+import TodoServer
 
 /// What an operator can get wrong, as the process meets it: settings that would run the server
 /// open or hang its start (exit 64, naming the setting), and signals.

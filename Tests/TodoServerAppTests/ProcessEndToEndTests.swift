@@ -2,8 +2,7 @@ import Foundation
 import Glibc
 import TestSupport
 import Testing
-
-@testable import TodoServer
+import TodoServer
 
 @Suite("End to end: the todo-server process", .tags(.endToEnd))
 struct ProcessEndToEndTests {
