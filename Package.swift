@@ -105,6 +105,10 @@ let package = Package(
         // One test target per source target that has tests: a test lives in the target of the
         // module it tests (README, "Testing").
         .testTarget(
+            name: "LockTracingTests",
+            dependencies: ["LockTracing"]
+        ),
+        .testTarget(
             name: "EventLoopsTests",
             dependencies: ["EventLoops", "LockTracing", "TestSupport"]
         ),
