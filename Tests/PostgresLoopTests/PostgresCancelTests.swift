@@ -10,7 +10,7 @@ import Testing
 /// cancelled in the server (seen in `pg_stat_activity`), the connection is kept for the requests
 /// behind it, and the session carries a `statement_timeout` backstop. What the store makes of
 /// them (no more statements running than connections, `Retry-After`): `PostgresStoreCancelTests`.
-@Suite(.enabled(if: PostgresTestCluster.isAvailable), .serialized)
+@Suite(.enabled(if: PostgresTestCluster.isAvailable), .serialized, .tags(.postgres))
 struct PostgresCancelTests {
     let cluster = PostgresTestCluster.shared!
 

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// A `PostgresConnection` against a real PostgreSQL (the shared throwaway cluster).
-@Suite(.enabled(if: PostgresTestCluster.isAvailable))
+@Suite(.enabled(if: PostgresTestCluster.isAvailable), .tags(.postgres))
 struct PostgresConnectionTests {
     let cluster = PostgresTestCluster.shared!
 

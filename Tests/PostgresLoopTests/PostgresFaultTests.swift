@@ -43,7 +43,7 @@ final class PostgresLoadDriver: @unchecked Sendable {
 }
 
 /// The database going away under a connection: stopped, restarted, frozen.
-@Suite(.enabled(if: PostgresTestCluster.isAvailable))
+@Suite(.enabled(if: PostgresTestCluster.isAvailable), .tags(.postgres))
 struct PostgresFaultTests {
     @Test func stoppedUnderLoadEveryPendingRequestFailsAndTheConnectionComesBackByItself() async throws {
         // A cluster of its own: this test stops it.

@@ -8,7 +8,7 @@ import Testing
 
 /// How a loop's pool shares requests among its connections: the first ready one takes them while it
 /// answers, the next one only while the first is down or stalled; writes go to the least busy.
-@Suite(.enabled(if: PostgresTestCluster.isAvailable))
+@Suite(.enabled(if: PostgresTestCluster.isAvailable), .tags(.postgres))
 struct PostgresPoolTests {
     let cluster = PostgresTestCluster.shared!
 

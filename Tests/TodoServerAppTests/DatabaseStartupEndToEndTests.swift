@@ -6,7 +6,7 @@ import TodoServer
 
 /// Start-up with `databaseUrl`, as an operator runs the server: the schema is migrated before the
 /// server listens, and a database that cannot be reached is a clear error and exit status 4.
-@Suite(.serialized)
+@Suite(.serialized, .tags(.endToEnd, .postgres))
 struct DatabaseStartupEndToEndTests {
     @Test func anUnreachableDatabaseStopsStartUpWithStatus4AndAMaskedUrl() throws {
         let socketDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("todo-no-pg-\(UUID().uuidString)").path

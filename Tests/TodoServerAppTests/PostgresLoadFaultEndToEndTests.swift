@@ -13,7 +13,7 @@ import Testing
 /// (stop to first 503, restart to first 2xx, per instance) are printed, not asserted.
 @Suite(
     "End to end: two instances under load while PostgreSQL stops and comes back", .serialized,
-    .enabled(if: PostgresTestCluster.isAvailable))
+    .enabled(if: PostgresTestCluster.isAvailable), .tags(.endToEnd, .postgres))
 struct PostgresLoadFaultEndToEndTests {
     static let deadlineMs = 1000
     /// The bound on any one answer: the deadline plus a margin large enough that load cannot flake it.

@@ -1,12 +1,13 @@
 import Foundation
 import HTTPValues
+import TestSupport
 import Testing
 
 @testable import TodoServer
 
 /// Client input is decided before it reaches SQL, with the in-memory store's answer, on every store
 /// (issue 21): a NUL in `q=`, tags past 2^63, and titles that differ only in case or normalization.
-@Suite("Input stays input: the same answer on every store")
+@Suite("Input stays input: the same answer on every store", .tags(.postgres))
 struct InputStaysInputTests {
     private func client(_ kind: StoreKind) async throws -> (InProcessClient, ContractStore) {
         let store = try await ContractStore(kind)

@@ -5,7 +5,7 @@ import Testing
 @testable import TodoServer
 
 extension LiveFeedOnPostgres {
-    @Suite("End to end: the live feed across instances and restarts")
+    @Suite("End to end: the live feed across instances and restarts", .tags(.endToEnd))
     struct LiveFeedAcrossInstancesTests {
         @Test(.enabled(if: PostgresTestCluster.isAvailable))
         func writersAndSubscribersOnTwoInstancesSeeEveryChangeOnceInTheSameOrderAndResumeOnEitherInstance() async throws {

@@ -8,7 +8,7 @@ import Testing
 @testable import TodoServer
 
 extension LiveFeedOnPostgres {
-    @Suite("End to end: the live feed while its database stops under load")
+    @Suite("End to end: the live feed while its database stops under load", .tags(.endToEnd))
     struct LiveFeedDatabaseOutageTests {
         /// Writers on two connections while PostgreSQL stops (mode `mode`) and starts again: the
         /// subscriber keeps its stream or gets a clean end and resumes with `Last-Event-ID`; either

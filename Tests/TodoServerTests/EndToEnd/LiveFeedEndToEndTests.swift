@@ -135,7 +135,7 @@ func follow(_ stream: EventStreamClient, into mirror: inout MirroredTodos, until
 }
 
 extension LiveFeedOnPostgres {
-    @Suite("End to end: the live change feed on every store")
+    @Suite("End to end: the live change feed on every store", .tags(.endToEnd))
     struct LiveFeedStoresEndToEndTests {
         @Test(
             "list, then subscribe at the list's position, under concurrent writers: nothing missed, nothing twice",
@@ -206,7 +206,7 @@ extension LiveFeedOnPostgres {
     }
 }
 
-@Suite("End to end: the live change feed's stream")
+@Suite("End to end: the live change feed's stream", .tags(.endToEnd))
 struct LiveFeedEndToEndTests {
     @Test func aPositionOlderThanWhatIsRetainedGetsOneResyncThenTheStreamGoesOn() throws {
         let server = try LiveServer(store: InMemoryTodoStore(changesRetained: 3))

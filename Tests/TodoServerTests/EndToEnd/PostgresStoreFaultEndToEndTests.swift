@@ -8,7 +8,7 @@ import Testing
 
 /// The PostgreSQL store while its database goes away, comes back, or freezes: a 503 problem with
 /// `Retry-After` within the deadline, `/healthz` saying so, and service again by itself.
-@Suite("End to end: PostgreSQL faults", .serialized, .enabled(if: PostgresTestCluster.isAvailable))
+@Suite("End to end: PostgreSQL faults", .serialized, .enabled(if: PostgresTestCluster.isAvailable), .tags(.endToEnd, .postgres))
 struct PostgresStoreFaultEndToEndTests {
     /// A cluster of the test's own (it is stopped or frozen), a migrated database, a store and a server.
     final class Setup {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import TodoServer
 
-@Suite("End to end: per-to-do revisions and the list ETag")
+@Suite("End to end: per-to-do revisions and the list ETag", .tags(.endToEnd))
 struct RevisionsEndToEndTests {
     private let json = [("Content-Type", "application/json")]
 

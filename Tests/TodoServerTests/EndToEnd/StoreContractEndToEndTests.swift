@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TodoServer
 
 /// The HTTP contract over real sockets, the same on every store: memory, journal and PostgreSQL.
-@Suite("End to end: the same contract on every store")
+@Suite("End to end: the same contract on every store", .tags(.endToEnd, .postgres))
 struct StoreContractEndToEndTests {
     private func server(_ kind: StoreKind, clock: any TodoClock = SystemClock()) async throws -> (LiveServer, ContractStore) {
         let store = try await ContractStore(kind)

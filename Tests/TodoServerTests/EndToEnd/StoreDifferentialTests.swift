@@ -28,7 +28,7 @@ final class SequentialUUIDs: IDGenerator {
 ///
 /// The seed is printed; `TODO_DIFFERENTIAL_SEED` replays one, `TODO_DIFFERENTIAL_STEPS` sets the
 /// number of requests (400).
-@Suite("Differential: memory, journal and PostgreSQL answer alike", .serialized)
+@Suite("Differential: memory, journal and PostgreSQL answer alike", .serialized, .tags(.postgres))
 struct StoreDifferentialTests {
     /// Title pieces: case pairs that lowercasing gets wrong (final sigma, ß, ligatures, Kelvin
     /// sign), composed and decomposed forms, and characters that are one scalar after NFC (the

@@ -7,7 +7,7 @@ import Testing
 
 /// Two servers on one PostgreSQL database, each with its own store and connections, as two
 /// containers would run: they honour the contract together.
-@Suite("End to end: two instances on one database", .enabled(if: PostgresTestCluster.isAvailable))
+@Suite("End to end: two instances on one database", .enabled(if: PostgresTestCluster.isAvailable), .tags(.endToEnd, .postgres))
 struct TwoInstancesEndToEndTests {
     final class Pair {
         let a: LiveServer, b: LiveServer

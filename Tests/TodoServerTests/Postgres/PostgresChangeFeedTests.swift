@@ -10,7 +10,7 @@ import Testing
 /// cluster has finished; a test that waits for it blocks one of the few threads that Swift
 /// Testing runs tests on, and a migration on the same cluster (an open transaction) needs such a
 /// thread to finish: two such waits at once waited for each other's migration.
-@Suite(.serialized)
+@Suite(.serialized, .tags(.postgres))
 enum LiveFeedOnPostgres {}
 
 /// The PostgreSQL store's change log, read from `todo_events` by the store's own poller.

@@ -6,7 +6,7 @@ import Testing
 
 /// What the store's statements cost PostgreSQL (issue 22): the list is planned once per connection,
 /// not on every execution; marking a to-do done touches no index.
-@Suite(.enabled(if: PostgresTestCluster.isAvailable))
+@Suite(.enabled(if: PostgresTestCluster.isAvailable), .tags(.postgres))
 struct PostgresCostTests {
     let cluster = PostgresTestCluster.shared!
 

@@ -4,7 +4,7 @@ import Testing
 import TodoServer
 
 /// Schema migrations against a real PostgreSQL: idempotent, and safe when two instances start at once.
-@Suite(.enabled(if: PostgresTestCluster.isAvailable))
+@Suite(.enabled(if: PostgresTestCluster.isAvailable), .tags(.postgres))
 struct PostgresMigratorTests {
     let cluster = PostgresTestCluster.shared!
 

@@ -9,7 +9,7 @@ import Testing
 /// The PostgreSQL store under its deadlines, against a real PostgreSQL: abandoned statements are
 /// cancelled (`PostgresLoopTests`' `PostgresCancelTests` checks the connection's cancel itself), a
 /// loop never has more statements running than connections, and a refusal says when to retry.
-@Suite(.enabled(if: PostgresTestCluster.isAvailable), .serialized)
+@Suite(.enabled(if: PostgresTestCluster.isAvailable), .serialized, .tags(.postgres))
 struct PostgresStoreCancelTests {
     let cluster = PostgresTestCluster.shared!
 

@@ -7,7 +7,7 @@ import Testing
 
 /// The PostgreSQL store's statements (`TodoSQL`), run directly against a fresh database on the
 /// throwaway test cluster: each answers what the in-memory store would.
-@Suite(.enabled(if: PostgresTestCluster.isAvailable))
+@Suite(.enabled(if: PostgresTestCluster.isAvailable), .tags(.postgres))
 struct TodoSQLTests {
     let cluster = PostgresTestCluster.shared!
 
