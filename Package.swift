@@ -130,7 +130,6 @@ let package = Package(
                 "TestSupport",
                 "TodoServer",
                 "EventHTTP",
-                "EventLoops",
                 "HTTPValues",
                 "PostgresLoop",
                 "LockTracing",
