@@ -55,10 +55,12 @@ extension TodoSlots {
         }
     }
 
-    /// Whether the to-do in `slot` has exactly `title`.
+    /// Whether the to-do in `slot` has exactly `title`, byte for byte (`==` on strings holds for
+    /// canonically equivalent ones: the KELVIN SIGN and a `K` would keep the old bytes after a
+    /// rename that changed them).
     func titleEquals(_ slot: Int32, _ title: String) -> Bool {
         let record = self[slot]
-        guard record.isCompactTitle else { return sideTitles[slot]?.title == title }
+        guard record.isCompactTitle else { return sideTitles[slot]?.title.hasSameBytes(as: title) ?? false }
         return withTitleBytes(record) { bytes in title.hasBytes(bytes) ?? bytes.elementsEqual(title.utf8) }
     }
 

@@ -117,6 +117,20 @@ struct TodoSlotsTests {
         #expect(small.todo(small.slot(of: "y")!).title == "yyyy")
     }
 
+    @Test("a title changed to a canonically equivalent one keeps the new bytes, both ways (KELVIN SIGN and K, é composed and not)")
+    func canonicallyEquivalentRename() {
+        var slots = TodoSlots()
+        for (before, after) in [("\u{212A}", "K"), ("K", "\u{212A}"), ("caf\u{E9}", "cafe\u{301}"), ("cafe\u{301}", "caf\u{E9}")] {
+            #expect(before == after, "Swift's == holds for canonically equivalent strings")
+            let slot = slots.add(makeTodo("t-\(before.unicodeScalars.map(\.value))", title: before))
+            slots.overwrite(slot, with: makeTodo("t-\(before.unicodeScalars.map(\.value))", title: after))
+            #expect(
+                Array(slots.todo(slot).title.utf8) == Array(after.utf8),
+                "\(before.unicodeScalars.map(\.value)) -> \(after.unicodeScalars.map(\.value))")
+            #expect(slots.todo(slot).titleKey.isPlainASCII == TitleKey(after).isPlainASCII)
+        }
+    }
+
     @Test("title order over records equals TitleKey.compare, ASCII folded on the fly and keys kept beside")
     func titleComparison() {
         let titles = [
