@@ -56,10 +56,10 @@ public struct ModuleDependencies: Sendable {
 /// The wireframe: maps method and path to a module, and answers what no module owns
 /// (404, 405 with `Allow`, 413, 414, 415, CORS preflight). Built once, at start-up.
 public struct AppRouter: Sendable {
-    private let todos: any TodosHTTPEntry
-    private let upcoming: any UpcomingHTTPEntry
-    private let system: any SystemHTTPEntry
-    private let metrics: any MetricsHTTPEntry
+    private let todos: TodosView
+    private let upcoming: UpcomingView
+    private let system: SystemView
+    private let metrics: MetricsView
     private let feed: FeedView
     private let screening: RequestScreening
     private let cors: CORSPolicy
@@ -104,8 +104,8 @@ public struct AppRouter: Sendable {
     }
 
     private init(
-        todos: any TodosHTTPEntry, upcoming: any UpcomingHTTPEntry, system: any SystemHTTPEntry,
-        metrics: any MetricsHTTPEntry, feed: FeedView, screening: RequestScreening, cors: CORSPolicy,
+        todos: TodosView, upcoming: UpcomingView, system: SystemView,
+        metrics: MetricsView, feed: FeedView, screening: RequestScreening, cors: CORSPolicy,
         authentication: BearerAuthentication, serializer: JSONSerializer
     ) {
         self.feed = feed

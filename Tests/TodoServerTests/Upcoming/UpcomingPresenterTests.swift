@@ -20,7 +20,7 @@ final class StubUpcomingUseCases: UpcomingUseCases, @unchecked Sendable {
 final class RecordingUpcomingPresenter: UpcomingModuleInput, @unchecked Sendable {
     var requests: [UpcomingRequest] = []
 
-    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: some UpcomingDisplay, respond: @escaping Respond) {
+    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: UpcomingView, respond: @escaping Respond) {
         requests.append(request)
         view.displayUpcoming(ResponseViewModel(status: 200, body: UpcomingViewModel(sections: [], message: "recorded")), respond: respond)
     }

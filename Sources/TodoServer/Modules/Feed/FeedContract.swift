@@ -54,16 +54,6 @@ public protocol FeedSubscriber: AnyObject {
     func heartbeat() -> FeedDelivery
 }
 
-/// The business rules of the feed: where a subscription starts, what it hears.
-public protocol FeedUseCases: Sendable {
-    /// A subscription of `subscriber` on the calling loop, not started: once `start()`ed it hears
-    /// the changes after the request's position (or a resync), then every change as it happens.
-    /// Nil when the server holds its most subscribers (or is stopping, or this is no loop).
-    func subscribe(_ request: FeedRequest, subscriber: any FeedSubscriber) -> FeedSubscription?
-    /// The current position (what `GET /todos` reports when its store cannot say).
-    var currentPosition: String { get }
-}
-
 /// One SSE event as the view writes it.
 public struct FeedEventViewModel: Sendable, Equatable {
     public var id: String

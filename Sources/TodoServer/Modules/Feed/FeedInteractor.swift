@@ -6,7 +6,7 @@ import Synchronization
 /// change after it, in order), with a resync when that position is not retained or not one of this
 /// store's, or at the current position when none is asked for; then it hears every change. At most
 /// `maxSubscribers` at once. Hands out to-dos as values.
-public struct FeedInteractor: FeedUseCases {
+public struct FeedInteractor: Sendable {
     private let log: ChangeLog
     private let scheduler: any FeedScheduler
     private let heartbeat: Duration
@@ -19,8 +19,12 @@ public struct FeedInteractor: FeedUseCases {
         self.hub = hub
     }
 
+    /// The current position (what `GET /todos` reports when its store cannot say).
     public var currentPosition: String { log.headToken }
 
+    /// A subscription of `subscriber` on the calling loop, not started: once `start()`ed it hears
+    /// the changes after the request's position (or a resync), then every change as it happens.
+    /// Nil when the server holds its most subscribers (or is stopping, or this is no loop).
     public func subscribe(_ request: FeedRequest, subscriber: any FeedSubscriber) -> FeedSubscription? {
         guard let loop = scheduler.currentLoop(), hub.admit() else { return nil }
         var start = log.head

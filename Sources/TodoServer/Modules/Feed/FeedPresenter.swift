@@ -4,7 +4,7 @@ import HTTPValues
 /// `GET /todos/{id}` shows it and its entity tag, `deleted` its id, `cleared` nothing, `resync`
 /// nothing; each with the position to resume after. A `retry:` hint first; a comment per heartbeat.
 public struct FeedPresenter: Sendable {
-    private let interactor: any FeedUseCases
+    private let interactor: FeedInteractor
     /// `retry:`, in milliseconds.
     public static let retryMilliseconds = 2_000
     /// When a refused subscriber should try again, in milliseconds.
@@ -13,7 +13,7 @@ public struct FeedPresenter: Sendable {
         "Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no",
     ]
 
-    public init(interactor: any FeedUseCases) {
+    public init(interactor: FeedInteractor) {
         self.interactor = interactor
     }
 

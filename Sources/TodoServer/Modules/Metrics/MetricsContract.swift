@@ -1,16 +1,7 @@
 import HTTPValues
 
-// The metrics module: the Prometheus text exposition (`GET /metrics`).
-
-/// The module's entry for the router (the view, the module's HTTP adapter): nothing to decode.
-public protocol MetricsHTTPEntry: Sendable {
-    func handleMetrics(context: RequestContext, respond: @escaping Respond)
-}
-
-/// The presenter, as the view calls it: the view model out to `view`.
-public protocol MetricsModuleInput: Sendable {
-    func presentMetrics(context: RequestContext, view: some MetricsDisplay, respond: @escaping Respond)
-}
+// The metrics module: the Prometheus text exposition (`GET /metrics`). `MetricsView` is the
+// router's entry (nothing to decode) and hands the scrape to `MetricsPresenter`.
 
 /// Gathers the current figures (the interactor).
 public protocol MetricsUseCases: Sendable {

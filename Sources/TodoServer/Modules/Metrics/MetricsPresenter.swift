@@ -1,5 +1,5 @@
 /// Labels the exposition with the Prometheus text format's media type.
-public struct MetricsPresenter: MetricsModuleInput {
+public struct MetricsPresenter: Sendable {
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     private let interactor: any MetricsUseCases

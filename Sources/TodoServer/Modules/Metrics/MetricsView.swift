@@ -2,11 +2,11 @@ import HTTPValues
 
 /// The metrics module's HTTP adapter: hands the scrape to the presenter and writes the
 /// exposition bytes as the body; it decides nothing.
-public struct MetricsView: MetricsDisplay, MetricsHTTPEntry {
-    private let presenter: any MetricsModuleInput
+public struct MetricsView: MetricsDisplay {
+    private let presenter: MetricsPresenter
     private let serializer: JSONSerializer
 
-    public init(presenter: any MetricsModuleInput, serializer: JSONSerializer) {
+    public init(presenter: MetricsPresenter, serializer: JSONSerializer) {
         self.presenter = presenter
         self.serializer = serializer
     }

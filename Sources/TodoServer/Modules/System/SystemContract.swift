@@ -1,41 +1,9 @@
 import HTTPValues
 
-// The system module: the service index (`GET /`) and the health check (`GET /healthz`).
-
-/// The module's entry for the router (the view, the module's HTTP adapter). These requests carry
-/// nothing to decode: the view hands them to the presenter.
-public protocol SystemHTTPEntry: Sendable {
-    func handleIndex(context: RequestContext, respond: @escaping Respond)
-    /// `detailed`: whether the request may see the to-do count and the store's reason (the
-    /// router's token decision); anyone else hears only up or down.
-    func handleHealth(detailed: Bool, context: RequestContext, respond: @escaping Respond)
-    func handleOpenAPIDocument(context: RequestContext, respond: @escaping Respond)
-}
-
-/// The presenter, as the view calls it: view models out to `view`.
-public protocol SystemModuleInput: Sendable {
-    func presentIndex(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond)
-    func presentHealth(detailed: Bool, context: RequestContext, view: some SystemDisplay, respond: @escaping Respond)
-    func presentOpenAPIDocument(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond)
-}
-
-/// What the service says of itself (the interactor).
-public protocol SystemUseCases: Sendable {
-    func serviceInfo() -> ServiceInfo
-    /// The store's refusal and statistics.
-    func health(completion: @escaping (HealthData) -> Void)
-    /// The OpenAPI 3.1 document that describes the API, as shipped, with `serverURL` as its
-    /// `servers` URL.
-    func openAPIDocument(serverURL: String) -> [UInt8]
-}
-
-/// The view as the presenter sees it: serializes the presenter's view models.
-public protocol SystemDisplay: Sendable {
-    func displayIndex(_ model: consuming ResponseViewModel<IndexViewModel>, respond: Respond)
-    func displayHealth(_ model: consuming ResponseViewModel<HealthViewModel>, respond: Respond)
-    /// Writes a document that is already JSON, as it is.
-    func displayDocument(_ model: consuming ResponseViewModel<RawBody>, respond: Respond)
-}
+// The system module: the service index (`GET /`), the health check (`GET /healthz`) and the
+// OpenAPI document (`GET /openapi.json`). `SystemView` is the router's entry (nothing to decode),
+// `SystemPresenter` shapes the view models, `SystemInteractor` says what the service is and asks the
+// store how it is; one of each, so no protocols between them.
 
 /// The service's name and version, and the routes it serves.
 public struct ServiceInfo: Sendable, Equatable {

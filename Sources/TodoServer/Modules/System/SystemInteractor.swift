@@ -1,5 +1,5 @@
 /// Reports the service's identity, build and health, and hands out its OpenAPI document.
-public struct SystemInteractor: SystemUseCases {
+public struct SystemInteractor: Sendable {
     /// The version this build reports.
     public static let version = "0.2.0"
 
@@ -27,7 +27,8 @@ public struct SystemInteractor: SystemUseCases {
             build: build)
     }
 
-    /// Unhealthy while the store refuses changes, or when it cannot say how many to-dos it holds.
+    /// The store's refusal and statistics: unhealthy while the store refuses changes, or when it
+    /// cannot say how many to-dos it holds.
     public func health(completion: @escaping (HealthData) -> Void) {
         let refusal = store.writeRefusal
         store.statistics { result in
@@ -40,6 +41,8 @@ public struct SystemInteractor: SystemUseCases {
         }
     }
 
+    /// The OpenAPI 3.1 document that describes the API, as shipped, with `serverURL` as its
+    /// `servers` URL.
     public func openAPIDocument(serverURL: String) -> [UInt8] {
         document.rendered(serverURL: serverURL)
     }

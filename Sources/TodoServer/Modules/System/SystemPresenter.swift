@@ -1,12 +1,12 @@
 /// Shapes the service index with absolute links, and the health status.
-public struct SystemPresenter: SystemModuleInput {
-    private let interactor: any SystemUseCases
+public struct SystemPresenter: Sendable {
+    private let interactor: SystemInteractor
 
-    public init(interactor: any SystemUseCases) {
+    public init(interactor: SystemInteractor) {
         self.interactor = interactor
     }
 
-    public func presentIndex(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond) {
+    public func presentIndex(context: RequestContext, view: SystemView, respond: @escaping Respond) {
         let info = interactor.serviceInfo()
         var links: [String: String] = [:]
         for route in info.routes { links[route.rel] = context.baseURL + route.path }
@@ -16,7 +16,7 @@ public struct SystemPresenter: SystemModuleInput {
 
     /// Up (200) or down (503) for anyone; the count and the reason only when `detailed` (the
     /// reason may quote the store's own message: a socket path, a host).
-    public func presentHealth(detailed: Bool, context: RequestContext, view: some SystemDisplay, respond: @escaping Respond) {
+    public func presentHealth(detailed: Bool, context: RequestContext, view: SystemView, respond: @escaping Respond) {
         interactor.health { health in
             let status = health.healthy ? "ok" : "unavailable"
             let model =
@@ -28,7 +28,7 @@ public struct SystemPresenter: SystemModuleInput {
 
     /// The document's `servers` names the base URL of this request (the public URL, else `Host`),
     /// so a client generated from it calls the server it was fetched from.
-    public func presentOpenAPIDocument(context: RequestContext, view: some SystemDisplay, respond: @escaping Respond) {
+    public func presentOpenAPIDocument(context: RequestContext, view: SystemView, respond: @escaping Respond) {
         let document = interactor.openAPIDocument(serverURL: context.baseURL)
         view.displayDocument(ResponseViewModel(status: 200, body: RawBody(document)), respond: respond)
     }

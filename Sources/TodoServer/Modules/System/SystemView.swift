@@ -2,11 +2,11 @@ import HTTPValues
 
 /// The system module's HTTP adapter: hands the router's requests to the presenter and writes its
 /// view models as JSON responses; it decides nothing.
-public struct SystemView: SystemDisplay, SystemHTTPEntry {
-    private let presenter: any SystemModuleInput
+public struct SystemView: Sendable {
+    private let presenter: SystemPresenter
     private let serializer: JSONSerializer
 
-    public init(presenter: any SystemModuleInput, serializer: JSONSerializer) {
+    public init(presenter: SystemPresenter, serializer: JSONSerializer) {
         self.presenter = presenter
         self.serializer = serializer
     }
@@ -15,6 +15,8 @@ public struct SystemView: SystemDisplay, SystemHTTPEntry {
         presenter.presentIndex(context: context, view: self, respond: respond)
     }
 
+    /// `detailed`: whether the request may see the to-do count and the store's reason (the
+    /// router's token decision); anyone else hears only up or down.
     public func handleHealth(detailed: Bool, context: RequestContext, respond: @escaping Respond) {
         presenter.presentHealth(detailed: detailed, context: context, view: self, respond: respond)
     }
@@ -31,6 +33,7 @@ public struct SystemView: SystemDisplay, SystemHTTPEntry {
         respond(serializer.response(for: model))
     }
 
+    /// Writes a document that is already JSON, as it is.
     public func displayDocument(_ model: consuming ResponseViewModel<RawBody>, respond: Respond) {
         respond(serializer.response(for: model))
     }

@@ -5,18 +5,6 @@ import HTTPValues
 // and calls the presenter with them; the presenter asks the interactor and hands view models
 // back to the view, which writes the response.
 
-/// The module's entry for the router (the view, the module's HTTP adapter): one method per route
-/// and method. Decodes what the request carries; what it cannot decode it answers itself.
-public protocol TodosHTTPEntry: Sendable {
-    func handleList(context: RequestContext, respond: @escaping Respond)
-    func handleCreation(_ request: HTTPRequest, context: RequestContext, respond: @escaping Respond)
-    func handleDeletionOfAll(context: RequestContext, respond: @escaping Respond)
-    func handleTodo(id: String, context: RequestContext, respond: @escaping Respond)
-    func handlePatch(id: String, _ request: HTTPRequest, context: RequestContext, respond: @escaping Respond)
-    func handleReplacement(id: String, _ request: HTTPRequest, context: RequestContext, respond: @escaping Respond)
-    func handleDeletion(id: String, context: RequestContext, respond: @escaping Respond)
-}
-
 /// The presenter, as the view calls it: typed requests in, view models out to `view`. `context`
 /// gives absolute URLs, page links and `If-None-Match` (304); `respond` is handed back to `view`.
 public protocol TodosModuleInput: Sendable {
@@ -74,7 +62,7 @@ public struct TodoDraft: Equatable, Sendable {
 
 /// The view as the presenter sees it: serializes the presenter's view models. (Decoding the
 /// request into `TodoQuery`, `TodoDraft`, `TodoChange` (a merge patch) and `RevisionCondition` happens before the
-/// presenter is called, in `TodosHTTPEntry`: a body or query the view cannot decode is a problem,
+/// presenter is called, in `TodosView`: a body or query the view cannot decode is a problem,
 /// 400 or 422 naming the fields, that never reaches the presenter.)
 public protocol TodosDisplay: Sendable {
     func displayTodo(_ model: consuming ResponseViewModel<TodoViewModel>, respond: Respond)

@@ -32,7 +32,9 @@ public struct TodosView: TodosDisplay {
     }
 }
 
-extension TodosView: TodosHTTPEntry {
+/// The router's entry: one method per route and method. Decodes what the request carries; what
+/// it cannot decode it answers itself.
+extension TodosView {
     public func handleList(context: RequestContext, respond: @escaping Respond) {
         switch query(from: context.query) {
         case .success(let query): presenter.presentList(query, context: context, view: self, respond: respond)

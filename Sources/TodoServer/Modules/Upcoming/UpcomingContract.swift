@@ -3,16 +3,9 @@ import HTTPValues
 // The upcoming module (the VIPER seeds' use case): not-completed to-dos due from today to the end of
 // next week, grouped as today, tomorrow, later this week and next week (`GET /todos/upcoming`).
 
-/// The module's entry for the router (the view, the module's HTTP adapter).
-public protocol UpcomingHTTPEntry: Sendable {
-    /// Decodes `tz` and `weekStart` from the query into an `UpcomingRequest` and hands it to the
-    /// presenter; a value that names neither is a 400 problem that names it, answered here.
-    func handleUpcoming(context: RequestContext, respond: @escaping Respond)
-}
-
 /// The presenter, as the view calls it: the typed request in, view models out to `view`.
 public protocol UpcomingModuleInput: Sendable {
-    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: some UpcomingDisplay, respond: @escaping Respond)
+    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: UpcomingView, respond: @escaping Respond)
 }
 
 /// The business rules (the interactor): which to-dos are upcoming and in which group. Knows
@@ -30,12 +23,6 @@ public struct UpcomingRequest: Sendable, Equatable {
         self.timeZone = timeZone
         self.weekStart = weekStart
     }
-}
-
-/// The view as the presenter sees it: serializes the presenter's view models.
-public protocol UpcomingDisplay: Sendable {
-    func displayUpcoming(_ model: consuming ResponseViewModel<UpcomingViewModel>, respond: Respond)
-    func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond)
 }
 
 /// Where a due day falls relative to today.

@@ -11,7 +11,7 @@ public struct UpcomingPresenter: UpcomingModuleInput {
     }
 
     public func presentUpcoming(
-        _ request: UpcomingRequest, context: RequestContext, view: some UpcomingDisplay, respond: @escaping Respond
+        _ request: UpcomingRequest, context: RequestContext, view: UpcomingView, respond: @escaping Respond
     ) {
         interactor.upcoming(request) { result in
             switch result {

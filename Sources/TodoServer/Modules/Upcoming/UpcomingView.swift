@@ -2,7 +2,7 @@ import HTTPValues
 
 /// The upcoming module's HTTP adapter: decodes the query into an `UpcomingRequest`, hands it to
 /// the presenter, and writes the view model as a JSON response; it decides nothing else.
-public struct UpcomingView: UpcomingDisplay, UpcomingHTTPEntry {
+public struct UpcomingView: Sendable {
     private let presenter: any UpcomingModuleInput
     private let serializer: JSONSerializer
     private let zones: TimeZoneDirectory
@@ -13,6 +13,9 @@ public struct UpcomingView: UpcomingDisplay, UpcomingHTTPEntry {
         self.zones = zones
     }
 
+    /// The router's entry: decodes `tz` and `weekStart` from the query into an `UpcomingRequest`
+    /// and hands it to the presenter; a value that names neither is a 400 problem that names it,
+    /// answered here.
     public func handleUpcoming(context: RequestContext, respond: @escaping Respond) {
         switch request(from: context.query) {
         case .success(let request): presenter.presentUpcoming(request, context: context, view: self, respond: respond)
@@ -21,7 +24,6 @@ public struct UpcomingView: UpcomingDisplay, UpcomingHTTPEntry {
     }
 
     /// `tz` (an IANA name) and `weekStart` (`monday` or `sunday`) from the query.
-
     public func request(from query: QueryParameters) -> Result<UpcomingRequest, ProblemDetails> {
         var request = UpcomingRequest()
         if let name = query["tz"] {
