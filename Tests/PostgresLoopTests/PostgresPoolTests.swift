@@ -24,19 +24,8 @@ struct PostgresPoolTests {
         }
         made.wait()
         let pool = try #require(box.withTracedLock { $0 })
-        #expect(eventually { onLoop(pool) { $0.connections.allSatisfy(\.isReady) } })
+        #expect(eventually { pool.onLoop { $0.connections.allSatisfy(\.isReady) } })
         return (loop, pool)
-    }
-
-    func onLoop<T: Sendable>(_ pool: LoopBound<PostgresLoopPool>, _ body: @escaping @Sendable (PostgresLoopPool) -> T) -> T {
-        let result = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        pool.withValue { pool in
-            result.withTracedLock { $0 = body(pool) }
-            done.signal()
-        }
-        done.wait()
-        return result.withTracedLock { $0! }
     }
 
     @Test func aLoopsRequestsGoToItsFirstConnectionWhileItAnswers() async throws {
@@ -144,15 +133,8 @@ struct PostgresPoolTests {
         connection.withValue { $0.start() }
         let progress = try #require(
             eventually { () -> ContinuousClock.Instant? in
-                let state = Mutex<(Bool, ContinuousClock.Instant)?>(nil)
-                let read = DispatchSemaphore(value: 0)
-                connection.withValue { connection in
-                    state.withTracedLock { $0 = (connection.isReady, connection.lastProgress) }
-                    read.signal()
-                }
-                read.wait()
-                guard let (ready, progress) = state.withTracedLock({ $0 }), ready else { return nil }
-                return progress
+                let (ready, progress) = connection.onLoop { ($0.isReady, $0.lastProgress) }
+                return ready ? progress : nil
             })
         #expect(progress >= started, "the stall clock starts when the session is up")
     }

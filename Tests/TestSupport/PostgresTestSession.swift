@@ -29,14 +29,7 @@ package struct PostgresTestSession {
 
     /// Runs `body` on the loop and waits for its value.
     package func onLoop<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) -> T) -> T {
-        let result = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        connection.withValue { connection in
-            result.withTracedLock { $0 = body(connection) }
-            done.signal()
-        }
-        done.wait()
-        return result.withTracedLock { $0! }
+        connection.onLoop(body)
     }
 
     /// Sends one request and waits for its answer (nil if none came within `seconds`).
