@@ -1,1 +1,1 @@
-../../../Tests/TodoServerTests/Support/WireExchange.swift
+../../../Tests/EventHTTPTests/WireExchange.swift

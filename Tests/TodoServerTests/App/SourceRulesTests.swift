@@ -48,4 +48,25 @@ import Testing
             #expect(manifest.contains(#"name: "\#(target)""#), "\(target) is no target in Package.swift")
         }
     }
+
+    /// The side packages share sources through symbolic links (the fuzzers, the PostgresNIO peer,
+    /// the Swift client's document): a link left pointing at a moved file breaks their build in CI
+    /// only (it did, when the wire's test helper moved to EventHTTPTests).
+    @Test func everySymbolicLinkInTheRepositoryPointsAtAFile() throws {
+        let manager = FileManager.default
+        var links: [String] = []
+        var broken: [String] = []
+        for folder in ["Sources", "Tests", "Fuzz", "Benchmarks", "Examples", "scripts"] {
+            let base = root.appendingPathComponent(folder)
+            guard let walker = manager.enumerator(atPath: base.path) else { continue }
+            for case let relative as String in walker where !relative.hasPrefix(".build") && !relative.contains("/.build") {
+                let path = base.appendingPathComponent(relative).path
+                guard (try? manager.destinationOfSymbolicLink(atPath: path)) != nil else { continue }
+                links.append(folder + "/" + relative)
+                if !manager.fileExists(atPath: path) { broken.append(folder + "/" + relative) }
+            }
+        }
+        #expect(links.contains("Fuzz/Sources/ConnectionFuzzer/WireExchange.swift"), "the links were found: \(links)")
+        #expect(broken == [])
+    }
 }
