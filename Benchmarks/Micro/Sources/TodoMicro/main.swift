@@ -52,6 +52,7 @@ measure("router: PATCH /todos/{id} (in process)", iterations: 100_000) { route(p
 let invalid = HTTPRequest(method: .post, uri: "/todos", body: Array(#"{"title":"","order":1.5,"x":1}"#.utf8))
 measure("router: POST /todos, 422 (decoding + validation)", iterations: 100_000) { route(invalid) }
 
+let urlBase = Array("http://127.0.0.1:8080".utf8), urlID = Array("8f0c2f1e-0000-4000-8000-000000000000".utf8)
 measure("JSONWriter: 20-item list of to-do-shaped objects", iterations: 50_000) {
     var writer = JSONWriter(capacity: 6000)
     writer.beginArray()
@@ -64,7 +65,8 @@ measure("JSONWriter: 20-item list of to-do-shaped objects", iterations: 50_000) 
         writer.key("order"); writer.int(index)
         writer.key("title"); writer.string("a thirty character title here!")
         writer.key("updatedAt"); writer.timestamp(Timestamp(millisecondsSinceEpoch: 1_795_341_600_123))
-        writer.key("url"); writer.string("http://127.0.0.1:8080", "/todos/", "8f0c2f1e-0000-4000-8000-000000000000")
+        writer.key("url")
+        urlBase.withUnsafeBufferPointer { base in urlID.withUnsafeBufferPointer { writer.string(utf8: base, "/todos/", utf8: $0) } }
         writer.endObject()
     }
     writer.endArray()
