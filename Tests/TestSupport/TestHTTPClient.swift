@@ -199,24 +199,8 @@ package final class TestHTTPClient {
     /// A chunked body (RFC 9112 §7.1), its chunks joined; trailer fields are skipped.
     private func readChunkedBody() throws -> [UInt8] {
         var body: [UInt8] = []
-        while true {
-            let lineEnd = try readUntil([13, 10])
-            let line = String(decoding: buffer[..<lineEnd], as: UTF8.self)
-            buffer.removeFirst(lineEnd + 2)
-            guard let size = Int(line.split(separator: ";").first.map(String.init) ?? "", radix: 16) else {
-                throw Failure(description: "bad chunk-size line: \(line)")
-            }
-            if size == 0 {
-                while true {
-                    let end = try readUntil([13, 10])
-                    buffer.removeFirst(end + 2)
-                    if end == 0 { return body }
-                }
-            }
-            while buffer.count < size + 2 { try fill() }
-            body.append(contentsOf: buffer[..<size])
-            buffer.removeFirst(size + 2)
-        }
+        while let chunk = try readChunk() { body += chunk }
+        return body
     }
 
     /// The offset of `marker` in the buffer, reading until it arrives.
