@@ -16,7 +16,21 @@ public struct HTTPResponseStream: @unchecked Sendable {
     /// Queues `bytes` as the next part of the body and writes it out as far as the socket takes it.
     @discardableResult
     public func write(_ bytes: [UInt8]) -> HTTPStreamWrite {
-        connection.streamWrite(bytes, request: request)
+        connection.streamWrite(bytes, request: request, flushing: true)
+    }
+
+    /// Queues `bytes` as the next part of the body without writing: a batch of parts goes out in
+    /// one system call at the next `flush()` (or write).
+    @discardableResult
+    public func queue(_ bytes: [UInt8]) -> HTTPStreamWrite {
+        connection.streamWrite(bytes, request: request, flushing: false)
+    }
+
+    /// Writes what is queued (as one chunk) as far as the socket takes it.
+    public func flush() {
+        guard isOpen else { return }
+        connection.sealStagedChunk()
+        if !connection.servicing { connection.flush() }
     }
 
     /// Ends the body. The connection then reads the client's next request (or closes, when the
@@ -29,7 +43,7 @@ public struct HTTPResponseStream: @unchecked Sendable {
     public var isOpen: Bool { connection.isOpen && connection.stream?.request == request }
 
     /// Bytes queued on the connection and not yet taken by the socket (0 once closed).
-    public var pendingBytes: Int { isOpen ? evbuffer_get_length(connection.output) : 0 }
+    public var pendingBytes: Int { isOpen ? connection.streamPendingBytes : 0 }
 
     /// Asks for `.drained` once at most `bytes` are pending (after the socket has taken the rest).
     public func notifyWhenDrained(below bytes: Int) {
@@ -69,6 +83,22 @@ struct StreamState {
     var overBound = false
     /// Pending bytes at or below which `.drained` is told (nil: half the output bound).
     var drainBelow: Int?
+    /// Parts queued since the last flush, to be framed as one chunk (chunked streams only).
+    var staged: StagedChunk?
+}
+
+/// Bytes of a chunked stream queued and not yet framed: a batch of parts becomes one chunk.
+final class StagedChunk {
+    let buffer: OpaquePointer
+
+    init?() {
+        guard let buffer = evbuffer_new() else { return nil }
+        self.buffer = buffer
+    }
+
+    var count: Int { evbuffer_get_length(buffer) }
+
+    deinit { evbuffer_free(buffer) }
 }
 
 extension HTTPConnection {
@@ -92,32 +122,57 @@ extension HTTPConnection {
         return true
     }
 
-    func streamWrite(_ bytes: [UInt8], request: ConnectionStateMachine.RequestID) -> HTTPStreamWrite {
-        guard isOpen, let current = stream, current.request == request else { return .closed }
+    func streamWrite(_ bytes: [UInt8], request: ConnectionStateMachine.RequestID, flushing: Bool) -> HTTPStreamWrite {
+        // The stream's fields are read in place: a copy of the state would retain its handler.
+        guard isOpen, stream?.request == request, let chunked = stream?.chunked else { return .closed }
         guard !bytes.isEmpty else { return stream?.overBound == true ? .overBound : .accepted }
-        if current.chunked {
-            var size: [UInt8] = Array(String(bytes.count, radix: 16).utf8) + [13, 10]
-            evbuffer_add(output, &size, size.count)
-            bytesQueued += size.count
-        }
-        bytes.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress, $0.count) }
-        bytesQueued += bytes.count
-        if current.chunked {
-            evbuffer_add(output, "\r\n", 2)
-            bytesQueued += 2
+        if chunked, !flushing, let staged = stream?.staged ?? StagedChunk() {
+            // Queued: framed together with the parts after it, at the next flush.
+            if stream?.staged == nil { stream?.staged = staged }
+            bytes.withUnsafeBytes { _ = evbuffer_add(staged.buffer, $0.baseAddress, $0.count) }
+        } else {
+            sealStagedChunk()
+            if chunked { addChunkSize(bytes.count) }
+            bytes.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress, $0.count) }
+            bytesQueued += bytes.count
+            if chunked {
+                evbuffer_add(output, "\r\n", 2)
+                bytesQueued += 2
+            }
         }
         loop.wireCounters.noteOutput(evbuffer_get_length(output))
-        if !servicing { flush() }
+        if flushing, !servicing { flush() }
         guard isOpen, stream?.request == request else { return .closed }
-        if evbuffer_get_length(output) > loop.wireSettings.budget.maxOutputBytes {
+        if streamPendingBytes > loop.wireSettings.budget.maxOutputBytes {
             stream?.overBound = true
             return .overBound
         }
         return .accepted
     }
 
+    /// Output not yet written, the stream's queued parts included.
+    var streamPendingBytes: Int { evbuffer_get_length(output) + (stream?.staged?.count ?? 0) }
+
+    /// Moves the stream's queued parts to the output as one chunk.
+    func sealStagedChunk() {
+        guard let staged = stream?.staged else { return }
+        let count = staged.count
+        guard count > 0 else { return }
+        addChunkSize(count)
+        evbuffer_add_buffer(output, staged.buffer)
+        evbuffer_add(output, "\r\n", 2)
+        bytesQueued += count + 2
+    }
+
+    private func addChunkSize(_ count: Int) {
+        var size: [UInt8] = Array(String(count, radix: 16).utf8) + [13, 10]
+        evbuffer_add(output, &size, size.count)
+        bytesQueued += size.count
+    }
+
     func streamFinish(request: ConnectionStateMachine.RequestID) {
         guard isOpen, let current = stream, current.request == request else { return }
+        sealStagedChunk()
         stream = nil
         if current.chunked, !bodiless {
             evbuffer_add(output, "0\r\n\r\n", 5)

@@ -32,6 +32,23 @@ private final class StreamingHandler: HTTPHandler, @unchecked Sendable {
                     self.note("finished")
                 }
             }
+        case "/batch":
+            guard let stream = responder.startStream(status: 200, headers: [:], onEvent: { self.note("\($0)") }) else { return }
+            let executor = LoopExecutor.current!
+            // Parts queued in one turn go out as one chunk at the flush; a write seals what was
+            // queued before it; the end seals the rest.
+            let head = stream.pendingBytes
+            stream.queue(Array("a".utf8))
+            stream.queue(Array("bb".utf8))
+            stream.queue(Array("ccc".utf8))
+            self.note("pending \(stream.pendingBytes - head)")
+            stream.flush()
+            executor.execute {
+                stream.queue(Array("dddd".utf8))
+                stream.write(Array("e".utf8))
+                stream.queue(Array("ffffffffffffffff".utf8))
+                stream.finish()
+            }
         case "/flood":
             var stream: HTTPResponseStream?
             let part = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
@@ -118,6 +135,28 @@ struct ResponseStreamTests {
             #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(raw.contains("\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"))
             #expect(body == "4\r\none,\r\n4\r\ntwo,\r\n5\r\nthree\r\n0\r\n\r\n")
+        }
+    }
+
+    @Test("parts queued between flushes go out as one chunk; a write or the end frames what was queued before it")
+    func queuedPartsAreOneChunk() throws {
+        try withServer { port, handler in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            try client.send("GET /batch HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            let raw = String(decoding: client.readToEnd(), as: UTF8.self)
+            let body = raw.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+            #expect(body == "6\r\nabbccc\r\n4\r\ndddd\r\n1\r\ne\r\n10\r\nffffffffffffffff\r\n0\r\n\r\n")
+            #expect(handler.events.contains("pending 6"), "queued parts count as pending before they are framed")
+        }
+    }
+
+    @Test("queued parts to an HTTP/1.0 client are the body as they are")
+    func queuedPartsHTTP10() throws {
+        try withServer { port, _ in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            try client.send("GET /batch HTTP/1.0\r\n\r\n")
+            let raw = String(decoding: client.readToEnd(), as: UTF8.self)
+            #expect(raw.hasSuffix("\r\nConnection: close\r\n\r\nabbcccddddeffffffffffffffff"))
         }
     }
 

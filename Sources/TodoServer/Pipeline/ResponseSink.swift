@@ -29,6 +29,11 @@ public protocol ResponseStreamWriter {
     /// Queues `bytes` and writes them out as far as the client takes them.
     @discardableResult
     func write(_ bytes: [UInt8]) -> HTTPStreamWrite
+    /// Queues `bytes` without writing them yet: a batch goes out together at `flush()`.
+    @discardableResult
+    func queue(_ bytes: [UInt8]) -> HTTPStreamWrite
+    /// Writes what is queued as far as the client takes it.
+    func flush()
     /// Ends the body cleanly.
     func finish()
     /// Closes the connection without ending the body.

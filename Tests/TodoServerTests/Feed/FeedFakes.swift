@@ -26,6 +26,15 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
 
     func currentLoop() -> (any FeedLoop)? { self }
 
+    private var sharedObjects: [ObjectIdentifier: AnyObject] = [:]
+
+    func shared<Value: AnyObject>(_ make: () -> Value) -> Value {
+        if let object = sharedObjects[ObjectIdentifier(Value.self)] as? Value { return object }
+        let object = make()
+        sharedObjects[ObjectIdentifier(Value.self)] = object
+        return object
+    }
+
     func execute(_ work: @escaping @Sendable () -> Void) {
         queued.withTracedLock { $0.append(work) }
     }
@@ -66,6 +75,9 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
 /// A subscriber that records what it hears and answers what the test tells it to.
 final class RecordingSubscriber: FeedSubscriber, FeedEnding {
     var items: [FeedItem] = []
+    /// How many items each `flush()` ended (a batch).
+    var batches: [Int] = []
+    private var unflushed = 0
     var heartbeats = 0
     var ended = false
     /// Answered for the next items, one each; `.more` once used up.
@@ -73,7 +85,13 @@ final class RecordingSubscriber: FeedSubscriber, FeedEnding {
 
     func receive(_ item: FeedItem) -> FeedDelivery {
         items.append(item)
+        unflushed += 1
         return answers.isEmpty ? .more : answers.removeFirst()
+    }
+
+    func flush() {
+        batches.append(unflushed)
+        unflushed = 0
     }
 
     func heartbeat() -> FeedDelivery {
@@ -99,12 +117,27 @@ final class CapturingStream: ResponseStreamWriter {
     var finished = false
     var aborted = false
     var drainRequested: Int?
+    /// Bytes queued since the last flush or write (a write sends them along).
+    var unflushedBytes = 0
+    var flushes = 0
 
     func write(_ bytes: [UInt8]) -> HTTPStreamWrite {
+        let answer = queue(bytes)
+        flush()
+        return answer
+    }
+
+    func queue(_ bytes: [UInt8]) -> HTTPStreamWrite {
         guard !finished, !aborted else { return .closed }
         written += bytes
         pendingBytes += bytes.count
+        unflushedBytes += bytes.count
         return .accepted
+    }
+
+    func flush() {
+        flushes += 1
+        unflushedBytes = 0
     }
 
     func finish() { finished = true }

@@ -51,6 +51,34 @@ final class FeedInteractorTests {
         #expect(subscriber.items.count == 2)
     }
 
+    @Test func changesAfterABatchWaitOneIntervalAndGoOutTogetherAQuietSpellSendsAtOnce() throws {
+        let subscriber = RecordingSubscriber()
+        let subscription = try #require(interactor.subscribe(FeedRequest(), subscriber: subscriber))
+        subscription.start()
+        #expect(subscriber.batches == [0])
+        #expect(loop.liveTimers == 1, "the heartbeat")
+        for id in ["a", "b", "c"] { log.appendNext(.created(Self.todo(id))) }
+        loop.run()
+        #expect(subscriber.batches == [0, 3], "three changes before the loop ran: one batch, sent at once")
+        #expect(loop.liveTimers == 2, "the heartbeat and the interval after a batch")
+        log.appendNext(.deleted(id: "a"))
+        log.appendNext(.deleted(id: "b"))
+        loop.run()
+        #expect(subscriber.batches == [0, 3], "within the interval: waits")
+        loop.advance(by: .milliseconds(9))
+        #expect(subscriber.batches == [0, 3])
+        loop.advance(by: .milliseconds(1))
+        #expect(subscriber.batches == [0, 3, 2])
+        loop.advance(by: .milliseconds(10))
+        #expect(loop.liveTimers == 1, "an interval without changes ends the waiting")
+        log.appendNext(.deleted(id: "c"))
+        loop.run()
+        #expect(subscriber.batches == [0, 3, 2, 1], "after a quiet spell: at once")
+        #expect(subscriber.positions == ["mt.1.1", "mt.1.2", "mt.1.3", "mt.1.4", "mt.1.5", "mt.1.6"])
+        subscription.cancel()
+        #expect(loop.liveTimers == 0)
+    }
+
     @Test func aKnownPositionReplaysExactlyWhatCameAfterItThenGoesLive() throws {
         for id in ["a", "b", "c"] { log.appendNext(.created(Self.todo(id))) }
         let subscriber = RecordingSubscriber()

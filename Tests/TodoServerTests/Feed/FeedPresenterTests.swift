@@ -47,6 +47,34 @@ struct FeedPresenterTests {
         #expect(stream.finished)
     }
 
+    @Test func eventsAreQueuedUntilTheBatchIsFlushedOrHalfTheBoundIsQueued() {
+        let stream = CapturingStream()
+        let writer = EventStreamWriter(stream: stream, maxBufferedBytes: 1000)
+        // 203 bytes as an event: "id: m.1.1\nevent: updated\ndata: " + 170 + "\n\n".
+        let event = FeedEventViewModel(id: "m.1.1", event: "updated", data: Array(repeating: UInt8(ascii: "x"), count: 170))
+        #expect(writer.displayEvent(event) == .more)
+        #expect(writer.displayEvent(event) == .more)
+        #expect(stream.flushes == 0)
+        #expect(stream.unflushedBytes == 406)
+        writer.displayFlush()
+        #expect(stream.flushes == 1)
+        #expect(stream.unflushedBytes == 0)
+        stream.pendingBytes = 0  // the client read
+        // A heartbeat or the retry hint goes out at once, with what was queued before it.
+        #expect(writer.displayEvent(event) == .more)
+        #expect(writer.displayComment("keep-alive") == .more)
+        #expect(stream.flushes == 2)
+        #expect(stream.unflushedBytes == 0)
+        stream.pendingBytes = 0
+        // Half the bound queued: flushed before the writer decides whether to pause.
+        #expect(writer.displayEvent(event) == .more)
+        #expect(writer.displayEvent(event) == .more)
+        #expect(stream.flushes == 2)
+        #expect(writer.displayEvent(event) == .paused)  // 609 pending after the flush: over half
+        #expect(stream.flushes == 3)
+        #expect(stream.unflushedBytes == 0)
+    }
+
     @Test func pastHalfItsBoundTheSubscriberPausesUntilAQuarterIsLeftAndPastTheBoundItIsCutOff() {
         let stream = CapturingStream()
         let writer = EventStreamWriter(stream: stream, maxBufferedBytes: 1000)
@@ -73,6 +101,57 @@ struct FeedPresenterTests {
         #expect(hub.subscriberCount == 0)
         presenter.presentSubscription(FeedRequest(), context: RequestContext(baseURL: "http://h"), view: view)
         #expect(view.problems == [501, 501], "the refused one's place was given back")
+    }
+
+    @Test func subscribersOnOneLoopAreSentOneShapingOfEachChangeAndEachBaseURLItsOwn() throws {
+        let loop = ManualFeedLoop()
+        let hub = FeedHub(maxSubscribers: 3, factory: PrometheusMetricsFactoryForTests.make())
+        let log = ChangeLog(tag: "mt", capacity: 5, start: ChangePosition(major: 1, minor: 0))
+        let presenter = FeedPresenter(interactor: FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(1), hub: hub))
+        let views = [RecordingView(), RecordingView(), RecordingView()]
+        for (view, base) in zip(views, ["http://a", "http://a", "http://b"]) {
+            presenter.presentSubscription(FeedRequest(), context: RequestContext(baseURL: base), view: view)
+        }
+        log.appendNext(.created(Self.todo))
+        loop.run()
+        let events = try views.map { try #require($0.display.events.first) }
+        let encodings = views.map(\.display.encodings)
+        #expect(encodings[0] + encodings[1] == 1, "of two subscribers on one loop and base URL, one encodes, the other is sent that")
+        #expect(encodings[2] == 1)
+        let storage = events.map { $0.bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+        #expect(storage[0] == storage[1])
+        #expect(storage[0] != storage[2])
+        let texts = events.map { String(decoding: $0.bytes, as: UTF8.self) }
+        #expect(texts[0].hasPrefix("id: mt.1.1\nevent: created\ndata: {"))
+        #expect(texts[0].contains(#""url":"http://a/todos/"#))
+        #expect(texts[2].contains(#""url":"http://b/todos/"#))
+        hub.endAll()
+        loop.run()
+    }
+
+    final class RecordingView: FeedStreamDisplay {
+        let display = RecordingDisplay()
+        func displayStream(headers: HTTPHeaders, events: @escaping (HTTPStreamEvent) -> Void) -> (any FeedDisplay)? { display }
+        func displayProblem(_ model: ResponseViewModel<ProblemDetails>) {}
+    }
+
+    final class RecordingDisplay: FeedDisplay {
+        var events: [FeedEncodedEvent] = []
+        var encodings = 0
+        func displayEvent(_ model: FeedEventViewModel) -> FeedDelivery { displayEncodedEvent(encodeEvent(model)) }
+        func encodeEvent(_ model: FeedEventViewModel) -> FeedEncodedEvent {
+            encodings += 1
+            return EventStreamWriter(stream: CapturingStream(), maxBufferedBytes: 1 << 20).encodeEvent(model)
+        }
+        func displayEncodedEvent(_ event: FeedEncodedEvent) -> FeedDelivery {
+            events.append(event)
+            return .more
+        }
+        func displayFlush() {}
+        func displayComment(_ text: String) -> FeedDelivery { .more }
+        func displayRetry(milliseconds: Int) -> FeedDelivery { .more }
+        func displayEnd() {}
+        func displayCutOff() {}
     }
 
     final class RefusingView: FeedStreamDisplay {

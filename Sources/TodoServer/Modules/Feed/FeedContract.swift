@@ -49,7 +49,10 @@ public enum FeedDelivery: Sendable, Equatable {
 
 /// The presenter as the interactor feeds it, on the subscriber's loop thread.
 public protocol FeedSubscriber: AnyObject {
+    /// Takes `item`; it may hold it until `flush()`, which ends every batch of items.
     func receive(_ item: FeedItem) -> FeedDelivery
+    /// The batch is over: what was received goes out now.
+    func flush()
     /// Nothing was sent for a heartbeat interval.
     func heartbeat() -> FeedDelivery
 }
@@ -62,9 +65,22 @@ public struct FeedEventViewModel: Sendable, Equatable {
     public var data: [UInt8]
 }
 
+/// An event in the stream's wire form, as the view encodes it: encoded once, it can be sent to
+/// every subscriber on a loop.
+public struct FeedEncodedEvent: Sendable, Equatable {
+    public let bytes: [UInt8]
+}
+
 /// The view as the presenter sees it: an open event stream.
 public protocol FeedDisplay: AnyObject {
+    /// Queues an event; it goes out by `displayFlush()` at the latest (earlier when much is queued).
     func displayEvent(_ model: FeedEventViewModel) -> FeedDelivery
+    /// `model` in the stream's wire form.
+    func encodeEvent(_ model: FeedEventViewModel) -> FeedEncodedEvent
+    /// Queues an event encoded by `encodeEvent` (of this or another subscriber's display).
+    func displayEncodedEvent(_ event: FeedEncodedEvent) -> FeedDelivery
+    /// Sends the queued events together.
+    func displayFlush()
     /// A comment line (`: keep-alive`).
     func displayComment(_ text: String) -> FeedDelivery
     /// The `retry:` hint, in milliseconds.

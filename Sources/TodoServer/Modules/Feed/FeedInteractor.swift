@@ -10,13 +10,21 @@ public struct FeedInteractor: Sendable {
     private let log: ChangeLog
     private let scheduler: any FeedScheduler
     private let heartbeat: Duration
+    private let batchInterval: Duration
     private let hub: FeedHub
 
-    public init(log: ChangeLog, scheduler: any FeedScheduler, heartbeat: Duration, hub: FeedHub) {
+    /// `batchInterval`: after a subscriber is sent a batch, changes for it wait that long and go
+    /// out together (a change after a quiet spell goes at once): one write carries many events when
+    /// changes come fast.
+    public init(
+        log: ChangeLog, scheduler: any FeedScheduler, heartbeat: Duration, hub: FeedHub,
+        batchInterval: Duration = FeedSubscription.defaultBatchInterval
+    ) {
         self.log = log
         self.scheduler = scheduler
         self.heartbeat = heartbeat
         self.hub = hub
+        self.batchInterval = batchInterval
     }
 
     /// The current position (what `GET /todos` reports when its store cannot say).
@@ -33,7 +41,8 @@ public struct FeedInteractor: Sendable {
             if let cursor = log.cursor(fromToken: token) { start = cursor } else { resync = true }
         }
         return FeedSubscription(
-            log: log, loop: loop, cursor: start, resyncFirst: resync, subscriber: subscriber, hub: hub, heartbeat: heartbeat)
+            log: log, loop: loop, cursor: start, resyncFirst: resync, subscriber: subscriber, hub: hub, heartbeat: heartbeat,
+            batchInterval: batchInterval)
     }
 }
 
@@ -98,6 +107,20 @@ public final class FeedHub: Sendable {
 public final class FeedSubscription: @unchecked Sendable {
     /// Changes read from the log per step.
     static let batch = 64
+    /// How long changes wait after a batch went out, by default.
+    public static let defaultBatchInterval = Duration.milliseconds(10)
+
+    /// Where wake-ups stand, shared by the threads that append (`wake`) and the loop.
+    private enum Wake: UInt8, AtomicRepresentable {
+        /// No wake-up queued and no batch just sent: the next change is sent at once.
+        case idle
+        /// A wake-up is queued on the loop.
+        case queued
+        /// A batch went out less than an interval ago; the interval's timer runs.
+        case cooling
+        /// As `cooling`, and a change came since: the timer sends it.
+        case coolingWithChanges
+    }
 
     private let log: ChangeLog
     private let loop: any FeedLoop
@@ -109,14 +132,17 @@ public final class FeedSubscription: @unchecked Sendable {
     private var ended = false
     private var observer: UInt64?
     private var timer: (any FeedTimer)?
-    private let wakeQueued = Atomic<Bool>(false)
+    private var cooldown: (any FeedTimer)?
+    private let wakeState = Atomic<Wake>(.idle)
     private let heartbeat: Duration
+    private let batchInterval: Duration
     private var started = false
 
     init(
         log: ChangeLog, loop: any FeedLoop, cursor: ChangeCursor, resyncFirst: Bool, subscriber: any FeedSubscriber,
-        hub: FeedHub, heartbeat: Duration
+        hub: FeedHub, heartbeat: Duration, batchInterval: Duration
     ) {
+        self.batchInterval = batchInterval
         self.log = log
         self.loop = loop
         self.cursor = cursor
@@ -139,6 +165,12 @@ public final class FeedSubscription: @unchecked Sendable {
     /// Whether the subscription still runs.
     public var isActive: Bool { !ended }
 
+    /// The object of `Value`'s type that every subscription on this one's loop shares (made by
+    /// `make` on first use); use it on the loop's thread only.
+    public func loopShared<Value: AnyObject>(_ make: () -> Value) -> Value {
+        loop.shared(make)
+    }
+
     /// The output drained: send what waits.
     public func resume() {
         guard paused, !ended else { return }
@@ -151,12 +183,57 @@ public final class FeedSubscription: @unchecked Sendable {
         end(cutOff: paused)
     }
 
-    /// From the thread that appended a change.
+    /// From the thread that appended a change: sent at once after a quiet spell, else by the
+    /// interval's timer.
     private func wake() {
-        guard !wakeQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        loop.execute { [self] in
-            wakeQueued.store(false, ordering: .releasing)
-            pull()
+        while true {
+            switch wakeState.load(ordering: .acquiring) {
+            case .queued, .coolingWithChanges: return
+            case .cooling:
+                if wakeState.compareExchange(expected: .cooling, desired: .coolingWithChanges, ordering: .acquiringAndReleasing)
+                    .exchanged
+                {
+                    return
+                }
+            case .idle:
+                if wakeState.compareExchange(expected: .idle, desired: .queued, ordering: .acquiringAndReleasing).exchanged {
+                    loop.execute { [self] in sendNow() }
+                    return
+                }
+            }
+        }
+    }
+
+    /// On the loop: sends what waits and starts an interval in which later changes wait. The
+    /// state moves before the log is read, so a change appended during the send is sent by the
+    /// timer, never lost.
+    private func sendNow() {
+        wakeState.store(.cooling, ordering: .releasing)
+        pull()
+        guard !ended, cooldown == nil else { return }
+        cooldown = loop.repeating(every: batchInterval) { [weak self] in self?.intervalEnded() }
+    }
+
+    /// On the loop, an interval after a batch: sends the changes that came meanwhile (and waits
+    /// another interval), or stops waiting when none came.
+    private func intervalEnded() {
+        while true {
+            switch wakeState.load(ordering: .acquiring) {
+            case .coolingWithChanges:
+                if wakeState.compareExchange(expected: .coolingWithChanges, desired: .cooling, ordering: .acquiringAndReleasing)
+                    .exchanged
+                {
+                    return pull()
+                }
+            case .cooling:
+                if wakeState.compareExchange(expected: .cooling, desired: .idle, ordering: .acquiringAndReleasing).exchanged {
+                    cooldown?.cancel()
+                    cooldown = nil
+                    return
+                }
+            case .idle, .queued:
+                return  // not cooling: no interval runs
+            }
         }
     }
 
@@ -180,9 +257,10 @@ public final class FeedSubscription: @unchecked Sendable {
         }
     }
 
-    /// Sends the changes after the cursor until caught up, paused or closed.
+    /// Sends the changes after the cursor until caught up, paused or closed, as one batch.
     private func pull() {
         guard started, !paused, !ended else { return }
+        defer { subscriber?.flush() }
         if resyncFirst {
             resyncFirst = false
             cursor = log.head
@@ -230,6 +308,8 @@ public final class FeedSubscription: @unchecked Sendable {
         if let observer { log.stopObserving(observer) }
         timer?.cancel()
         timer = nil
+        cooldown?.cancel()
+        cooldown = nil
         subscriber = nil
         if cutOff { hub.cutOffs.increment() }
         hub.release(self)

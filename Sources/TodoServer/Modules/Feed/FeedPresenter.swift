@@ -54,6 +54,7 @@ public struct FeedPresenter: Sendable {
             return view.displayProblem(ResponseViewModel(problem: problem))
         }
         session.display = display
+        session.memo = subscription.loopShared { FeedEventMemo() }
         guard display.displayRetry(milliseconds: Self.retryMilliseconds) == .more else { return subscription.cancel() }
         subscription.start()
     }
@@ -75,6 +76,8 @@ public protocol FeedStreamDisplay {
 final class FeedSession: FeedSubscriber, FeedEnding {
     let baseURL: String
     var display: (any FeedDisplay)?
+    /// Events already shaped on this loop (nil: each is shaped for this subscriber alone).
+    var memo: FeedEventMemo?
 
     init(baseURL: String) {
         self.baseURL = baseURL
@@ -82,9 +85,19 @@ final class FeedSession: FeedSubscriber, FeedEnding {
 
     func receive(_ item: FeedItem) -> FeedDelivery {
         guard let display else { return .closed }
-        let delivery = display.displayEvent(Self.viewModel(item, baseURL: baseURL))
+        let delivery: FeedDelivery
+        if let memo {
+            let event = memo.event(for: item, baseURL: baseURL) { display.encodeEvent(Self.viewModel(item, baseURL: baseURL)) }
+            delivery = display.displayEncodedEvent(event)
+        } else {
+            delivery = display.displayEvent(Self.viewModel(item, baseURL: baseURL))
+        }
         if delivery == .closed || delivery == .cutOff { self.display = nil }
         return delivery
+    }
+
+    func flush() {
+        display?.displayFlush()
     }
 
     func heartbeat() -> FeedDelivery {
@@ -128,5 +141,32 @@ final class FeedSession: FeedSubscriber, FeedEnding {
             }
             return FeedEventViewModel(id: position, event: event, data: writer.finish())
         }
+    }
+}
+
+/// The events of one loop's recent changes, shaped and encoded once for every subscriber on the
+/// loop that is sent them (subscribers are sent the same changes, mostly within one interval).
+/// Used on its loop's thread only.
+final class FeedEventMemo {
+    /// Events kept at most; past it the memo starts over.
+    static let capacity = 1024
+
+    private struct Key: Hashable {
+        let position: String
+        let baseURL: String
+    }
+
+    private var events: [Key: FeedEncodedEvent] = [:]
+
+    /// `item` for `baseURL`, from the memo when a subscriber on this loop was sent it; else
+    /// `encode`d and kept. Only changes are kept (a resync is one subscriber's).
+    func event(for item: FeedItem, baseURL: String, encode: () -> FeedEncodedEvent) -> FeedEncodedEvent {
+        guard case .change(let position, _) = item else { return encode() }
+        let key = Key(position: position, baseURL: baseURL)
+        if let event = events[key] { return event }
+        if events.count >= Self.capacity { events.removeAll(keepingCapacity: true) }
+        let event = encode()
+        events[key] = event
+        return event
     }
 }

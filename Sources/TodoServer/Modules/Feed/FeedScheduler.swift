@@ -1,4 +1,6 @@
 import EventLoops
+import LockTracing
+import Synchronization
 
 /// Where a subscription's work runs: its loop (for wake-ups from the threads that change the
 /// store) and that loop's timers (heartbeats). Injected, so that tests drive the feed by hand.
@@ -14,6 +16,9 @@ public protocol FeedLoop: Sendable {
     /// Calls `fire` on the loop's thread every `interval` until the answered timer is cancelled
     /// (create and cancel it on the loop's thread).
     func repeating(every interval: Duration, _ fire: @escaping () -> Void) -> any FeedTimer
+    /// The object of `Value`'s type kept for this loop, made by `make` on first use: what the
+    /// loop's subscriptions share (used on the loop's thread only).
+    func shared<Value: AnyObject>(_ make: () -> Value) -> Value
 }
 
 public protocol FeedTimer: AnyObject {
@@ -22,14 +27,41 @@ public protocol FeedTimer: AnyObject {
 
 /// The server's loops (`LoopExecutor.current`) and their libevent timers.
 public struct EventLoopFeedScheduler: FeedScheduler {
+    private let sharedObjects = SharedObjects()
+
     public init() {}
 
     public func currentLoop() -> (any FeedLoop)? {
-        LoopExecutor.current.map { ServerFeedLoop(handle: $0.handle) }
+        LoopExecutor.current.map { ServerFeedLoop(handle: $0.handle, sharedObjects: sharedObjects) }
+    }
+
+    /// Each loop's shared objects, by loop and type.
+    private final class SharedObjects: @unchecked Sendable {
+        struct Key: Hashable {
+            let loop: UInt
+            let type: ObjectIdentifier
+        }
+        // Each object is used on its own loop's thread only; the lock guards the table.
+        private let objects = Mutex<[Key: AnyObject]>([:])
+
+        func object<Value: AnyObject>(loop: UInt, _ make: () -> Value) -> Value {
+            objects.withTracedLock { objects in
+                let key = Key(loop: loop, type: ObjectIdentifier(Value.self))
+                if let object = objects[key] as? Value { return object }
+                let object = make()
+                objects[key] = object
+                return object
+            }
+        }
     }
 
     private struct ServerFeedLoop: FeedLoop {
         let handle: LoopHandle
+        let sharedObjects: SharedObjects
+
+        func shared<Value: AnyObject>(_ make: () -> Value) -> Value {
+            sharedObjects.object(loop: handle.identity, make)
+        }
 
         func execute(_ work: @escaping @Sendable () -> Void) { handle.execute(work) }
 

@@ -67,24 +67,36 @@ final class EventStreamWriter: FeedDisplay {
     }
 
     func displayEvent(_ model: FeedEventViewModel) -> FeedDelivery {
+        displayEncodedEvent(encodeEvent(model))
+    }
+
+    func encodeEvent(_ model: FeedEventViewModel) -> FeedEncodedEvent {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(model.id.utf8.count + model.event.utf8.count + model.data.count + 24)
         bytes += "id: ".utf8
-        bytes += Self.singleLine(model.id)
+        Self.appendSingleLine(model.id, to: &bytes)
         bytes += "\nevent: ".utf8
-        bytes += Self.singleLine(model.event)
+        Self.appendSingleLine(model.event, to: &bytes)
         bytes += "\ndata: ".utf8
         bytes += model.data
         bytes += "\n\n".utf8
-        return write(bytes)
+        return FeedEncodedEvent(bytes: bytes)
+    }
+
+    func displayEncodedEvent(_ event: FeedEncodedEvent) -> FeedDelivery {
+        write(event.bytes, queued: true)
+    }
+
+    func displayFlush() {
+        stream.flush()
     }
 
     func displayComment(_ text: String) -> FeedDelivery {
-        write(Array(": ".utf8) + Self.singleLine(text) + Array("\n\n".utf8))
+        write(Array(": ".utf8) + Self.singleLine(text) + Array("\n\n".utf8), queued: false)
     }
 
     func displayRetry(milliseconds: Int) -> FeedDelivery {
-        write(Array("retry: \(milliseconds)\n\n".utf8))
+        write(Array("retry: \(milliseconds)\n\n".utf8), queued: false)
     }
 
     func displayEnd() {
@@ -95,12 +107,16 @@ final class EventStreamWriter: FeedDisplay {
         stream.abort()
     }
 
-    /// Writes, then: more while under half the bound; paused (until a quarter is left) up to the
-    /// bound; cut off past it.
-    private func write(_ bytes: [UInt8]) -> FeedDelivery {
-        let written = stream.write(bytes)
+    /// Writes (or queues, flushing once half the bound is queued), then: more while under half
+    /// the bound; paused (until a quarter is left) up to the bound; cut off past it.
+    private func write(_ bytes: [UInt8], queued: Bool) -> FeedDelivery {
+        let written = queued ? stream.queue(bytes) : stream.write(bytes)
         guard written != .closed else { return .closed }
-        let pending = stream.pendingBytes
+        var pending = stream.pendingBytes
+        if queued, pending >= maxBufferedBytes / 2 {
+            stream.flush()
+            pending = stream.pendingBytes
+        }
         if pending >= maxBufferedBytes {
             stream.abort()
             return .cutOff
@@ -116,5 +132,13 @@ final class EventStreamWriter: FeedDisplay {
     /// A field value cannot hold a line break (it would end the field): dropped.
     private static func singleLine(_ text: String) -> [UInt8] {
         text.utf8.filter { $0 != 10 && $0 != 13 }
+    }
+
+    private static func appendSingleLine(_ text: String, to bytes: inout [UInt8]) {
+        if text.utf8.contains(where: { $0 == 10 || $0 == 13 }) {
+            bytes += singleLine(text)
+        } else {
+            bytes += text.utf8
+        }
     }
 }
