@@ -112,6 +112,10 @@ struct TodoServerCommand: AsyncParsableCommand {
         help: .init(ServerConfiguration.help(for: "eventsMaxBufferedBytes")))
     var eventsMaxBufferedBytes: String?
     @Option(
+        name: .customLong("events-batch-milliseconds"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "eventsBatchMilliseconds")))
+    var eventsBatchMilliseconds: String?
+    @Option(
         name: .customLong("events-poll-milliseconds"), parsing: .unconditional,
         help: .init(ServerConfiguration.help(for: "eventsPollMilliseconds")))
     var eventsPollMilliseconds: String?
@@ -238,6 +242,7 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("eventsHeartbeatSeconds", eventsHeartbeatSeconds),
             ("eventsMaxSubscribers", eventsMaxSubscribers),
             ("eventsMaxBufferedBytes", eventsMaxBufferedBytes),
+            ("eventsBatchMilliseconds", eventsBatchMilliseconds),
             ("eventsPollMilliseconds", eventsPollMilliseconds),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { key, value in value.map { (key, $0) } })

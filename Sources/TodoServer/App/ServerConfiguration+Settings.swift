@@ -113,6 +113,9 @@ extension ServerConfiguration {
                 "eventsMaxBufferedBytes", \.eventsMaxBufferedBytes, 4096...(1 << 30),
                 "Unsent bytes of one feed stream before its subscriber is cut off (it resumes with Last-Event-ID)."),
             .integer(
+                "eventsBatchMilliseconds", \.eventsBatchMilliseconds, 0...1000,
+                "How long changes wait after a feed stream was sent a batch, to go out together (0: each at once)."),
+            .integer(
                 "eventsPollMilliseconds", \.eventsPollMilliseconds, 10...60_000,
                 "How often an instance reads changes made through other instances (with databaseUrl)."),
         ]

@@ -75,6 +75,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Unsent bytes of one feed stream before its subscriber is cut off (it resumes with
     /// `Last-Event-ID`).
     public var eventsMaxBufferedBytes = 256 << 10
+    /// How long, in milliseconds, changes wait after a feed stream was sent a batch, so that one
+    /// write carries many events when changes come fast (a change after a quiet spell goes at
+    /// once); 0 sends each change at once.
+    public var eventsBatchMilliseconds = 10
     /// How often, in milliseconds, an instance reads the changes other instances made (with
     /// `databaseUrl`).
     public var eventsPollMilliseconds = 100

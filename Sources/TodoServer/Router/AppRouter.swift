@@ -98,7 +98,7 @@ public struct AppRouter: Sendable {
                 presenter: FeedPresenter(
                     interactor: FeedInteractor(
                         log: store.changes, scheduler: dependencies.feedScheduler, heartbeat: feed.heartbeat,
-                        hub: dependencies.feedHub)),
+                        hub: dependencies.feedHub, batchInterval: feed.batchInterval)),
                 serializer: serializer, maxBufferedBytes: feed.maxBufferedBytes),
             screening: screening, cors: cors, authentication: authentication, serializer: serializer)
     }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import TodoServer
+
 /// Rules of the repository that no compiler checks, held by reading the sources.
 @Suite struct SourceRulesTests {
     private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..")
@@ -68,5 +70,18 @@ import Testing
         }
         #expect(links.contains("Fuzz/Sources/ConnectionFuzzer/WireExchange.swift"), "the links were found: \(links)")
         #expect(broken == [])
+    }
+
+    @Test func everySettingHasItsRowInTheREADMEAndItsKeyInTheShippedConfigFile() throws {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let config = try String(contentsOf: root.appendingPathComponent("Config/todo-server.json"), encoding: .utf8)
+        let settings = ServerConfiguration.settings
+        #expect(settings.count > 30)
+        for setting in settings {
+            #expect(
+                readme.contains("| `\(setting.key)` | `\(setting.environmentVariable)` | `\(setting.flag)` |"),
+                "README's configuration table has no row for \(setting.key)")
+            #expect(config.contains("\"\(setting.key)\":"), "Config/todo-server.json has no \(setting.key)")
+        }
     }
 }

@@ -79,6 +79,20 @@ final class FeedInteractorTests {
         #expect(loop.liveTimers == 0)
     }
 
+    @Test func withoutAnIntervalEachWakeSendsAtOnce() throws {
+        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero)
+        let subscriber = RecordingSubscriber()
+        let subscription = try #require(interactor.subscribe(FeedRequest(), subscriber: subscriber))
+        subscription.start()
+        for id in ["a", "b"] {
+            log.appendNext(.created(Self.todo(id)))
+            loop.run()
+        }
+        #expect(subscriber.batches == [0, 1, 1])
+        #expect(loop.liveTimers == 1, "the heartbeat only")
+        subscription.cancel()
+    }
+
     @Test func aKnownPositionReplaysExactlyWhatCameAfterItThenGoesLive() throws {
         for id in ["a", "b", "c"] { log.appendNext(.created(Self.todo(id))) }
         let subscriber = RecordingSubscriber()

@@ -208,6 +208,10 @@ public final class FeedSubscription: @unchecked Sendable {
     /// state moves before the log is read, so a change appended during the send is sent by the
     /// timer, never lost.
     private func sendNow() {
+        guard batchInterval > .zero else {
+            wakeState.store(.idle, ordering: .releasing)
+            return pull()
+        }
         wakeState.store(.cooling, ordering: .releasing)
         pull()
         guard !ended, cooldown == nil else { return }

@@ -4,16 +4,24 @@ public struct FeedSettings: Sendable, Equatable {
     public var heartbeat: Duration
     /// Unsent bytes of one stream at which its subscriber is cut off.
     public var maxBufferedBytes: Int
+    /// How long changes wait after a batch was sent (zero: each at once).
+    public var batchInterval: Duration
 
-    public init(heartbeat: Duration = .seconds(15), maxBufferedBytes: Int = 256 << 10) {
+    public init(
+        heartbeat: Duration = .seconds(15), maxBufferedBytes: Int = 256 << 10,
+        batchInterval: Duration = FeedSubscription.defaultBatchInterval
+    ) {
         self.heartbeat = heartbeat
         self.maxBufferedBytes = maxBufferedBytes
+        self.batchInterval = batchInterval
     }
 
     /// The configured heartbeat, but at most half the connection time-out: a stream the heartbeat
     /// keeps writing to is never taken for an idle connection.
     public init(configuration: ServerConfiguration) {
         let heartbeat = min(configuration.eventsHeartbeatSeconds * 1000, max(500, configuration.timeoutSeconds * 500))
-        self.init(heartbeat: .milliseconds(heartbeat), maxBufferedBytes: configuration.eventsMaxBufferedBytes)
+        self.init(
+            heartbeat: .milliseconds(heartbeat), maxBufferedBytes: configuration.eventsMaxBufferedBytes,
+            batchInterval: .milliseconds(configuration.eventsBatchMilliseconds))
     }
 }
