@@ -76,7 +76,27 @@ final class FeedInteractorTests {
         #expect(subscriber.batches == [0, 3, 2, 1], "after a quiet spell: at once")
         #expect(subscriber.positions == ["mt.1.1", "mt.1.2", "mt.1.3", "mt.1.4", "mt.1.5", "mt.1.6"])
         subscription.cancel()
+        loop.advance(by: .milliseconds(10))
         #expect(loop.liveTimers == 0)
+    }
+
+    @Test func subscriptionsOnOneLoopShareOneWakeUpAndOneIntervalAndEachHearsEveryChange() throws {
+        let subscribers = [RecordingSubscriber(), RecordingSubscriber()]
+        let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
+        for subscription in subscriptions { subscription.start() }
+        #expect(log.observerCount == 1, "one observer for the loop, not one per subscriber")
+        log.appendNext(.created(Self.todo("a")))
+        loop.run()
+        log.appendNext(.created(Self.todo("b")))
+        loop.run()
+        #expect(loop.liveTimers == 3, "two heartbeats and the loop's one interval")
+        loop.advance(by: .milliseconds(10))
+        #expect(subscribers.map(\.batches) == [[0, 1, 1], [0, 1, 1]])
+        subscriptions[0].cancel()
+        log.appendNext(.deleted(id: "a"))
+        loop.advance(by: .milliseconds(10))
+        #expect(subscribers.map(\.items.count) == [2, 3])
+        subscriptions[1].cancel()
     }
 
     @Test func withoutAnIntervalEachWakeSendsAtOnce() throws {

@@ -40,9 +40,10 @@ public struct FeedInteractor: Sendable {
         if let token = request.lastEventID {
             if let cursor = log.cursor(fromToken: token) { start = cursor } else { resync = true }
         }
+        let fanout = loop.shared { FeedLoopFanouts() }.fanout(of: log, on: loop, batchInterval: batchInterval)
         return FeedSubscription(
-            log: log, loop: loop, cursor: start, resyncFirst: resync, subscriber: subscriber, hub: hub, heartbeat: heartbeat,
-            batchInterval: batchInterval)
+            log: log, loop: loop, fanout: fanout, cursor: start, resyncFirst: resync, subscriber: subscriber, hub: hub,
+            heartbeat: heartbeat)
     }
 }
 
@@ -102,25 +103,13 @@ public final class FeedHub: Sendable {
     }
 }
 
-/// One subscriber's place in the change order. Lives on its loop's thread but for `wake` and
-/// `endFromAnyThread`, which hop there.
+/// One subscriber's place in the change order. Lives on its loop's thread but for `endFromAnyThread`,
+/// which hops there.
 public final class FeedSubscription: @unchecked Sendable {
     /// Changes read from the log per step.
     static let batch = 64
     /// How long changes wait after a batch went out, by default.
     public static let defaultBatchInterval = Duration.milliseconds(10)
-
-    /// Where wake-ups stand, shared by the threads that append (`wake`) and the loop.
-    private enum Wake: UInt8, AtomicRepresentable {
-        /// No wake-up queued and no batch just sent: the next change is sent at once.
-        case idle
-        /// A wake-up is queued on the loop.
-        case queued
-        /// A batch went out less than an interval ago; the interval's timer runs.
-        case cooling
-        /// As `cooling`, and a change came since: the timer sends it.
-        case coolingWithChanges
-    }
 
     private let log: ChangeLog
     private let loop: any FeedLoop
@@ -130,19 +119,16 @@ public final class FeedSubscription: @unchecked Sendable {
     private var resyncFirst: Bool
     private var paused = false
     private var ended = false
-    private var observer: UInt64?
+    private let fanout: FeedLoopFanout
     private var timer: (any FeedTimer)?
-    private var cooldown: (any FeedTimer)?
-    private let wakeState = Atomic<Wake>(.idle)
     private let heartbeat: Duration
-    private let batchInterval: Duration
     private var started = false
 
     init(
-        log: ChangeLog, loop: any FeedLoop, cursor: ChangeCursor, resyncFirst: Bool, subscriber: any FeedSubscriber,
-        hub: FeedHub, heartbeat: Duration, batchInterval: Duration
+        log: ChangeLog, loop: any FeedLoop, fanout: FeedLoopFanout, cursor: ChangeCursor, resyncFirst: Bool,
+        subscriber: any FeedSubscriber, hub: FeedHub, heartbeat: Duration
     ) {
-        self.batchInterval = batchInterval
+        self.fanout = fanout
         self.log = log
         self.loop = loop
         self.cursor = cursor
@@ -157,7 +143,7 @@ public final class FeedSubscription: @unchecked Sendable {
     public func start() {
         guard !started, !ended else { return }
         started = true
-        observer = log.observe { [weak self] in self?.wake() }
+        fanout.add(self)
         timer = loop.repeating(every: heartbeat) { [weak self] in self?.beat() }
         pull()
     }
@@ -183,62 +169,9 @@ public final class FeedSubscription: @unchecked Sendable {
         end(cutOff: paused)
     }
 
-    /// From the thread that appended a change: sent at once after a quiet spell, else by the
-    /// interval's timer.
-    private func wake() {
-        while true {
-            switch wakeState.load(ordering: .acquiring) {
-            case .queued, .coolingWithChanges: return
-            case .cooling:
-                if wakeState.compareExchange(expected: .cooling, desired: .coolingWithChanges, ordering: .acquiringAndReleasing)
-                    .exchanged
-                {
-                    return
-                }
-            case .idle:
-                if wakeState.compareExchange(expected: .idle, desired: .queued, ordering: .acquiringAndReleasing).exchanged {
-                    loop.execute { [self] in sendNow() }
-                    return
-                }
-            }
-        }
-    }
-
-    /// On the loop: sends what waits and starts an interval in which later changes wait. The
-    /// state moves before the log is read, so a change appended during the send is sent by the
-    /// timer, never lost.
-    private func sendNow() {
-        guard batchInterval > .zero else {
-            wakeState.store(.idle, ordering: .releasing)
-            return pull()
-        }
-        wakeState.store(.cooling, ordering: .releasing)
+    /// On the loop: changes came (the loop's fan-out says when).
+    func changed() {
         pull()
-        guard !ended, cooldown == nil else { return }
-        cooldown = loop.repeating(every: batchInterval) { [weak self] in self?.intervalEnded() }
-    }
-
-    /// On the loop, an interval after a batch: sends the changes that came meanwhile (and waits
-    /// another interval), or stops waiting when none came.
-    private func intervalEnded() {
-        while true {
-            switch wakeState.load(ordering: .acquiring) {
-            case .coolingWithChanges:
-                if wakeState.compareExchange(expected: .coolingWithChanges, desired: .cooling, ordering: .acquiringAndReleasing)
-                    .exchanged
-                {
-                    return pull()
-                }
-            case .cooling:
-                if wakeState.compareExchange(expected: .cooling, desired: .idle, ordering: .acquiringAndReleasing).exchanged {
-                    cooldown?.cancel()
-                    cooldown = nil
-                    return
-                }
-            case .idle, .queued:
-                return  // not cooling: no interval runs
-            }
-        }
     }
 
     /// Ends the stream cleanly (a stop), on its loop.
@@ -309,11 +242,9 @@ public final class FeedSubscription: @unchecked Sendable {
     private func end(cutOff: Bool) {
         guard !ended else { return }
         ended = true
-        if let observer { log.stopObserving(observer) }
+        fanout.remove(self)
         timer?.cancel()
         timer = nil
-        cooldown?.cancel()
-        cooldown = nil
         subscriber = nil
         if cutOff { hub.cutOffs.increment() }
         hub.release(self)

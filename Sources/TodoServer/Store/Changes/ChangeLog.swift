@@ -149,6 +149,9 @@ public final class ChangeLog: Sendable {
         }
     }
 
+    /// Wake-ups registered now.
+    var observerCount: Int { state.withTracedLock { $0.observers.count } }
+
     public func stopObserving(_ observer: UInt64) {
         _ = state.withTracedLock { $0.observers.removeValue(forKey: observer) }
     }

@@ -1,0 +1,119 @@
+import Synchronization
+
+/// The subscriptions of one change log on one loop, woken together: the log has one observer per
+/// loop (not one per subscriber, which would make every write call each subscriber's wake-up),
+/// and changes that come within `batchInterval` after a batch went out wait and go out together
+/// (a change after a quiet spell goes at once). Lives on its loop's thread but for `wake`.
+final class FeedLoopFanout: @unchecked Sendable {
+    /// Where wake-ups stand, shared by the threads that append (`wake`) and the loop.
+    private enum Wake: UInt8, AtomicRepresentable {
+        /// No wake-up queued and no batch just sent: the next change is sent at once.
+        case idle
+        /// A wake-up is queued on the loop.
+        case queued
+        /// A batch went out less than an interval ago; the interval's timer runs.
+        case cooling
+        /// As `cooling`, and a change came since: the timer sends it.
+        case coolingWithChanges
+    }
+
+    /// Held, so that its identity (the key of `FeedLoopFanouts`) is not another log's.
+    private let log: ChangeLog
+    private let loop: any FeedLoop
+    private let batchInterval: Duration
+    private let state = Atomic<Wake>(.idle)
+    // Loop-thread state.
+    private var subscriptions: [ObjectIdentifier: FeedSubscription] = [:]
+    private var cooldown: (any FeedTimer)?
+
+    init(log: ChangeLog, loop: any FeedLoop, batchInterval: Duration) {
+        self.log = log
+        self.loop = loop
+        self.batchInterval = batchInterval
+        _ = log.observe { [weak self] in self?.wake() }
+    }
+
+    /// Subscriptions woken now.
+    var count: Int { subscriptions.count }
+
+    func add(_ subscription: FeedSubscription) {
+        subscriptions[ObjectIdentifier(subscription)] = subscription
+    }
+
+    func remove(_ subscription: FeedSubscription) {
+        subscriptions.removeValue(forKey: ObjectIdentifier(subscription))
+    }
+
+    /// From the thread that appended a change.
+    private func wake() {
+        while true {
+            switch state.load(ordering: .acquiring) {
+            case .queued, .coolingWithChanges: return
+            case .cooling:
+                if state.compareExchange(expected: .cooling, desired: .coolingWithChanges, ordering: .acquiringAndReleasing).exchanged {
+                    return
+                }
+            case .idle:
+                if state.compareExchange(expected: .idle, desired: .queued, ordering: .acquiringAndReleasing).exchanged {
+                    loop.execute { [self] in sendNow() }
+                    return
+                }
+            }
+        }
+    }
+
+    /// On the loop: sends what waits and starts an interval in which later changes wait. The
+    /// state moves before the log is read, so a change appended during the send is sent by the
+    /// timer, never lost.
+    private func sendNow() {
+        guard batchInterval > .zero else {
+            state.store(.idle, ordering: .releasing)
+            return changed()
+        }
+        state.store(.cooling, ordering: .releasing)
+        changed()
+        if cooldown == nil {
+            cooldown = loop.repeating(every: batchInterval) { [weak self] in self?.intervalEnded() }
+        }
+    }
+
+    /// On the loop, an interval after a batch: sends the changes that came meanwhile (and waits
+    /// another interval), or stops waiting when none came.
+    private func intervalEnded() {
+        while true {
+            switch state.load(ordering: .acquiring) {
+            case .coolingWithChanges:
+                if state.compareExchange(expected: .coolingWithChanges, desired: .cooling, ordering: .acquiringAndReleasing)
+                    .exchanged
+                {
+                    return changed()
+                }
+            case .cooling:
+                if state.compareExchange(expected: .cooling, desired: .idle, ordering: .acquiringAndReleasing).exchanged {
+                    cooldown?.cancel()
+                    cooldown = nil
+                    return
+                }
+            case .idle, .queued:
+                return  // not cooling: no interval runs
+            }
+        }
+    }
+
+    /// Each subscription sends what it has not (one may end meanwhile: the set is copied).
+    private func changed() {
+        for subscription in Array(subscriptions.values) { subscription.changed() }
+    }
+}
+
+/// Each change log's fan-out on one loop (a loop's shared object).
+final class FeedLoopFanouts {
+    private var fanouts: [ObjectIdentifier: FeedLoopFanout] = [:]
+
+    func fanout(of log: ChangeLog, on loop: any FeedLoop, batchInterval: Duration) -> FeedLoopFanout {
+        if let fanout = fanouts[ObjectIdentifier(log)] { return fanout }
+        let fanout = FeedLoopFanout(log: log, loop: loop, batchInterval: batchInterval)
+        fanouts[ObjectIdentifier(log)] = fanout
+        return fanout
+    }
+}
