@@ -100,10 +100,14 @@ part_throughput() {
     fi
     local before line
     before=$(cpu_ticks "$pid")
-    line=$(wrk -t1 -c64 -d"${DURATION}s" --latency -s <(cat Benchmarks/wrk/report.lua Benchmarks/wrk/post.lua) \
-      http://127.0.0.1:19180/todos | grep '^RESULT' || true)
+    # wrk reads its script from a file (not from a pipe: it would silently send GETs).
+    cat Benchmarks/wrk/report.lua Benchmarks/wrk/post.lua >"$results/post.lua"
+    line=$(wrk -t1 -c64 -d"${DURATION}s" --latency -s "$results/post.lua" http://127.0.0.1:19180/todos | grep '^RESULT' || true)
     record "throughput $1 subscribers=$with $line cpu_ticks=$(($(cpu_ticks "$pid") - before)) hz=$(getconf CLK_TCK)"
-    [ -n "$client" ] && { wait "$client" || true; tail -1 "$results/drain.out" >>"$results/raw.txt"; }
+    if [ -n "$client" ]; then
+      wait "$client" || true
+      echo "drain $1 $(tail -1 "$results/drain.out")" >>"$results/raw.txt"
+    fi
     stop_servers
   done
 }

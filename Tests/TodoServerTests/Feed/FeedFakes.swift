@@ -8,7 +8,7 @@ import Synchronization
 /// fire when the test advances the fake clock.
 final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     private let queued = Mutex<[@Sendable () -> Void]>([])
-    private(set) var now: Duration = .zero
+    private(set) var elapsed: Duration = .zero
     private var timers: [ManualTimer] = []
 
     final class ManualTimer: FeedTimer {
@@ -40,10 +40,13 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     }
 
     func repeating(every interval: Duration, _ fire: @escaping () -> Void) -> any FeedTimer {
-        let timer = ManualTimer(interval: interval, due: now + interval, fire: fire)
+        let timer = ManualTimer(interval: interval, due: elapsed + interval, fire: fire)
         timers.append(timer)
         return timer
     }
+
+    /// Rounds of queued work `run` went through (each a turn of a real loop).
+    private(set) var turns = 0
 
     /// Runs what was queued (and what that queues) until nothing is.
     func run() {
@@ -53,20 +56,21 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
                 return queued
             }
             if work.isEmpty { return }
+            turns += 1
             for item in work { item() }
         }
     }
 
     /// Moves the fake clock on, firing each timer as it comes due.
     func advance(by duration: Duration) {
-        let end = now + duration
+        let end = elapsed + duration
         while let next = timers.filter({ !$0.cancelled && $0.due <= end }).min(by: { $0.due < $1.due }) {
-            now = next.due
+            elapsed = next.due
             next.due += next.interval
             next.fire()
             run()
         }
-        now = end
+        elapsed = end
     }
 
     var liveTimers: Int { timers.filter { !$0.cancelled }.count }
@@ -82,9 +86,12 @@ final class RecordingSubscriber: FeedSubscriber, FeedEnding {
     var ended = false
     /// Answered for the next items, one each; `.more` once used up.
     var answers: [FeedDelivery] = []
+    /// Runs on each item (a test spends loop time in it).
+    var onReceive: (() -> Void)?
 
     func receive(_ item: FeedItem) -> FeedDelivery {
         items.append(item)
+        onReceive?()
         unflushed += 1
         return answers.isEmpty ? .more : answers.removeFirst()
     }

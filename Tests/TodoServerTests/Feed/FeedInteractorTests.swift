@@ -99,6 +99,30 @@ final class FeedInteractorTests {
         subscriptions[1].cancel()
     }
 
+    @Test func aPassOverManySubscriptionsGoesASliceAtATimeAndTheLoopsOtherWorkRunsBetween() throws {
+        let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)
+        let count = FeedLoopFanout.slice * 2 + 1
+        var order: [String] = []
+        let subscribers = (0..<count).map { _ in RecordingSubscriber() }
+        for (index, subscriber) in subscribers.enumerated() {
+            subscriber.onReceive = { order.append("subscriber \(index)") }
+        }
+        let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
+        for subscription in subscriptions { subscription.start() }
+        log.appendNext(.created(Self.todo("a")))
+        // Work the loop was handed while the first slice ran (a request's) runs before the second.
+        subscribers[0].onReceive = {
+            order.append("subscriber 0")
+            self.loop.execute { @Sendable in }
+        }
+        loop.run()
+        #expect(subscribers.allSatisfy { $0.batches == [0, 1] }, "every subscription hears the change once")
+        #expect(order.count == count)
+        #expect(loop.turns >= 3, "three slices, each in its own turn: \(loop.turns)")
+        for subscription in subscriptions { subscription.cancel() }
+    }
+
     @Test func withoutAnIntervalEachWakeSendsAtOnce() throws {
         let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero)
         let subscriber = RecordingSubscriber()

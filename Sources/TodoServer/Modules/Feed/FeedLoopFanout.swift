@@ -3,7 +3,10 @@ import Synchronization
 /// The subscriptions of one change log on one loop, woken together: the log has one observer per
 /// loop (not one per subscriber, which would make every write call each subscriber's wake-up),
 /// and changes that come within `batchInterval` after a batch went out wait and go out together
-/// (a change after a quiet spell goes at once). Lives on its loop's thread but for `wake`.
+/// (a change after a quiet spell goes at once). A pass over the subscriptions goes `slice` at a
+/// time, each slice in its own turn of the loop, so that the loop's requests (writes above all)
+/// are served between slices however many subscribers there are. Lives on its loop's thread but
+/// for `wake`.
 final class FeedLoopFanout: @unchecked Sendable {
     /// Where wake-ups stand, shared by the threads that append (`wake`) and the loop.
     private enum Wake: UInt8, AtomicRepresentable {
@@ -25,6 +28,11 @@ final class FeedLoopFanout: @unchecked Sendable {
     // Loop-thread state.
     private var subscriptions: [ObjectIdentifier: FeedSubscription] = [:]
     private var cooldown: (any FeedTimer)?
+    /// The pass in progress: the subscriptions it reaches, and how many it has.
+    private var pass: [FeedSubscription] = []
+    private var passed = 0
+    /// Subscriptions sent to per turn of the loop.
+    static let slice = 64
 
     init(log: ChangeLog, loop: any FeedLoop, batchInterval: Duration) {
         self.log = log
@@ -100,9 +108,28 @@ final class FeedLoopFanout: @unchecked Sendable {
         }
     }
 
-    /// Each subscription sends what it has not (one may end meanwhile: the set is copied).
+    /// Each subscription sends what it has not, in slices. While a pass runs, another is not
+    /// started: the subscriptions it has not reached yet send everything when reached, and a
+    /// change that came after one was reached sets off the next pass.
     private func changed() {
-        for subscription in Array(subscriptions.values) { subscription.changed() }
+        guard passed == pass.count else { return }
+        pass = Array(subscriptions.values)
+        passed = 0
+        continuePass()
+    }
+
+    private func continuePass() {
+        let end = min(passed + Self.slice, pass.count)
+        while passed < end {
+            pass[passed].changed()  // one may end here: the pass holds it until the pass is over
+            passed += 1
+        }
+        if passed < pass.count {
+            loop.execute { [self] in continuePass() }
+        } else {
+            pass = []
+            passed = 0
+        }
     }
 }
 

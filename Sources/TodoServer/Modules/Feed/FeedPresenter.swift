@@ -76,8 +76,10 @@ public protocol FeedStreamDisplay {
 final class FeedSession: FeedSubscriber, FeedEnding {
     let baseURL: String
     var display: (any FeedDisplay)?
-    /// Events already shaped on this loop (nil: each is shaped for this subscriber alone).
+    /// Events already shaped on this loop (nil: each is shaped for this subscriber alone), and
+    /// where in it this session found its last one.
     var memo: FeedEventMemo?
+    private var memoHint = -1
 
     init(baseURL: String) {
         self.baseURL = baseURL
@@ -87,7 +89,9 @@ final class FeedSession: FeedSubscriber, FeedEnding {
         guard let display else { return .closed }
         let delivery: FeedDelivery
         if let memo {
-            let event = memo.event(for: item, baseURL: baseURL) { display.encodeEvent(Self.viewModel(item, baseURL: baseURL)) }
+            let event = memo.event(for: item, baseURL: baseURL, hint: &memoHint) {
+                display.encodeEvent(Self.viewModel(item, baseURL: baseURL))
+            }
             delivery = display.displayEncodedEvent(event)
         } else {
             delivery = display.displayEvent(Self.viewModel(item, baseURL: baseURL))
@@ -145,28 +149,49 @@ final class FeedSession: FeedSubscriber, FeedEnding {
 }
 
 /// The events of one loop's recent changes, shaped and encoded once for every subscriber on the
-/// loop that is sent them (subscribers are sent the same changes, mostly within one interval).
-/// Used on its loop's thread only.
+/// loop that is sent them. Subscribers on a loop are sent the same changes in the same order, so
+/// the memo is a ring of the newest events and each session remembers where it found its last
+/// one: the next is found by one comparison, not a hash of the position. Used on its loop's
+/// thread only.
 final class FeedEventMemo {
-    /// Events kept at most; past it the memo starts over.
+    /// Events kept.
     static let capacity = 1024
 
-    private struct Key: Hashable {
+    private struct Entry {
         let position: String
         let baseURL: String
+        let event: FeedEncodedEvent
     }
 
-    private var events: [Key: FeedEncodedEvent] = [:]
+    private var ring: [Entry] = []
+    /// Where the next entry goes once the ring is full.
+    private var next = 0
 
-    /// `item` for `baseURL`, from the memo when a subscriber on this loop was sent it; else
-    /// `encode`d and kept. Only changes are kept (a resync is one subscriber's).
-    func event(for item: FeedItem, baseURL: String, encode: () -> FeedEncodedEvent) -> FeedEncodedEvent {
+    /// `item` for `baseURL`: from the memo when a subscriber on this loop was sent it (looked for
+    /// after `hint`, where this subscriber found its previous one); else `encode`d and kept.
+    /// Only changes are kept (a resync is one subscriber's).
+    func event(
+        for item: FeedItem, baseURL: String, hint: inout Int, encode: () -> FeedEncodedEvent
+    ) -> FeedEncodedEvent {
         guard case .change(let position, _) = item else { return encode() }
-        let key = Key(position: position, baseURL: baseURL)
-        if let event = events[key] { return event }
-        if events.count >= Self.capacity { events.removeAll(keepingCapacity: true) }
+        // The entries after the hint, a few of them: subscribers with other base URLs interleave.
+        for step in 0..<min(ring.count, 8) {
+            let index = (hint + 1 + step) % ring.count
+            if ring[index].position == position, ring[index].baseURL == baseURL {
+                hint = index
+                return ring[index].event
+            }
+        }
         let event = encode()
-        events[key] = event
+        let entry = Entry(position: position, baseURL: baseURL, event: event)
+        if ring.count < Self.capacity {
+            ring.append(entry)
+            hint = ring.count - 1
+        } else {
+            ring[next] = entry
+            hint = next
+            next = (next + 1) % Self.capacity
+        }
         return event
     }
 }
