@@ -66,59 +66,48 @@ enum HTTPResponseWriter {
         let reserved = size + (inline ? bodyCount : 0)
         var vector = iovec()
         guard evbuffer_reserve_space(output, reserved, &vector, 1) >= 1, let base = vector.iov_base else { return 0 }
+        // The writes go through static functions that take the position inout: nested functions
+        // capturing it, called from the fields' closure, made it a boxed variable with a dynamic
+        // exclusivity check (`swift_beginAccess`) at every write, 66 for a POST's answer.
         var out = base.assumingMemoryBound(to: UInt8.self)
-        func put(_ text: StaticString) {
-            memcpy(out, text.utf8Start, text.utf8CodeUnitCount)
-            out += text.utf8CodeUnitCount
-        }
-        func put(_ text: String) {
-            let count = withBytes(of: text) { bytes in
-                if let source = bytes.baseAddress { memcpy(out, source, bytes.count) }
-                return bytes.count
-            }
-            out += count
-        }
-        func putNumber(_ value: Int) {
-            let digits = decimalDigits(value)
-            var rest = value
-            for offset in stride(from: digits - 1, through: 0, by: -1) {
-                out[offset] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
-            out += digits
-        }
-        put("HTTP/1.1 ")
-        putNumber(status)
-        put(" ")
-        put(reason)
-        put("\r\n")
+        put("HTTP/1.1 ", at: &out)
+        putNumber(status, at: &out)
+        put(" ", at: &out)
+        put(reason, at: &out)
+        put("\r\n", at: &out)
         if !ownDate {
-            put("Date: ")
+            put("Date: ", at: &out)
             memcpy(out, date, HTTPDate.length)
             out += HTTPDate.length
-            put("\r\n")
+            put("\r\n", at: &out)
         }
-        response.headers.fields.withUnsafeBufferPointer { fields in
+        out = response.headers.fields.withUnsafeBufferPointer { [start = out] fields in
+            var out = start
             for index in fields.indices
             where index < 64 ? sendable & (1 << UInt64(index)) != 0 : isSendable(name: fields[index].name, value: fields[index].value) {
-                put(fields[index].name)
-                put(": ")
-                put(fields[index].value)
-                put("\r\n")
+                put(fields[index].name, at: &out)
+                put(": ", at: &out)
+                put(fields[index].value, at: &out)
+                put("\r\n", at: &out)
             }
+            return out
         }
         if hasBody {
             switch framing.streamed {
             case .no:
-                put("Content-Length: ")
-                putNumber(bodyCount)
-                put("\r\n")
-            case .chunked: put("Transfer-Encoding: chunked\r\n")
+                put("Content-Length: ", at: &out)
+                putNumber(bodyCount, at: &out)
+                put("\r\n", at: &out)
+            case .chunked: put("Transfer-Encoding: chunked\r\n", at: &out)
             case .closeDelimited: break
             }
         }
-        if framing.closes { put("Connection: close\r\n") } else if framing.http10KeepAlive { put("Connection: keep-alive\r\n") }
-        put("\r\n")
+        if framing.closes {
+            put("Connection: close\r\n", at: &out)
+        } else if framing.http10KeepAlive {
+            put("Connection: keep-alive\r\n", at: &out)
+        }
+        put("\r\n", at: &out)
         if inline { response.body.withUnsafeBytes { _ = memcpy(out, $0.baseAddress!, bodyCount) } }
         vector.iov_len = reserved
         evbuffer_commit_space(output, &vector, 1)
@@ -126,6 +115,31 @@ enum HTTPResponseWriter {
             response.body.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress, bodyCount) }
         }
         return size + (sendsBody ? bodyCount : 0)
+    }
+
+    @inline(__always)
+    private static func put(_ text: StaticString, at out: inout UnsafeMutablePointer<UInt8>) {
+        memcpy(out, text.utf8Start, text.utf8CodeUnitCount)
+        out += text.utf8CodeUnitCount
+    }
+
+    @inline(__always)
+    private static func put(_ text: String, at out: inout UnsafeMutablePointer<UInt8>) {
+        let target = out
+        out += withBytes(of: text) { bytes in
+            if let source = bytes.baseAddress { memcpy(target, source, bytes.count) }
+            return bytes.count
+        }
+    }
+
+    private static func putNumber(_ value: Int, at out: inout UnsafeMutablePointer<UInt8>) {
+        let digits = decimalDigits(value)
+        var rest = value
+        for offset in stride(from: digits - 1, through: 0, by: -1) {
+            out[offset] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+        out += digits
     }
 
     /// A field the writer sends: not `Content-Length` or `Connection` (the writer's own), and no

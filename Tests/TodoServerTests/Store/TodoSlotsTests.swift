@@ -117,6 +117,21 @@ struct TodoSlotsTests {
         #expect(small.todo(small.slot(of: "y")!).title == "yyyy")
     }
 
+    @Test(
+        "the title buffer at least doubles when it grows: 20,000 30-byte titles, at most 20 new buffers (growing by an eighth made 48)"
+    )
+    func titleBufferGrowth() {
+        var slots = TodoSlots()
+        var capacities: [Int] = []
+        for number in 0..<20_000 {
+            _ = slots.add(makeTodo("t\(number)", title: "a thirty character title here!"))
+            if slots.titleBytes.capacity != capacities.last { capacities.append(slots.titleBytes.capacity) }
+        }
+        #expect(slots.titleBytes.count == 600_000)
+        #expect(capacities.count <= 20, "\(capacities)")
+        for (before, after) in zip(capacities, capacities.dropFirst()) { #expect(after >= 2 * before, "\(capacities)") }
+    }
+
     @Test("a title changed to a canonically equivalent one keeps the new bytes, both ways (KELVIN SIGN and K, é composed and not)")
     func canonicallyEquivalentRename() {
         var slots = TodoSlots()
