@@ -1,7 +1,14 @@
 import HTTPValues
 
-/// Turns a view model into response bytes with `JSONWriter`: the views' one tool.
-public struct JSONSerializer: Sendable {
+/// Where a presenter hands its view models: one generic display that every module shares
+/// (`JSONSerializer`), or a test's double that keeps what it is given.
+public protocol ResponseDisplay: Sendable {
+    /// Writes `model` as the response, through `respond`.
+    func display<Body>(_ model: consuming ResponseViewModel<Body>, respond: Respond)
+}
+
+/// Turns a view model into response bytes with `JSONWriter`: the modules' one display.
+public struct JSONSerializer: ResponseDisplay {
     public init() {}
 
     /// The response for `model`: its status and headers, `Content-Type`, and the body if any.
@@ -19,5 +26,9 @@ public struct JSONSerializer: Sendable {
         var writer = JSONWriter(capacity: body.jsonSizeHint)
         body.write(to: &writer)
         return HTTPResponse(status: status, headers: headers, body: writer.finish())
+    }
+
+    public func display<Body>(_ model: consuming ResponseViewModel<Body>, respond: Respond) {
+        respond(response(for: model))
     }
 }

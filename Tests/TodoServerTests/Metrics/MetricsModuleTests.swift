@@ -114,11 +114,11 @@ struct MetricsModuleTests {
         #expect(capture.only?.status == 200)
     }
 
-    @Test("the view writes the exposition bytes unchanged, with its Content-Type")
+    @Test("the display writes the exposition bytes unchanged, with its Content-Type")
     func view() throws {
         let capture = ResponseCapture()
         let body = "# TYPE todos gauge\ntodos 1.0\n\"quoted\" \\ kept\n"
-        MetricsView(presenter: MetricsPresenter(interactor: FixedExposition(bytes: [])), serializer: JSONSerializer()).displayMetrics(
+        JSONSerializer().display(
             ResponseViewModel(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: RawBody(Array(body.utf8))),
             respond: capture.respond)
         let response = try #require(capture.only)
@@ -162,13 +162,13 @@ private final class FixedExposition: MetricsUseCases, @unchecked Sendable {
     }
 }
 
-/// A view that keeps the models it is given and answers an empty 200.
-private final class RecordingMetricsDisplay: MetricsDisplay, @unchecked Sendable {
+/// A display that keeps the exposition models it is given and answers an empty 200.
+private final class RecordingMetricsDisplay: ResponseDisplay, @unchecked Sendable {
     var models: [ResponseViewModel<RawBody>] = []
-    func displayMetrics(_ model: consuming ResponseViewModel<RawBody>, respond: Respond) {
-        let status = model.status
-        models.append(model)
-        respond(HTTPResponse(status: status, headers: [:]))
+    func display<Body>(_ model: consuming ResponseViewModel<Body>, respond: Respond) {
+        let model = copy model
+        if let model = model as? ResponseViewModel<RawBody> { models.append(model) }
+        respond(HTTPResponse(status: model.status, headers: [:]))
     }
 }
 

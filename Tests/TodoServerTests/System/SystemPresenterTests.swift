@@ -8,7 +8,8 @@ struct SystemModuleTests {
         interactor: SystemInteractor(
             store: FakeTodoStore([makeTodo("a"), makeTodo("b")]), document: Array(#"{"openapi":"3.1.0"}"#.utf8),
             startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"), libeventVersion: "2.1.12-test"))
-    var view: SystemView { SystemView(presenter: presenter, serializer: JSONSerializer()) }
+    /// What the presenter hands its view models to.
+    let view = JSONSerializer()
 
     @Test("the index lists absolute links and the version")
     func index() throws {

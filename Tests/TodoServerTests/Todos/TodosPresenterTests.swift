@@ -4,17 +4,21 @@ import Testing
 
 @testable import TodoServer
 
-/// A view that keeps the view models it is given.
-final class CapturingTodosView: TodosDisplay {
+/// A display that keeps the view models it is given, by body type.
+final class CapturingTodosView: ResponseDisplay {
     let todos = Mutex<[ResponseViewModel<TodoViewModel>]>([])
     let lists = Mutex<[ResponseViewModel<TodoListViewModel>]>([])
     let empties = Mutex<[ResponseViewModel<NoBody>]>([])
     let problems = Mutex<[ResponseViewModel<ProblemDetails>]>([])
 
-    func displayTodo(_ model: consuming ResponseViewModel<TodoViewModel>, respond: Respond) { keep(model, in: todos) }
-    func displayTodoList(_ model: consuming ResponseViewModel<TodoListViewModel>, respond: Respond) { keep(model, in: lists) }
-    func displayNoContent(_ model: consuming ResponseViewModel<NoBody>, respond: Respond) { keep(model, in: empties) }
-    func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond) { keep(model, in: problems) }
+    func display<Body>(_ model: consuming ResponseViewModel<Body>, respond: Respond) {
+        let model = copy model
+        if let model = model as? ResponseViewModel<TodoViewModel> { return keep(model, in: todos) }
+        if let model = model as? ResponseViewModel<TodoListViewModel> { return keep(model, in: lists) }
+        if let model = model as? ResponseViewModel<NoBody> { return keep(model, in: empties) }
+        if let model = model as? ResponseViewModel<ProblemDetails> { return keep(model, in: problems) }
+        Issue.record("an unexpected view model: \(model)")
+    }
 
     private func keep<Model: Sendable>(_ model: Model, in list: borrowing Mutex<[Model]>) {
         list.withTracedLock { $0.append(model) }

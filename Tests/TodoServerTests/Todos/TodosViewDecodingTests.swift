@@ -22,40 +22,40 @@ final class RecordingTodosPresenter: TodosModuleInput {
     let calls = Mutex<[Call]>([])
     let ifNoneMatches = Mutex<[EntityTagCondition?]>([])
 
-    func presentList(_ query: TodoQuery, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
+    func presentList(_ query: TodoQuery, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
         answer(.list(query), context, view, respond)
     }
-    func presentCreation(_ draft: TodoDraft, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
+    func presentCreation(_ draft: TodoDraft, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
         answer(.create(draft), context, view, respond)
     }
-    func presentDeletionOfAll(context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
+    func presentDeletionOfAll(context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
         answer(.deleteAll, context, view, respond)
     }
-    func presentTodo(id: String, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
+    func presentTodo(id: String, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
         answer(.get(id: id), context, view, respond)
     }
     func presentPatch(
-        id: String, _ patch: TodoChange, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        id: String, _ patch: TodoChange, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay,
         respond: @escaping Respond
     ) {
         answer(.patch(id: id, patch, condition), context, view, respond)
     }
     func presentReplacement(
-        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay,
         respond: @escaping Respond
     ) {
         answer(.replace(id: id, draft, condition), context, view, respond)
     }
     func presentDeletion(
-        id: String, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond
+        id: String, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond
     ) {
         answer(.delete(id: id, condition), context, view, respond)
     }
 
-    private func answer(_ call: Call, _ context: RequestContext, _ view: some TodosDisplay, _ respond: Respond) {
+    private func answer(_ call: Call, _ context: RequestContext, _ view: some ResponseDisplay, _ respond: Respond) {
         calls.withTracedLock { $0.append(call) }
         ifNoneMatches.withTracedLock { $0.append(context.ifNoneMatch) }
-        view.displayNoContent(ResponseViewModel(status: 204), respond: respond)
+        view.display(ResponseViewModel(status: 204), respond: respond)
     }
 }
 

@@ -20,15 +20,17 @@ final class StubUpcomingUseCases: UpcomingUseCases, @unchecked Sendable {
 final class RecordingUpcomingPresenter: UpcomingModuleInput, @unchecked Sendable {
     var requests: [UpcomingRequest] = []
 
-    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: UpcomingView, respond: @escaping Respond) {
+    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
         requests.append(request)
-        view.displayUpcoming(ResponseViewModel(status: 200, body: UpcomingViewModel(sections: [], message: "recorded")), respond: respond)
+        view.display(ResponseViewModel(status: 200, body: UpcomingViewModel(sections: [], message: "recorded")), respond: respond)
     }
 }
 
 @Suite("UpcomingPresenter and UpcomingView")
 struct UpcomingPresenterTests {
     let view = UpcomingView(presenter: RecordingUpcomingPresenter(), serializer: JSONSerializer())
+    /// What the presenter hands its view models to.
+    let display = JSONSerializer()
 
     @Test("sections get their titles; the message is null")
     func titled() throws {
@@ -48,7 +50,7 @@ struct UpcomingPresenterTests {
 
         let capture = ResponseCapture()
         let request = UpcomingRequest(timeZone: IANATimeZone(identifier: "Europe/Berlin"), weekStart: .sunday)
-        presenter.presentUpcoming(request, context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+        presenter.presentUpcoming(request, context: RequestContext(baseURL: "http://h"), view: display, respond: capture.respond)
         #expect(stub.asked == [request])
         #expect(capture.only?.status == 200)
     }
@@ -57,7 +59,7 @@ struct UpcomingPresenterTests {
     func empty() throws {
         let capture = ResponseCapture()
         UpcomingPresenter(interactor: StubUpcomingUseCases(.success(UpcomingData(sections: []))))
-            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: display, respond: capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 200)
         #expect(response.text == #"{"message":"Nothing is due before the end of next week.","sections":[]}"#)
@@ -68,7 +70,7 @@ struct UpcomingPresenterTests {
         let data = UpcomingData(sections: [.init(relativeDate: .tomorrow, items: [makeTodo("a", due: "2026-11-23")])])
         let capture = ResponseCapture()
         UpcomingPresenter(interactor: StubUpcomingUseCases(.success(data)))
-            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: display, respond: capture.respond)
         #expect(
             capture.only?.text
                 == #"{"message":null,"sections":[{"items":[{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-23","id":"a","order":null,"title":"Task","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h/todos/a"}],"relativeDate":"tomorrow","title":"Tomorrow"}]}"#
@@ -125,7 +127,7 @@ struct UpcomingPresenterTests {
     func storeProblem() throws {
         let capture = ResponseCapture()
         UpcomingPresenter(interactor: StubUpcomingUseCases(.failure(.store(StoreError(reason: "restarting", retryAfter: 4)))))
-            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: display, respond: capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 503)
         #expect(response.header("Retry-After") == "4")

@@ -18,8 +18,3 @@ public struct MetricsExposition: Sendable, Equatable {
         self.text = text
     }
 }
-
-/// The view as the presenter sees it: writes the exposition as it is.
-public protocol MetricsDisplay: Sendable {
-    func displayMetrics(_ model: consuming ResponseViewModel<RawBody>, respond: Respond)
-}

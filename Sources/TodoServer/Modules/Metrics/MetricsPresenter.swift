@@ -8,10 +8,10 @@ public struct MetricsPresenter: Sendable {
         self.interactor = interactor
     }
 
-    public func presentMetrics(context: RequestContext, view: some MetricsDisplay, respond: @escaping Respond) {
+    public func presentMetrics(context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
         interactor.exposition { exposition in
             let body = RawBody(exposition.text)
-            view.displayMetrics(ResponseViewModel(status: 200, contentType: Self.contentType, body: body), respond: respond)
+            view.display(ResponseViewModel(status: 200, contentType: Self.contentType, body: body), respond: respond)
         }
     }
 }

@@ -1,8 +1,8 @@
 import HTTPValues
 
-/// The metrics module's HTTP adapter: hands the scrape to the presenter and writes the
-/// exposition bytes as the body; it decides nothing.
-public struct MetricsView: MetricsDisplay {
+/// The metrics module's HTTP adapter: hands the scrape to the presenter, with the display that
+/// writes the exposition bytes as the body; it decides nothing.
+public struct MetricsView: Sendable {
     private let presenter: MetricsPresenter
     private let serializer: JSONSerializer
 
@@ -12,10 +12,6 @@ public struct MetricsView: MetricsDisplay {
     }
 
     public func handleMetrics(context: RequestContext, respond: @escaping Respond) {
-        presenter.presentMetrics(context: context, view: self, respond: respond)
-    }
-
-    public func displayMetrics(_ model: consuming ResponseViewModel<RawBody>, respond: Respond) {
-        respond(serializer.response(for: model))
+        presenter.presentMetrics(context: context, view: serializer, respond: respond)
     }
 }

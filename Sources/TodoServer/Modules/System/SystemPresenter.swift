@@ -6,30 +6,30 @@ public struct SystemPresenter: Sendable {
         self.interactor = interactor
     }
 
-    public func presentIndex(context: RequestContext, view: SystemView, respond: @escaping Respond) {
+    public func presentIndex(context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
         let info = interactor.serviceInfo()
         var links: [String: String] = [:]
         for route in info.routes { links[route.rel] = context.baseURL + route.path }
         let model = IndexViewModel(name: info.name, version: info.version, build: info.build, links: links)
-        view.displayIndex(ResponseViewModel(status: 200, body: model), respond: respond)
+        view.display(ResponseViewModel(status: 200, body: model), respond: respond)
     }
 
     /// Up (200) or down (503) for anyone; the count and the reason only when `detailed` (the
     /// reason may quote the store's own message: a socket path, a host).
-    public func presentHealth(detailed: Bool, context: RequestContext, view: SystemView, respond: @escaping Respond) {
+    public func presentHealth(detailed: Bool, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
         interactor.health { health in
             let status = health.healthy ? "ok" : "unavailable"
             let model =
                 detailed
                 ? HealthViewModel(status: status, todos: health.todoCount, reason: health.reason) : HealthViewModel(status: status)
-            view.displayHealth(ResponseViewModel(status: health.healthy ? 200 : 503, body: model), respond: respond)
+            view.display(ResponseViewModel(status: health.healthy ? 200 : 503, body: model), respond: respond)
         }
     }
 
     /// The document's `servers` names the base URL of this request (the public URL, else `Host`),
     /// so a client generated from it calls the server it was fetched from.
-    public func presentOpenAPIDocument(context: RequestContext, view: SystemView, respond: @escaping Respond) {
+    public func presentOpenAPIDocument(context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
         let document = interactor.openAPIDocument(serverURL: context.baseURL)
-        view.displayDocument(ResponseViewModel(status: 200, body: RawBody(document)), respond: respond)
+        view.display(ResponseViewModel(status: 200, body: RawBody(document)), respond: respond)
     }
 }

@@ -1,7 +1,7 @@
 import HTTPValues
 
-/// The system module's HTTP adapter: hands the router's requests to the presenter and writes its
-/// view models as JSON responses; it decides nothing.
+/// The system module's HTTP adapter: hands the router's requests to the presenter, with the
+/// display that writes its view models; it decides nothing.
 public struct SystemView: Sendable {
     private let presenter: SystemPresenter
     private let serializer: JSONSerializer
@@ -12,29 +12,16 @@ public struct SystemView: Sendable {
     }
 
     public func handleIndex(context: RequestContext, respond: @escaping Respond) {
-        presenter.presentIndex(context: context, view: self, respond: respond)
+        presenter.presentIndex(context: context, view: serializer, respond: respond)
     }
 
     /// `detailed`: whether the request may see the to-do count and the store's reason (the
     /// router's token decision); anyone else hears only up or down.
     public func handleHealth(detailed: Bool, context: RequestContext, respond: @escaping Respond) {
-        presenter.presentHealth(detailed: detailed, context: context, view: self, respond: respond)
+        presenter.presentHealth(detailed: detailed, context: context, view: serializer, respond: respond)
     }
 
     public func handleOpenAPIDocument(context: RequestContext, respond: @escaping Respond) {
-        presenter.presentOpenAPIDocument(context: context, view: self, respond: respond)
-    }
-
-    public func displayIndex(_ model: consuming ResponseViewModel<IndexViewModel>, respond: Respond) {
-        respond(serializer.response(for: model))
-    }
-
-    public func displayHealth(_ model: consuming ResponseViewModel<HealthViewModel>, respond: Respond) {
-        respond(serializer.response(for: model))
-    }
-
-    /// Writes a document that is already JSON, as it is.
-    public func displayDocument(_ model: consuming ResponseViewModel<RawBody>, respond: Respond) {
-        respond(serializer.response(for: model))
+        presenter.presentOpenAPIDocument(context: context, view: serializer, respond: respond)
     }
 }

@@ -8,18 +8,18 @@ import HTTPValues
 /// The presenter, as the view calls it: typed requests in, view models out to `view`. `context`
 /// gives absolute URLs, page links and `If-None-Match` (304); `respond` is handed back to `view`.
 public protocol TodosModuleInput: Sendable {
-    func presentList(_ query: TodoQuery, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
-    func presentCreation(_ draft: TodoDraft, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
-    func presentDeletionOfAll(context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
-    func presentTodo(id: String, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
+    func presentList(_ query: TodoQuery, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond)
+    func presentCreation(_ draft: TodoDraft, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond)
+    func presentDeletionOfAll(context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond)
+    func presentTodo(id: String, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond)
     func presentPatch(
-        id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay,
         respond: @escaping Respond)
     func presentReplacement(
-        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
+        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay,
         respond: @escaping Respond)
     func presentDeletion(
-        id: String, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
+        id: String, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond)
 }
 
 /// The business rules (the interactor): ids, timestamps, the store calls, what a condition on a
@@ -60,17 +60,9 @@ public struct TodoDraft: Equatable, Sendable {
     }
 }
 
-/// The view as the presenter sees it: serializes the presenter's view models. (Decoding the
-/// request into `TodoQuery`, `TodoDraft`, `TodoChange` (a merge patch) and `RevisionCondition` happens before the
-/// presenter is called, in `TodosView`: a body or query the view cannot decode is a problem,
-/// 400 or 422 naming the fields, that never reaches the presenter.)
-public protocol TodosDisplay: Sendable {
-    func displayTodo(_ model: consuming ResponseViewModel<TodoViewModel>, respond: Respond)
-    func displayTodoList(_ model: consuming ResponseViewModel<TodoListViewModel>, respond: Respond)
-    /// 204 and 304: status and headers only.
-    func displayNoContent(_ model: consuming ResponseViewModel<NoBody>, respond: Respond)
-    func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond)
-}
+// Decoding the request into `TodoQuery`, `TodoDraft`, `TodoChange` (a merge patch) and
+// `RevisionCondition` happens before the presenter is called, in `TodosView`: a body or query the
+// view cannot decode is a problem, 400 or 422 naming the fields, that never reaches the presenter.
 
 /// Why a to-do use case failed (a domain error: the presenter gives it its HTTP shape).
 public enum TodosError: Error, Equatable {

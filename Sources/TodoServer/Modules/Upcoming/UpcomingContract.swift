@@ -5,7 +5,7 @@ import HTTPValues
 
 /// The presenter, as the view calls it: the typed request in, view models out to `view`.
 public protocol UpcomingModuleInput: Sendable {
-    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: UpcomingView, respond: @escaping Respond)
+    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond)
 }
 
 /// The business rules (the interactor): which to-dos are upcoming and in which group. Knows

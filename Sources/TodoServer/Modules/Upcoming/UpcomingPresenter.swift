@@ -11,17 +11,17 @@ public struct UpcomingPresenter: UpcomingModuleInput {
     }
 
     public func presentUpcoming(
-        _ request: UpcomingRequest, context: RequestContext, view: UpcomingView, respond: @escaping Respond
+        _ request: UpcomingRequest, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond
     ) {
         interactor.upcoming(request) { result in
             switch result {
             case .success(let data):
-                view.displayUpcoming(ResponseViewModel(status: 200, body: viewModel(data, baseURL: context.baseURL)), respond: respond)
+                view.display(ResponseViewModel(status: 200, body: viewModel(data, baseURL: context.baseURL)), respond: respond)
             case .failure(.store(let failure)):
                 context.logger.error("upcoming: the store failed", metadata: ["reason": "\(failure.reason)"])
                 var headers: HTTPHeaders = [:]
                 if let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
-                view.displayProblem(ResponseViewModel(problem: failure.problem, headers: headers), respond: respond)
+                view.display(ResponseViewModel(problem: failure.problem, headers: headers), respond: respond)
             }
         }
     }

@@ -1,7 +1,7 @@
 import HTTPValues
 
 /// The upcoming module's HTTP adapter: decodes the query into an `UpcomingRequest`, hands it to
-/// the presenter, and writes the view model as a JSON response; it decides nothing else.
+/// the presenter with the display that writes its view model; it decides nothing else.
 public struct UpcomingView: Sendable {
     private let presenter: any UpcomingModuleInput
     private let serializer: JSONSerializer
@@ -18,8 +18,8 @@ public struct UpcomingView: Sendable {
     /// answered here.
     public func handleUpcoming(context: RequestContext, respond: @escaping Respond) {
         switch request(from: context.query) {
-        case .success(let request): presenter.presentUpcoming(request, context: context, view: self, respond: respond)
-        case .failure(let problem): displayProblem(ResponseViewModel(problem: problem), respond: respond)
+        case .success(let request): presenter.presentUpcoming(request, context: context, view: serializer, respond: respond)
+        case .failure(let problem): serializer.display(ResponseViewModel(problem: problem), respond: respond)
         }
     }
 
@@ -40,13 +40,5 @@ public struct UpcomingView: Sendable {
             request.weekStart = start
         }
         return .success(request)
-    }
-
-    public func displayUpcoming(_ model: consuming ResponseViewModel<UpcomingViewModel>, respond: Respond) {
-        respond(serializer.response(for: model))
-    }
-
-    public func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond) {
-        respond(serializer.response(for: model))
     }
 }
