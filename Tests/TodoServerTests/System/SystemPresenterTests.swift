@@ -8,13 +8,13 @@ struct SystemModuleTests {
         interactor: SystemInteractor(
             store: FakeTodoStore([makeTodo("a"), makeTodo("b")]), document: Array(#"{"openapi":"3.1.0"}"#.utf8),
             startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"), libeventVersion: "2.1.12-test"))
-    /// What the presenter hands its view models to.
-    let view = JSONSerializer()
+    /// What the view writes the presenter's view models with.
+    let serializer = JSONSerializer()
 
     @Test("the index lists absolute links and the version")
     func index() throws {
         let capture = ResponseCapture()
-        presenter.presentIndex(context: RequestContext(baseURL: "http://h:9"), view: view, respond: capture.respond)
+        capture.respond(serializer.display(presenter.presentIndex(context: RequestContext(baseURL: "http://h:9"))))
         let response = try #require(capture.only)
         #expect(response.status == 200)
         #expect(
@@ -26,11 +26,11 @@ struct SystemModuleTests {
     @Test("health is ok with the to-do count when detailed, only ok when not")
     func health() throws {
         let capture = ResponseCapture()
-        presenter.presentHealth(detailed: true, context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+        presenter.presentHealth(detailed: true).map { serializer.display($0) }.whenReady(capture.respond)
         #expect(capture.only?.status == 200)
         #expect(capture.only?.text == #"{"status":"ok","todos":2}"#)
         let anonymous = ResponseCapture()
-        presenter.presentHealth(detailed: false, context: RequestContext(baseURL: "http://h"), view: view, respond: anonymous.respond)
+        presenter.presentHealth(detailed: false).map { serializer.display($0) }.whenReady(anonymous.respond)
         #expect(anonymous.only?.status == 200)
         #expect(anonymous.only?.text == #"{"status":"ok"}"#)
     }
@@ -45,11 +45,11 @@ struct SystemModuleTests {
                 libeventVersion: "2.1.12-test"))
         let view = SystemView(presenter: presenter, serializer: JSONSerializer())
         let anonymous = ResponseCapture()
-        view.handleHealth(detailed: false, context: RequestContext(baseURL: "http://h"), respond: anonymous.respond)
+        view.handleHealth(detailed: false, context: RequestContext(baseURL: "http://h")).whenReady(anonymous.respond)
         #expect(anonymous.only?.status == 503)
         #expect(anonymous.only?.text == #"{"status":"unavailable"}"#)
         let detailed = ResponseCapture()
-        view.handleHealth(detailed: true, context: RequestContext(baseURL: "http://h"), respond: detailed.respond)
+        view.handleHealth(detailed: true, context: RequestContext(baseURL: "http://h")).whenReady(detailed.respond)
         #expect(detailed.only?.status == 503)
         #expect(
             detailed.only?.text
@@ -60,7 +60,7 @@ struct SystemModuleTests {
     @Test("the OpenAPI document is served as it is, as JSON")
     func document() throws {
         let capture = ResponseCapture()
-        presenter.presentOpenAPIDocument(context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+        capture.respond(serializer.display(presenter.presentOpenAPIDocument(context: RequestContext(baseURL: "http://h"))))
         #expect(capture.only?.status == 200)
         #expect(capture.only?.header("Content-Type") == "application/json")
         #expect(capture.only?.text == #"{"openapi":"3.1.0"}"#)
@@ -76,13 +76,13 @@ struct SystemModuleTests {
                 libeventVersion: "2.1.12-test"))
         let view = SystemView(presenter: presenter, serializer: JSONSerializer())
         let capture = ResponseCapture()
-        view.handleOpenAPIDocument(context: RequestContext(baseURL: "http://todo.example:9000"), respond: capture.respond)
+        view.handleOpenAPIDocument(context: RequestContext(baseURL: "http://todo.example:9000")).whenReady(capture.respond)
         #expect(
             capture.only?.text
                 == #"{"openapi": "3.1.0", "servers": [ {"url" : "http://todo.example:9000", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#
         )
         let quoted = ResponseCapture()
-        view.handleOpenAPIDocument(context: RequestContext(baseURL: #"http://a"b"#), respond: quoted.respond)
+        view.handleOpenAPIDocument(context: RequestContext(baseURL: #"http://a"b"#)).whenReady(quoted.respond)
         #expect(
             quoted.only?.text
                 == #"{"openapi": "3.1.0", "servers": [ {"url" : "http://a\"b", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#

@@ -8,10 +8,11 @@ public struct MetricsPresenter: Sendable {
         self.interactor = interactor
     }
 
-    public func presentMetrics(context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
-        interactor.exposition { exposition in
-            let body = RawBody(exposition.text)
-            view.display(ResponseViewModel(status: 200, contentType: Self.contentType, body: body), respond: respond)
+    public func presentMetrics() -> Pending<ResponseViewModel<RawBody>> {
+        Pending { promise in
+            interactor.exposition { exposition in
+                promise.fulfil(ResponseViewModel(status: 200, contentType: Self.contentType, body: RawBody(exposition.text)))
+            }
         }
     }
 }

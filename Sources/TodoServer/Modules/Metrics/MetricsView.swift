@@ -1,7 +1,7 @@
 import HTTPValues
 
-/// The metrics module's HTTP adapter: hands the scrape to the presenter, with the display that
-/// writes the exposition bytes as the body; it decides nothing.
+/// The metrics module's HTTP adapter: hands the scrape to the presenter and writes the exposition
+/// bytes it returns as the body; it decides nothing.
 public struct MetricsView: Sendable {
     private let presenter: MetricsPresenter
     private let serializer: JSONSerializer
@@ -11,7 +11,7 @@ public struct MetricsView: Sendable {
         self.serializer = serializer
     }
 
-    public func handleMetrics(context: RequestContext, respond: @escaping Respond) {
-        presenter.presentMetrics(context: context, view: serializer, respond: respond)
+    public func handleMetrics(context: RequestContext) -> Pending<HTTPResponse> {
+        presenter.presentMetrics().map { [serializer] in serializer.display($0) }
     }
 }

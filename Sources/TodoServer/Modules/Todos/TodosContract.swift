@@ -2,24 +2,24 @@ import HTTPValues
 
 // The to-dos module: list, create, read, change and delete to-dos (`/todos`, `/todos/{id}`).
 // The router hands the HTTP request to the view; the view decodes it into typed request models
-// and calls the presenter with them; the presenter asks the interactor and hands view models
-// back to the view, which writes the response.
+// and calls the presenter with them; the presenter asks the interactor and returns its answer, a
+// view model or a problem (`Pending`: the store may answer later, on the loop); the view writes
+// it as the response and returns that to the router.
 
-/// The presenter, as the view calls it: typed requests in, view models out to `view`. `context`
-/// gives absolute URLs, page links and `If-None-Match` (304); `respond` is handed back to `view`.
+/// The presenter, as the view calls it: typed requests in, its answer out. `context` gives
+/// absolute URLs, page links and `If-None-Match` (304, a view model without a body).
 public protocol TodosModuleInput: Sendable {
-    func presentList(_ query: TodoQuery, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond)
-    func presentCreation(_ draft: TodoDraft, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond)
-    func presentDeletionOfAll(context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond)
-    func presentTodo(id: String, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond)
+    func presentList(_ query: TodoQuery, context: RequestContext) -> Pending<ViewAnswer<TodoListViewModel>>
+    func presentCreation(_ draft: TodoDraft, context: RequestContext) -> Pending<ViewAnswer<TodoViewModel>>
+    func presentDeletionOfAll(context: RequestContext) -> Pending<ViewAnswer<NoBody>>
+    func presentTodo(id: String, context: RequestContext) -> Pending<ViewAnswer<TodoViewModel>>
     func presentPatch(
-        id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay,
-        respond: @escaping Respond)
+        id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext
+    ) -> Pending<ViewAnswer<TodoViewModel>>
     func presentReplacement(
-        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay,
-        respond: @escaping Respond)
-    func presentDeletion(
-        id: String, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond)
+        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext
+    ) -> Pending<ViewAnswer<TodoViewModel>>
+    func presentDeletion(id: String, condition: RevisionCondition, context: RequestContext) -> Pending<ViewAnswer<NoBody>>
 }
 
 /// The business rules (the interactor): ids, timestamps, the store calls, what a condition on a

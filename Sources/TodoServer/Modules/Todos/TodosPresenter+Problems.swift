@@ -3,11 +3,11 @@ import HTTPValues
 extension TodosPresenter {
     /// A domain error as a problem: 404, 412 with the current `ETag` when the to-do exists, 503
     /// with `Retry-After` when the store says when.
-    func presentProblem(_ error: TodosError, view: some ResponseDisplay, respond: Respond) {
+    func problem(_ error: TodosError) -> ResponseViewModel<ProblemDetails> {
         var headers: HTTPHeaders = [:]
         if case .conditionFailed(_, let current?, _) = error { headers.set("ETag", EntityTag(revision: current).description) }
         if case .store(let failure) = error, let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
-        view.display(ResponseViewModel(problem: Self.problem(for: error), headers: consume headers), respond: respond)
+        return ResponseViewModel(problem: Self.problem(for: error), headers: consume headers)
     }
 
     static func problem(for error: TodosError) -> ProblemDetails {

@@ -10,92 +10,98 @@ public struct TodosPresenter: TodosModuleInput {
         self.interactor = interactor
     }
 
-    public func presentList(_ query: TodoQuery, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
-        interactor.list(query) { result in
-            switch result {
-            case .success(let list):
-                var headers: HTTPHeaders = ["ETag": list.entityTag.description, "X-Total-Count": String(list.total)]
-                if let lastChange = list.lastChange { headers.add("X-Last-Event-ID", lastChange) }
-                if context.ifNoneMatch?.matchesWeakly(list.entityTag) == true {
-                    return view.display(ResponseViewModel(status: 304, headers: headers), respond: respond)
+    public func presentList(_ query: TodoQuery, context: RequestContext) -> Pending<ViewAnswer<TodoListViewModel>> {
+        Pending { promise in
+            interactor.list(query) { result in
+                switch result {
+                case .success(let list):
+                    var headers: HTTPHeaders = ["ETag": list.entityTag.description, "X-Total-Count": String(list.total)]
+                    if let lastChange = list.lastChange { headers.add("X-Last-Event-ID", lastChange) }
+                    if context.ifNoneMatch?.matchesWeakly(list.entityTag) == true {
+                        return promise.fulfil(.model(ResponseViewModel(status: 304, headers: headers, body: nil)))
+                    }
+                    let links = PageLinks(
+                        baseURL: context.baseURL, path: context.path, query: context.query, offset: list.offset,
+                        limit: list.limit, total: list.total)
+                    if let link = links.headerValue { headers.set("Link", link) }
+                    let model = TodoListViewModel(items: list.items, baseURL: context.baseURL)
+                    promise.fulfil(.model(ResponseViewModel(status: 200, headers: consume headers, body: model)))
+                case .failure(let error):
+                    promise.fulfil(.problem(problem(error)))
                 }
-                let links = PageLinks(
-                    baseURL: context.baseURL, path: context.path, query: context.query, offset: list.offset,
-                    limit: list.limit, total: list.total)
-                if let link = links.headerValue { headers.set("Link", link) }
-                let model = TodoListViewModel(items: list.items, baseURL: context.baseURL)
-                view.display(ResponseViewModel(status: 200, headers: consume headers, body: model), respond: respond)
-            case .failure(let error):
-                presentProblem(error, view: view, respond: respond)
             }
         }
     }
 
-    public func presentCreation(_ draft: TodoDraft, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
-        interactor.create(draft) { result in
-            presentTodo(result, status: 201, context: context, view: view, respond: respond)
+    public func presentCreation(_ draft: TodoDraft, context: RequestContext) -> Pending<ViewAnswer<TodoViewModel>> {
+        Pending { promise in
+            interactor.create(draft) { promise.fulfil(todo($0, status: 201, baseURL: context.baseURL)) }
         }
     }
 
-    public func presentDeletionOfAll(context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
-        interactor.deleteAll { presentNoContent($0, view: view, respond: respond) }
+    public func presentDeletionOfAll(context: RequestContext) -> Pending<ViewAnswer<NoBody>> {
+        Pending { promise in
+            interactor.deleteAll { promise.fulfil(noContent($0)) }
+        }
     }
 
-    public func presentTodo(id: String, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond) {
-        interactor.get(id: id) { result in
-            if case .success(let todo) = result, context.ifNoneMatch?.matchesWeakly(todo.entityTag) == true {
-                let headers: HTTPHeaders = ["ETag": todo.entityTag.description]
-                return view.display(ResponseViewModel(status: 304, headers: headers), respond: respond)
+    public func presentTodo(id: String, context: RequestContext) -> Pending<ViewAnswer<TodoViewModel>> {
+        Pending { promise in
+            interactor.get(id: id) { result in
+                if case .success(let todo) = result, context.ifNoneMatch?.matchesWeakly(todo.entityTag) == true {
+                    let headers: HTTPHeaders = ["ETag": todo.entityTag.description]
+                    return promise.fulfil(.model(ResponseViewModel(status: 304, headers: headers, body: nil)))
+                }
+                promise.fulfil(todo(result, status: 200, baseURL: context.baseURL))
             }
-            presentTodo(result, status: 200, context: context, view: view, respond: respond)
         }
     }
 
     public func presentPatch(
-        id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay,
-        respond: @escaping Respond
-    ) {
-        interactor.patch(id: id, with: change, condition: condition) {
-            presentTodo($0, status: 200, context: context, view: view, respond: respond)
+        id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext
+    ) -> Pending<ViewAnswer<TodoViewModel>> {
+        Pending { promise in
+            interactor.patch(id: id, with: change, condition: condition) {
+                promise.fulfil(todo($0, status: 200, baseURL: context.baseURL))
+            }
         }
     }
 
     public func presentReplacement(
-        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay,
-        respond: @escaping Respond
-    ) {
-        interactor.replace(id: id, with: draft, condition: condition) {
-            presentTodo($0, status: 200, context: context, view: view, respond: respond)
+        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext
+    ) -> Pending<ViewAnswer<TodoViewModel>> {
+        Pending { promise in
+            interactor.replace(id: id, with: draft, condition: condition) {
+                promise.fulfil(todo($0, status: 200, baseURL: context.baseURL))
+            }
         }
     }
 
-    public func presentDeletion(
-        id: String, condition: RevisionCondition, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond
-    ) {
-        interactor.delete(id: id, condition: condition) { presentNoContent($0, view: view, respond: respond) }
+    public func presentDeletion(id: String, condition: RevisionCondition, context: RequestContext) -> Pending<ViewAnswer<NoBody>> {
+        Pending { promise in
+            interactor.delete(id: id, condition: condition) { promise.fulfil(noContent($0)) }
+        }
     }
 
     /// A single to-do with its `ETag`; a 201 also carries `Location`.
-    private func presentTodo(
-        _ result: Result<Todo, TodosError>, status: Int, context: RequestContext, view: some ResponseDisplay, respond: Respond
-    ) {
+    private func todo(_ result: Result<Todo, TodosError>, status: Int, baseURL: String) -> ViewAnswer<TodoViewModel> {
         switch result {
         case .success(let todo):
-            let model = TodoViewModel(todo, baseURL: context.baseURL)
+            let model = TodoViewModel(todo, baseURL: baseURL)
             var headers: HTTPHeaders = ["ETag": todo.entityTag.description]
             if status == 201 { headers.set("Location", model.url) }
             // Handed over (`consume`): a `var` lives to the end of its scope, so the list would be
             // shared while the view adds to it, and copied.
-            view.display(ResponseViewModel(status: status, headers: consume headers, body: model), respond: respond)
+            return .model(ResponseViewModel(status: status, headers: consume headers, body: model))
         case .failure(let error):
-            presentProblem(error, view: view, respond: respond)
+            return .problem(problem(error))
         }
     }
 
-    private func presentNoContent(_ result: Result<Void, TodosError>, view: some ResponseDisplay, respond: Respond) {
+    private func noContent(_ result: Result<Void, TodosError>) -> ViewAnswer<NoBody> {
         switch result {
-        case .success: view.display(ResponseViewModel(status: 204), respond: respond)
-        case .failure(let error): presentProblem(error, view: view, respond: respond)
+        case .success: .model(ResponseViewModel(status: 204))
+        case .failure(let error): .problem(problem(error))
         }
     }
 }

@@ -10,18 +10,18 @@ public struct UpcomingPresenter: UpcomingModuleInput {
         self.interactor = interactor
     }
 
-    public func presentUpcoming(
-        _ request: UpcomingRequest, context: RequestContext, view: some ResponseDisplay, respond: @escaping Respond
-    ) {
-        interactor.upcoming(request) { result in
-            switch result {
-            case .success(let data):
-                view.display(ResponseViewModel(status: 200, body: viewModel(data, baseURL: context.baseURL)), respond: respond)
-            case .failure(.store(let failure)):
-                context.logger.error("upcoming: the store failed", metadata: ["reason": "\(failure.reason)"])
-                var headers: HTTPHeaders = [:]
-                if let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
-                view.display(ResponseViewModel(problem: failure.problem, headers: headers), respond: respond)
+    public func presentUpcoming(_ request: UpcomingRequest, context: RequestContext) -> Pending<ViewAnswer<UpcomingViewModel>> {
+        Pending { promise in
+            interactor.upcoming(request) { result in
+                switch result {
+                case .success(let data):
+                    promise.fulfil(.model(ResponseViewModel(status: 200, body: viewModel(data, baseURL: context.baseURL))))
+                case .failure(.store(let failure)):
+                    context.logger.error("upcoming: the store failed", metadata: ["reason": "\(failure.reason)"])
+                    var headers: HTTPHeaders = [:]
+                    if let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
+                    promise.fulfil(.problem(ResponseViewModel(problem: failure.problem, headers: headers)))
+                }
             }
         }
     }

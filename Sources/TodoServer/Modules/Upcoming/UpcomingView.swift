@@ -1,7 +1,7 @@
 import HTTPValues
 
 /// The upcoming module's HTTP adapter: decodes the query into an `UpcomingRequest`, hands it to
-/// the presenter with the display that writes its view model; it decides nothing else.
+/// the presenter, and writes the answer it returns as a JSON response; it decides nothing else.
 public struct UpcomingView: Sendable {
     private let presenter: any UpcomingModuleInput
     private let serializer: JSONSerializer
@@ -16,10 +16,10 @@ public struct UpcomingView: Sendable {
     /// The router's entry: decodes `tz` and `weekStart` from the query into an `UpcomingRequest`
     /// and hands it to the presenter; a value that names neither is a 400 problem that names it,
     /// answered here.
-    public func handleUpcoming(context: RequestContext, respond: @escaping Respond) {
+    public func handleUpcoming(context: RequestContext) -> Pending<HTTPResponse> {
         switch request(from: context.query) {
-        case .success(let request): presenter.presentUpcoming(request, context: context, view: serializer, respond: respond)
-        case .failure(let problem): serializer.display(ResponseViewModel(problem: problem), respond: respond)
+        case .success(let request): serializer.display(presenter.presentUpcoming(request, context: context))
+        case .failure(let problem): .ready(serializer.display(ResponseViewModel(problem: problem)))
         }
     }
 
