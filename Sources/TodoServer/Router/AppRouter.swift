@@ -83,16 +83,14 @@ public struct AppRouter: Sendable {
                     interactor: UpcomingInteractor(store: store, clock: dependencies.clock, defaultTimeZone: dependencies.defaultTimeZone)),
                 serializer: serializer),
             system: SystemView(
-                presenter: SystemPresenter(
-                    interactor: SystemInteractor(
-                        store: store, document: dependencies.openAPIDocument, startedAt: dependencies.clock.now(),
-                        libeventVersion: dependencies.libeventVersion)),
+                interactor: SystemInteractor(
+                    store: store, document: dependencies.openAPIDocument, startedAt: dependencies.clock.now(),
+                    libeventVersion: dependencies.libeventVersion),
                 serializer: serializer),
             metrics: MetricsView(
-                presenter: MetricsPresenter(
-                    interactor: MetricsInteractor(
-                        registry: dependencies.metricsRegistry, factory: dependencies.metricsFactory, store: store,
-                        openConnections: dependencies.openConnections, droppedLogLines: dependencies.droppedLogLines)),
+                interactor: MetricsInteractor(
+                    registry: dependencies.metricsRegistry, factory: dependencies.metricsFactory, store: store,
+                    openConnections: dependencies.openConnections, droppedLogLines: dependencies.droppedLogLines),
                 serializer: serializer),
             feed: FeedView(
                 presenter: FeedPresenter(

@@ -1,17 +1,21 @@
 import HTTPValues
 
-/// The metrics module's HTTP adapter: hands the scrape to the presenter and writes the exposition
-/// bytes it returns as the body; it decides nothing.
+/// The metrics module's HTTP adapter: asks the interactor for the exposition and writes its bytes
+/// as the body, with the Prometheus text format's media type; it decides nothing.
 public struct MetricsView: Sendable {
-    private let presenter: MetricsPresenter
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    private let interactor: MetricsInteractor
     private let serializer: JSONSerializer
 
-    public init(presenter: MetricsPresenter, serializer: JSONSerializer) {
-        self.presenter = presenter
+    public init(interactor: MetricsInteractor, serializer: JSONSerializer) {
+        self.interactor = interactor
         self.serializer = serializer
     }
 
     public func handleMetrics(context: RequestContext) -> Pending<HTTPResponse> {
-        presenter.presentMetrics().map { [serializer] in serializer.display($0) }
+        interactor.exposition().map { [serializer] text in
+            serializer.display(ResponseViewModel(status: 200, contentType: Self.contentType, body: RawBody(text)))
+        }
     }
 }

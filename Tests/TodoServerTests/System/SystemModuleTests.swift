@@ -4,17 +4,16 @@ import Testing
 
 @Suite("System module")
 struct SystemModuleTests {
-    let presenter = SystemPresenter(
+    let view = SystemView(
         interactor: SystemInteractor(
             store: FakeTodoStore([makeTodo("a"), makeTodo("b")]), document: Array(#"{"openapi":"3.1.0"}"#.utf8),
-            startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"), libeventVersion: "2.1.12-test"))
-    /// What the view writes the presenter's view models with.
-    let serializer = JSONSerializer()
+            startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"), libeventVersion: "2.1.12-test"),
+        serializer: JSONSerializer())
 
     @Test("the index lists absolute links and the version")
     func index() throws {
         let capture = ResponseCapture()
-        capture.respond(serializer.display(presenter.presentIndex(context: RequestContext(baseURL: "http://h:9"))))
+        view.handleIndex(context: RequestContext(baseURL: "http://h:9")).whenReady(capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 200)
         #expect(
@@ -26,11 +25,11 @@ struct SystemModuleTests {
     @Test("health is ok with the to-do count when detailed, only ok when not")
     func health() throws {
         let capture = ResponseCapture()
-        presenter.presentHealth(detailed: true).map { serializer.display($0) }.whenReady(capture.respond)
+        view.handleHealth(detailed: true, context: RequestContext(baseURL: "http://h")).whenReady(capture.respond)
         #expect(capture.only?.status == 200)
         #expect(capture.only?.text == #"{"status":"ok","todos":2}"#)
         let anonymous = ResponseCapture()
-        presenter.presentHealth(detailed: false).map { serializer.display($0) }.whenReady(anonymous.respond)
+        view.handleHealth(detailed: false, context: RequestContext(baseURL: "http://h")).whenReady(anonymous.respond)
         #expect(anonymous.only?.status == 200)
         #expect(anonymous.only?.text == #"{"status":"ok"}"#)
     }
@@ -38,12 +37,12 @@ struct SystemModuleTests {
     @Test("a store that cannot answer: 503 unavailable; the reason only when detailed")
     func healthDown() throws {
         let reason = #"connection to server on socket "/run/postgresql/.s.PGSQL.5432" failed"#
-        let presenter = SystemPresenter(
+        let view = SystemView(
             interactor: SystemInteractor(
                 store: FakeTodoStore([], failure: StoreError(reason: reason)), document: [],
                 startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"),
-                libeventVersion: "2.1.12-test"))
-        let view = SystemView(presenter: presenter, serializer: JSONSerializer())
+                libeventVersion: "2.1.12-test"),
+            serializer: JSONSerializer())
         let anonymous = ResponseCapture()
         view.handleHealth(detailed: false, context: RequestContext(baseURL: "http://h")).whenReady(anonymous.respond)
         #expect(anonymous.only?.status == 503)
@@ -60,7 +59,7 @@ struct SystemModuleTests {
     @Test("the OpenAPI document is served as it is, as JSON")
     func document() throws {
         let capture = ResponseCapture()
-        capture.respond(serializer.display(presenter.presentOpenAPIDocument(context: RequestContext(baseURL: "http://h"))))
+        view.handleOpenAPIDocument(context: RequestContext(baseURL: "http://h")).whenReady(capture.respond)
         #expect(capture.only?.status == 200)
         #expect(capture.only?.header("Content-Type") == "application/json")
         #expect(capture.only?.text == #"{"openapi":"3.1.0"}"#)
@@ -70,11 +69,11 @@ struct SystemModuleTests {
     func documentServers() throws {
         let document =
             #"{"openapi": "3.1.0", "servers": [ {"url" : "http://localhost:8080", "description": "x"}, {"url": "http://b"} ], "info": {"url": "keep"}}"#
-        let presenter = SystemPresenter(
+        let view = SystemView(
             interactor: SystemInteractor(
                 store: FakeTodoStore([]), document: Array(document.utf8), startedAt: FakeClock.timestamp("2026-11-22T10:00:00.000Z"),
-                libeventVersion: "2.1.12-test"))
-        let view = SystemView(presenter: presenter, serializer: JSONSerializer())
+                libeventVersion: "2.1.12-test"),
+            serializer: JSONSerializer())
         let capture = ResponseCapture()
         view.handleOpenAPIDocument(context: RequestContext(baseURL: "http://todo.example:9000")).whenReady(capture.respond)
         #expect(
