@@ -1,20 +1,25 @@
-/// An answer that is there now or comes later, on the loop thread that asked for it: what a
-/// presenter returns to its view and the view to the router. The store behind a presenter answers
-/// at once (in memory) or later on the same loop (a database): the one completion is at that
-/// seam, where a `Promise` is fulfilled. A `Pending` is used once, by `map` or `whenReady`.
+/// An answer that is there now or comes later, on the loop thread that asked for it: what a use
+/// case returns to its presenter, the presenter to its view and the view to the router. A store in
+/// memory answers at once (`.ready`, carried up by value); the journal or a database answers later
+/// on the same loop (`.later`: each layer's transform waits in the promise). A `Pending` is used
+/// once.
 public enum Pending<Value> {
     case ready(Value)
     case later(Promise<Value>)
 
-    /// The answer of a call that completes through a callback: `start` is handed the promise to
-    /// fulfil, and the answer is ready when it was fulfilled before `start` returned.
+    /// The answer of a call that completes through a callback (the journal's writer, a database
+    /// connection): `start` is handed a promise to fulfil, and the answer is ready when it was
+    /// fulfilled before `start` returned. A store that answers at once returns `.ready` instead:
+    /// no promise is made for it.
+    @inline(__always)
     public init(_ start: (Promise<Value>) -> Void) {
         let promise = Promise<Value>()
         start(promise)
         if let value = promise.takeValue() { self = .ready(value) } else { self = .later(promise) }
     }
 
-    /// The answer, transformed when it is there.
+    /// The answer, transformed when it is there: at once if it is.
+    @inline(__always)
     public consuming func map<T>(_ transform: @escaping (consuming Value) -> T) -> Pending<T> {
         switch consume self {
         case .ready(let value): .ready(transform(value))
@@ -22,7 +27,21 @@ public enum Pending<Value> {
         }
     }
 
+    /// The answer, transformed with `captured` when it is there. `transform` should capture
+    /// nothing: what it needs comes in `captured`, so that an answer there now is transformed with
+    /// no closure context allocated (one is made around `transform` only for a later answer).
+    @inline(__always)
+    public consuming func map<Captured, T>(
+        with captured: Captured, _ transform: @escaping (consuming Value, Captured) -> T
+    ) -> Pending<T> {
+        switch consume self {
+        case .ready(let value): .ready(transform(value, captured))
+        case .later(let promise): .later(promise.map { transform($0, captured) })
+        }
+    }
+
     /// Hands the answer to `body` when it is there: at once if it is.
+    @inline(__always)
     public consuming func whenReady(_ body: @escaping (consuming Value) -> Void) {
         switch consume self {
         case .ready(let value): body(value)

@@ -53,11 +53,18 @@ public struct ModuleDependencies: Sendable {
     }
 }
 
+/// The to-dos module as the router builds it: view, presenter and interactor, each calling the
+/// next directly.
+public typealias TodosModule = TodosView<TodosPresenter<TodosInteractor>>
+
+/// The upcoming module as the router builds it.
+public typealias UpcomingModule = UpcomingView<UpcomingPresenter<UpcomingInteractor>>
+
 /// The wireframe: maps method and path to a module, and answers what no module owns
 /// (404, 405 with `Allow`, 413, 414, 415, CORS preflight). Built once, at start-up.
 public struct AppRouter: Sendable {
-    private let todos: TodosView
-    private let upcoming: UpcomingView
+    private let todos: TodosModule
+    private let upcoming: UpcomingModule
     private let system: SystemView
     private let metrics: MetricsView
     private let feed: FeedView
@@ -102,7 +109,7 @@ public struct AppRouter: Sendable {
     }
 
     private init(
-        todos: TodosView, upcoming: UpcomingView, system: SystemView,
+        todos: TodosModule, upcoming: UpcomingModule, system: SystemView,
         metrics: MetricsView, feed: FeedView, screening: RequestScreening, cors: CORSPolicy,
         authentication: BearerAuthentication, serializer: JSONSerializer
     ) {

@@ -78,41 +78,37 @@ final class StubTodosUseCases: TodosUseCases {
         }
     }
 
-    func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
+    func list(_ query: TodoQuery) -> Pending<Result<TodoListData, TodosError>> {
         record(.list(query))
-        completion(
+        return .ready(
             .success(
                 TodoListData(
                     items: Array(all.dropFirst(query.offset).prefix(query.limit)), total: all.count, offset: query.offset,
                     limit: query.limit)))
     }
-    func create(_ draft: TodoDraft, completion: @escaping (Result<Todo, TodosError>) -> Void) {
+    func create(_ draft: TodoDraft) -> Pending<Result<Todo, TodosError>> {
         record(.create(draft))
-        completion(todo)
+        return .ready(todo)
     }
-    func get(id: String, completion: @escaping (Result<Todo, TodosError>) -> Void) {
+    func get(id: String) -> Pending<Result<Todo, TodosError>> {
         record(.get(id: id))
-        completion(todo)
+        return .ready(todo)
     }
-    func patch(
-        id: String, with patch: TodoChange, condition: RevisionCondition, completion: @escaping (Result<Todo, TodosError>) -> Void
-    ) {
+    func patch(id: String, with patch: TodoChange, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>> {
         record(.patch(id: id, patch, condition))
-        completion(todo)
+        return .ready(todo)
     }
-    func replace(
-        id: String, with draft: TodoDraft, condition: RevisionCondition, completion: @escaping (Result<Todo, TodosError>) -> Void
-    ) {
+    func replace(id: String, with draft: TodoDraft, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>> {
         record(.replace(id: id, draft, condition))
-        completion(todo)
+        return .ready(todo)
     }
-    func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void) {
+    func delete(id: String, condition: RevisionCondition) -> Pending<Result<Void, TodosError>> {
         record(.delete(id: id, condition))
-        completion(todo.map { _ in () })
+        return .ready(todo.map { _ in () })
     }
-    func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void) {
+    func deleteAll() -> Pending<Result<Void, TodosError>> {
         record(.deleteAll)
-        completion(.success(()))
+        return .ready(.success(()))
     }
     private func record(_ call: Call) { calls.withTracedLock { $0.append(call) } }
 }

@@ -58,7 +58,7 @@ final class RecordingTodosPresenter: TodosModuleInput {
 @Suite("TodosView: decoding requests")
 struct TodosViewDecodingTests {
     let presenter = RecordingTodosPresenter()
-    var view: TodosView { TodosView(presenter: presenter, serializer: JSONSerializer()) }
+    var view: TodosView<RecordingTodosPresenter> { TodosView(presenter: presenter, serializer: JSONSerializer()) }
     let context = RequestContext(baseURL: "http://h:1", path: "/todos")
 
     private func request(_ method: HTTPMethod, _ body: String) -> HTTPRequest {

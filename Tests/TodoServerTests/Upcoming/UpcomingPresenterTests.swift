@@ -10,9 +10,9 @@ final class StubUpcomingUseCases: UpcomingUseCases, @unchecked Sendable {
 
     init(_ answer: Result<UpcomingData, UpcomingError>) { self.answer = answer }
 
-    func upcoming(_ request: UpcomingRequest, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void) {
+    func upcoming(_ request: UpcomingRequest) -> Pending<Result<UpcomingData, UpcomingError>> {
         asked.append(request)
-        completion(answer)
+        return .ready(answer)
     }
 }
 
@@ -47,7 +47,7 @@ struct UpcomingPresenterTests {
         ])
         let stub = StubUpcomingUseCases(.success(data))
         let presenter = UpcomingPresenter(interactor: stub)
-        let model = presenter.viewModel(data, baseURL: "http://h")
+        let model = UpcomingViewModel(data, baseURL: "http://h")
         #expect(model.sections.map(\.title) == ["Today", "Later this week", "Next week", "Tomorrow"])
         #expect(model.sections.map(\.relativeDate) == ["today", "laterThisWeek", "nextWeek", "tomorrow"])
         #expect(model.sections[0].items[0].url == "http://h/todos/a")

@@ -39,11 +39,9 @@ public struct MetricsInteractor: Sendable {
     /// after the gauges read at scrape time are set. A store that cannot say how many to-dos it
     /// holds leaves its gauge at its last value.
     public func exposition() -> Pending<[UInt8]> {
-        Pending { promise in
-            store.statistics { result in
-                if case .success(let statistics) = result { todosGauge.record(statistics.count) }
-                promise.fulfil(render())
-            }
+        store.statistics().map { result in
+            if case .success(let statistics) = result { todosGauge.record(statistics.count) }
+            return render()
         }
     }
 

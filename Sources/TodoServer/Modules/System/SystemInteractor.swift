@@ -35,14 +35,10 @@ public struct SystemInteractor: Sendable {
     /// cannot say how many to-dos it holds.
     public func health() -> Pending<HealthData> {
         let refusal = store.writeRefusal
-        return Pending { promise in
-            store.statistics { result in
-                switch result {
-                case .success(let statistics):
-                    promise.fulfil(HealthData(healthy: refusal == nil, todoCount: statistics.count, reason: refusal))
-                case .failure(let error):
-                    promise.fulfil(HealthData(healthy: false, todoCount: 0, reason: refusal ?? error.reason))
-                }
+        return store.statistics().map { result in
+            switch result {
+            case .success(let statistics): HealthData(healthy: refusal == nil, todoCount: statistics.count, reason: refusal)
+            case .failure(let error): HealthData(healthy: false, todoCount: 0, reason: refusal ?? error.reason)
             }
         }
     }

@@ -23,26 +23,23 @@ public protocol TodosModuleInput: Sendable {
 }
 
 /// The business rules (the interactor): ids, timestamps, the store calls, what a condition on a
-/// missing to-do means. Knows nothing of HTTP: typed requests in, domain data or a domain error out.
+/// missing to-do means. Knows nothing of HTTP: typed requests in, domain data or a domain error
+/// out (`Pending`: ready when the store answered at once, later when it answers on the loop).
 public protocol TodosUseCases: Sendable {
     /// One page of to-dos; by default `order` (unset last), then `createdAt`, then `id`.
-    func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void)
+    func list(_ query: TodoQuery) -> Pending<Result<TodoListData, TodosError>>
     /// Stores a new to-do with a fresh id, created and updated now.
-    func create(_ draft: TodoDraft, completion: @escaping (Result<Todo, TodosError>) -> Void)
-    func get(id: String, completion: @escaping (Result<Todo, TodosError>) -> Void)
+    func create(_ draft: TodoDraft) -> Pending<Result<Todo, TodosError>>
+    func get(id: String) -> Pending<Result<Todo, TodosError>>
     /// Applies a merge patch if the condition holds; a patch that changes nothing keeps the
     /// revision and `updatedAt`.
-    func patch(
-        id: String, with change: TodoChange, condition: RevisionCondition,
-        completion: @escaping (Result<Todo, TodosError>) -> Void)
+    func patch(id: String, with change: TodoChange, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>>
     /// Replaces the writable fields if the condition holds; the same content keeps the
     /// revision and `updatedAt`.
-    func replace(
-        id: String, with draft: TodoDraft, condition: RevisionCondition,
-        completion: @escaping (Result<Todo, TodosError>) -> Void)
+    func replace(id: String, with draft: TodoDraft, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>>
     /// Deletes the to-do if the condition holds.
-    func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void)
-    func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void)
+    func delete(id: String, condition: RevisionCondition) -> Pending<Result<Void, TodosError>>
+    func deleteAll() -> Pending<Result<Void, TodosError>>
 }
 
 /// The fields of a new to-do or of a replacement (create, PUT), validated by the view.

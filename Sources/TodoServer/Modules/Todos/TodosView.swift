@@ -3,14 +3,15 @@ import HTTPValues
 /// The to-dos module's HTTP adapter: the router hands it the request; it decodes bodies, queries and
 /// conditional headers into the module's request models (`TodosView+Decoding.swift`), answers what
 /// it cannot decode itself, calls the presenter with the typed requests, and writes the answers the
-/// presenter returns as JSON responses, which it returns to the router.
-public struct TodosView: Sendable {
-    private let presenter: any TodosModuleInput
+/// presenter returns as JSON responses, which it returns to the router. Generic over its presenter
+/// so that the router's module is called directly and its answers written by a specialised display.
+public struct TodosView<Presenter: TodosModuleInput>: Sendable {
+    private let presenter: Presenter
     private let serializer: JSONSerializer
     let inputDecoder = TodoInputDecoder()
     let queryDecoder = TodoListQueryDecoder()
 
-    public init(presenter: any TodosModuleInput, serializer: JSONSerializer) {
+    public init(presenter: Presenter, serializer: JSONSerializer) {
         self.presenter = presenter
         self.serializer = serializer
     }

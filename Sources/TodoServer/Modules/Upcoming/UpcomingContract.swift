@@ -10,9 +10,10 @@ public protocol UpcomingModuleInput: Sendable {
 }
 
 /// The business rules (the interactor): which to-dos are upcoming and in which group. Knows
-/// nothing of HTTP: a typed request in, domain data or a domain error out.
+/// nothing of HTTP: a typed request in, domain data or a domain error out (`Pending`: the store
+/// may answer later, on the loop).
 public protocol UpcomingUseCases: Sendable {
-    func upcoming(_ request: UpcomingRequest, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void)
+    func upcoming(_ request: UpcomingRequest) -> Pending<Result<UpcomingData, UpcomingError>>
 }
 
 /// What the upcoming use case is asked: nil takes the default (the configured time zone, Monday).

@@ -2,12 +2,13 @@ import HTTPValues
 
 /// The upcoming module's HTTP adapter: decodes the query into an `UpcomingRequest`, hands it to
 /// the presenter, and writes the answer it returns as a JSON response; it decides nothing else.
-public struct UpcomingView: Sendable {
-    private let presenter: any UpcomingModuleInput
+/// Generic over its presenter, as `TodosView`.
+public struct UpcomingView<Presenter: UpcomingModuleInput>: Sendable {
+    private let presenter: Presenter
     private let serializer: JSONSerializer
     private let zones: TimeZoneDirectory
 
-    public init(presenter: any UpcomingModuleInput, serializer: JSONSerializer, zones: TimeZoneDirectory = TimeZoneDirectory()) {
+    public init(presenter: Presenter, serializer: JSONSerializer, zones: TimeZoneDirectory = TimeZoneDirectory()) {
         self.presenter = presenter
         self.serializer = serializer
         self.zones = zones
