@@ -36,7 +36,7 @@ public enum Pending<Value> {
     ) -> Pending<T> {
         switch consume self {
         case .ready(let value): .ready(transform(value, captured))
-        case .later(let promise): .later(promise.map { transform($0, captured) })
+        case .later(let promise): .later(promise.map(with: captured, transform))
         }
     }
 
@@ -52,15 +52,27 @@ public enum Pending<Value> {
 
 /// Where a later answer lands: fulfilled once, on the loop thread that waits for it.
 public final class Promise<Value> {
-    private var value: Value?
+    /// The answer, when it came before anyone waited for it (a change the journal refused at
+    /// once). Kept out of line, behind a pointer: a stored `Value?` would make every promise's
+    /// deinit look up `Optional<Value>`'s metadata at run time (~300 instructions), answer or not.
+    private var kept: UnsafeMutablePointer<Value>?
     private var waiter: ((consuming Value) -> Void)?
 
     public init() {}
 
+    deinit {
+        if let kept {
+            kept.deinitialize(count: 1)
+            kept.deallocate()
+        }
+    }
+
     /// Delivers the answer: to whoever waits for it, or kept until someone does.
     public func fulfil(_ value: consuming Value) {
         guard let waiter else {
-            self.value = value
+            let cell = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+            cell.initialize(to: value)
+            kept = cell
             return
         }
         self.waiter = nil
@@ -68,17 +80,28 @@ public final class Promise<Value> {
     }
 
     func takeValue() -> Value? {
-        value.take()
+        guard let cell = kept else { return nil }
+        kept = nil
+        defer { cell.deallocate() }
+        return cell.move()
     }
 
     func whenReady(_ body: @escaping (consuming Value) -> Void) {
-        if let value = value.take() { return body(value) }
+        if let value = takeValue() { return body(value) }
         waiter = body
     }
 
     func map<T>(_ transform: @escaping (consuming Value) -> T) -> Promise<T> {
         let next = Promise<T>()
         whenReady { next.fulfil(transform($0)) }
+        return next
+    }
+
+    /// As `map`, with `captured` held in the one closure that waits (not in a second one around
+    /// `transform`).
+    func map<Captured, T>(with captured: Captured, _ transform: @escaping (consuming Value, Captured) -> T) -> Promise<T> {
+        let next = Promise<T>()
+        whenReady { next.fulfil(transform($0, captured)) }
         return next
     }
 }
