@@ -51,7 +51,7 @@ public enum Pending<Value> {
 }
 
 /// Where a later answer lands: fulfilled once, on the loop thread that waits for it.
-public final class Promise<Value> {
+public class Promise<Value> {
     /// The answer, when it came before anyone waited for it (a change the journal refused at
     /// once). Kept out of line, behind a pointer: a stored `Value?` would make every promise's
     /// deinit look up `Optional<Value>`'s metadata at run time (~300 instructions), answer or not.
@@ -68,7 +68,7 @@ public final class Promise<Value> {
     }
 
     /// Delivers the answer: to whoever waits for it, or kept until someone does.
-    public func fulfil(_ value: consuming Value) {
+    public final func fulfil(_ value: consuming Value) {
         guard let waiter else {
             let cell = UnsafeMutablePointer<Value>.allocate(capacity: 1)
             cell.initialize(to: value)
@@ -79,29 +79,45 @@ public final class Promise<Value> {
         waiter(value)
     }
 
-    func takeValue() -> Value? {
+    final func takeValue() -> Value? {
         guard let cell = kept else { return nil }
         kept = nil
         defer { cell.deallocate() }
         return cell.move()
     }
 
-    func whenReady(_ body: @escaping (consuming Value) -> Void) {
+    final func whenReady(_ body: @escaping (consuming Value) -> Void) {
         if let value = takeValue() { return body(value) }
         waiter = body
     }
 
-    func map<T>(_ transform: @escaping (consuming Value) -> T) -> Promise<T> {
+    final func map<T>(_ transform: @escaping (consuming Value) -> T) -> Promise<T> {
         let next = Promise<T>()
         whenReady { next.fulfil(transform($0)) }
         return next
     }
 
-    /// As `map`, with `captured` held in the one closure that waits (not in a second one around
-    /// `transform`).
-    func map<Captured, T>(with captured: Captured, _ transform: @escaping (consuming Value, Captured) -> T) -> Promise<T> {
-        let next = Promise<T>()
-        whenReady { next.fulfil(transform($0, captured)) }
+    /// As `map`, with `captured` and `transform` held by the next promise itself: the closure that
+    /// waits captures only that promise, so each layer of a later answer allocates once.
+    final func map<Captured, T>(with captured: Captured, _ transform: @escaping (consuming Value, Captured) -> T) -> Promise<T> {
+        let next = MappedPromise(captured: captured, transform: transform)
+        whenReady { next.receive($0) }
         return next
+    }
+}
+
+/// A promise fulfilled with `transform` of another promise's answer and `captured`.
+final class MappedPromise<Source, Captured, Value>: Promise<Value> {
+    private let captured: Captured
+    private let transform: (consuming Source, Captured) -> Value
+
+    init(captured: Captured, transform: @escaping (consuming Source, Captured) -> Value) {
+        self.captured = captured
+        self.transform = transform
+        super.init()
+    }
+
+    func receive(_ source: consuming Source) {
+        fulfil(transform(source, captured))
     }
 }
