@@ -52,7 +52,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         store: InMemoryTodoStore(todos), clock: FixedClock(instant: Timestamp(millisecondsSinceEpoch: instant)),
         defaultTimeZone: IANATimeZone(identifier: zone.identifier)!)
     var answer: UpcomingData?
-    interactor.upcoming(UpcomingRequest(weekStart: sunday ? .sunday : .monday)) { answer = try? $0.get() }
+    interactor.upcoming(UpcomingRequest(weekStart: sunday ? .sunday : .monday)).whenReady { answer = try? $0.get() }
     guard let sections = answer?.sections else { preconditionFailure("no answer") }
 
     /// The days after today that each section covers, from Calendar's week.

@@ -129,7 +129,7 @@ public final class TodoApplication: HTTPHandler {
                         + "or a request line and headers over \(configuration.hardHeaderLimit) bytes.")
             default: ProblemDetails(status: status, title: HTTPStatus.reasonPhrase(status), detail: "The request could not be read.")
             }
-        var response = serializer.response(for: ResponseViewModel(problem: problem))
+        var response = serializer.display(ResponseViewModel(problem: problem))
         cors.apply(to: &response.headers, requestOrigin: origin)
         let requestID = identity.newRequestID()
         response.headers.add("X-Request-ID", requestID)

@@ -47,5 +47,11 @@ extension ResponseViewModel where Body == NoBody {
     }
 }
 
-/// Where a module's view writes the finished response; called once, on the request's loop thread.
+/// What a presenter answers when it may refuse: its view model, or a problem.
+public enum ViewAnswer<Body: JSONWritable & Sendable>: Sendable {
+    case model(ResponseViewModel<Body>)
+    case problem(ResponseViewModel<ProblemDetails>)
+}
+
+/// Where the router writes the finished response; called once, on the request's loop thread.
 public typealias Respond = (consuming HTTPResponse) -> Void

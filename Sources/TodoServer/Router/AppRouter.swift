@@ -53,11 +53,18 @@ public struct ModuleDependencies: Sendable {
     }
 }
 
+/// The to-dos module as the router builds it: view, presenter and interactor, each calling the
+/// next directly.
+public typealias TodosModule = TodosView<TodosPresenter<TodosInteractor>>
+
+/// The upcoming module as the router builds it.
+public typealias UpcomingModule = UpcomingView<UpcomingPresenter<UpcomingInteractor>>
+
 /// The wireframe: maps method and path to a module, and answers what no module owns
 /// (404, 405 with `Allow`, 413, 414, 415, CORS preflight). Built once, at start-up.
 public struct AppRouter: Sendable {
-    private let todos: TodosView
-    private let upcoming: UpcomingView
+    private let todos: TodosModule
+    private let upcoming: UpcomingModule
     private let system: SystemView
     private let metrics: MetricsView
     private let feed: FeedView
@@ -83,16 +90,14 @@ public struct AppRouter: Sendable {
                     interactor: UpcomingInteractor(store: store, clock: dependencies.clock, defaultTimeZone: dependencies.defaultTimeZone)),
                 serializer: serializer),
             system: SystemView(
-                presenter: SystemPresenter(
-                    interactor: SystemInteractor(
-                        store: store, document: dependencies.openAPIDocument, startedAt: dependencies.clock.now(),
-                        libeventVersion: dependencies.libeventVersion)),
+                interactor: SystemInteractor(
+                    store: store, document: dependencies.openAPIDocument, startedAt: dependencies.clock.now(),
+                    libeventVersion: dependencies.libeventVersion),
                 serializer: serializer),
             metrics: MetricsView(
-                presenter: MetricsPresenter(
-                    interactor: MetricsInteractor(
-                        registry: dependencies.metricsRegistry, factory: dependencies.metricsFactory, store: store,
-                        openConnections: dependencies.openConnections, droppedLogLines: dependencies.droppedLogLines)),
+                interactor: MetricsInteractor(
+                    registry: dependencies.metricsRegistry, factory: dependencies.metricsFactory, store: store,
+                    openConnections: dependencies.openConnections, droppedLogLines: dependencies.droppedLogLines),
                 serializer: serializer),
             feed: FeedView(
                 presenter: FeedPresenter(
@@ -104,7 +109,7 @@ public struct AppRouter: Sendable {
     }
 
     private init(
-        todos: TodosView, upcoming: UpcomingView, system: SystemView,
+        todos: TodosModule, upcoming: UpcomingModule, system: SystemView,
         metrics: MetricsView, feed: FeedView, screening: RequestScreening, cors: CORSPolicy,
         authentication: BearerAuthentication, serializer: JSONSerializer
     ) {
@@ -147,7 +152,11 @@ public struct AppRouter: Sendable {
             return respond(HTTPResponse(status: 204, headers: headers))
         }
         if route == .events { return feed.handleSubscription(request, context: context, openStream: openStream, respond: respond) }
-        routeToModule(route, request: request, context: context, respond: respond)
+        // Not `whenReady(respond)`: an answer there now goes out with no closure around `respond`.
+        switch answer(route, request: request, context: context) {
+        case .ready(let response): respond(response)
+        case .later(let promise): promise.whenReady(respond)
+        }
     }
 
     /// The answer to a request whose connection is over the connection limit (the transport's
@@ -156,7 +165,7 @@ public struct AppRouter: Sendable {
         let refusal = screening.connectionLimitRefusal
         context.logger.debug(
             "screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
-        return serializer.response(for: ResponseViewModel(problem: refusal.problem, headers: refusal.headers))
+        return serializer.display(ResponseViewModel(problem: refusal.problem, headers: refusal.headers))
     }
 
     /// The answer to a request whose client holds its body back (`Expect: 100-continue`) when the
@@ -168,7 +177,7 @@ public struct AppRouter: Sendable {
     public func refusal(ofHead head: HTTPRequest, route: Route?, context: RequestContext) -> HTTPResponse? {
         let declared = head.headers["Content-Length"].flatMap { Int($0) }.map { $0 > 0 } ?? false
         guard let (problem, headers) = refusal(of: head, route: route, context: context, hasContent: declared) else { return nil }
-        return serializer.response(for: ResponseViewModel(problem: problem, headers: headers))
+        return serializer.display(ResponseViewModel(problem: problem, headers: headers))
     }
 
     /// Why `request` is refused before its module sees it (the problem and the headers that go
@@ -200,23 +209,24 @@ public struct AppRouter: Sendable {
         return nil
     }
 
-    private func routeToModule(_ route: Route, request: HTTPRequest, context: RequestContext, respond: @escaping Respond) {
+    /// The module's answer to a request on `route`; not the live feed's, which answers through the
+    /// stream it opens.
+    private func answer(_ route: Route, request: HTTPRequest, context: RequestContext) -> Pending<HTTPResponse> {
         switch (route, request.method) {
-        case (.events, _): return
-        case (.index, _): system.handleIndex(context: context, respond: respond)
+        case (.events, _): preconditionFailure("the live feed answers through its stream: routeRequest hands it over first")
+        case (.index, _): system.handleIndex(context: context)
         case (.health, _):
-            let detailed = authentication.showsDetails(authorization: request.headers["Authorization"])
-            system.handleHealth(detailed: detailed, context: context, respond: respond)
-        case (.openAPI, _): system.handleOpenAPIDocument(context: context, respond: respond)
-        case (.metrics, _): metrics.handleMetrics(context: context, respond: respond)
-        case (.upcoming, _): upcoming.handleUpcoming(context: context, respond: respond)
-        case (.todos, .post): todos.handleCreation(request, context: context, respond: respond)
-        case (.todos, .delete): todos.handleDeletionOfAll(context: context, respond: respond)
-        case (.todos, _): todos.handleList(context: context, respond: respond)
-        case (.todo(let id), .patch): todos.handlePatch(id: id, request, context: context, respond: respond)
-        case (.todo(let id), .put): todos.handleReplacement(id: id, request, context: context, respond: respond)
-        case (.todo(let id), .delete): todos.handleDeletion(id: id, context: context, respond: respond)
-        case (.todo(let id), _): todos.handleTodo(id: id, context: context, respond: respond)
+            system.handleHealth(detailed: authentication.showsDetails(authorization: request.headers["Authorization"]), context: context)
+        case (.openAPI, _): system.handleOpenAPIDocument(context: context)
+        case (.metrics, _): metrics.handleMetrics(context: context)
+        case (.upcoming, _): upcoming.handleUpcoming(context: context)
+        case (.todos, .post): todos.handleCreation(request, context: context)
+        case (.todos, .delete): todos.handleDeletionOfAll(context: context)
+        case (.todos, _): todos.handleList(context: context)
+        case (.todo(let id), .patch): todos.handlePatch(id: id, request, context: context)
+        case (.todo(let id), .put): todos.handleReplacement(id: id, request, context: context)
+        case (.todo(let id), .delete): todos.handleDeletion(id: id, context: context)
+        case (.todo(let id), _): todos.handleTodo(id: id, context: context)
         }
     }
 
@@ -260,6 +270,6 @@ public struct AppRouter: Sendable {
     }
 
     private func routeProblem(_ problem: ProblemDetails, headers: HTTPHeaders = [:], respond: Respond) {
-        respond(serializer.response(for: ResponseViewModel(problem: problem, headers: headers)))
+        respond(serializer.display(ResponseViewModel(problem: problem, headers: headers)))
     }
 }

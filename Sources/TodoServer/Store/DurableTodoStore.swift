@@ -60,29 +60,27 @@ public final class DurableTodoStore: TodoStore {
     /// The number of to-dos, read without waiting.
     public var count: Int { memory.count }
 
-    public func statistics(completion: @escaping (Result<StoreStatistics, StoreError>) -> Void) {
-        memory.statistics(completion: completion)
+    public func statistics() -> Pending<Result<StoreStatistics, StoreError>> {
+        memory.statistics()
     }
 
     /// Why changes are refused now (the disk failed a write or fsync), nil while they are not.
     public var writeRefusal: String? { journal.refusal }
 
-    public func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
-        memory.todo(id: id, completion: completion)
+    public func todo(id: String) -> Pending<Result<Todo?, StoreError>> {
+        memory.todo(id: id)
     }
 
-    public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
-        memory.list(query, completion: completion)
+    public func list(_ query: TodoQuery) -> Pending<Result<TodoPage, StoreError>> {
+        memory.list(query)
     }
 
-    public func upcoming(
-        from: CalendarDay, through: CalendarDay, completion: @escaping (Result<[Todo], StoreError>) -> Void
-    ) {
-        memory.upcoming(from: from, through: through, completion: completion)
+    public func upcoming(from: CalendarDay, through: CalendarDay) -> Pending<Result<[Todo], StoreError>> {
+        memory.upcoming(from: from, through: through)
     }
 
-    public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
-        submit(completion) { _ in
+    public func insert(_ todo: Todo) -> Pending<Result<Todo, StoreError>> {
+        submit { _ in
             var stored = todo
             stored.revision = 1
             return (stored, [.put(stored)])
@@ -90,10 +88,9 @@ public final class DurableTodoStore: TodoStore {
     }
 
     public func update(
-        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp,
-        completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
-    ) {
-        submit(completion) { draft in
+        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp
+    ) -> Pending<Result<StoreUpdate, StoreError>> {
+        submit { draft in
             let outcome = StoreUpdate.decide(
                 stored: draft.todo(id: id), change: change, condition: condition, at: time,
                 nextRevision: { draft.nextRevision(after: $0) })
@@ -102,18 +99,16 @@ public final class DurableTodoStore: TodoStore {
         }
     }
 
-    public func remove(
-        id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
-    ) {
-        submit(completion) { draft in
+    public func remove(id: String, condition: RevisionCondition) -> Pending<Result<StoreRemoval, StoreError>> {
+        submit { draft in
             guard let todo = draft.todo(id: id) else { return (.notFound, []) }
             if condition.failure(for: todo) != nil { return (.conditionFailed(todo), []) }
             return (.removed, [.remove(id: id, revision: draft.nextRevision(after: todo))])
         }
     }
 
-    public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
-        submit(completion) { _ in ((), [.removeAll(revision: 0)]) }
+    public func removeAll() -> Pending<Result<Void, StoreError>> {
+        submit { _ in ((), [.removeAll(revision: 0)]) }
     }
 
     /// Syncs and closes the journal; call once the loops have stopped. Gives up after `seconds`
@@ -131,18 +126,17 @@ public final class DurableTodoStore: TodoStore {
 
     /// Hands the change to the journal's writer, which prepares it on the store as the changes
     /// before it leave it, and answers on the calling loop once its records are written (under
-    /// `always`: synced) and applied.
-    private func submit<T>(
-        _ completion: @escaping (Result<T, StoreError>) -> Void,
-        _ prepare: @escaping (inout StoreDraft) -> (T, [JournalRecord])
-    ) {
-        journal.submit(
-            Journal.Change(
-                prepare: { draft in
-                    let (result, records) = prepare(&draft)
-                    return (records, { failure in completion(failure.map { .failure($0) } ?? .success(result)) })
-                },
-                refuse: { completion(.failure($0)) },
-                executor: LoopExecutor.current))
+    /// `always`: synced) and applied (or at once, when the journal refuses it).
+    private func submit<T>(_ prepare: @escaping (inout StoreDraft) -> (T, [JournalRecord])) -> Pending<Result<T, StoreError>> {
+        Pending { promise in
+            journal.submit(
+                Journal.Change(
+                    prepare: { draft in
+                        let (result, records) = prepare(&draft)
+                        return (records, { failure in promise.fulfil(failure.map { .failure($0) } ?? .success(result)) })
+                    },
+                    refuse: { promise.fulfil(.failure($0)) },
+                    executor: LoopExecutor.current))
+        }
     }
 }

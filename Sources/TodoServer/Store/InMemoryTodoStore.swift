@@ -99,28 +99,28 @@ public final class InMemoryTodoStore: TodoStore {
     /// The number of to-dos, read without waiting.
     public var count: Int { state.withTracedLock { $0.slots.liveCount } }
 
-    public func statistics(completion: @escaping (Result<StoreStatistics, StoreError>) -> Void) {
-        completion(.success(StoreStatistics(count: count)))
+    public func statistics() -> Pending<Result<StoreStatistics, StoreError>> {
+        .ready(.success(StoreStatistics(count: count)))
     }
 
-    public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
+    public func insert(_ todo: Todo) -> Pending<Result<Todo, StoreError>> {
         var todo = todo
         todo.revision = 1
         state.withTracedLock { [todo, changes] state in
             state.put(todo)
             changes.appendNext(.created(todo))
         }
-        completion(.success(todo))
+        return .ready(.success(todo))
     }
 
-    public func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
-        completion(.success(state.withTracedLock { state in state.slots.slot(of: id).map { state.slots.todo($0, named: id) } }))
+    public func todo(id: String) -> Pending<Result<Todo?, StoreError>> {
+        .ready(.success(state.withTracedLock { state in state.slots.slot(of: id).map { state.slots.todo($0, named: id) } }))
     }
 
-    public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
+    public func list(_ query: TodoQuery) -> Pending<Result<TodoPage, StoreError>> {
         // One lock: the search arena answers searches, the title index title orders, the
         // default-order index the default order, and any other order filters and sorts.
-        completion(
+        .ready(
             .success(
                 state.withTracedLock { [changes] state in
                     var page = Self.page(query, state)
@@ -178,10 +178,8 @@ public final class InMemoryTodoStore: TodoStore {
         return TodoPage(items: slots.snapshots(page), total: total)
     }
 
-    public func upcoming(
-        from: CalendarDay, through: CalendarDay, completion: @escaping (Result<[Todo], StoreError>) -> Void
-    ) {
-        completion(
+    public func upcoming(from: CalendarDay, through: CalendarDay) -> Pending<Result<[Todo], StoreError>> {
+        .ready(
             .success(
                 state.withTracedLock { state in
                     state.dueIndex.range(from: from, through: through, state.slots).map { state.slots.todo($0) }
@@ -189,10 +187,9 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     public func update(
-        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp,
-        completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
-    ) {
-        completion(
+        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp
+    ) -> Pending<Result<StoreUpdate, StoreError>> {
+        .ready(
             .success(
                 state.withTracedLock { [changes] state in
                     let stored = state.slots.slot(of: id).map { state.slots.todo($0, named: id) }
@@ -206,10 +203,8 @@ public final class InMemoryTodoStore: TodoStore {
                 }))
     }
 
-    public func remove(
-        id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
-    ) {
-        completion(
+    public func remove(id: String, condition: RevisionCondition) -> Pending<Result<StoreRemoval, StoreError>> {
+        .ready(
             .success(
                 state.withTracedLock { [changes] state -> StoreRemoval in
                     guard let slot = state.slots.slot(of: id) else { return .notFound }
@@ -224,7 +219,7 @@ public final class InMemoryTodoStore: TodoStore {
     /// Removes every to-do. The freed pages go back to the OS (the allocator keeps them otherwise),
     /// so an emptied store shrinks the process: this thread's at once, every loop's at its next
     /// sweep (`MemoryRelease`).
-    public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
+    public func removeAll() -> Pending<Result<Void, StoreError>> {
         var old = State()
         state.withTracedLock { [changes] state in
             swap(&state, &old)
@@ -232,7 +227,7 @@ public final class InMemoryTodoStore: TodoStore {
         }
         old = State()  // frees the old to-dos here, outside the lock, before the trim
         MemoryRelease.release()
-        completion(.success(()))
+        return .ready(.success(()))
     }
 
     /// Applies changes the journal has written, with the revisions they took (the durable store

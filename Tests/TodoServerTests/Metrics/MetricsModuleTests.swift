@@ -4,16 +4,16 @@ import Testing
 
 @testable import TodoServer
 
-/// The metrics module role by role: the interactor sets the scrape-time gauges and counts dropped
-/// log lines once; the presenter labels the exposition; the view writes it as it is.
+/// The metrics module: the interactor sets the scrape-time gauges and counts dropped log lines
+/// once; the view writes the exposition as it is, labelled with its media type.
 @Suite("Metrics module")
 struct MetricsModuleTests {
     /// The exposition's text for one scrape of `interactor`.
     /// The in-memory store answers its statistics at once, so the exposition is there on return.
     private func scrape(_ interactor: MetricsInteractor) -> String {
         let answer = ScrapedBody()
-        interactor.exposition { answer.body = $0 }
-        return String(decoding: answer.body?.text ?? [], as: UTF8.self)
+        interactor.exposition().whenReady { answer.body = $0 }
+        return String(decoding: answer.body ?? [], as: UTF8.self)
     }
 
     private func sampleLines(_ text: String, _ name: String) -> [String] {
@@ -99,44 +99,33 @@ struct MetricsModuleTests {
         #expect(sampleLines(text, "http_request_duration_seconds_count") == [#"http_request_duration_seconds_count{loop="0"} 73"#])
     }
 
-    @Test("the presenter answers 200 with the Prometheus text media type and the interactor's bytes")
-    func presenter() throws {
-        let interactor = FixedExposition(bytes: Array("todos 4.0\n".utf8))
-        let view = RecordingMetricsDisplay()
-        let presenter = MetricsPresenter(interactor: interactor)
+    @Test("the view answers 200 with the Prometheus text media type and the interactor's exposition, as it is")
+    func view() throws {
+        let registry = PrometheusCollectorRegistry()
+        let interactor = MetricsInteractor(
+            registry: registry, factory: PrometheusMetricsFactory(registry: registry), store: InMemoryTodoStore([makeTodo("a")]),
+            openConnections: { 2 })
         let capture = ResponseCapture()
-        presenter.presentMetrics(context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
-        let model = try #require(view.models.only)
-        #expect(model.status == 200)
-        #expect(model.contentType == "text/plain; version=0.0.4; charset=utf-8")
-        #expect(model.body == RawBody(Array("todos 4.0\n".utf8)))
-        #expect(interactor.calls.value == 1)
-        #expect(capture.only?.status == 200)
+        MetricsView(interactor: interactor, serializer: JSONSerializer())
+            .handleMetrics(context: RequestContext(baseURL: "http://h")).whenReady(capture.respond)
+        let response = try #require(capture.only)
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
+        #expect(sampleLines(response.text, "todos") == ["todos 1.0"])
+        #expect(response.text == scrape(interactor), "the next scrape, with nothing changed, renders the same bytes")
     }
 
-    @Test("the view writes the exposition bytes unchanged, with its Content-Type")
-    func view() throws {
+    @Test("exposition bytes are written unchanged, with their Content-Type")
+    func bytesUnchanged() throws {
         let capture = ResponseCapture()
         let body = "# TYPE todos gauge\ntodos 1.0\n\"quoted\" \\ kept\n"
-        MetricsView(presenter: MetricsPresenter(interactor: FixedExposition(bytes: [])), serializer: JSONSerializer()).displayMetrics(
-            ResponseViewModel(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: RawBody(Array(body.utf8))),
-            respond: capture.respond)
+        capture.respond(
+            JSONSerializer().display(
+                ResponseViewModel(status: 200, contentType: MetricsView.contentType, body: RawBody(Array(body.utf8)))))
         let response = try #require(capture.only)
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
         #expect(response.text == body)
-    }
-
-    @Test("the view hands a scrape to the presenter, which answers through the view")
-    func viewHandsScrapeToPresenter() throws {
-        let interactor = FixedExposition(bytes: Array("todos 2.0\n".utf8))
-        let capture = ResponseCapture()
-        MetricsView(presenter: MetricsPresenter(interactor: interactor), serializer: JSONSerializer())
-            .handleMetrics(context: RequestContext(baseURL: "http://h"), respond: capture.respond)
-        #expect(interactor.calls.value == 1)
-        let response = try #require(capture.only)
-        #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
-        #expect(response.text == "todos 2.0\n")
     }
 }
 
@@ -148,28 +137,7 @@ private final class ConnectionCount: @unchecked Sendable {
 
 /// The exposition a scrape answered.
 private final class ScrapedBody: @unchecked Sendable {
-    var body: MetricsExposition?
-}
-
-/// An interactor that answers fixed bytes and counts how often it was asked.
-private final class FixedExposition: MetricsUseCases, @unchecked Sendable {
-    let bytes: [UInt8]
-    let calls = ConnectionCount(0)
-    init(bytes: [UInt8]) { self.bytes = bytes }
-    func exposition(completion: @escaping (MetricsExposition) -> Void) {
-        calls.value += 1
-        completion(MetricsExposition(text: bytes))
-    }
-}
-
-/// A view that keeps the models it is given and answers an empty 200.
-private final class RecordingMetricsDisplay: MetricsDisplay, @unchecked Sendable {
-    var models: [ResponseViewModel<RawBody>] = []
-    func displayMetrics(_ model: consuming ResponseViewModel<RawBody>, respond: Respond) {
-        let status = model.status
-        models.append(model)
-        respond(HTTPResponse(status: status, headers: [:]))
-    }
+    var body: [UInt8]?
 }
 
 extension Array {

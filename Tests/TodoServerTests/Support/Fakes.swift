@@ -104,17 +104,20 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         return answers.count
     }
 
-    private func answer<T>(_ call: StoreCall, _ completion: @escaping (Result<T, StoreError>) -> Void, _ work: @escaping () -> T) {
+    private func answer<T>(_ call: StoreCall, _ work: @escaping () -> T) -> Pending<Result<T, StoreError>> {
         calls.withTracedLock { $0.append(call) }
-        let run = { [failure] in
-            if let failure { return completion(.failure(failure)) }
-            completion(.success(work()))
+        let run = { [failure] () -> Result<T, StoreError> in
+            if let failure { return .failure(failure) }
+            return .success(work())
         }
-        if deferred { pending.append(run) } else { run() }
+        guard deferred else { return .ready(run()) }
+        let promise = Promise<Result<T, StoreError>>()
+        pending.append { promise.fulfil(run()) }
+        return .later(promise)
     }
 
-    func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
-        answer(.insert(todo), completion) {
+    func insert(_ todo: Todo) -> Pending<Result<Todo, StoreError>> {
+        answer(.insert(todo)) {
             var todo = todo
             todo.revision = 1
             self.todos.withTracedLock { [todo] in $0[todo.id] = todo }
@@ -122,19 +125,19 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         }
     }
 
-    func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
-        answer(.list(query), completion) {
+    func list(_ query: TodoQuery) -> Pending<Result<TodoPage, StoreError>> {
+        answer(.list(query)) {
             let matching = self.todos.withTracedLock { $0.values.filter(query.includes) }.sorted(by: query.sort.areInIncreasingOrder)
             return TodoPage(items: Array(matching.dropFirst(query.offset).prefix(query.limit)), total: matching.count)
         }
     }
 
-    func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
-        answer(.todo(id: id), completion) { self.todos.withTracedLock { $0[id] } }
+    func todo(id: String) -> Pending<Result<Todo?, StoreError>> {
+        answer(.todo(id: id)) { self.todos.withTracedLock { $0[id] } }
     }
 
-    func upcoming(from: CalendarDay, through: CalendarDay, completion: @escaping (Result<[Todo], StoreError>) -> Void) {
-        answer(.upcoming(from: from, through: through), completion) {
+    func upcoming(from: CalendarDay, through: CalendarDay) -> Pending<Result<[Todo], StoreError>> {
+        answer(.upcoming(from: from, through: through)) {
             self.todos.withTracedLock { todos in
                 todos.values.filter { todo in
                     guard !todo.completed, let due = todo.dueDate else { return false }
@@ -145,10 +148,9 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
     }
 
     func update(
-        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp,
-        completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
-    ) {
-        answer(.update(id: id, change: change, condition: condition, time: time), completion) {
+        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp
+    ) -> Pending<Result<StoreUpdate, StoreError>> {
+        answer(.update(id: id, change: change, condition: condition, time: time)) {
             self.todos.withTracedLock { todos -> StoreUpdate in
                 guard let stored = todos[id] else { return .notFound }
                 if condition.failure(for: stored) != nil { return .conditionFailed(stored) }
@@ -162,8 +164,8 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         }
     }
 
-    func remove(id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void) {
-        answer(.remove(id: id, condition: condition), completion) {
+    func remove(id: String, condition: RevisionCondition) -> Pending<Result<StoreRemoval, StoreError>> {
+        answer(.remove(id: id, condition: condition)) {
             self.todos.withTracedLock { todos -> StoreRemoval in
                 guard let todo = todos[id] else { return .notFound }
                 if condition.failure(for: todo) != nil { return .conditionFailed(todo) }
@@ -173,12 +175,12 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         }
     }
 
-    func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
-        answer(.removeAll, completion) { self.todos.withTracedLock { $0.removeAll() } }
+    func removeAll() -> Pending<Result<Void, StoreError>> {
+        answer(.removeAll) { self.todos.withTracedLock { $0.removeAll() } }
     }
 
-    func statistics(completion: @escaping (Result<StoreStatistics, StoreError>) -> Void) {
-        answer(.statistics, completion) { StoreStatistics(count: self.count) }
+    func statistics() -> Pending<Result<StoreStatistics, StoreError>> {
+        answer(.statistics) { StoreStatistics(count: self.count) }
     }
 }
 

@@ -55,7 +55,7 @@ struct TodoJSONTests {
             .init(relativeDate: .today, items: Self.todos),
             .init(relativeDate: .nextWeek, items: [Self.todos[2]]),
         ])
-        let model = UpcomingPresenter(interactor: StubUpcomingUseCases(.success(data))).viewModel(data, baseURL: Self.base)
+        let model = UpcomingViewModel(data, baseURL: Self.base)
         let expected =
             #"{"message":null,"sections":[{"items":["# + Self.todos.map(item).joined(separator: ",")
             + #"],"relativeDate":"today","title":"Today"},{"items":["# + item(Self.todos[2])

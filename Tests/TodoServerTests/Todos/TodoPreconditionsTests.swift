@@ -44,15 +44,15 @@ struct TodoPreconditionsTests {
     @Test("each failure's 412 detail says which header refused and the current tag when there is one")
     func details() {
         #expect(
-            TodosPresenter.problem(for: .conditionFailed(id: "a", current: 7, failure: .ifNoneMatch))
+            TodosError.conditionFailed(id: "a", current: 7, failure: .ifNoneMatch).problem
                 == ProblemDetails(
                     status: 412, title: "Precondition Failed",
                     detail: #"If-None-Match matches the current version of to-do 'a' (ETag "7"), so it was left unchanged."#))
         #expect(
-            TodosPresenter.problem(for: .conditionFailed(id: "a", current: nil, failure: .ifMatchAnyButMissing)).detail
+            TodosError.conditionFailed(id: "a", current: nil, failure: .ifMatchAnyButMissing).problem.detail
                 == "If-Match: * asks for an existing to-do, and no to-do has the id 'a'.")
         #expect(
-            TodosPresenter.problem(for: .conditionFailed(id: "a", current: 7, failure: .ifMatch)).detail
+            TodosError.conditionFailed(id: "a", current: 7, failure: .ifMatch).problem.detail
                 == #"If-Match does not match the current version of to-do 'a' (ETag "7"); read it again and retry."#)
     }
 }

@@ -23,9 +23,9 @@ struct TodosInteractorConditionsTests {
         return try? result.get()
     }
 
-    private func run<T>(_ call: (@escaping (Result<T, TodosError>) -> Void) -> Void) -> Result<T, TodosError>? {
+    private func run<T>(_ call: () -> Pending<Result<T, TodosError>>) -> Result<T, TodosError>? {
         var answer: Result<T, TodosError>?
-        call { answer = $0 }
+        call().whenReady { answer = $0 }
         return answer
     }
 
@@ -38,13 +38,13 @@ struct TodosInteractorConditionsTests {
         let todos = interactor(store)
         let refused = TodosError.conditionFailed(id: "a", current: 7, failure: .ifNoneMatch)
         #expect(
-            run { todos.replace(id: "a", with: draft(#"{"title":"New"}"#), condition: noneMatch(.any), completion: $0) }
+            run { todos.replace(id: "a", with: draft(#"{"title":"New"}"#), condition: noneMatch(.any)) }
                 == .failure(refused))
         #expect(
-            run { todos.patch(id: "a", with: patch(#"{"title":"New"}"#), condition: noneMatch(.oneOf([7])), completion: $0) }
+            run { todos.patch(id: "a", with: patch(#"{"title":"New"}"#), condition: noneMatch(.oneOf([7]))) }
                 == .failure(refused))
         #expect(
-            run { todos.delete(id: "a", condition: noneMatch(.oneOf([6, 7])), completion: $0) }.map { $0.map { 0 } } == .failure(refused))
+            run { todos.delete(id: "a", condition: noneMatch(.oneOf([6, 7]))) }.map { $0.map { 0 } } == .failure(refused))
         #expect(store.stored["a"] == original)
         #expect(store.callNames == ["update", "update", "remove"])
         #expect(
@@ -55,7 +55,7 @@ struct TodosInteractorConditionsTests {
         #expect(store.calls.withTracedLock { $0 }.last == .remove(id: "a", condition: RevisionCondition(ifNoneMatch: .oneOf([6, 7]))))
 
         let changed = try #require(
-            run { todos.patch(id: "a", with: patch(#"{"title":"New"}"#), condition: noneMatch(.oneOf([6])), completion: $0) }
+            run { todos.patch(id: "a", with: patch(#"{"title":"New"}"#), condition: noneMatch(.oneOf([6]))) }
         ).get()
         #expect(changed.title == "New")
         #expect(changed.revision == 8)
@@ -66,12 +66,12 @@ struct TodosInteractorConditionsTests {
         let todos = interactor(FakeTodoStore([makeTodo("other")]))
         let refused = TodosError.conditionFailed(id: "nope", current: nil, failure: .ifMatchAnyButMissing)
         let any = RevisionCondition(ifMatch: .any)
-        #expect(run { todos.patch(id: "nope", with: patch("{}"), condition: any, completion: $0) } == .failure(refused))
-        #expect(run { todos.replace(id: "nope", with: draft(#"{"title":"x"}"#), condition: any, completion: $0) } == .failure(refused))
-        #expect(run { todos.delete(id: "nope", condition: any, completion: $0) }.map { $0.map { 0 } } == .failure(refused))
+        #expect(run { todos.patch(id: "nope", with: patch("{}"), condition: any) } == .failure(refused))
+        #expect(run { todos.replace(id: "nope", with: draft(#"{"title":"x"}"#), condition: any) } == .failure(refused))
+        #expect(run { todos.delete(id: "nope", condition: any) }.map { $0.map { 0 } } == .failure(refused))
         let tagged = RevisionCondition(ifMatch: .oneOf([3]), ifNoneMatch: .any)
-        #expect(run { todos.patch(id: "nope", with: patch("{}"), condition: tagged, completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.delete(id: "nope", condition: tagged, completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.patch(id: "nope", with: patch("{}"), condition: tagged) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.delete(id: "nope", condition: tagged) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
     }
 
     @Test("a patch or replacement that changes nothing keeps revision and updatedAt, and is answered with the to-do")
@@ -82,25 +82,24 @@ struct TodosInteractorConditionsTests {
         clock.set("2026-11-23T09:00:00.000Z")
         for body in ["{}", #"{"title":" Same ","completed":true}"#, #"{"order":2,"dueDate":"2026-12-01"}"#] {
             let answer = try #require(
-                run { todos.patch(id: "a", with: patch(body), condition: RevisionCondition(ifMatch: .oneOf([5])), completion: $0) }
+                run { todos.patch(id: "a", with: patch(body), condition: RevisionCondition(ifMatch: .oneOf([5]))) }
             ).get()
             #expect(answer == original, "\(body)")
         }
         let replaced = try #require(
             run {
                 todos.replace(
-                    id: "a", with: draft(#"{"title":"Same","completed":true,"order":2,"dueDate":"2026-12-01"}"#), condition: .none,
-                    completion: $0)
+                    id: "a", with: draft(#"{"title":"Same","completed":true,"order":2,"dueDate":"2026-12-01"}"#), condition: .none)
             }
         ).get()
         #expect(replaced == original)
         #expect(store.stored["a"] == original)
 
         // A title that differs only in case, or a field cleared, is a change.
-        let recased = try #require(run { todos.patch(id: "a", with: patch(#"{"title":"same"}"#), condition: .none, completion: $0) }).get()
+        let recased = try #require(run { todos.patch(id: "a", with: patch(#"{"title":"same"}"#), condition: .none) }).get()
         #expect(recased.revision == 6)
         #expect(recased.updatedAt.description == "2026-11-23T09:00:00.000Z")
-        let cleared = try #require(run { todos.patch(id: "a", with: patch(#"{"dueDate":null}"#), condition: .none, completion: $0) }).get()
+        let cleared = try #require(run { todos.patch(id: "a", with: patch(#"{"dueDate":null}"#), condition: .none) }).get()
         #expect(cleared.revision == 7)
         #expect(cleared.dueDate == nil)
     }
@@ -110,7 +109,7 @@ struct TodosInteractorConditionsTests {
         let store = FakeTodoStore([makeTodo("a", title: "caf\u{E9}", revision: 1)])
         let changed = try #require(
             run {
-                interactor(store).patch(id: "a", with: patch("{\"title\":\"cafe\u{301}\"}"), condition: .none, completion: $0)
+                interactor(store).patch(id: "a", with: patch("{\"title\":\"cafe\u{301}\"}"), condition: .none)
             }
         ).get()
         #expect(changed.revision == 2)

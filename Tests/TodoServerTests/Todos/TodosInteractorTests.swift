@@ -27,9 +27,9 @@ struct TodosInteractorTests {
         return try? result.get()
     }
 
-    private func run<T>(_ call: (@escaping (Result<T, TodosError>) -> Void) -> Void) -> Result<T, TodosError>? {
+    private func run<T>(_ call: () -> Pending<Result<T, TodosError>>) -> Result<T, TodosError>? {
         var answer: Result<T, TodosError>?
-        call { answer = $0 }
+        call().whenReady { answer = $0 }
         return answer
     }
 
@@ -37,14 +37,14 @@ struct TodosInteractorTests {
     func create() throws {
         let store = FakeTodoStore()
         let todos = interactor(store)
-        let created = try #require(run { todos.create(draft(#"{"title":" Buy milk ","order":3}"#), completion: $0) }).get()
+        let created = try #require(run { todos.create(draft(#"{"title":" Buy milk ","order":3}"#)) }).get()
         #expect(created.id == "id-1")
         #expect(created.title == "Buy milk")
         #expect(created.order == 3)
         #expect(created.createdAt.description == "2026-11-22T10:00:00.000Z")
         #expect(created.updatedAt == created.createdAt)
         #expect(store.stored["id-1"]?.title == "Buy milk")
-        let second = try #require(run { todos.create(draft(#"{"title":"x"}"#), completion: $0) }).get()
+        let second = try #require(run { todos.create(draft(#"{"title":"x"}"#)) }).get()
         #expect(second.id == "id-2")
     }
 
@@ -58,7 +58,7 @@ struct TodosInteractorTests {
             makeTodo("o1a", order: 1, created: "2026-11-22T10:00:03.000Z"),
             makeTodo("neg", order: -2, created: "2026-11-22T10:00:09.000Z"),
         ])
-        let list = try #require(run { interactor(store).list(TodoQuery(), completion: $0) }).get()
+        let list = try #require(run { interactor(store).list(TodoQuery()) }).get()
         #expect(list.items.map(\.id) == ["neg", "o1a", "o1b", "o5", "n1", "n2"])
         #expect(list.total == 6)
         #expect(list.limit == 500)
@@ -71,7 +71,7 @@ struct TodosInteractorTests {
         let todos = interactor(store)
         clock.set("2026-11-22T11:00:00.500Z")
         let patched = try #require(
-            run { todos.patch(id: "a", with: patch(#"{"order":95,"dueDate":null}"#), condition: .none, completion: $0) }
+            run { todos.patch(id: "a", with: patch(#"{"order":95,"dueDate":null}"#), condition: .none) }
         ).get()
         #expect(patched.title == "Old")
         #expect(patched.order == 95)
@@ -91,7 +91,7 @@ struct TodosInteractorTests {
     func replace() throws {
         let store = FakeTodoStore([makeTodo("a", title: "Old", completed: true, order: 4, due: "2026-11-24")])
         let replaced = try #require(
-            run { interactor(store).replace(id: "a", with: draft(#"{"title":"New"}"#), condition: .none, completion: $0) }
+            run { interactor(store).replace(id: "a", with: draft(#"{"title":"New"}"#), condition: .none) }
         ).get()
         #expect(replaced.title == "New")
         #expect(replaced.completed == false)
@@ -102,31 +102,31 @@ struct TodosInteractorTests {
     @Test("unknown ids are not found, for every use case")
     func notFound() {
         let todos = interactor(FakeTodoStore())
-        #expect(run { todos.get(id: "nope", completion: $0) } == .failure(.notFound(id: "nope")))
-        #expect(run { todos.patch(id: "nope", with: patch("{}"), condition: .none, completion: $0) } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.get(id: "nope") } == .failure(.notFound(id: "nope")))
+        #expect(run { todos.patch(id: "nope", with: patch("{}"), condition: .none) } == .failure(.notFound(id: "nope")))
         #expect(
-            run { todos.replace(id: "nope", with: draft(#"{"title":"x"}"#), condition: .none, completion: $0) }
+            run { todos.replace(id: "nope", with: draft(#"{"title":"x"}"#), condition: .none) }
                 == .failure(.notFound(id: "nope")))
-        #expect(run { todos.delete(id: "nope", condition: .none, completion: $0) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
-        #expect(TodosPresenter.problem(for: .notFound(id: "nope")).status == 404)
+        #expect(run { todos.delete(id: "nope", condition: .none) }.map { $0.map { 0 } } == .failure(.notFound(id: "nope")))
+        #expect(TodosError.notFound(id: "nope").problem.status == 404)
     }
 
     @Test("delete one and delete all")
     func delete() {
         let store = FakeTodoStore([makeTodo("a"), makeTodo("b")])
         let todos = interactor(store)
-        #expect(run { todos.delete(id: "a", condition: .none, completion: $0) }.map { $0.map { 0 } } == .success(0))
+        #expect(run { todos.delete(id: "a", condition: .none) }.map { $0.map { 0 } } == .success(0))
         #expect(store.stored.keys.sorted() == ["b"])
-        #expect(run { todos.deleteAll(completion: $0) }.map { $0.map { 0 } } == .success(0))
+        #expect(run { todos.deleteAll() }.map { $0.map { 0 } } == .success(0))
         #expect(store.count == 0)
     }
 
     @Test("a store outage is a 503 problem")
     func storeFailure() {
         let todos = interactor(FakeTodoStore(failure: StoreError(reason: "down")))
-        let result = run { todos.list(TodoQuery(), completion: $0) }
+        let result = run { todos.list(TodoQuery()) }
         #expect(result.map { $0.map(\.total) } == .failure(.store(StoreError(reason: "down"))))
-        #expect(TodosPresenter.problem(for: .store(StoreError(reason: "down"))).status == 503)
+        #expect(TodosError.store(StoreError(reason: "down")).problem.status == 503)
     }
 
     @Test("answers only when a store that completes later does")
@@ -134,7 +134,7 @@ struct TodosInteractorTests {
         let store = FakeTodoStore([makeTodo("a", title: "A")], deferred: true)
         let todos = interactor(store)
         var answer: Result<Todo, TodosError>?
-        todos.get(id: "a") { answer = $0 }
+        todos.get(id: "a").whenReady { answer = $0 }
         #expect(answer == nil)
         #expect(store.release() == 1)
         #expect(try #require(answer).get().title == "A")
@@ -145,33 +145,33 @@ struct TodosInteractorTests {
         let store = FakeTodoStore([makeTodo("a", title: "Old", revision: 7)])
         let todos = interactor(store)
         let stale = run {
-            todos.patch(id: "a", with: patch(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([6])), completion: $0)
+            todos.patch(id: "a", with: patch(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([6])))
         }
         #expect(stale == .failure(.conditionFailed(id: "a", current: 7, failure: .ifMatch)))
         #expect(store.stored["a"]?.title == "Old")
-        #expect(TodosPresenter.problem(for: .conditionFailed(id: "a", current: 7, failure: .ifMatch)).status == 412)
+        #expect(TodosError.conditionFailed(id: "a", current: 7, failure: .ifMatch).problem.status == 412)
         // If-Match: W/"7" names no revision (the presenter drops weak tags): nothing matches.
         let weak = run {
-            todos.replace(id: "a", with: draft(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([])), completion: $0)
+            todos.replace(id: "a", with: draft(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([])))
         }
         #expect(weak == .failure(.conditionFailed(id: "a", current: 7, failure: .ifMatch)))
         let patched = try #require(
             run {
                 todos.patch(
-                    id: "a", with: patch(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([5, 7])), completion: $0)
+                    id: "a", with: patch(#"{"title":"Mine"}"#), condition: RevisionCondition(ifMatch: .oneOf([5, 7])))
             }
         ).get()
         #expect(patched.title == "Mine")
         #expect(patched.revision == 8)
         let any = try #require(
-            run { todos.patch(id: "a", with: patch(#"{"order":1}"#), condition: RevisionCondition(ifMatch: .any), completion: $0) }
+            run { todos.patch(id: "a", with: patch(#"{"order":1}"#), condition: RevisionCondition(ifMatch: .any)) }
         ).get()
         #expect(any.revision == 9)
-        let staleDelete = run { todos.delete(id: "a", condition: RevisionCondition(ifMatch: .oneOf([8])), completion: $0) }
+        let staleDelete = run { todos.delete(id: "a", condition: RevisionCondition(ifMatch: .oneOf([8]))) }
         #expect(staleDelete.map { $0.map { 0 } } == .failure(.conditionFailed(id: "a", current: 9, failure: .ifMatch)))
         #expect(store.count == 1)
         #expect(
-            run { todos.delete(id: "a", condition: RevisionCondition(ifMatch: .oneOf([9])), completion: $0) }.map { $0.map { 0 } }
+            run { todos.delete(id: "a", condition: RevisionCondition(ifMatch: .oneOf([9]))) }.map { $0.map { 0 } }
                 == .success(0))
         #expect(store.count == 0)
     }
@@ -186,7 +186,7 @@ struct TodosInteractorTests {
         ])
         let todos = interactor(store)
         func ids(_ query: String) throws -> [String] {
-            try #require(run { todos.list(listQuery(query), completion: $0) }).get().items.map(\.id)
+            try #require(run { todos.list(listQuery(query)) }).get().items.map(\.id)
         }
         #expect(try ids("completed=false") == ["a", "d", "c"])
         #expect(try ids("completed=true") == ["b"])
@@ -201,7 +201,7 @@ struct TodosInteractorTests {
         #expect(try ids("sort=title&limit=2&offset=1") == ["d", "a"])
         #expect(try ids("offset=10") == [])
         #expect(try ids("_=1700000000&q=") == ["b", "a", "d", "c"])
-        let page = try #require(run { todos.list(listQuery("completed=false&limit=2"), completion: $0) }).get()
+        let page = try #require(run { todos.list(listQuery("completed=false&limit=2")) }).get()
         #expect(page.total == 3)
         #expect(page.limit == 2)
     }

@@ -15,11 +15,11 @@ struct TodosPresenterConditionsTests {
         let context = RequestContext(baseURL: "http://localhost:8080")
         let both = RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .any)
         let several = RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .oneOf([17, 18]))
-        presenter.presentPatch(id: "abc", TodoChange(title: "x"), condition: both, context: context, view: view) { _ in }
-        presenter.presentReplacement(id: "abc", TodoDraft(title: "y"), condition: both, context: context, view: view) { _ in }
-        presenter.presentDeletion(id: "abc", condition: both, context: context, view: view) { _ in }
-        presenter.presentDeletion(id: "def", condition: .none, context: context, view: view) { _ in }
-        presenter.presentPatch(id: "ghi", TodoChange(order: .clear), condition: several, context: context, view: view) { _ in }
+        presenter.presentPatch(id: "abc", TodoChange(title: "x"), condition: both, context: context).kept(in: view)
+        presenter.presentReplacement(id: "abc", TodoDraft(title: "y"), condition: both, context: context).kept(in: view)
+        presenter.presentDeletion(id: "abc", condition: both, context: context).kept(in: view)
+        presenter.presentDeletion(id: "def", condition: .none, context: context).kept(in: view)
+        presenter.presentPatch(id: "ghi", TodoChange(order: .clear), condition: several, context: context).kept(in: view)
         #expect(
             stub.calls.withTracedLock { $0 } == [
                 .patch(id: "abc", TodoChange(title: "x"), both), .replace(id: "abc", TodoDraft(title: "y"), both), .delete(id: "abc", both),
@@ -34,11 +34,11 @@ struct TodosPresenterConditionsTests {
         TodosPresenter(
             interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: nil, failure: .ifMatchAnyButMissing)))
         )
-        .presentDeletion(id: "x", condition: RevisionCondition(ifMatch: .any), context: context, view: view) { _ in }
+        .presentDeletion(id: "x", condition: RevisionCondition(ifMatch: .any), context: context).kept(in: view)
         TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: 4, failure: .ifNoneMatch))))
             .presentReplacement(
-                id: "x", TodoDraft(title: "x"), condition: RevisionCondition(ifNoneMatch: .any), context: context, view: view
-            ) { _ in }
+                id: "x", TodoDraft(title: "x"), condition: RevisionCondition(ifNoneMatch: .any), context: context
+            ).kept(in: view)
         let problems = view.problems.withTracedLock { $0 }
         #expect(problems.map(\.status) == [412, 412])
         #expect(problems.map { $0.headers["ETag"] } == [nil, #""4""#])

@@ -4,20 +4,36 @@ import Testing
 
 @testable import TodoServer
 
-/// A view that keeps the view models it is given.
-final class CapturingTodosView: TodosDisplay {
+/// Keeps the answers a presenter returns, by kind: to-dos, lists, bodiless (204, 304), problems.
+final class CapturingTodosView {
     let todos = Mutex<[ResponseViewModel<TodoViewModel>]>([])
     let lists = Mutex<[ResponseViewModel<TodoListViewModel>]>([])
     let empties = Mutex<[ResponseViewModel<NoBody>]>([])
     let problems = Mutex<[ResponseViewModel<ProblemDetails>]>([])
 
-    func displayTodo(_ model: consuming ResponseViewModel<TodoViewModel>, respond: Respond) { keep(model, in: todos) }
-    func displayTodoList(_ model: consuming ResponseViewModel<TodoListViewModel>, respond: Respond) { keep(model, in: lists) }
-    func displayNoContent(_ model: consuming ResponseViewModel<NoBody>, respond: Respond) { keep(model, in: empties) }
-    func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond) { keep(model, in: problems) }
+    func keep<Body>(_ answer: ViewAnswer<Body>) {
+        switch answer {
+        case .problem(let model): keep(model, in: problems)
+        case .model(let model) where model.body == nil:
+            keep(
+                ResponseViewModel(status: model.status, headers: model.headers, contentType: model.contentType, body: NoBody?.none),
+                in: empties)
+        case .model(let model):
+            if let model = model as? ResponseViewModel<TodoViewModel> { return keep(model, in: todos) }
+            if let model = model as? ResponseViewModel<TodoListViewModel> { return keep(model, in: lists) }
+            Issue.record("an unexpected view model: \(model)")
+        }
+    }
 
     private func keep<Model: Sendable>(_ model: Model, in list: borrowing Mutex<[Model]>) {
         list.withTracedLock { $0.append(model) }
+    }
+}
+
+extension Pending {
+    /// Hands the answer, when it is there, to `view`.
+    func kept<Body>(in view: CapturingTodosView) where Value == ViewAnswer<Body> {
+        whenReady { view.keep($0) }
     }
 }
 
@@ -62,41 +78,37 @@ final class StubTodosUseCases: TodosUseCases {
         }
     }
 
-    func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
+    func list(_ query: TodoQuery) -> Pending<Result<TodoListData, TodosError>> {
         record(.list(query))
-        completion(
+        return .ready(
             .success(
                 TodoListData(
                     items: Array(all.dropFirst(query.offset).prefix(query.limit)), total: all.count, offset: query.offset,
                     limit: query.limit)))
     }
-    func create(_ draft: TodoDraft, completion: @escaping (Result<Todo, TodosError>) -> Void) {
+    func create(_ draft: TodoDraft) -> Pending<Result<Todo, TodosError>> {
         record(.create(draft))
-        completion(todo)
+        return .ready(todo)
     }
-    func get(id: String, completion: @escaping (Result<Todo, TodosError>) -> Void) {
+    func get(id: String) -> Pending<Result<Todo, TodosError>> {
         record(.get(id: id))
-        completion(todo)
+        return .ready(todo)
     }
-    func patch(
-        id: String, with patch: TodoChange, condition: RevisionCondition, completion: @escaping (Result<Todo, TodosError>) -> Void
-    ) {
+    func patch(id: String, with patch: TodoChange, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>> {
         record(.patch(id: id, patch, condition))
-        completion(todo)
+        return .ready(todo)
     }
-    func replace(
-        id: String, with draft: TodoDraft, condition: RevisionCondition, completion: @escaping (Result<Todo, TodosError>) -> Void
-    ) {
+    func replace(id: String, with draft: TodoDraft, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>> {
         record(.replace(id: id, draft, condition))
-        completion(todo)
+        return .ready(todo)
     }
-    func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void) {
+    func delete(id: String, condition: RevisionCondition) -> Pending<Result<Void, TodosError>> {
         record(.delete(id: id, condition))
-        completion(todo.map { _ in () })
+        return .ready(todo.map { _ in () })
     }
-    func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void) {
+    func deleteAll() -> Pending<Result<Void, TodosError>> {
         record(.deleteAll)
-        completion(.success(()))
+        return .ready(.success(()))
     }
     private func record(_ call: Call) { calls.withTracedLock { $0.append(call) } }
 }
@@ -112,7 +124,7 @@ struct TodosPresenterTests {
         let view = CapturingTodosView()
         let stub = StubTodosUseCases(todo: .success(data))
         TodosPresenter(interactor: stub)
-            .presentCreation(draft, context: context, view: view) { _ in }
+            .presentCreation(draft, context: context).kept(in: view)
         #expect(stub.calls.withTracedLock { $0 } == [.create(TodoDraft(title: "Buy milk", order: 3))])
         let model = try #require(view.todos.withTracedLock { $0.first })
         #expect(model.status == 201)
@@ -129,9 +141,9 @@ struct TodosPresenterTests {
         let view = CapturingTodosView()
         let stub = StubTodosUseCases(todo: .success(data))
         let presenter = TodosPresenter(interactor: stub)
-        presenter.presentTodo(id: "abc", context: context, view: view) { _ in }
-        presenter.presentPatch(id: "abc", TodoChange(order: .clear), condition: .none, context: context, view: view) { _ in }
-        presenter.presentReplacement(id: "abc", draft, condition: .none, context: context, view: view) { _ in }
+        presenter.presentTodo(id: "abc", context: context).kept(in: view)
+        presenter.presentPatch(id: "abc", TodoChange(order: .clear), condition: .none, context: context).kept(in: view)
+        presenter.presentReplacement(id: "abc", draft, condition: .none, context: context).kept(in: view)
         #expect(
             stub.calls.withTracedLock { $0 } == [
                 .get(id: "abc"), .patch(id: "abc", TodoChange(order: .clear), .none),
@@ -148,7 +160,7 @@ struct TodosPresenterTests {
         let view = CapturingTodosView()
         let stub = StubTodosUseCases(todo: .success(data), all: [data, makeTodo("def")])
         TodosPresenter(interactor: stub)
-            .presentList(TodoQuery(), context: RequestContext(baseURL: "https://todo.example.com"), view: view) { _ in }
+            .presentList(TodoQuery(), context: RequestContext(baseURL: "https://todo.example.com")).kept(in: view)
         let model = try #require(view.lists.withTracedLock { $0.first })
         #expect(model.status == 200)
         #expect(model.body?.map(\.url) == ["https://todo.example.com/todos/abc", "https://todo.example.com/todos/def"])
@@ -166,7 +178,7 @@ struct TodosPresenterTests {
             baseURL: "http://h:1", query: QueryParameters("q=buy+milk&limit=10&offset=10&sort=-order"), path: "/todos")
         let query = TodoQuery(titleContains: "buy milk", sort: TodoSort(.order, descending: true), limit: 10, offset: 10)
         TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: all))
-            .presentList(query, context: context, view: view) { _ in }
+            .presentList(query, context: context).kept(in: view)
         let model = try #require(view.lists.withTracedLock { $0.first })
         #expect(model.body?.map(\.todo.id) == (10..<20).map { "t\($0)" })
         #expect(model.headers["X-Total-Count"] == "25")
@@ -185,19 +197,17 @@ struct TodosPresenterTests {
         let view = CapturingTodosView()
         let presenter = TodosPresenter(interactor: StubTodosUseCases(todo: .success(data), all: [data]))
         presenter.presentTodo(
-            id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"17""#)), view: view
-        ) { _ in }
+            id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"17""#))
+        ).kept(in: view)
         presenter.presentList(
-            TodoQuery(), context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"list-a321638e4ffa4311""#)),
-            view: view
-        ) { _ in }
+            TodoQuery(), context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#"W/"list-a321638e4ffa4311""#))
+        ).kept(in: view)
         presenter.presentList(
-            TodoQuery(), context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""list-83dac5d3f993dc26""#)),
-            view: view
-        ) { _ in }
+            TodoQuery(), context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""list-83dac5d3f993dc26""#))
+        ).kept(in: view)
         presenter.presentTodo(
-            id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""16""#)), view: view
-        ) { _ in }
+            id: "abc", context: RequestContext(baseURL: "http://h", ifNoneMatch: EntityTagCondition(#""16""#))
+        ).kept(in: view)
         let empties = view.empties.withTracedLock { $0 }
         #expect(empties.map(\.status) == [304, 304])
         #expect(empties.map { $0.headers["ETag"] } == [#""17""#, #""list-a321638e4ffa4311""#])
@@ -210,8 +220,8 @@ struct TodosPresenterTests {
         let view = CapturingTodosView()
         let stub = StubTodosUseCases(todo: .success(data))
         let presenter = TodosPresenter(interactor: stub)
-        presenter.presentDeletion(id: "abc", condition: .none, context: context, view: view) { _ in }
-        presenter.presentDeletionOfAll(context: context, view: view) { _ in }
+        presenter.presentDeletion(id: "abc", condition: .none, context: context).kept(in: view)
+        presenter.presentDeletionOfAll(context: context).kept(in: view)
         #expect(stub.calls.withTracedLock { $0 } == [.delete(id: "abc", .none), .deleteAll])
         #expect(view.empties.withTracedLock { $0.map(\.status) } == [204, 204])
         #expect(view.empties.withTracedLock { $0.allSatisfy { $0.body == nil } })
@@ -225,13 +235,13 @@ struct TodosPresenterTests {
         ]
         for error in errors {
             TodosPresenter(interactor: StubTodosUseCases(todo: .failure(error)))
-                .presentTodo(id: "x", context: context, view: view) { _ in }
+                .presentTodo(id: "x", context: context).kept(in: view)
         }
         let models = view.problems.withTracedLock { $0 }
         #expect(models.map(\.status) == [404, 503])
         TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.conditionFailed(id: "x", current: 9, failure: .ifMatch))))
-            .presentPatch(id: "x", TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .oneOf([8])), context: context, view: view)
-        { _ in }
+            .presentPatch(id: "x", TodoChange(title: "x"), condition: RevisionCondition(ifMatch: .oneOf([8])), context: context).kept(
+                in: view)
         let precondition = try #require(view.problems.withTracedLock { $0.last })
         #expect(precondition.status == 412)
         #expect(precondition.headers["ETag"] == #""9""#)
@@ -240,7 +250,7 @@ struct TodosPresenterTests {
         #expect(models[1].headers["Retry-After"] == nil)
         #expect(models[1].body?.detail == "The to-do store is unavailable: down")
         TodosPresenter(interactor: StubTodosUseCases(todo: .failure(.store(StoreError(reason: "restarting", retryAfter: 5)))))
-            .presentTodo(id: "x", context: context, view: view) { _ in }
+            .presentTodo(id: "x", context: context).kept(in: view)
         let retry = try #require(view.problems.withTracedLock { $0.last })
         #expect(retry.status == 503)
         #expect(retry.headers["Retry-After"] == "5")

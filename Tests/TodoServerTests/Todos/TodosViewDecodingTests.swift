@@ -6,7 +6,7 @@ import Testing
 @testable import TodoServer
 
 /// A presenter that keeps every typed request the view hands it, with the context's `If-None-Match`,
-/// and answers each through the view it is given with an empty 204.
+/// and answers each with an empty 204.
 final class RecordingTodosPresenter: TodosModuleInput {
     /// One presenter call and the typed values it carried.
     enum Call: Equatable {
@@ -22,47 +22,43 @@ final class RecordingTodosPresenter: TodosModuleInput {
     let calls = Mutex<[Call]>([])
     let ifNoneMatches = Mutex<[EntityTagCondition?]>([])
 
-    func presentList(_ query: TodoQuery, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
-        answer(.list(query), context, view, respond)
+    func presentList(_ query: TodoQuery, context: RequestContext) -> Pending<ViewAnswer<TodoListViewModel>> {
+        answer(.list(query), context)
     }
-    func presentCreation(_ draft: TodoDraft, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
-        answer(.create(draft), context, view, respond)
+    func presentCreation(_ draft: TodoDraft, context: RequestContext) -> Pending<ViewAnswer<TodoViewModel>> {
+        answer(.create(draft), context)
     }
-    func presentDeletionOfAll(context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
-        answer(.deleteAll, context, view, respond)
+    func presentDeletionOfAll(context: RequestContext) -> Pending<ViewAnswer<NoBody>> {
+        answer(.deleteAll, context)
     }
-    func presentTodo(id: String, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond) {
-        answer(.get(id: id), context, view, respond)
+    func presentTodo(id: String, context: RequestContext) -> Pending<ViewAnswer<TodoViewModel>> {
+        answer(.get(id: id), context)
     }
     func presentPatch(
-        id: String, _ patch: TodoChange, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
-        respond: @escaping Respond
-    ) {
-        answer(.patch(id: id, patch, condition), context, view, respond)
+        id: String, _ patch: TodoChange, condition: RevisionCondition, context: RequestContext
+    ) -> Pending<ViewAnswer<TodoViewModel>> {
+        answer(.patch(id: id, patch, condition), context)
     }
     func presentReplacement(
-        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
-        respond: @escaping Respond
-    ) {
-        answer(.replace(id: id, draft, condition), context, view, respond)
+        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext
+    ) -> Pending<ViewAnswer<TodoViewModel>> {
+        answer(.replace(id: id, draft, condition), context)
     }
-    func presentDeletion(
-        id: String, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond
-    ) {
-        answer(.delete(id: id, condition), context, view, respond)
+    func presentDeletion(id: String, condition: RevisionCondition, context: RequestContext) -> Pending<ViewAnswer<NoBody>> {
+        answer(.delete(id: id, condition), context)
     }
 
-    private func answer(_ call: Call, _ context: RequestContext, _ view: some TodosDisplay, _ respond: Respond) {
+    private func answer<Body>(_ call: Call, _ context: RequestContext) -> Pending<ViewAnswer<Body>> {
         calls.withTracedLock { $0.append(call) }
         ifNoneMatches.withTracedLock { $0.append(context.ifNoneMatch) }
-        view.displayNoContent(ResponseViewModel(status: 204), respond: respond)
+        return .ready(.model(ResponseViewModel(status: 204, body: nil)))
     }
 }
 
 @Suite("TodosView: decoding requests")
 struct TodosViewDecodingTests {
     let presenter = RecordingTodosPresenter()
-    var view: TodosView { TodosView(presenter: presenter, serializer: JSONSerializer()) }
+    var view: TodosView<RecordingTodosPresenter> { TodosView(presenter: presenter, serializer: JSONSerializer()) }
     let context = RequestContext(baseURL: "http://h:1", path: "/todos")
 
     private func request(_ method: HTTPMethod, _ body: String) -> HTTPRequest {
@@ -72,9 +68,9 @@ struct TodosViewDecodingTests {
     @Test("a body that is not a JSON object is a 400 problem from the view; the presenter is not called")
     func malformedBody() throws {
         let capture = ResponseCapture()
-        view.handleCreation(request(.post, #"{"title":"x",}"#), context: context, respond: capture.respond)
-        view.handleReplacement(id: "a", request(.put, ""), context: context, respond: capture.respond)
-        view.handlePatch(id: "a", request(.patch, #"["title"]"#), context: context, respond: capture.respond)
+        view.handleCreation(request(.post, #"{"title":"x",}"#), context: context).whenReady(capture.respond)
+        view.handleReplacement(id: "a", request(.put, ""), context: context).whenReady(capture.respond)
+        view.handlePatch(id: "a", request(.patch, #"["title"]"#), context: context).whenReady(capture.respond)
         #expect(capture.responses.map(\.status) == [400, 400, 400])
         #expect(capture.responses.allSatisfy { $0.header("Content-Type") == "application/problem+json" })
         #expect(
@@ -90,8 +86,8 @@ struct TodosViewDecodingTests {
     func invalidFields() throws {
         let capture = ResponseCapture()
         let conditional = RequestContext(baseURL: "http://h:1", ifMatch: .any)
-        view.handleCreation(request(.post, #"{"title":""}"#), context: context, respond: capture.respond)
-        view.handlePatch(id: "missing", request(.patch, #"{"order":"3","colour":1}"#), context: conditional, respond: capture.respond)
+        view.handleCreation(request(.post, #"{"title":""}"#), context: context).whenReady(capture.respond)
+        view.handlePatch(id: "missing", request(.patch, #"{"order":"3","colour":1}"#), context: conditional).whenReady(capture.respond)
         #expect(capture.responses.map(\.status) == [422, 422])
         #expect(
             capture.responses.map(\.text) == [
@@ -110,14 +106,16 @@ struct TodosViewDecodingTests {
         ] {
             let capture = ResponseCapture()
             view.handleList(
-                context: RequestContext(baseURL: "http://h:1", query: QueryParameters(query), path: "/todos"), respond: capture.respond)
+                context: RequestContext(baseURL: "http://h:1", query: QueryParameters(query), path: "/todos")
+            ).whenReady(capture.respond)
             let response = try #require(capture.only)
             #expect(response.status == 400, "\(query)")
             #expect(response.text.contains(#""detail":"Query parameter '\#(name)' is "#), "\(query): \(response.text)")
         }
         let capture = ResponseCapture()
         view.handleList(
-            context: RequestContext(baseURL: "http://h:1", query: QueryParameters("limit=0"), path: "/todos"), respond: capture.respond)
+            context: RequestContext(baseURL: "http://h:1", query: QueryParameters("limit=0"), path: "/todos")
+        ).whenReady(capture.respond)
         #expect(
             capture.only?.text
                 == #"{"detail":"Query parameter 'limit' is '0' but must be an integer from 1 to 1000.","status":400,"title":"Bad Request","type":"about:blank"}"#
@@ -131,15 +129,15 @@ struct TodosViewDecodingTests {
         let listContext = RequestContext(
             baseURL: "http://h:1", query: QueryParameters("completed=true&q=milk&sort=-title&limit=5&offset=10&_=1"), path: "/todos",
             ifNoneMatch: EntityTagCondition(#"W/"list-1""#))
-        view.handleList(context: listContext, respond: capture.respond)
+        view.handleList(context: listContext).whenReady(capture.respond)
         view.handleCreation(
-            request(.post, #"{"title":" x ","completed":true,"dueDate":"2026-11-24","id":"ignored"}"#), context: context,
-            respond: capture.respond)
-        view.handleTodo(id: "abc", context: context, respond: capture.respond)
-        view.handlePatch(id: "abc", request(.patch, #"{"dueDate":null,"order":7}"#), context: context, respond: capture.respond)
-        view.handleReplacement(id: "abc", request(.put, #"{"title":"y"}"#), context: context, respond: capture.respond)
-        view.handleDeletion(id: "def", context: context, respond: capture.respond)
-        view.handleDeletionOfAll(context: context, respond: capture.respond)
+            request(.post, #"{"title":" x ","completed":true,"dueDate":"2026-11-24","id":"ignored"}"#), context: context
+        ).whenReady(capture.respond)
+        view.handleTodo(id: "abc", context: context).whenReady(capture.respond)
+        view.handlePatch(id: "abc", request(.patch, #"{"dueDate":null,"order":7}"#), context: context).whenReady(capture.respond)
+        view.handleReplacement(id: "abc", request(.put, #"{"title":"y"}"#), context: context).whenReady(capture.respond)
+        view.handleDeletion(id: "def", context: context).whenReady(capture.respond)
+        view.handleDeletionOfAll(context: context).whenReady(capture.respond)
         #expect(
             presenter.calls.withTracedLock { $0 } == [
                 .list(TodoQuery(completed: true, titleContains: "milk", sort: TodoSort(.title, descending: true), limit: 5, offset: 10)),
@@ -161,11 +159,11 @@ struct TodosViewDecodingTests {
         let weak = RequestContext(
             baseURL: "http://h:1", ifMatch: EntityTagCondition(#"W/"17", "17", "list-1", "017""#),
             ifNoneMatch: EntityTagCondition(#"W/"17", "18", "x""#))
-        view.handlePatch(id: "abc", request(.patch, #"{"title":"x"}"#), context: both, respond: capture.respond)
-        view.handleReplacement(id: "abc", request(.put, #"{"title":"x"}"#), context: both, respond: capture.respond)
-        view.handleDeletion(id: "abc", context: both, respond: capture.respond)
-        view.handleDeletion(id: "def", context: RequestContext(baseURL: "http://h:1"), respond: capture.respond)
-        view.handlePatch(id: "ghi", request(.patch, #"{"title":"x"}"#), context: weak, respond: capture.respond)
+        view.handlePatch(id: "abc", request(.patch, #"{"title":"x"}"#), context: both).whenReady(capture.respond)
+        view.handleReplacement(id: "abc", request(.put, #"{"title":"x"}"#), context: both).whenReady(capture.respond)
+        view.handleDeletion(id: "abc", context: both).whenReady(capture.respond)
+        view.handleDeletion(id: "def", context: RequestContext(baseURL: "http://h:1")).whenReady(capture.respond)
+        view.handlePatch(id: "ghi", request(.patch, #"{"title":"x"}"#), context: weak).whenReady(capture.respond)
         let expected = RevisionCondition(ifMatch: .oneOf([17]), ifNoneMatch: .any)
         #expect(
             presenter.calls.withTracedLock { $0 } == [

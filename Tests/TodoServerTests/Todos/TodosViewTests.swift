@@ -2,15 +2,16 @@ import Testing
 
 @testable import TodoServer
 
-@Suite("TodosView")
+@Suite("TodosView: the display")
 struct TodosViewTests {
-    let view = TodosView(presenter: RecordingTodosPresenter(), serializer: JSONSerializer())
+    /// What the to-dos view writes with.
+    let view = JSONSerializer()
     let model = TodoViewModel(makeTodo("abc", title: "Buy \"milk\"/é", order: nil), baseURL: "http://h:1")
 
     @Test("writes a to-do as exact JSON bytes, nulls included")
     func todo() throws {
         let capture = ResponseCapture()
-        view.displayTodo(ResponseViewModel(status: 201, headers: ["Location": model.url], body: model), respond: capture.respond)
+        capture.respond(view.display(ResponseViewModel(status: 201, headers: ["Location": model.url], body: model)))
         let response = try #require(capture.only)
         #expect(response.status == 201)
         #expect(response.header("Location") == "http://h:1/todos/abc")
@@ -24,10 +25,9 @@ struct TodosViewTests {
     @Test("writes an empty list as [] and 204 with no body or type")
     func listAndEmpty() throws {
         let capture = ResponseCapture()
-        view.displayTodoList(
-            ResponseViewModel(status: 200, body: TodoListViewModel(items: TodoSnapshots(), baseURL: "http://h:1")), respond: capture.respond
-        )
-        view.displayNoContent(ResponseViewModel(status: 204), respond: capture.respond)
+        capture.respond(
+            view.display(ResponseViewModel(status: 200, body: TodoListViewModel(items: TodoSnapshots(), baseURL: "http://h:1"))))
+        capture.respond(view.display(ResponseViewModel(status: 204)))
         #expect(capture.responses[0].text == "[]")
         #expect(capture.responses[1].status == 204)
         #expect(capture.responses[1].body.isEmpty)
@@ -38,7 +38,7 @@ struct TodosViewTests {
     func problem() throws {
         let capture = ResponseCapture()
         let problem = ProblemDetails.unprocessable([FieldError(field: "title", message: "is required")])
-        view.displayProblem(ResponseViewModel(problem: problem), respond: capture.respond)
+        capture.respond(view.display(ResponseViewModel(problem: problem)))
         let response = try #require(capture.only)
         #expect(response.status == 422)
         #expect(response.header("Content-Type") == "application/problem+json")

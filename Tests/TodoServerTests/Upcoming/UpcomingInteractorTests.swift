@@ -14,7 +14,7 @@ struct UpcomingInteractorTests {
         var answer: Result<UpcomingData, UpcomingError>?
         let request = UpcomingRequest(
             timeZone: tz.map { IANATimeZone(identifier: $0)! }, weekStart: weekStart.map { WeekStart(rawValue: $0)! })
-        interactor.upcoming(request) { answer = $0 }
+        interactor.upcoming(request).whenReady { answer = $0 }
         return answer
     }
 
@@ -44,9 +44,8 @@ struct UpcomingInteractorTests {
             let store = FakeTodoStore([makeTodo("a", due: from)])
             let interactor = UpcomingInteractor(store: store, clock: FakeClock(now), defaultTimeZone: IANATimeZone(identifier: "UTC")!)
             var answer: Result<UpcomingData, UpcomingError>?
-            interactor.upcoming(UpcomingRequest(timeZone: IANATimeZone(identifier: tz)!, weekStart: WeekStart(rawValue: weekStart)!)) {
-                answer = $0
-            }
+            interactor.upcoming(UpcomingRequest(timeZone: IANATimeZone(identifier: tz)!, weekStart: WeekStart(rawValue: weekStart)!))
+                .whenReady { answer = $0 }
             #expect(
                 store.calls.withTracedLock { $0 } == [.upcoming(from: CalendarDay(from)!, through: CalendarDay(through)!)],
                 "\(now) \(tz) \(weekStart)")
@@ -141,7 +140,7 @@ struct UpcomingInteractorTests {
             store: FakeTodoStore(failure: StoreError(reason: "down", retryAfter: 2)), clock: FakeClock("2026-11-22T10:00:00.000Z"),
             defaultTimeZone: IANATimeZone(identifier: "UTC")!)
         var answer: Result<UpcomingData, UpcomingError>?
-        interactor.upcoming(UpcomingRequest()) { answer = $0 }
+        interactor.upcoming(UpcomingRequest()).whenReady { answer = $0 }
         #expect(answer == .failure(.store(StoreError(reason: "down", retryAfter: 2))))
     }
 }

@@ -10,19 +10,26 @@ final class StubUpcomingUseCases: UpcomingUseCases, @unchecked Sendable {
 
     init(_ answer: Result<UpcomingData, UpcomingError>) { self.answer = answer }
 
-    func upcoming(_ request: UpcomingRequest, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void) {
+    func upcoming(_ request: UpcomingRequest) -> Pending<Result<UpcomingData, UpcomingError>> {
         asked.append(request)
-        completion(answer)
+        return .ready(answer)
     }
 }
 
-/// A presenter that keeps the typed requests the view hands it and answers through that view.
+/// A presenter that keeps the typed requests the view hands it and answers a fixed model.
 final class RecordingUpcomingPresenter: UpcomingModuleInput, @unchecked Sendable {
     var requests: [UpcomingRequest] = []
 
-    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: UpcomingView, respond: @escaping Respond) {
+    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext) -> Pending<ViewAnswer<UpcomingViewModel>> {
         requests.append(request)
-        view.displayUpcoming(ResponseViewModel(status: 200, body: UpcomingViewModel(sections: [], message: "recorded")), respond: respond)
+        return .ready(.model(ResponseViewModel(status: 200, body: UpcomingViewModel(sections: [], message: "recorded"))))
+    }
+}
+
+extension Pending {
+    /// The presenter's answer, when it is there, written as the response to `capture`.
+    func written<Body>(to capture: ResponseCapture) where Value == ViewAnswer<Body> {
+        map { JSONSerializer().display($0) }.whenReady(capture.respond)
     }
 }
 
@@ -40,7 +47,7 @@ struct UpcomingPresenterTests {
         ])
         let stub = StubUpcomingUseCases(.success(data))
         let presenter = UpcomingPresenter(interactor: stub)
-        let model = presenter.viewModel(data, baseURL: "http://h")
+        let model = UpcomingViewModel(data, baseURL: "http://h")
         #expect(model.sections.map(\.title) == ["Today", "Later this week", "Next week", "Tomorrow"])
         #expect(model.sections.map(\.relativeDate) == ["today", "laterThisWeek", "nextWeek", "tomorrow"])
         #expect(model.sections[0].items[0].url == "http://h/todos/a")
@@ -48,7 +55,7 @@ struct UpcomingPresenterTests {
 
         let capture = ResponseCapture()
         let request = UpcomingRequest(timeZone: IANATimeZone(identifier: "Europe/Berlin"), weekStart: .sunday)
-        presenter.presentUpcoming(request, context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+        presenter.presentUpcoming(request, context: RequestContext(baseURL: "http://h")).written(to: capture)
         #expect(stub.asked == [request])
         #expect(capture.only?.status == 200)
     }
@@ -57,7 +64,7 @@ struct UpcomingPresenterTests {
     func empty() throws {
         let capture = ResponseCapture()
         UpcomingPresenter(interactor: StubUpcomingUseCases(.success(UpcomingData(sections: []))))
-            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h")).written(to: capture)
         let response = try #require(capture.only)
         #expect(response.status == 200)
         #expect(response.text == #"{"message":"Nothing is due before the end of next week.","sections":[]}"#)
@@ -68,7 +75,7 @@ struct UpcomingPresenterTests {
         let data = UpcomingData(sections: [.init(relativeDate: .tomorrow, items: [makeTodo("a", due: "2026-11-23")])])
         let capture = ResponseCapture()
         UpcomingPresenter(interactor: StubUpcomingUseCases(.success(data)))
-            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h")).written(to: capture)
         #expect(
             capture.only?.text
                 == #"{"message":null,"sections":[{"items":[{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-23","id":"a","order":null,"title":"Task","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h/todos/a"}],"relativeDate":"tomorrow","title":"Tomorrow"}]}"#
@@ -99,7 +106,7 @@ struct UpcomingPresenterTests {
         let capture = ResponseCapture()
         let presenter = RecordingUpcomingPresenter()
         UpcomingView(presenter: presenter, serializer: JSONSerializer())
-            .handleUpcoming(context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Nowhere")), respond: capture.respond)
+            .handleUpcoming(context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Nowhere"))).whenReady(capture.respond)
         let response = try #require(capture.only)
         #expect(response.status == 400)
         #expect(response.header("Content-Type") == "application/problem+json")
@@ -109,13 +116,13 @@ struct UpcomingPresenterTests {
         #expect(presenter.requests.isEmpty)
     }
 
-    @Test("the view hands the decoded request to the presenter, which answers through the view")
+    @Test("the view hands the decoded request to the presenter and writes the answer it returns")
     func handsTypedRequest() throws {
         let capture = ResponseCapture()
         let presenter = RecordingUpcomingPresenter()
         UpcomingView(presenter: presenter, serializer: JSONSerializer()).handleUpcoming(
-            context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Europe%2FBerlin&weekStart=sunday")),
-            respond: capture.respond)
+            context: RequestContext(baseURL: "http://h", query: QueryParameters("tz=Europe%2FBerlin&weekStart=sunday"))
+        ).whenReady(capture.respond)
         #expect(presenter.requests == [UpcomingRequest(timeZone: IANATimeZone(identifier: "Europe/Berlin"), weekStart: .sunday)])
         #expect(capture.only?.status == 200)
         #expect(capture.only?.text == #"{"message":"recorded","sections":[]}"#)
@@ -125,7 +132,7 @@ struct UpcomingPresenterTests {
     func storeProblem() throws {
         let capture = ResponseCapture()
         UpcomingPresenter(interactor: StubUpcomingUseCases(.failure(.store(StoreError(reason: "restarting", retryAfter: 4)))))
-            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h"), view: view, respond: capture.respond)
+            .presentUpcoming(UpcomingRequest(), context: RequestContext(baseURL: "http://h")).written(to: capture)
         let response = try #require(capture.only)
         #expect(response.status == 503)
         #expect(response.header("Retry-After") == "4")

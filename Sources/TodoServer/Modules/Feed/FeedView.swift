@@ -51,7 +51,7 @@ private struct FeedStreamOpening: FeedStreamDisplay {
     }
 
     func displayProblem(_ model: ResponseViewModel<ProblemDetails>) {
-        respond(serializer.response(for: model))
+        respond(serializer.display(model))
     }
 }
 

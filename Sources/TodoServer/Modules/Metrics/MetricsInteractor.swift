@@ -3,8 +3,11 @@ import LockTracing
 import Prometheus
 import Synchronization
 
+// The metrics module: the Prometheus text exposition (`GET /metrics`). `MetricsView` is the
+// router's entry (nothing to decode); it writes what `MetricsInteractor` renders, as it is.
+
 /// Sets the scrape-time gauges (to-dos stored, open connections) and renders the registry.
-public struct MetricsInteractor: MetricsUseCases {
+public struct MetricsInteractor: Sendable {
     private let registry: PrometheusCollectorRegistry
     private let store: any TodoStore
     private let openConnections: @Sendable () -> Int
@@ -32,15 +35,17 @@ public struct MetricsInteractor: MetricsUseCases {
         droppedCounter = CoreMetrics.Counter(label: "log_lines_dropped_total", factory: factory)
     }
 
-    /// A store that cannot say how many to-dos it holds leaves the gauge at its last value.
-    public func exposition(completion: @escaping (MetricsExposition) -> Void) {
-        store.statistics { result in
+    /// Every metric in the Prometheus text format (version 0.0.4), as the registry renders it,
+    /// after the gauges read at scrape time are set. A store that cannot say how many to-dos it
+    /// holds leaves its gauge at its last value.
+    public func exposition() -> Pending<[UInt8]> {
+        store.statistics().map { result in
             if case .success(let statistics) = result { todosGauge.record(statistics.count) }
-            completion(render())
+            return render()
         }
     }
 
-    private func render() -> MetricsExposition {
+    private func render() -> [UInt8] {
         connectionsGauge.record(openConnections())
         let dropped = droppedLogLines()
         let added = droppedReported.value.withTracedLock { reported in
@@ -48,6 +53,6 @@ public struct MetricsInteractor: MetricsUseCases {
             return dropped - reported
         }
         if added > 0 { droppedCounter.increment(by: added) }
-        return MetricsExposition(text: registry.emitToBuffer())
+        return registry.emitToBuffer()
     }
 }

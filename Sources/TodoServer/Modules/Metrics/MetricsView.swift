@@ -1,21 +1,21 @@
 import HTTPValues
 
-/// The metrics module's HTTP adapter: hands the scrape to the presenter and writes the
-/// exposition bytes as the body; it decides nothing.
-public struct MetricsView: MetricsDisplay {
-    private let presenter: MetricsPresenter
+/// The metrics module's HTTP adapter: asks the interactor for the exposition and writes its bytes
+/// as the body, with the Prometheus text format's media type; it decides nothing.
+public struct MetricsView: Sendable {
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    private let interactor: MetricsInteractor
     private let serializer: JSONSerializer
 
-    public init(presenter: MetricsPresenter, serializer: JSONSerializer) {
-        self.presenter = presenter
+    public init(interactor: MetricsInteractor, serializer: JSONSerializer) {
+        self.interactor = interactor
         self.serializer = serializer
     }
 
-    public func handleMetrics(context: RequestContext, respond: @escaping Respond) {
-        presenter.presentMetrics(context: context, view: self, respond: respond)
-    }
-
-    public func displayMetrics(_ model: consuming ResponseViewModel<RawBody>, respond: Respond) {
-        respond(serializer.response(for: model))
+    public func handleMetrics(context: RequestContext) -> Pending<HTTPResponse> {
+        interactor.exposition().map { [serializer] text in
+            serializer.display(ResponseViewModel(status: 200, contentType: Self.contentType, body: RawBody(text)))
+        }
     }
 }

@@ -1,3 +1,7 @@
+// The system module: the service index (`GET /`), the health check (`GET /healthz`) and the
+// OpenAPI document (`GET /openapi.json`). `SystemView` is the router's entry (nothing to decode)
+// and writes what `SystemInteractor` says of the service and of the store.
+
 /// Reports the service's identity, build and health, and hands out its OpenAPI document.
 public struct SystemInteractor: Sendable {
     /// The version this build reports.
@@ -29,14 +33,12 @@ public struct SystemInteractor: Sendable {
 
     /// The store's refusal and statistics: unhealthy while the store refuses changes, or when it
     /// cannot say how many to-dos it holds.
-    public func health(completion: @escaping (HealthData) -> Void) {
+    public func health() -> Pending<HealthData> {
         let refusal = store.writeRefusal
-        store.statistics { result in
+        return store.statistics().map { result in
             switch result {
-            case .success(let statistics):
-                completion(HealthData(healthy: refusal == nil, todoCount: statistics.count, reason: refusal))
-            case .failure(let error):
-                completion(HealthData(healthy: false, todoCount: 0, reason: refusal ?? error.reason))
+            case .success(let statistics): HealthData(healthy: refusal == nil, todoCount: statistics.count, reason: refusal)
+            case .failure(let error): HealthData(healthy: false, todoCount: 0, reason: refusal ?? error.reason)
             }
         }
     }
@@ -76,4 +78,27 @@ public struct SystemInteractor: Sendable {
             return os
         #endif
     }
+}
+
+/// The service's name and version, and the routes it serves.
+public struct ServiceInfo: Sendable, Equatable {
+    public var name: String
+    public var version: String
+    /// Link relation and path of each route the index lists.
+    public var routes: [(rel: String, path: String)]
+    /// What the binary was built with and runs on.
+    public var build: [String: String]
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.name == rhs.name && lhs.version == rhs.version && lhs.build == rhs.build
+            && lhs.routes.map(\.rel) == rhs.routes.map(\.rel) && lhs.routes.map(\.path) == rhs.routes.map(\.path)
+    }
+}
+
+/// Whether the service can serve, and how many to-dos it holds.
+public struct HealthData: Sendable, Equatable {
+    public var healthy: Bool
+    public var todoCount: Int
+    /// Why the service is not healthy (the store refuses changes), nil while it is.
+    public var reason: String? = nil
 }

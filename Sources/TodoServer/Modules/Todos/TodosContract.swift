@@ -2,47 +2,44 @@ import HTTPValues
 
 // The to-dos module: list, create, read, change and delete to-dos (`/todos`, `/todos/{id}`).
 // The router hands the HTTP request to the view; the view decodes it into typed request models
-// and calls the presenter with them; the presenter asks the interactor and hands view models
-// back to the view, which writes the response.
+// and calls the presenter with them; the presenter asks the interactor and returns its answer, a
+// view model or a problem (`Pending`: the store may answer later, on the loop); the view writes
+// it as the response and returns that to the router.
 
-/// The presenter, as the view calls it: typed requests in, view models out to `view`. `context`
-/// gives absolute URLs, page links and `If-None-Match` (304); `respond` is handed back to `view`.
+/// The presenter, as the view calls it: typed requests in, its answer out. `context` gives
+/// absolute URLs, page links and `If-None-Match` (304, a view model without a body).
 public protocol TodosModuleInput: Sendable {
-    func presentList(_ query: TodoQuery, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
-    func presentCreation(_ draft: TodoDraft, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
-    func presentDeletionOfAll(context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
-    func presentTodo(id: String, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
+    func presentList(_ query: TodoQuery, context: RequestContext) -> Pending<ViewAnswer<TodoListViewModel>>
+    func presentCreation(_ draft: TodoDraft, context: RequestContext) -> Pending<ViewAnswer<TodoViewModel>>
+    func presentDeletionOfAll(context: RequestContext) -> Pending<ViewAnswer<NoBody>>
+    func presentTodo(id: String, context: RequestContext) -> Pending<ViewAnswer<TodoViewModel>>
     func presentPatch(
-        id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
-        respond: @escaping Respond)
+        id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext
+    ) -> Pending<ViewAnswer<TodoViewModel>>
     func presentReplacement(
-        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay,
-        respond: @escaping Respond)
-    func presentDeletion(
-        id: String, condition: RevisionCondition, context: RequestContext, view: some TodosDisplay, respond: @escaping Respond)
+        id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext
+    ) -> Pending<ViewAnswer<TodoViewModel>>
+    func presentDeletion(id: String, condition: RevisionCondition, context: RequestContext) -> Pending<ViewAnswer<NoBody>>
 }
 
 /// The business rules (the interactor): ids, timestamps, the store calls, what a condition on a
-/// missing to-do means. Knows nothing of HTTP: typed requests in, domain data or a domain error out.
+/// missing to-do means. Knows nothing of HTTP: typed requests in, domain data or a domain error
+/// out (`Pending`: ready when the store answered at once, later when it answers on the loop).
 public protocol TodosUseCases: Sendable {
     /// One page of to-dos; by default `order` (unset last), then `createdAt`, then `id`.
-    func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void)
+    func list(_ query: TodoQuery) -> Pending<Result<TodoListData, TodosError>>
     /// Stores a new to-do with a fresh id, created and updated now.
-    func create(_ draft: TodoDraft, completion: @escaping (Result<Todo, TodosError>) -> Void)
-    func get(id: String, completion: @escaping (Result<Todo, TodosError>) -> Void)
+    func create(_ draft: TodoDraft) -> Pending<Result<Todo, TodosError>>
+    func get(id: String) -> Pending<Result<Todo, TodosError>>
     /// Applies a merge patch if the condition holds; a patch that changes nothing keeps the
     /// revision and `updatedAt`.
-    func patch(
-        id: String, with change: TodoChange, condition: RevisionCondition,
-        completion: @escaping (Result<Todo, TodosError>) -> Void)
+    func patch(id: String, with change: TodoChange, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>>
     /// Replaces the writable fields if the condition holds; the same content keeps the
     /// revision and `updatedAt`.
-    func replace(
-        id: String, with draft: TodoDraft, condition: RevisionCondition,
-        completion: @escaping (Result<Todo, TodosError>) -> Void)
+    func replace(id: String, with draft: TodoDraft, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>>
     /// Deletes the to-do if the condition holds.
-    func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void)
-    func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void)
+    func delete(id: String, condition: RevisionCondition) -> Pending<Result<Void, TodosError>>
+    func deleteAll() -> Pending<Result<Void, TodosError>>
 }
 
 /// The fields of a new to-do or of a replacement (create, PUT), validated by the view.
@@ -60,17 +57,9 @@ public struct TodoDraft: Equatable, Sendable {
     }
 }
 
-/// The view as the presenter sees it: serializes the presenter's view models. (Decoding the
-/// request into `TodoQuery`, `TodoDraft`, `TodoChange` (a merge patch) and `RevisionCondition` happens before the
-/// presenter is called, in `TodosView`: a body or query the view cannot decode is a problem,
-/// 400 or 422 naming the fields, that never reaches the presenter.)
-public protocol TodosDisplay: Sendable {
-    func displayTodo(_ model: consuming ResponseViewModel<TodoViewModel>, respond: Respond)
-    func displayTodoList(_ model: consuming ResponseViewModel<TodoListViewModel>, respond: Respond)
-    /// 204 and 304: status and headers only.
-    func displayNoContent(_ model: consuming ResponseViewModel<NoBody>, respond: Respond)
-    func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond)
-}
+// Decoding the request into `TodoQuery`, `TodoDraft`, `TodoChange` (a merge patch) and
+// `RevisionCondition` happens before the presenter is called, in `TodosView`: a body or query the
+// view cannot decode is a problem, 400 or 422 naming the fields, that never reaches the presenter.
 
 /// Why a to-do use case failed (a domain error: the presenter gives it its HTTP shape).
 public enum TodosError: Error, Equatable {

@@ -11,87 +11,76 @@ public struct TodosInteractor: TodosUseCases {
         self.ids = ids
     }
 
-    public func list(_ query: TodoQuery, completion: @escaping (Result<TodoListData, TodosError>) -> Void) {
-        let changes = store.changes
-        store.list(query) { result in
-            completion(
-                result.mapError(TodosError.store).map { page in
-                    var list = TodoListData(items: page.items, total: page.total, offset: query.offset, limit: query.limit)
-                    list.lastChange = page.lastChange.map { $0.token(tag: changes.tag) } ?? changes.headToken
-                    return list
-                })
+    public func list(_ query: TodoQuery) -> Pending<Result<TodoListData, TodosError>> {
+        store.list(query).map(with: (query, store.changes)) { result, captured in
+            let (query, changes) = captured
+            return result.mapError(TodosError.store).map { page in
+                var list = TodoListData(items: page.items, total: page.total, offset: query.offset, limit: query.limit)
+                list.lastChange = page.lastChange.map { $0.token(tag: changes.tag) } ?? changes.headToken
+                return list
+            }
         }
     }
 
-    public func create(_ draft: TodoDraft, completion: @escaping (Result<Todo, TodosError>) -> Void) {
+    public func create(_ draft: TodoDraft) -> Pending<Result<Todo, TodosError>> {
         let now = clock.now()
         let todo = Todo(
             id: ids.makeID(), title: draft.title, completed: draft.completed, order: draft.order,
             dueDate: draft.dueDate, createdAt: now, updatedAt: now)
-        store.insert(todo) { result in
-            completion(result.mapError(TodosError.store))
+        return store.insert(todo).map(with: ()) { result, _ in result.mapError(TodosError.store) }
+    }
+
+    public func get(id: String) -> Pending<Result<Todo, TodosError>> {
+        store.todo(id: id).map(with: id) { result, id in
+            result.mapError(TodosError.store).flatMap { todo in
+                todo.map { .success($0) } ?? .failure(.notFound(id: id))
+            }
         }
     }
 
-    public func get(id: String, completion: @escaping (Result<Todo, TodosError>) -> Void) {
-        store.todo(id: id) { result in
-            completion(
-                result.mapError(TodosError.store).flatMap { todo in
-                    todo.map { .success($0) } ?? .failure(.notFound(id: id))
-                })
-        }
+    public func patch(id: String, with change: TodoChange, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>> {
+        update(id: id, change: change, condition: condition)
     }
 
-    public func patch(
-        id: String, with change: TodoChange, condition: RevisionCondition,
-        completion: @escaping (Result<Todo, TodosError>) -> Void
-    ) {
-        update(id: id, change: change, condition: condition, completion: completion)
-    }
-
-    public func replace(
-        id: String, with draft: TodoDraft, condition: RevisionCondition,
-        completion: @escaping (Result<Todo, TodosError>) -> Void
-    ) {
+    public func replace(id: String, with draft: TodoDraft, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>> {
         let change = TodoChange.replacement(
             title: draft.title, completed: draft.completed, order: draft.order, dueDate: draft.dueDate)
-        update(id: id, change: change, condition: condition, completion: completion)
+        return update(id: id, change: change, condition: condition)
     }
 
-    public func delete(id: String, condition: RevisionCondition, completion: @escaping (Result<Void, TodosError>) -> Void) {
-        store.remove(id: id, condition: condition) { result in
-            completion(
-                result.mapError(TodosError.store).flatMap { outcome in
-                    switch outcome {
-                    case .removed: .success(())
-                    case .notFound: .failure(Self.missing(id: id, condition))
-                    case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
-                    }
-                })
+    public func delete(id: String, condition: RevisionCondition) -> Pending<Result<Void, TodosError>> {
+        store.remove(id: id, condition: condition).map(with: (id, condition)) {
+            result, captured in
+            let (id, condition) = captured
+            return result.mapError(TodosError.store).flatMap { outcome in
+                switch outcome {
+                case .removed: .success(())
+                case .notFound: .failure(Self.missing(id: id, condition))
+                case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
+                }
+            }
         }
     }
 
-    public func deleteAll(completion: @escaping (Result<Void, TodosError>) -> Void) {
-        store.removeAll { completion($0.mapError(TodosError.store)) }
+    public func deleteAll() -> Pending<Result<Void, TodosError>> {
+        store.removeAll().map(with: ()) { result, _ in result.mapError(TodosError.store) }
     }
 
     /// Applies `change` if the condition holds for the stored to-do. A change that leaves the
     /// writable fields as they are is not made: the store keeps the revision (the ETag) and
     /// `updatedAt`, and the to-do is answered as it is.
-    private func update(
-        id: String, change: TodoChange, condition: RevisionCondition,
-        completion: @escaping (Result<Todo, TodosError>) -> Void
-    ) {
-        store.update(id: id, change: change, condition: condition, at: clock.now()) { result in
-            completion(
-                result.mapError(TodosError.store).flatMap { outcome in
+    private func update(id: String, change: TodoChange, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>> {
+        store.update(id: id, change: change, condition: condition, at: clock.now())
+            .map(with: (id, condition)) { result, captured in
+                let (id, condition) = captured
+                return result.mapError(TodosError.store).flatMap { outcome in
                     switch outcome {
                     case .updated(let todo), .unchanged(let todo): .success(todo)
                     case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
                     case .notFound: .failure(Self.missing(id: id, condition))
                     }
-                })
-        }
+                }
+            }
     }
 
     /// The failure for a to-do the condition refused, with its current revision.

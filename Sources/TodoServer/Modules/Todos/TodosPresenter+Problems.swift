@@ -3,18 +3,22 @@ import HTTPValues
 extension TodosPresenter {
     /// A domain error as a problem: 404, 412 with the current `ETag` when the to-do exists, 503
     /// with `Retry-After` when the store says when.
-    func presentProblem(_ error: TodosError, view: some TodosDisplay, respond: Respond) {
+    static func problem(_ error: TodosError) -> ResponseViewModel<ProblemDetails> {
         var headers: HTTPHeaders = [:]
         if case .conditionFailed(_, let current?, _) = error { headers.set("ETag", EntityTag(revision: current).description) }
         if case .store(let failure) = error, let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
-        view.displayProblem(ResponseViewModel(problem: Self.problem(for: error), headers: consume headers), respond: respond)
+        return ResponseViewModel(problem: error.problem, headers: consume headers)
     }
+}
 
-    static func problem(for error: TodosError) -> ProblemDetails {
-        switch error {
+extension TodosError {
+    /// The error's problem details, as the presenter answers them (404, 412, 503).
+    var problem: ProblemDetails {
+        switch self {
         case .notFound(let id): .notFound("No to-do has the id '\(id)'.")
         case .conditionFailed(let id, let current, let failure):
-            ProblemDetails(status: 412, title: "Precondition Failed", detail: conditionDetail(id: id, current: current, failure: failure))
+            ProblemDetails(
+                status: 412, title: "Precondition Failed", detail: Self.conditionDetail(id: id, current: current, failure: failure))
         case .store(let failure): failure.problem
         }
     }

@@ -3,15 +3,17 @@ import HTTPValues
 // The upcoming module (the VIPER seeds' use case): not-completed to-dos due from today to the end of
 // next week, grouped as today, tomorrow, later this week and next week (`GET /todos/upcoming`).
 
-/// The presenter, as the view calls it: the typed request in, view models out to `view`.
+/// The presenter, as the view calls it: the typed request in, its answer out (the sections, or the
+/// store's problem).
 public protocol UpcomingModuleInput: Sendable {
-    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext, view: UpcomingView, respond: @escaping Respond)
+    func presentUpcoming(_ request: UpcomingRequest, context: RequestContext) -> Pending<ViewAnswer<UpcomingViewModel>>
 }
 
 /// The business rules (the interactor): which to-dos are upcoming and in which group. Knows
-/// nothing of HTTP: a typed request in, domain data or a domain error out.
+/// nothing of HTTP: a typed request in, domain data or a domain error out (`Pending`: the store
+/// may answer later, on the loop).
 public protocol UpcomingUseCases: Sendable {
-    func upcoming(_ request: UpcomingRequest, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void)
+    func upcoming(_ request: UpcomingRequest) -> Pending<Result<UpcomingData, UpcomingError>>
 }
 
 /// What the upcoming use case is asked: nil takes the default (the configured time zone, Monday).

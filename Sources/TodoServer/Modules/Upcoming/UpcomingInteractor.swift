@@ -10,11 +10,11 @@ public struct UpcomingInteractor: UpcomingUseCases {
         self.defaultTimeZone = defaultTimeZone
     }
 
-    public func upcoming(_ request: UpcomingRequest, completion: @escaping (Result<UpcomingData, UpcomingError>) -> Void) {
+    public func upcoming(_ request: UpcomingRequest) -> Pending<Result<UpcomingData, UpcomingError>> {
         let zone = request.timeZone ?? defaultTimeZone
         let window = UpcomingWindow(today: Self.today(at: clock.now(), in: zone), weekStart: request.weekStart ?? .monday)
-        store.upcoming(from: window.today, through: window.endOfNextWeek) { result in
-            completion(result.mapError(UpcomingError.store).map { Self.group($0, in: window) })
+        return store.upcoming(from: window.today, through: window.endOfNextWeek).map(with: window) { result, window in
+            result.mapError(UpcomingError.store).map { Self.group($0, in: window) }
         }
     }
 

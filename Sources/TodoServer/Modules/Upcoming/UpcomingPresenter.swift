@@ -1,39 +1,41 @@
 import HTTPValues
 
-/// Shapes upcoming groups into sections with titles, or the seeds' "nothing due" message.
-public struct UpcomingPresenter: UpcomingModuleInput {
-    static let nothingDueMessage = "Nothing is due before the end of next week."
+/// Shapes upcoming groups into sections with titles, or the seeds' "nothing due" message; the
+/// store's failure into its problem. Generic over its use cases, as `TodosPresenter`.
+public struct UpcomingPresenter<UseCases: UpcomingUseCases>: UpcomingModuleInput {
+    private let interactor: UseCases
 
-    private let interactor: any UpcomingUseCases
-
-    public init(interactor: any UpcomingUseCases) {
+    public init(interactor: UseCases) {
         self.interactor = interactor
     }
 
-    public func presentUpcoming(
-        _ request: UpcomingRequest, context: RequestContext, view: UpcomingView, respond: @escaping Respond
-    ) {
-        interactor.upcoming(request) { result in
+    public func presentUpcoming(_ request: UpcomingRequest, context: RequestContext) -> Pending<ViewAnswer<UpcomingViewModel>> {
+        interactor.upcoming(request).map(with: context) { result, context in
             switch result {
             case .success(let data):
-                view.displayUpcoming(ResponseViewModel(status: 200, body: viewModel(data, baseURL: context.baseURL)), respond: respond)
+                return .model(ResponseViewModel(status: 200, body: UpcomingViewModel(data, baseURL: context.baseURL)))
             case .failure(.store(let failure)):
                 context.logger.error("upcoming: the store failed", metadata: ["reason": "\(failure.reason)"])
                 var headers: HTTPHeaders = [:]
                 if let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
-                view.displayProblem(ResponseViewModel(problem: failure.problem, headers: headers), respond: respond)
+                return .problem(ResponseViewModel(problem: failure.problem, headers: headers))
             }
         }
     }
+}
 
-    func viewModel(_ data: UpcomingData, baseURL: String) -> UpcomingViewModel {
+extension UpcomingViewModel {
+    static let nothingDueMessage = "Nothing is due before the end of next week."
+
+    /// The groups as titled sections with absolute urls, or the seeds' "nothing due" message.
+    init(_ data: UpcomingData, baseURL: String) {
         let sections = data.sections.map { section in
             UpcomingViewModel.Section(
                 relativeDate: section.relativeDate.rawValue,
                 title: Self.title(of: section.relativeDate),
                 items: section.items.map { TodoViewModel($0, baseURL: baseURL) })
         }
-        return UpcomingViewModel(sections: sections, message: sections.isEmpty ? Self.nothingDueMessage : nil)
+        self.init(sections: sections, message: sections.isEmpty ? Self.nothingDueMessage : nil)
     }
 
     static func title(of relativeDate: RelativeDate) -> String {

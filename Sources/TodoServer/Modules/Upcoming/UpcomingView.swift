@@ -1,13 +1,14 @@
 import HTTPValues
 
 /// The upcoming module's HTTP adapter: decodes the query into an `UpcomingRequest`, hands it to
-/// the presenter, and writes the view model as a JSON response; it decides nothing else.
-public struct UpcomingView: Sendable {
-    private let presenter: any UpcomingModuleInput
+/// the presenter, and writes the answer it returns as a JSON response; it decides nothing else.
+/// Generic over its presenter, as `TodosView`.
+public struct UpcomingView<Presenter: UpcomingModuleInput>: Sendable {
+    private let presenter: Presenter
     private let serializer: JSONSerializer
     private let zones: TimeZoneDirectory
 
-    public init(presenter: any UpcomingModuleInput, serializer: JSONSerializer, zones: TimeZoneDirectory = TimeZoneDirectory()) {
+    public init(presenter: Presenter, serializer: JSONSerializer, zones: TimeZoneDirectory = TimeZoneDirectory()) {
         self.presenter = presenter
         self.serializer = serializer
         self.zones = zones
@@ -16,10 +17,10 @@ public struct UpcomingView: Sendable {
     /// The router's entry: decodes `tz` and `weekStart` from the query into an `UpcomingRequest`
     /// and hands it to the presenter; a value that names neither is a 400 problem that names it,
     /// answered here.
-    public func handleUpcoming(context: RequestContext, respond: @escaping Respond) {
+    public func handleUpcoming(context: RequestContext) -> Pending<HTTPResponse> {
         switch request(from: context.query) {
-        case .success(let request): presenter.presentUpcoming(request, context: context, view: self, respond: respond)
-        case .failure(let problem): displayProblem(ResponseViewModel(problem: problem), respond: respond)
+        case .success(let request): serializer.display(presenter.presentUpcoming(request, context: context))
+        case .failure(let problem): .ready(serializer.display(ResponseViewModel(problem: problem)))
         }
     }
 
@@ -40,13 +41,5 @@ public struct UpcomingView: Sendable {
             request.weekStart = start
         }
         return .success(request)
-    }
-
-    public func displayUpcoming(_ model: consuming ResponseViewModel<UpcomingViewModel>, respond: Respond) {
-        respond(serializer.response(for: model))
-    }
-
-    public func displayProblem(_ model: consuming ResponseViewModel<ProblemDetails>, respond: Respond) {
-        respond(serializer.response(for: model))
     }
 }

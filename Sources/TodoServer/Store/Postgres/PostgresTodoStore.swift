@@ -37,11 +37,19 @@ public final class PostgresTodoStore: TodoStore {
     /// Every change made through any instance, in the database's change order.
     public var changes: ChangeLog { feed.log }
 
-    /// `completion` once the change is made, after asking the feed to read it soon.
-    private func changed<Value>(_ completion: @escaping (Result<Value, StoreError>) -> Void) -> (Result<Value, StoreError>) -> Void {
-        { [feed] result in
-            if case .success = result { feed.pollSoon() }
-            completion(result)
+    /// `statement`'s answer, which comes later on the calling loop (see `run`); a statement that
+    /// is `changing` asks the feed to read its change soon once it is made.
+    private func answer<Value>(
+        _ statement: PostgresStatement, _ parameters: [String?], changing: Bool = false, decode: @escaping (PostgresRows) -> Value?
+    ) -> Pending<Result<Value, StoreError>> {
+        let feed = changing ? feed : nil
+        return Pending { promise in
+            run(
+                statement, parameters,
+                completion: { result in
+                    if case .success = result { feed?.pollSoon() }
+                    promise.fulfil(result)
+                }, decode: decode)
         }
     }
 
@@ -64,22 +72,22 @@ public final class PostgresTodoStore: TodoStore {
         fallbackLoop.shutdown()
     }
 
-    public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {
-        run(TodoSQL.insert, TodoSQL.insertParameters(todo), completion: changed(completion)) { rows in
+    public func insert(_ todo: Todo) -> Pending<Result<Todo, StoreError>> {
+        answer(TodoSQL.insert, TodoSQL.insertParameters(todo), changing: true) { rows in
             rows.count == 1 ? TodoRowDecoder.todo(rows, row: 0) : nil
         }
     }
 
-    public func todo(id: String, completion: @escaping (Result<Todo?, StoreError>) -> Void) {
-        guard TodoSQL.isTodoID(id) else { return completion(.success(nil)) }
-        run(TodoSQL.get, [id], completion: completion) { rows in
+    public func todo(id: String) -> Pending<Result<Todo?, StoreError>> {
+        guard TodoSQL.isTodoID(id) else { return .ready(.success(nil)) }
+        return answer(TodoSQL.get, [id]) { rows in
             rows.count == 0 ? .some(nil) : TodoRowDecoder.todo(rows, row: 0).map { .some($0) }
         }
     }
 
-    public func list(_ query: TodoQuery, completion: @escaping (Result<TodoPage, StoreError>) -> Void) {
-        if let needle = query.titleContains, !TodoSQL.canMatchATitle(needle) { return completion(.success(TodoPage(items: [], total: 0))) }
-        run(TodoSQL.list(query.sort), TodoSQL.listParameters(query), completion: completion) { rows in
+    public func list(_ query: TodoQuery) -> Pending<Result<TodoPage, StoreError>> {
+        if let needle = query.titleContains, !TodoSQL.canMatchATitle(needle) { return .ready(.success(TodoPage(items: [], total: 0))) }
+        return answer(TodoSQL.list(query.sort), TodoSQL.listParameters(query)) { rows in
             guard rows.count >= 1, let total = rows[0, 0].flatMap({ Int($0) }),
                 let seen = rows[0, 1].flatMap({ TransactionSnapshot(postgresText: $0) }),
                 let items = TodoRowDecoder.snapshots(rows, first: 2)
@@ -88,23 +96,20 @@ public final class PostgresTodoStore: TodoStore {
         }
     }
 
-    public func upcoming(
-        from: CalendarDay, through: CalendarDay, completion: @escaping (Result<[Todo], StoreError>) -> Void
-    ) {
-        run(TodoSQL.upcoming, TodoSQL.upcomingParameters(from: from, through: through), completion: completion) {
+    public func upcoming(from: CalendarDay, through: CalendarDay) -> Pending<Result<[Todo], StoreError>> {
+        answer(TodoSQL.upcoming, TodoSQL.upcomingParameters(from: from, through: through)) {
             TodoRowDecoder.todos($0)
         }
     }
 
     public func update(
-        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp,
-        completion: @escaping (Result<StoreUpdate, StoreError>) -> Void
-    ) {
-        guard TodoSQL.isTodoID(id) else { return completion(.success(.notFound)) }
+        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp
+    ) -> Pending<Result<StoreUpdate, StoreError>> {
+        guard TodoSQL.isTodoID(id) else { return .ready(.success(.notFound)) }
         let parameters = TodoSQL.updateParameters(
             id: id, title: change.title, completed: change.completed, order: Self.fieldChange(change.order),
             dueDate: Self.fieldChange(change.dueDate), condition: Self.condition(condition), at: time)
-        run(TodoSQL.update, parameters, completion: changed(completion)) { rows in
+        return answer(TodoSQL.update, parameters, changing: true) { rows in
             guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
             guard let todo = TodoRowDecoder.todo(rows, row: 0, first: 1) else { return nil }
             return switch rows[0, 0] {
@@ -116,12 +121,9 @@ public final class PostgresTodoStore: TodoStore {
         }
     }
 
-    public func remove(
-        id: String, condition: RevisionCondition, completion: @escaping (Result<StoreRemoval, StoreError>) -> Void
-    ) {
-        guard TodoSQL.isTodoID(id) else { return completion(.success(.notFound)) }
-        run(TodoSQL.remove, TodoSQL.removeParameters(id: id, condition: Self.condition(condition)), completion: changed(completion)) {
-            rows in
+    public func remove(id: String, condition: RevisionCondition) -> Pending<Result<StoreRemoval, StoreError>> {
+        guard TodoSQL.isTodoID(id) else { return .ready(.success(.notFound)) }
+        return answer(TodoSQL.remove, TodoSQL.removeParameters(id: id, condition: Self.condition(condition)), changing: true) { rows in
             guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
             return switch rows[0, 0] {
             case "removed": .removed
@@ -131,12 +133,12 @@ public final class PostgresTodoStore: TodoStore {
         }
     }
 
-    public func removeAll(completion: @escaping (Result<Void, StoreError>) -> Void) {
-        run(TodoSQL.removeAll, [], completion: changed(completion)) { _ in () }
+    public func removeAll() -> Pending<Result<Void, StoreError>> {
+        answer(TodoSQL.removeAll, [], changing: true) { _ in () }
     }
 
-    public func statistics(completion: @escaping (Result<StoreStatistics, StoreError>) -> Void) {
-        run(TodoSQL.count, [], completion: completion) { rows in
+    public func statistics() -> Pending<Result<StoreStatistics, StoreError>> {
+        answer(TodoSQL.count, []) { rows in
             rows.count == 1 ? rows[0, 0].flatMap { Int($0) }.map { StoreStatistics(count: $0) } : nil
         }
     }

@@ -1,0 +1,123 @@
+/// An answer that is there now or comes later, on the loop thread that asked for it: what a use
+/// case returns to its presenter, the presenter to its view and the view to the router. A store in
+/// memory answers at once (`.ready`, carried up by value); the journal or a database answers later
+/// on the same loop (`.later`: each layer's transform waits in the promise). A `Pending` is used
+/// once.
+public enum Pending<Value> {
+    case ready(Value)
+    case later(Promise<Value>)
+
+    /// The answer of a call that completes through a callback (the journal's writer, a database
+    /// connection): `start` is handed a promise to fulfil, and the answer is ready when it was
+    /// fulfilled before `start` returned. A store that answers at once returns `.ready` instead:
+    /// no promise is made for it.
+    @inline(__always)
+    public init(_ start: (Promise<Value>) -> Void) {
+        let promise = Promise<Value>()
+        start(promise)
+        if let value = promise.takeValue() { self = .ready(value) } else { self = .later(promise) }
+    }
+
+    /// The answer, transformed when it is there: at once if it is.
+    @inline(__always)
+    public consuming func map<T>(_ transform: @escaping (consuming Value) -> T) -> Pending<T> {
+        switch consume self {
+        case .ready(let value): .ready(transform(value))
+        case .later(let promise): .later(promise.map(transform))
+        }
+    }
+
+    /// The answer, transformed with `captured` when it is there. `transform` should capture
+    /// nothing: what it needs comes in `captured`, so that an answer there now is transformed with
+    /// no closure context allocated (one is made around `transform` only for a later answer).
+    @inline(__always)
+    public consuming func map<Captured, T>(
+        with captured: Captured, _ transform: @escaping (consuming Value, Captured) -> T
+    ) -> Pending<T> {
+        switch consume self {
+        case .ready(let value): .ready(transform(value, captured))
+        case .later(let promise): .later(promise.map(with: captured, transform))
+        }
+    }
+
+    /// Hands the answer to `body` when it is there: at once if it is.
+    @inline(__always)
+    public consuming func whenReady(_ body: @escaping (consuming Value) -> Void) {
+        switch consume self {
+        case .ready(let value): body(value)
+        case .later(let promise): promise.whenReady(body)
+        }
+    }
+}
+
+/// Where a later answer lands: fulfilled once, on the loop thread that waits for it.
+public class Promise<Value> {
+    /// The answer, when it came before anyone waited for it (a change the journal refused at
+    /// once). Kept out of line, behind a pointer: a stored `Value?` would make every promise's
+    /// deinit look up `Optional<Value>`'s metadata at run time (~300 instructions), answer or not.
+    private var kept: UnsafeMutablePointer<Value>?
+    private var waiter: ((consuming Value) -> Void)?
+
+    public init() {}
+
+    deinit {
+        if let kept {
+            kept.deinitialize(count: 1)
+            kept.deallocate()
+        }
+    }
+
+    /// Delivers the answer: to whoever waits for it, or kept until someone does.
+    public final func fulfil(_ value: consuming Value) {
+        guard let waiter else {
+            let cell = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+            cell.initialize(to: value)
+            kept = cell
+            return
+        }
+        self.waiter = nil
+        waiter(value)
+    }
+
+    final func takeValue() -> Value? {
+        guard let cell = kept else { return nil }
+        kept = nil
+        defer { cell.deallocate() }
+        return cell.move()
+    }
+
+    final func whenReady(_ body: @escaping (consuming Value) -> Void) {
+        if let value = takeValue() { return body(value) }
+        waiter = body
+    }
+
+    final func map<T>(_ transform: @escaping (consuming Value) -> T) -> Promise<T> {
+        let next = Promise<T>()
+        whenReady { next.fulfil(transform($0)) }
+        return next
+    }
+
+    /// As `map`, with `captured` and `transform` held by the next promise itself: the closure that
+    /// waits captures only that promise, so each layer of a later answer allocates once.
+    final func map<Captured, T>(with captured: Captured, _ transform: @escaping (consuming Value, Captured) -> T) -> Promise<T> {
+        let next = MappedPromise(captured: captured, transform: transform)
+        whenReady { next.receive($0) }
+        return next
+    }
+}
+
+/// A promise fulfilled with `transform` of another promise's answer and `captured`.
+final class MappedPromise<Source, Captured, Value>: Promise<Value> {
+    private let captured: Captured
+    private let transform: (consuming Source, Captured) -> Value
+
+    init(captured: Captured, transform: @escaping (consuming Source, Captured) -> Value) {
+        self.captured = captured
+        self.transform = transform
+        super.init()
+    }
+
+    func receive(_ source: consuming Source) {
+        fulfil(transform(source, captured))
+    }
+}
