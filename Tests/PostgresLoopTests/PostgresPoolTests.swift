@@ -59,6 +59,9 @@ struct PostgresPoolTests {
     @Test func aStalledConnectionsNewRequestsGoToTheNextOne() async throws {
         var timing = PostgresTiming()
         timing.stallThreshold = .milliseconds(40)
+        // The slow statement waits until the test lets it go, however loaded the machine: a CI run
+        // under load passed the default 5 s deadline, which failed it and dropped its connection.
+        timing.requestTimeout = .seconds(600)
         let (loop, pool) = try readyPool(
             PostgresConfiguration(
                 connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2))

@@ -90,20 +90,20 @@ public final class DurableTodoStore: TodoStore {
     public func update(
         id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp
     ) -> Pending<Result<StoreUpdate, StoreError>> {
-        submit { draft in
+        submit { projected in
             let outcome = StoreUpdate.decide(
-                stored: draft.todo(id: id), change: change, condition: condition, at: time,
-                nextRevision: { draft.nextRevision(after: $0) })
+                stored: projected.todo(id: id), change: change, condition: condition, at: time,
+                nextRevision: { projected.nextRevision(after: $0) })
             guard case .updated(let todo) = outcome else { return (outcome, []) }
             return (outcome, [.put(todo)])
         }
     }
 
     public func remove(id: String, condition: RevisionCondition) -> Pending<Result<StoreRemoval, StoreError>> {
-        submit { draft in
-            guard let todo = draft.todo(id: id) else { return (.notFound, []) }
+        submit { projected in
+            guard let todo = projected.todo(id: id) else { return (.notFound, []) }
             if condition.failure(for: todo) != nil { return (.conditionFailed(todo), []) }
-            return (.removed, [.remove(id: id, revision: draft.nextRevision(after: todo))])
+            return (.removed, [.remove(id: id, revision: projected.nextRevision(after: todo))])
         }
     }
 
@@ -127,12 +127,12 @@ public final class DurableTodoStore: TodoStore {
     /// Hands the change to the journal's writer, which prepares it on the store as the changes
     /// before it leave it, and answers on the calling loop once its records are written (under
     /// `always`: synced) and applied (or at once, when the journal refuses it).
-    private func submit<T>(_ prepare: @escaping (inout StoreDraft) -> (T, [JournalRecord])) -> Pending<Result<T, StoreError>> {
+    private func submit<T>(_ prepare: @escaping (inout ProjectedStore) -> (T, [JournalRecord])) -> Pending<Result<T, StoreError>> {
         Pending { promise in
             journal.submit(
                 Journal.Change(
-                    prepare: { draft in
-                        let (result, records) = prepare(&draft)
+                    prepare: { projected in
+                        let (result, records) = prepare(&projected)
                         return (records, { failure in promise.fulfil(failure.map { .failure($0) } ?? .success(result)) })
                     },
                     refuse: { promise.fulfil(.failure($0)) },

@@ -7,7 +7,7 @@ import Synchronization
 /// default order is O(limit) through `DefaultOrderIndex`, one of `sort=title` through
 /// `TitleOrderIndex`, `q=` is answered by `SearchArena` (other sorts filter and sort); `upcoming`
 /// reads a slice of `DueDateIndex`. The indexes hold slot numbers. A page crosses the seam as
-/// `TodoSnapshots` read from the records (no string per to-do), a single to-do as a `Todo` made
+/// `PackedTodos` read from the records (no string per to-do), a single to-do as a `Todo` made
 /// from its record (with the caller's id string when it named a UUID); every call completes
 /// before it returns.
 public final class InMemoryTodoStore: TodoStore {
@@ -135,10 +135,10 @@ public final class InMemoryTodoStore: TodoStore {
             if let needle = query.titleContains, !needle.isEmpty {
                 let page = SearchArena.page(
                     query, search: TitleSearch(needle), store: slots, defaultOrder: state.index, titles: state.titles)
-                return TodoPage(items: slots.snapshots(page.slots), total: page.total)
+                return TodoPage(items: slots.packed(page.slots), total: page.total)
             }
             if let page = state.titles.page(query, slots) {
-                return TodoPage(items: slots.snapshots(page.slots), total: page.total)
+                return TodoPage(items: slots.packed(page.slots), total: page.total)
             }
             return query.sort == TodoSort() ? Self.indexedPage(query, state) : Self.sortedPage(query, state)
         }
@@ -150,13 +150,13 @@ public final class InMemoryTodoStore: TodoStore {
         let slots = state.slots
         // (A non-empty `q=` is answered by the search arena: only `completed=` filters here.)
         let matching = slots.liveSlots.filter { query.completed == nil || slots[$0].completed == query.completed }
-        guard query.offset < matching.count else { return TodoPage(items: TodoSnapshots(), total: matching.count) }
+        guard query.offset < matching.count else { return TodoPage(items: PackedTodos(), total: matching.count) }
         let (end, overflow) = query.offset.addingReportingOverflow(query.limit)
         let sort = query.sort
         let first = matching.smallest(overflow ? matching.count : min(end, matching.count)) {
             slots.areInIncreasingOrder(sort, $0, $1)
         }
-        return TodoPage(items: slots.snapshots(first.dropFirst(query.offset).prefix(query.limit)), total: matching.count)
+        return TodoPage(items: slots.packed(first.dropFirst(query.offset).prefix(query.limit)), total: matching.count)
     }
 
     /// A page in the default order from the index: O(limit) without filters, one pass with them.
@@ -166,7 +166,7 @@ public final class InMemoryTodoStore: TodoStore {
         guard let completed = query.completed else {
             let end = min(order.count, query.offset.addingReportingOverflow(query.limit).partialValue)
             let page = query.offset < end ? order[query.offset..<end] : order[0..<0]
-            return TodoPage(items: slots.snapshots(page), total: order.count)
+            return TodoPage(items: slots.packed(page), total: order.count)
         }
         var page: [Int32] = []
         page.reserveCapacity(min(query.limit, order.count))
@@ -175,7 +175,7 @@ public final class InMemoryTodoStore: TodoStore {
             if total >= query.offset && page.count < query.limit { page.append(slot) }
             total += 1
         }
-        return TodoPage(items: slots.snapshots(page), total: total)
+        return TodoPage(items: slots.packed(page), total: total)
     }
 
     public func upcoming(from: CalendarDay, through: CalendarDay) -> Pending<Result<[Todo], StoreError>> {
@@ -231,7 +231,7 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     /// Applies changes the journal has written, with the revisions they took (the durable store
-    /// prepares them on a `StoreDraft` and applies them only once they are written), each at its
+    /// prepares them on a `ProjectedStore` and applies them only once they are written), each at its
     /// position in the journal: `positions[i]` is `records[i]`'s.
     func apply(_ records: [JournalRecord], at positions: [ChangePosition]) {
         var cleared: [State] = []

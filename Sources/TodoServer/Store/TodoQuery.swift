@@ -91,16 +91,16 @@ public struct TodoSort: Sendable, Equatable {
 /// the list `ETag` is derived by the presenter from what the answer shows: the page's ids and
 /// revisions, the total, offset and limit, through a stable 64-bit hash (FNV-1a) that is the same
 /// on every instance and every run.) The page's to-dos are compact read-only values
-/// (`TodoSnapshots`), not `Todo`s: no string is made per to-do on the way to the JSON.
+/// (`PackedTodos`), not `Todo`s: no string is made per to-do on the way to the JSON.
 public struct TodoPage: Sendable, Equatable {
-    public var items: TodoSnapshots
+    public var items: PackedTodos
     /// How many to-dos passed the filters, on all pages.
     public var total: Int
     /// The change order's cursor as of this page: every change up to it, and none after, is
     /// reflected in it (nil from a store that cannot say).
     public var lastChange: ChangeCursor?
 
-    public init(items: TodoSnapshots, total: Int, lastChange: ChangeCursor? = nil) {
+    public init(items: PackedTodos, total: Int, lastChange: ChangeCursor? = nil) {
         self.items = items
         self.total = total
         self.lastChange = lastChange
@@ -108,6 +108,6 @@ public struct TodoPage: Sendable, Equatable {
 
     /// A page of the given to-dos.
     public init(items: [Todo], total: Int) {
-        self.init(items: TodoSnapshots(items), total: total)
+        self.init(items: PackedTodos(items), total: total)
     }
 }

@@ -37,7 +37,7 @@ extension TodoStore {
 }
 
 /// Each call with its answer handed to `completion` when it is there (at once if it is): for
-/// callers that take the answer in a callback (`StoreDraft`, the micro benchmark, the fuzzers and
+/// callers that take the answer in a callback (`ProjectedStore`, the micro benchmark, the fuzzers and
 /// tests).
 extension TodoStore {
     public func insert(_ todo: Todo, completion: @escaping (Result<Todo, StoreError>) -> Void) {

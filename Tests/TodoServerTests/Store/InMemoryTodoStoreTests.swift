@@ -167,7 +167,7 @@ struct DefaultOrderIndexTests {
         // Everything, read through the other (sorting) path.
         var everything: [Todo] = []
         store.list(TodoQuery(sort: TodoSort(.createdAt), limit: Int.max)) { result in
-            everything = ((try? result.get().items) ?? TodoSnapshots()).map { data in
+            everything = ((try? result.get().items) ?? PackedTodos()).map { data in
                 Todo(
                     id: data.id, title: data.title, completed: data.completed, order: data.order, dueDate: data.dueDate,
                     createdAt: data.createdAt, updatedAt: data.updatedAt, revision: data.revision)

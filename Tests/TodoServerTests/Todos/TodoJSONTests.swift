@@ -38,14 +38,14 @@ struct TodoJSONTests {
     @Test("the list's elements are the items, alone and together")
     func list() {
         for todo in Self.todos {
-            let model = TodoListViewModel(items: TodoSnapshots([todo]), baseURL: Self.base)
+            let model = TodoListViewModel(items: PackedTodos([todo]), baseURL: Self.base)
             #expect(written { model.write(to: &$0) } == "[\(item(todo))]", "\(todo.title)")
         }
-        let all = TodoListViewModel(items: TodoSnapshots(Self.todos), baseURL: Self.base)
+        let all = TodoListViewModel(items: PackedTodos(Self.todos), baseURL: Self.base)
         #expect(written { all.write(to: &$0) } == "[\(Self.todos.map(item).joined(separator: ","))]")
         // Ids and titles that need no escape, years 0 to 9999: the whole page in one step.
         let clean = [Self.todos[0], Self.todos[3]]
-        let oneStep = TodoListViewModel(items: TodoSnapshots(clean), baseURL: Self.base)
+        let oneStep = TodoListViewModel(items: PackedTodos(clean), baseURL: Self.base)
         #expect(written { oneStep.write(to: &$0) } == "[\(clean.map(item).joined(separator: ","))]")
     }
 

@@ -4,9 +4,9 @@ import Testing
 
 @testable import TodoServer
 
-/// `TodoSnapshots` (the compact page value) and `TodoListViewModel`'s JSON: byte for byte what an
+/// `PackedTodos` (the compact page value) and `TodoListViewModel`'s JSON: byte for byte what an
 /// array of `TodoViewModel` writes, whatever the ids, titles, dates and base URL.
-@Suite("TodoSnapshots and the list JSON")
+@Suite("PackedTodos and the list JSON")
 struct TodoListJSONTests {
     /// The reference: the array of per-to-do view models, as the list was written before.
     private func reference(_ todos: [Todo], baseURL: String) -> String {
@@ -15,7 +15,7 @@ struct TodoListJSONTests {
         return String(decoding: writer.finish(), as: UTF8.self)
     }
 
-    private func written(_ snapshots: TodoSnapshots, baseURL: String) -> String {
+    private func written(_ snapshots: PackedTodos, baseURL: String) -> String {
         let model = TodoListViewModel(items: snapshots, baseURL: baseURL)
         var writer = JSONWriter(capacity: model.jsonSizeHint)
         model.write(to: &writer)
@@ -26,10 +26,10 @@ struct TodoListJSONTests {
 
     @Test("an empty page is [] and reads back as no to-dos")
     func empty() {
-        #expect(written(TodoSnapshots(), baseURL: "http://h:1") == "[]")
-        #expect(TodoSnapshots().isEmpty)
-        #expect(Array(TodoSnapshots()) == [])
-        #expect(TodoListViewModel(items: TodoSnapshots(), baseURL: "http://h:1").jsonSizeHint == 2)
+        #expect(written(PackedTodos(), baseURL: "http://h:1") == "[]")
+        #expect(PackedTodos().isEmpty)
+        #expect(Array(PackedTodos()) == [])
+        #expect(TodoListViewModel(items: PackedTodos(), baseURL: "http://h:1").jsonSizeHint == 2)
     }
 
     @Test("exact bytes of a page: a UUID id as hex from its 16 bytes, a plain title copied, nulls")
@@ -38,7 +38,7 @@ struct TodoListJSONTests {
             makeTodo(uuid, title: "Buy milk", order: -4, due: "2026-11-24", revision: 3),
             makeTodo("short-id", title: #"Say "hi" \ bye"#, completed: true),
         ]
-        let snapshots = TodoSnapshots(todos)
+        let snapshots = PackedTodos(todos)
         #expect(
             written(snapshots, baseURL: "http://h:1") == """
                 [{"completed":false,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":"2026-11-24","id":"\(uuid)","order":-4,\
@@ -50,7 +50,7 @@ struct TodoListJSONTests {
 
     @Test("flags: a UUID id is kept as 16 bytes, any other id as bytes; escapes are known per title and id")
     func flags() {
-        let snapshots = TodoSnapshots([
+        let snapshots = PackedTodos([
             makeTodo(uuid, title: "plain"),
             makeTodo(uuid.uppercased(), title: "é non-ASCII, no escape"),
             makeTodo(#"quote"id"#, title: "tab\there"),
@@ -61,8 +61,8 @@ struct TodoListJSONTests {
             #expect(entries[1].uuid == nil, "an upper-case UUID is not the server's form: kept as given")
             #expect(entries[1].flags == [.otherID, .plainID, .plainTitle])
             #expect(entries[2].flags == [.otherID])
-            #expect(String(decoding: TodoSnapshots.otherID(entries[2], in: bytes), as: UTF8.self) == #"quote"id"#)
-            #expect(String(decoding: TodoSnapshots.title(entries[1], in: bytes), as: UTF8.self) == "é non-ASCII, no escape")
+            #expect(String(decoding: PackedTodos.otherID(entries[2], in: bytes), as: UTF8.self) == #"quote"id"#)
+            #expect(String(decoding: PackedTodos.title(entries[1], in: bytes), as: UTF8.self) == "é non-ASCII, no escape")
         }
         #expect(snapshots.map(\.id) == [uuid, uuid.uppercased(), #"quote"id"#])
     }
@@ -73,11 +73,11 @@ struct TodoListJSONTests {
             makeTodo(uuid, title: "Ünïcödé 😀", order: Int.min, due: "0001-01-01", revision: .max),
             makeTodo("x", title: "", completed: true, order: Int.max, due: "9999-12-31", created: "1969-12-31T23:59:59.999Z"),
         ]
-        let snapshots = TodoSnapshots(todos)
+        let snapshots = PackedTodos(todos)
         #expect(Array(snapshots) == todos)
-        #expect(snapshots == TodoSnapshots(todos))
-        #expect(snapshots != TodoSnapshots(Array(todos.reversed())))
-        #expect(snapshots != TodoSnapshots([todos[0]]))
+        #expect(snapshots == PackedTodos(todos))
+        #expect(snapshots != PackedTodos(Array(todos.reversed())))
+        #expect(snapshots != PackedTodos([todos[0]]))
     }
 
     @Test("random pages write what the per-to-do view models write (ids, titles, years, base URLs)")
@@ -114,7 +114,7 @@ struct TodoListJSONTests {
                         revision: UInt64.random(in: 1...UInt64.max, using: &generator)))
             }
             let base = ["http://h:1", "https://example.com", #"http://we"ird"#][round % 3]
-            #expect(written(TodoSnapshots(todos), baseURL: base) == reference(todos, baseURL: base), "seed \(seed), round \(round)")
+            #expect(written(PackedTodos(todos), baseURL: base) == reference(todos, baseURL: base), "seed \(seed), round \(round)")
         }
     }
 

@@ -26,7 +26,7 @@ struct TodosViewTests {
     func listAndEmpty() throws {
         let capture = ResponseCapture()
         capture.respond(
-            view.display(ResponseViewModel(status: 200, body: TodoListViewModel(items: TodoSnapshots(), baseURL: "http://h:1"))))
+            view.display(ResponseViewModel(status: 200, body: TodoListViewModel(items: PackedTodos(), baseURL: "http://h:1"))))
         capture.respond(view.display(ResponseViewModel(status: 204)))
         #expect(capture.responses[0].text == "[]")
         #expect(capture.responses[1].status == 204)

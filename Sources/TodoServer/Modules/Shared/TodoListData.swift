@@ -1,7 +1,7 @@
 /// One page of the list as interactors hand it out: the page's to-dos as read-only compact values
-/// (`TodoSnapshots`, which reads back as `Todo`), so that no string is made per to-do.
+/// (`PackedTodos`, which reads back as `Todo`), so that no string is made per to-do.
 public struct TodoListData: Sendable, Equatable {
-    public var items: TodoSnapshots
+    public var items: PackedTodos
     /// How many to-dos passed the filters, on all pages.
     public var total: Int
     public var offset: Int
@@ -14,12 +14,12 @@ public struct TodoListData: Sendable, Equatable {
 extension TodoListData {
     /// A page of the given to-dos.
     init(items: [Todo], total: Int, offset: Int, limit: Int) {
-        var snapshots = TodoSnapshots(capacity: items.count, byteCapacity: items.reduce(0) { $0 + $1.title.utf8.count })
+        var packed = PackedTodos(capacity: items.count, byteCapacity: items.reduce(0) { $0 + $1.title.utf8.count })
         for item in items {
-            snapshots.append(
+            packed.append(
                 id: item.id, title: item.title, completed: item.completed, order: item.order, dueDate: item.dueDate,
                 createdAt: item.createdAt, updatedAt: item.updatedAt, revision: item.revision)
         }
-        self.init(items: snapshots, total: total, offset: offset, limit: limit)
+        self.init(items: packed, total: total, offset: offset, limit: limit)
     }
 }

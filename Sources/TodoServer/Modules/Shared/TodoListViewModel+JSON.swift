@@ -1,4 +1,4 @@
-/// Writing a page's JSON from its snapshots through `TodoJSON`, as `TodoViewModel` writes one
+/// Writing a page's JSON from its packed to-dos through `TodoJSON`, as `TodoViewModel` writes one
 /// to-do, without a string per to-do. When the base URL, every id and every title need no escape
 /// (known when the to-dos were stored or the page filled: no scan here) and every date has a
 /// four-digit year, the whole array is written in one reservation through a cursor, a UUID id as
@@ -27,7 +27,7 @@ extension TodoListViewModel: JSONWritable {
     }
 
     private func writeInOneStep(
-        to writer: inout JSONWriter, _ entries: UnsafeBufferPointer<TodoSnapshots.Entry>, _ bytes: UnsafeBufferPointer<UInt8>,
+        to writer: inout JSONWriter, _ entries: UnsafeBufferPointer<PackedTodos.Entry>, _ bytes: UnsafeBufferPointer<UInt8>,
         base: UnsafeBufferPointer<UInt8>
     ) -> Bool {
         guard JSONWriter.isClean(base) else { return false }
@@ -55,16 +55,16 @@ extension TodoListViewModel: JSONWritable {
     /// One to-do whose id and title need no escape.
     @inline(__always)
     private static func writeObject(
-        _ entry: TodoSnapshots.Entry, _ bytes: UnsafeBufferPointer<UInt8>, base: UnsafeBufferPointer<UInt8>,
+        _ entry: PackedTodos.Entry, _ bytes: UnsafeBufferPointer<UInt8>, base: UnsafeBufferPointer<UInt8>,
         to cursor: inout JSONCursor
     ) {
         TodoJSON.object(
             completed: entry.completed, createdAt: Timestamp(millisecondsSinceEpoch: entry.createdAt), dueDate: entry.dueDate,
-            order: entry.orderValue, title: TodoSnapshots.title(entry, in: bytes),
+            order: entry.orderValue, title: PackedTodos.title(entry, in: bytes),
             updatedAt: Timestamp(millisecondsSinceEpoch: entry.updatedAt), base: base, to: &cursor
         ) { cursor in
             if let uuid = entry.uuid { return cursor.quoted(uuid: uuid) }
-            let id = TodoSnapshots.otherID(entry, in: bytes)
+            let id = PackedTodos.otherID(entry, in: bytes)
             cursor.quoted(clean: id)
             return id
         }
@@ -72,13 +72,13 @@ extension TodoListViewModel: JSONWritable {
 
     /// The general path: any id, any title, any year.
     private static func writeMembers(
-        _ entry: TodoSnapshots.Entry, _ bytes: UnsafeBufferPointer<UInt8>, base: UnsafeBufferPointer<UInt8>,
+        _ entry: PackedTodos.Entry, _ bytes: UnsafeBufferPointer<UInt8>, base: UnsafeBufferPointer<UInt8>,
         to writer: inout JSONWriter
     ) {
-        TodoSnapshots.withIDText(entry, in: bytes) { id in
+        PackedTodos.withIDText(entry, in: bytes) { id in
             TodoJSON.members(
                 completed: entry.completed, createdAt: Timestamp(millisecondsSinceEpoch: entry.createdAt), dueDate: entry.dueDate,
-                id: id, order: entry.orderValue, title: TodoSnapshots.title(entry, in: bytes),
+                id: id, order: entry.orderValue, title: PackedTodos.title(entry, in: bytes),
                 updatedAt: Timestamp(millisecondsSinceEpoch: entry.updatedAt), base: base, to: &writer)
         }
     }

@@ -8,7 +8,7 @@ extension TodoListData {
         items.withEntries { entries, bytes in
             for entry in entries {
                 // A UUID id's text is written on the stack from its 16 bytes: no string per to-do.
-                TodoSnapshots.withIDText(entry, in: bytes) { id in
+                PackedTodos.withIDText(entry, in: bytes) { id in
                     hash.add(UInt64(id.count))
                     hash.add(id)
                 }

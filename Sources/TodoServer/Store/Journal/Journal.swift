@@ -21,7 +21,7 @@ public enum FsyncPolicy: String, Sendable, CaseIterable {
 ///
 /// Every change goes to one writer thread (a serial queue; the loops never touch the disk). The
 /// writer takes all changes queued so far as one batch, prepares each against the store as the
-/// changes before it leave it (`StoreDraft`), writes the batch's records with one `write`, syncs
+/// changes before it leave it (`ProjectedStore`), writes the batch's records with one `write`, syncs
 /// them when the policy is `always` (group commit), and only then applies them to memory and
 /// answers them, each on its own loop. A write or fsync that fails fails the whole batch: nothing
 /// of it is applied, the file is cut back to the last good record, and the revisions it took
@@ -31,9 +31,9 @@ final class Journal: Sendable {
     /// One change waiting for the writer. Its closures run on the writer thread; the answer is
     /// carried to the change's loop: hence unchecked.
     struct Change: @unchecked Sendable {
-        /// Computes the change on `draft`; answers its records and what to run once they are
+        /// Computes the change on `projected`; answers its records and what to run once they are
         /// written and applied (nil) or cannot be (the error).
-        let prepare: (inout StoreDraft) -> (records: [JournalRecord], finish: (StoreError?) -> Void)
+        let prepare: (inout ProjectedStore) -> (records: [JournalRecord], finish: (StoreError?) -> Void)
         /// Answers the change that was never prepared (the journal is closed or refusing).
         let refuse: (StoreError) -> Void
         /// The loop to answer on; nil: on the writer thread.
@@ -163,24 +163,24 @@ final class Journal: Sendable {
         var compact = false
         let outcome = writer.withTracedLock { writer -> BatchOutcome in
             if writer.failure != nil, let failure = repair(&writer) { return .refused(failure) }
-            var draft = StoreDraft(memory: memory, burned: writer.burned)
+            var projected = ProjectedStore(memory: memory, burned: writer.burned)
             var records: [JournalRecord] = []
             var finishes: [(StoreError?) -> Void] = []
             finishes.reserveCapacity(batch.count)
             for change in batch {
-                let prepared = change.prepare(&draft)
-                for record in prepared.records { draft.apply(record) }
+                let prepared = change.prepare(&projected)
+                for record in prepared.records { projected.apply(record) }
                 records += prepared.records
                 finishes.append(prepared.finish)
             }
             guard !records.isEmpty else { return .prepared(finishes, nil) }
             if let failure = append(records, &writer) {
                 // Handed out for good, though never written: a revision never names two contents.
-                writer.burned.merge(draft.handedOut) { max($0, $1) }
+                writer.burned.merge(projected.handedOut) { max($0, $1) }
                 return .prepared(finishes, failure)
             }
             // Written: the to-dos now hold (or removed) revisions above what was burned.
-            if !writer.burned.isEmpty { for id in draft.handedOut.keys { writer.burned[id] = nil } }
+            if !writer.burned.isEmpty { for id in projected.handedOut.keys { writer.burned[id] = nil } }
             let first = writer.records + 1
             writer.records += UInt64(records.count)
             let positions = (first...writer.records).map { ChangePosition(major: writer.generation, minor: $0) }

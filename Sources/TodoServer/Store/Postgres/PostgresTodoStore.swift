@@ -90,7 +90,7 @@ public final class PostgresTodoStore: TodoStore {
         return answer(TodoSQL.list(query.sort), TodoSQL.listParameters(query)) { rows in
             guard rows.count >= 1, let total = rows[0, 0].flatMap({ Int($0) }),
                 let seen = rows[0, 1].flatMap({ TransactionSnapshot(postgresText: $0) }),
-                let items = TodoRowDecoder.snapshots(rows, first: 2)
+                let items = TodoRowDecoder.packed(rows, first: 2)
             else { return nil }
             return TodoPage(items: items, total: total, lastChange: PostgresChangeFeed.cursor(ofListing: seen))
         }

@@ -49,20 +49,20 @@ enum TodoRowDecoder {
             createdAt: fields.createdAt, updatedAt: fields.updatedAt, revision: fields.revision)
     }
 
-    /// Every to-do of `rows` as a page's snapshots, filled from the row's text without making a
+    /// Every to-do of `rows` packed for a page, filled from the row's text without making a
     /// `Todo` (nor its title key); nil when a value is malformed.
-    static func snapshots(_ rows: PostgresRows, first: Int = 0) -> TodoSnapshots? {
+    static func packed(_ rows: PostgresRows, first: Int = 0) -> PackedTodos? {
         var byteCount = 0
         for row in 0..<rows.count { byteCount += rows[row, first + 1]?.utf8.count ?? 0 }
-        var snapshots = TodoSnapshots(capacity: rows.count, byteCapacity: byteCount)
+        var packed = PackedTodos(capacity: rows.count, byteCapacity: byteCount)
         for row in 0..<rows.count {
             guard rows[row, first] != nil else { continue }
             guard let fields = Fields(rows, row: row, first: first) else { return nil }
-            snapshots.append(
+            packed.append(
                 id: fields.id, title: fields.title, completed: fields.completed, order: fields.order, dueDate: fields.dueDate,
                 createdAt: fields.createdAt, updatedAt: fields.updatedAt, revision: fields.revision)
         }
-        return snapshots
+        return packed
     }
 
     /// Every to-do of `rows`.

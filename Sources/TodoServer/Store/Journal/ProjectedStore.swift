@@ -1,6 +1,6 @@
 /// The store as it will be once the changes prepared so far are written and applied: what the
 /// journal's writer prepares the next change against, without touching what readers see.
-struct StoreDraft {
+struct ProjectedStore {
     private let memory: InMemoryTodoStore
     /// To-dos the prepared changes put (a value) or removed (nil), by id.
     private var changed: [String: Todo?] = [:]
@@ -8,7 +8,7 @@ struct StoreDraft {
     private var cleared = false
     /// The last revision a refused batch handed out to a to-do, by id: never handed out again.
     private let burned: [String: UInt64]
-    /// The last revision this draft handed out to a to-do, by id.
+    /// The last revision this projection handed out to a to-do, by id.
     private(set) var handedOut: [String: UInt64] = [:]
 
     init(memory: InMemoryTodoStore, burned: [String: UInt64]) {

@@ -6,9 +6,9 @@
 /// in-memory store from its records, the others from their rows or to-dos), the interactor hands
 /// it on, the presenter wraps it in a view model (`TodoListViewModel`), and the view writes JSON
 /// from its bytes: ids as hex from their 16 bytes, titles known to need no escape copied without a
-/// scan. Nothing outside this file can change a value once filled; `TodoSnapshots+Todo.swift`
+/// scan. Nothing outside this file can change a value once filled; `PackedTodos+Todo.swift`
 /// reads it back as `Todo` for the code that wants strings.
-public struct TodoSnapshots: Sendable {
+public struct PackedTodos: Sendable {
     /// One to-do. Its id and title are in the run's `bytes` unless the id is a UUID (`id`).
     struct Entry: Sendable {
         /// A lower-case UUID id's bytes; for any other id (`otherID`), `high` is its offset in
@@ -156,9 +156,9 @@ public struct TodoSnapshots: Sendable {
     }
 }
 
-extension TodoSnapshots: Equatable {
+extension PackedTodos: Equatable {
     /// The same to-dos with the same values, in the same order (however the bytes were laid out).
-    public static func == (a: TodoSnapshots, b: TodoSnapshots) -> Bool {
+    public static func == (a: PackedTodos, b: PackedTodos) -> Bool {
         guard a.count == b.count else { return false }
         return a.withEntries { x, xBytes in
             b.withEntries { y, yBytes in

@@ -1,7 +1,7 @@
-/// `TodoSnapshots` read back as `Todo`, one to-do at a time, with its strings made on the
+/// `PackedTodos` read back as `Todo`, one to-do at a time, with its strings made on the
 /// spot: for code that wants strings (tests, tools). The response path writes JSON from the
-/// snapshots' bytes instead (`TodoListViewModel`).
-extension TodoSnapshots: RandomAccessCollection {
+/// packed bytes instead (`TodoListViewModel`).
+extension PackedTodos: RandomAccessCollection {
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
@@ -12,10 +12,10 @@ extension TodoSnapshots: RandomAccessCollection {
 
 extension Todo {
     /// The to-do of `entry`, whose bytes are in `bytes`.
-    init(_ entry: TodoSnapshots.Entry, in bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ entry: PackedTodos.Entry, in bytes: UnsafeBufferPointer<UInt8>) {
         self.init(
-            id: TodoSnapshots.withIDText(entry, in: bytes) { String(decoding: $0, as: UTF8.self) },
-            title: String(decoding: TodoSnapshots.title(entry, in: bytes), as: UTF8.self), completed: entry.completed,
+            id: PackedTodos.withIDText(entry, in: bytes) { String(decoding: $0, as: UTF8.self) },
+            title: String(decoding: PackedTodos.title(entry, in: bytes), as: UTF8.self), completed: entry.completed,
             order: entry.orderValue, dueDate: entry.dueDate, createdAt: Timestamp(millisecondsSinceEpoch: entry.createdAt),
             updatedAt: Timestamp(millisecondsSinceEpoch: entry.updatedAt), revision: entry.revision)
     }
