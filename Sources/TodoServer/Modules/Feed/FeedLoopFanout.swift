@@ -41,9 +41,6 @@ final class FeedLoopFanout: @unchecked Sendable {
         _ = log.observe { [weak self] in self?.wake() }
     }
 
-    /// Subscriptions woken now.
-    var count: Int { subscriptions.count }
-
     func add(_ subscription: FeedSubscription) {
         subscriptions[ObjectIdentifier(subscription)] = subscription
     }
