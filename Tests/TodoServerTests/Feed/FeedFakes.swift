@@ -48,6 +48,16 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     /// Rounds of queued work `run` went through (each a turn of a real loop).
     private(set) var turns = 0
 
+    /// Runs what was queued so far, once (one turn of a real loop): what that queues waits.
+    func runOnce() {
+        let work = queued.withTracedLock { queued in
+            defer { queued = [] }
+            return queued
+        }
+        if !work.isEmpty { turns += 1 }
+        for item in work { item() }
+    }
+
     /// Runs what was queued (and what that queues) until nothing is.
     func run() {
         while true {

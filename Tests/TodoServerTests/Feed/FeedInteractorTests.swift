@@ -123,6 +123,32 @@ final class FeedInteractorTests {
         for subscription in subscriptions { subscription.cancel() }
     }
 
+    @Test func anIntervalThatEndsDuringAPassGetsAPassOfItsOwn() throws {
+        let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)
+        let subscribers = (0...FeedLoopFanout.slice).map { _ in RecordingSubscriber() }
+        let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
+        for subscription in subscriptions { subscription.start() }
+        log.appendNext(.created(Self.todo("a")))
+        // The first subscriber reached hears "a"; a change comes right after it was sent "a".
+        let first = try #require(subscribers.first { _ in true })
+        var appended = false
+        for subscriber in subscribers {
+            subscriber.onReceive = {
+                guard !appended else { return }
+                appended = true
+                self.log.appendNext(.created(Self.todo("b")))
+            }
+        }
+        loop.runOnce()  // the first slice
+        #expect(appended)
+        // The interval ends while the second slice is still to run.
+        loop.advance(by: .milliseconds(10))
+        loop.run()
+        #expect(subscribers.allSatisfy { $0.items.count == 2 }, "\(subscribers.map(\.items.count)) (first: \(first.items.count))")
+        for subscription in subscriptions { subscription.cancel() }
+    }
+
     @Test func withoutAnIntervalEachWakeSendsAtOnce() throws {
         let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero)
         let subscriber = RecordingSubscriber()

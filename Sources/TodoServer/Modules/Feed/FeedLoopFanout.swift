@@ -31,6 +31,9 @@ final class FeedLoopFanout: @unchecked Sendable {
     /// The pass in progress: the subscriptions it reaches, and how many it has.
     private var pass: [FeedSubscription] = []
     private var passed = 0
+    /// Asked for while a pass ran: another pass follows it (the subscriptions it had reached
+    /// before the change came have not been sent it).
+    private var passAgain = false
     /// Subscriptions sent to per turn of the loop.
     static let slice = 64
 
@@ -106,10 +109,13 @@ final class FeedLoopFanout: @unchecked Sendable {
     }
 
     /// Each subscription sends what it has not, in slices. While a pass runs, another is not
-    /// started: the subscriptions it has not reached yet send everything when reached, and a
-    /// change that came after one was reached sets off the next pass.
+    /// started: the subscriptions it has not reached yet send everything when reached, and the
+    /// next pass starts when this one ends.
     private func changed() {
-        guard passed == pass.count else { return }
+        guard passed == pass.count else {
+            passAgain = true
+            return
+        }
         pass = Array(subscriptions.values)
         passed = 0
         continuePass()
@@ -126,6 +132,10 @@ final class FeedLoopFanout: @unchecked Sendable {
         } else {
             pass = []
             passed = 0
+            if passAgain {
+                passAgain = false
+                changed()
+            }
         }
     }
 }
