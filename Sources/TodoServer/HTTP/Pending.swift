@@ -1,3 +1,6 @@
+import LockTracing
+import Synchronization
+
 /// An answer that is there now or comes later, on the loop thread that asked for it: what a use
 /// case returns to its presenter, the presenter to its view and the view to the router. A store in
 /// memory answers at once (`.ready`, carried up by value); the journal or a database answers later
@@ -50,13 +53,17 @@ public enum Pending<Value> {
     }
 }
 
-/// Where a later answer lands: fulfilled once, on the loop thread that waits for it.
+/// Where a later answer lands: fulfilled once. On a server both ends are on the loop that asked;
+/// a caller off the loops (a test, a tool) may be answered on the store's own thread while it
+/// starts waiting, so the hand-over is under a lock (uncontended on a loop: a later answer is a
+/// journal write or a database round trip, which the lock does not weigh on).
 public class Promise<Value> {
     /// The answer, when it came before anyone waited for it (a change the journal refused at
     /// once). Kept out of line, behind a pointer: a stored `Value?` would make every promise's
     /// deinit look up `Optional<Value>`'s metadata at run time (~300 instructions), answer or not.
     private var kept: UnsafeMutablePointer<Value>?
     private var waiter: ((consuming Value) -> Void)?
+    private let handOver = Mutex<Void>(())
 
     public init() {}
 
@@ -69,26 +76,43 @@ public class Promise<Value> {
 
     /// Delivers the answer: to whoever waits for it, or kept until someone does.
     public final func fulfil(_ value: consuming Value) {
-        guard let waiter else {
-            let cell = UnsafeMutablePointer<Value>.allocate(capacity: 1)
-            cell.initialize(to: value)
-            kept = cell
-            return
-        }
-        self.waiter = nil
-        waiter(value)
+        let cell = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        cell.initialize(to: value)
+        let waiter = handOver.withTracedLock { _ -> HandedOver<((consuming Value) -> Void)?> in
+            guard let waiter = self.waiter else {
+                kept = cell
+                return HandedOver(nil)
+            }
+            self.waiter = nil
+            return HandedOver(waiter)
+        }.value
+        guard let waiter else { return }
+        defer { cell.deallocate() }
+        waiter(cell.move())
     }
 
     final func takeValue() -> Value? {
-        guard let cell = kept else { return nil }
-        kept = nil
-        defer { cell.deallocate() }
-        return cell.move()
+        let taken = handOver.withTracedLock { _ -> HandedOver<UnsafeMutablePointer<Value>?> in
+            defer { kept = nil }
+            return HandedOver(kept)
+        }.value
+        guard let taken else { return nil }
+        defer { taken.deallocate() }
+        return taken.move()
     }
 
     final func whenReady(_ body: @escaping (consuming Value) -> Void) {
-        if let value = takeValue() { return body(value) }
-        waiter = body
+        let taken = handOver.withTracedLock { _ -> HandedOver<UnsafeMutablePointer<Value>?> in
+            guard let cell = kept else {
+                waiter = body
+                return HandedOver(nil)
+            }
+            kept = nil
+            return HandedOver(cell)
+        }.value
+        guard let taken else { return }
+        defer { taken.deallocate() }
+        body(taken.move())
     }
 
     final func map<T>(_ transform: @escaping (consuming Value) -> T) -> Promise<T> {
@@ -104,6 +128,13 @@ public class Promise<Value> {
         whenReady { next.receive($0) }
         return next
     }
+}
+
+/// What leaves the promise's lock: the waiter or the kept answer, owned by the one thread that
+/// took it (the lock is what makes the hand-over safe, not the type).
+private struct HandedOver<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
 
 /// A promise fulfilled with `transform` of another promise's answer and `captured`.
