@@ -28,6 +28,8 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
 
     private var sharedObjects: [ObjectIdentifier: AnyObject] = [:]
 
+    var identity: UInt { UInt(bitPattern: ObjectIdentifier(self).hashValue) }
+
     func shared<Value: AnyObject>(_ make: () -> Value) -> Value {
         if let object = sharedObjects[ObjectIdentifier(Value.self)] as? Value { return object }
         let object = make()

@@ -40,7 +40,7 @@ public struct FeedInteractor: Sendable {
         if let token = request.lastEventID {
             if let cursor = log.cursor(fromToken: token) { start = cursor } else { resync = true }
         }
-        let fanout = loop.shared { FeedLoopFanouts() }.fanout(of: log, on: loop, batchInterval: batchInterval)
+        let fanout = hub.fanouts.fanout(of: log, on: loop, batchInterval: batchInterval)
         return FeedSubscription(
             log: log, loop: loop, fanout: fanout, cursor: start, resyncFirst: resync, subscriber: subscriber, hub: hub,
             heartbeat: heartbeat)
@@ -56,6 +56,8 @@ public final class FeedHub: Sendable {
     let eventsSent: CoreMetrics.Counter
     let resyncs: CoreMetrics.Counter
     let cutOffs: CoreMetrics.Counter
+    /// The log's fan-out on each loop (one hub per log).
+    let fanouts = FeedLoopFanouts()
 
     public init(maxSubscribers: Int, factory: any MetricsFactory) {
         self.maxSubscribers = maxSubscribers

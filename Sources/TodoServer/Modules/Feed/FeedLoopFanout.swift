@@ -1,3 +1,4 @@
+import LockTracing
 import Synchronization
 
 /// The subscriptions of one change log on one loop, woken together: the log has one observer per
@@ -140,14 +141,18 @@ final class FeedLoopFanout: @unchecked Sendable {
     }
 }
 
-/// Each change log's fan-out on one loop (a loop's shared object).
-final class FeedLoopFanouts {
-    private var fanouts: [ObjectIdentifier: FeedLoopFanout] = [:]
+/// The fan-outs of one change log, one per loop. Held by the feed's hub, not by the loops: a
+/// fan-out holds its loop, so a loop holding it would keep both alive after the server is gone.
+final class FeedLoopFanouts: Sendable {
+    private let fanouts = Mutex<[UInt: FeedLoopFanout]>([:])
 
+    /// `loop`'s fan-out of `log` (made on first use).
     func fanout(of log: ChangeLog, on loop: any FeedLoop, batchInterval: Duration) -> FeedLoopFanout {
-        if let fanout = fanouts[ObjectIdentifier(log)] { return fanout }
-        let fanout = FeedLoopFanout(log: log, loop: loop, batchInterval: batchInterval)
-        fanouts[ObjectIdentifier(log)] = fanout
-        return fanout
+        fanouts.withTracedLock { fanouts in
+            if let fanout = fanouts[loop.identity] { return fanout }
+            let fanout = FeedLoopFanout(log: log, loop: loop, batchInterval: batchInterval)
+            fanouts[loop.identity] = fanout
+            return fanout
+        }
     }
 }

@@ -19,6 +19,8 @@ public protocol FeedLoop: Sendable {
     /// The object of `Value`'s type kept for this loop, made by `make` on first use: what the
     /// loop's subscriptions share (used on the loop's thread only).
     func shared<Value: AnyObject>(_ make: () -> Value) -> Value
+    /// Names the loop among the server's loops.
+    var identity: UInt { get }
 }
 
 public protocol FeedTimer: AnyObject {
@@ -62,6 +64,8 @@ public struct EventLoopFeedScheduler: FeedScheduler {
         func shared<Value: AnyObject>(_ make: () -> Value) -> Value {
             sharedObjects.object(loop: handle.identity, make)
         }
+
+        var identity: UInt { handle.identity }
 
         func execute(_ work: @escaping @Sendable () -> Void) { handle.execute(work) }
 
