@@ -129,6 +129,40 @@ struct FeedPresenterTests {
         loop.run()
     }
 
+    @Test func subscribersAtOneCursorAreSentOneBlockOfTheRunAndALaggingOneItsOwn() throws {
+        let loop = ManualFeedLoop()
+        let hub = FeedHub(maxSubscribers: 4, factory: PrometheusMetricsFactoryForTests.make())
+        let log = ChangeLog(tag: "mt", capacity: 10, start: ChangePosition(major: 1, minor: 0))
+        let presenter = FeedPresenter(interactor: FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(1), hub: hub))
+        log.appendNext(.deleted(id: "a"))
+        let views = [RecordingView(), RecordingView(), RecordingView()]
+        for view in views {
+            presenter.presentSubscription(FeedRequest(), context: RequestContext(baseURL: "http://a"), view: view)
+        }
+        // One that resumes from the start: it has a change the others have not.
+        let lagging = RecordingView()
+        presenter.presentSubscription(FeedRequest(lastEventID: "mt.1.0"), context: RequestContext(baseURL: "http://a"), view: lagging)
+        loop.run()
+        log.appendNext(.deleted(id: "b"))
+        log.appendNext(.deleted(id: "c"))
+        loop.run()
+        let blocks = views.map(\.display.events)
+        #expect(blocks.map(\.count) == [1, 1, 1], "each was sent the run as one block")
+        let storage = blocks.map { $0[0].bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+        #expect(Set(storage).count == 1, "one encoding of the run for all three")
+        #expect(views.map(\.display.encodings).reduce(0, +) == 2, "each change shaped once")
+        #expect(
+            String(decoding: blocks[0][0].bytes, as: UTF8.self)
+                == "id: mt.1.2\nevent: deleted\ndata: {\"id\":\"b\"}\n\nid: mt.1.3\nevent: deleted\ndata: {\"id\":\"c\"}\n\n")
+        let lagged = lagging.display.events.map { String(decoding: $0.bytes, as: UTF8.self) }.joined()
+        #expect(
+            lagged
+                == "id: mt.1.1\nevent: deleted\ndata: {\"id\":\"a\"}\n\nid: mt.1.2\nevent: deleted\ndata: {\"id\":\"b\"}\n\n"
+                + "id: mt.1.3\nevent: deleted\ndata: {\"id\":\"c\"}\n\n")
+        hub.endAll()
+        loop.run()
+    }
+
     final class RecordingView: FeedStreamDisplay {
         let display = RecordingDisplay()
         func displayStream(headers: HTTPHeaders, events: @escaping (HTTPStreamEvent) -> Void) -> (any FeedDisplay)? { display }

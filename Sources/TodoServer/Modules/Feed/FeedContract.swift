@@ -51,6 +51,9 @@ public enum FeedDelivery: Sendable, Equatable {
 public protocol FeedSubscriber: AnyObject {
     /// Takes `item`; it may hold it until `flush()`, which ends every batch of items.
     func receive(_ item: FeedItem) -> FeedDelivery
+    /// Takes `run`'s items from the first, as many as it does (all of them but when it stops
+    /// taking: paused, closed or cut off).
+    func receive(run: FeedRun) -> FeedRunDelivery
     /// The batch is over: what was received goes out now.
     func flush()
     /// Nothing was sent for a heartbeat interval.
@@ -65,8 +68,8 @@ public struct FeedEventViewModel: Sendable, Equatable {
     public var data: [UInt8]
 }
 
-/// An event in the stream's wire form, as the view encodes it: encoded once, it can be sent to
-/// every subscriber on a loop.
+/// Events in the stream's wire form, as the view encodes them (one, or a run of them one after
+/// the other): encoded once, they can be sent to every subscriber on a loop.
 public struct FeedEncodedEvent: Sendable, Equatable {
     public let bytes: [UInt8]
 }

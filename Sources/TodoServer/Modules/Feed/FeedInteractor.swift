@@ -207,19 +207,20 @@ public final class FeedSubscription: @unchecked Sendable {
             guard deliver(.resync(position: cursor.token(tag: log.tag))) else { return }
         }
         while true {
-            switch log.replay(after: cursor, limit: Self.batch) {
+            switch fanout.read(after: cursor, limit: Self.batch) {
             case .resync(let head):
                 cursor = head
                 hub.resyncs.increment()
                 guard deliver(.resync(position: head.token(tag: log.tag))) else { return }
-            case .changes(let changes):
-                for change in changes {
-                    cursor.advance(to: change.position)
-                    let item = FeedItem.change(position: cursor.token(tag: log.tag), FeedChange(change.kind))
-                    guard deliver(item) else { return }
-                    hub.eventsSent.increment()
-                }
-                if changes.count < Self.batch { return }
+            case .run(let run):
+                guard !run.items.isEmpty, let subscriber else { return }
+                let answer = subscriber.receive(run: run)
+                if answer.taken > 0 { cursor = run.cursors[answer.taken - 1] }
+                // The item that found the subscriber gone or cut it off was not sent.
+                let sent = answer.delivery == .more || answer.delivery == .paused ? answer.taken : answer.taken - 1
+                if sent > 0 { hub.eventsSent.increment(by: sent) }
+                guard carriesOn(after: answer.delivery) else { return }
+                if run.items.count < Self.batch { return }
             }
         }
     }
@@ -227,7 +228,12 @@ public final class FeedSubscription: @unchecked Sendable {
     /// Hands `item` over; false when the subscription stops taking more for now.
     private func deliver(_ item: FeedItem) -> Bool {
         guard let subscriber else { return false }
-        switch subscriber.receive(item) {
+        return carriesOn(after: subscriber.receive(item))
+    }
+
+    /// Whether the subscription takes more after `delivery` (else it is paused or has ended).
+    private func carriesOn(after delivery: FeedDelivery) -> Bool {
+        switch delivery {
         case .more: return true
         case .paused:
             paused = true

@@ -35,14 +35,39 @@ final class FeedLoopFanout: @unchecked Sendable {
     /// Asked for while a pass ran: another pass follows it (the subscriptions it had reached
     /// before the change came have not been sent it).
     private var passAgain = false
+    /// The runs read in the pass in progress, for the subscriptions after them at the same cursor.
+    private var runs = FeedRunCache()
     /// Subscriptions sent to per turn of the loop.
     static let slice = 64
+
+    /// What a subscription at some cursor reads.
+    enum Read {
+        /// The changes after it (at most the limit asked for; none when there are none yet).
+        case run(FeedRun)
+        /// It is not retained, or not one of this log's: start again from `head`.
+        case resync(head: ChangeCursor)
+    }
 
     init(log: ChangeLog, loop: any FeedLoop, batchInterval: Duration) {
         self.log = log
         self.loop = loop
         self.batchInterval = batchInterval
         _ = log.observe { [weak self] in self?.wake() }
+    }
+
+    /// At most `limit` changes after `cursor`: during a pass, read once for every subscription at
+    /// that cursor (the run of the first is the run of the rest).
+    func read(after cursor: ChangeCursor, limit: Int) -> Read {
+        let passing = passed < pass.count
+        if passing, let run = runs.run(after: cursor) { return .run(run) }
+        switch log.replay(after: cursor, limit: limit) {
+        case .resync(let head):
+            return .resync(head: head)
+        case .changes(let changes):
+            let run = FeedRun(changes: changes, after: cursor, tag: log.tag)
+            if passing { runs.keep(run, after: cursor) }
+            return .run(run)
+        }
     }
 
     func add(_ subscription: FeedSubscription) {
@@ -119,6 +144,7 @@ final class FeedLoopFanout: @unchecked Sendable {
         }
         pass = Array(subscriptions.values)
         passed = 0
+        runs.clear()
         continuePass()
     }
 
@@ -133,6 +159,7 @@ final class FeedLoopFanout: @unchecked Sendable {
         } else {
             pass = []
             passed = 0
+            runs.clear()
             if passAgain {
                 passAgain = false
                 changed()

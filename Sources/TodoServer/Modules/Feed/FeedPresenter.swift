@@ -100,6 +100,26 @@ final class FeedSession: FeedSubscriber, FeedEnding {
         return delivery
     }
 
+    /// A run goes out as one block of events, encoded once on the loop for every subscriber that
+    /// is sent the same run (subscribers that keep up are).
+    func receive(run: FeedRun) -> FeedRunDelivery {
+        guard let display else { return FeedRunDelivery(taken: 0, delivery: .closed) }
+        guard let memo else { return receiveEach(of: run) }
+        let block = memo.block(for: run, baseURL: baseURL) {
+            var bytes: [UInt8] = []
+            for item in run.items {
+                bytes +=
+                    memo.event(for: item, baseURL: baseURL, hint: &memoHint) {
+                        display.encodeEvent(Self.viewModel(item, baseURL: baseURL))
+                    }.bytes
+            }
+            return FeedEncodedEvent(bytes: bytes)
+        }
+        let delivery = display.displayEncodedEvent(block)
+        if delivery == .closed || delivery == .cutOff { self.display = nil }
+        return FeedRunDelivery(taken: delivery == .closed ? 0 : run.items.count, delivery: delivery)
+    }
+
     func flush() {
         display?.displayFlush()
     }
@@ -166,6 +186,25 @@ final class FeedEventMemo {
     private var ring: [Entry] = []
     /// Where the next entry goes once the ring is full.
     private var next = 0
+    /// Runs encoded as one block each, the newest few (a run lives for one pass of the loop's
+    /// fan-out; subscribers that lag read runs of their own).
+    private var blocks: [(run: FeedRun, baseURL: String, block: FeedEncodedEvent)] = []
+    private var nextBlock = 0
+    static let blockCapacity = 4
+
+    /// `run` for `baseURL` as one block: from the memo when a subscriber on this loop was sent it,
+    /// else `encode`d and kept.
+    func block(for run: FeedRun, baseURL: String, encode: () -> FeedEncodedEvent) -> FeedEncodedEvent {
+        for entry in blocks where entry.run === run && entry.baseURL == baseURL { return entry.block }
+        let block = encode()
+        if blocks.count < Self.blockCapacity {
+            blocks.append((run, baseURL, block))
+        } else {
+            blocks[nextBlock] = (run, baseURL, block)
+            nextBlock = (nextBlock + 1) % Self.blockCapacity
+        }
+        return block
+    }
 
     /// `item` for `baseURL`: from the memo when a subscriber on this loop was sent it (looked for
     /// after `hint`, where this subscriber found its previous one); else `encode`d and kept.

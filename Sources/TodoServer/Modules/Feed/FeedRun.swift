@@ -1,0 +1,82 @@
+/// Changes after one cursor, as subscriptions at that cursor hear them: read from the log and
+/// given their positions once per loop for all of them (subscribers that keep up share a cursor),
+/// so that the presenter can shape and encode them once too.
+public final class FeedRun: Sendable {
+    /// The changes, in order, each with the position a client resumes after.
+    public let items: [FeedItem]
+    /// The cursor once each item has been heard.
+    let cursors: [ChangeCursor]
+
+    init(changes: [StoreChange], after cursor: ChangeCursor, tag: String) {
+        var cursor = cursor
+        var items: [FeedItem] = []
+        var cursors: [ChangeCursor] = []
+        items.reserveCapacity(changes.count)
+        cursors.reserveCapacity(changes.count)
+        for change in changes {
+            cursor.advance(to: change.position)
+            items.append(.change(position: cursor.token(tag: tag), FeedChange(change.kind)))
+            cursors.append(cursor)
+        }
+        self.items = items
+        self.cursors = cursors
+    }
+}
+
+/// How much of a run a subscriber took, and whether it takes more.
+public struct FeedRunDelivery: Sendable, Equatable {
+    /// Items taken, from the first.
+    public var taken: Int
+    public var delivery: FeedDelivery
+
+    public init(taken: Int, delivery: FeedDelivery) {
+        self.taken = taken
+        self.delivery = delivery
+    }
+}
+
+extension FeedSubscriber {
+    /// By default a run is received item by item, until one is not taken with `.more`.
+    public func receive(run: FeedRun) -> FeedRunDelivery {
+        receiveEach(of: run)
+    }
+
+    /// `run`'s items one by one, until one is not taken with `.more`.
+    public func receiveEach(of run: FeedRun) -> FeedRunDelivery {
+        for (index, item) in run.items.enumerated() {
+            let delivery = receive(item)
+            if delivery != .more { return FeedRunDelivery(taken: index + 1, delivery: delivery) }
+        }
+        return FeedRunDelivery(taken: run.items.count, delivery: .more)
+    }
+}
+
+/// The runs read on one loop since its fan-out's pass began, by the cursor they start after.
+/// A run read earlier in a pass may lack changes appended since: it is still the start of what
+/// follows its cursor, and every append is followed by another pass, which reads afresh.
+struct FeedRunCache {
+    /// Runs kept: subscribers that keep up share one cursor; a few more for those that lag.
+    static let capacity = 4
+    private var runs: [(cursor: ChangeCursor, run: FeedRun)] = []
+    private var next = 0
+
+    mutating func clear() {
+        runs.removeAll(keepingCapacity: true)
+        next = 0
+    }
+
+    /// The run kept for `cursor`.
+    func run(after cursor: ChangeCursor) -> FeedRun? {
+        for entry in runs where entry.cursor == cursor { return entry.run }
+        return nil
+    }
+
+    mutating func keep(_ run: FeedRun, after cursor: ChangeCursor) {
+        if runs.count < Self.capacity {
+            runs.append((cursor, run))
+        } else {
+            runs[next] = (cursor, run)
+            next = (next + 1) % Self.capacity
+        }
+    }
+}
