@@ -15,6 +15,7 @@
 #define CLIBPQ_FUNCTIONS(X) \
     X(PQstatus, ConnStatusType, (const PGconn *conn), (conn), CONNECTION_BAD) \
     X(PQconsumeInput, int, (PGconn *conn), (conn), 0) \
+    X(PQnotifies, PGnotify *, (PGconn *conn), (conn), NULL) \
     X(PQconnectStartParams, PGconn *, (const char *const *keywords, const char *const *values, int expand), (keywords, values, expand), NULL) \
     X(PQconnectPoll, PostgresPollingStatusType, (PGconn *conn), (conn), PGRES_POLLING_FAILED) \
     X(PQcmdTuples, char *, (PGresult *res), (res), NULL) \

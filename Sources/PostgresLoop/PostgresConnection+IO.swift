@@ -58,6 +58,7 @@ extension PostgresConnection {
         if readable {
             guard PQconsumeInput(connection) != 0 else { return lost(errorMessage) }
             readResults()
+            takeNotifications()
         }
         if flushPending || writable { flush() }
     }
@@ -83,6 +84,15 @@ extension PostgresConnection {
             received(incoming)
         }
         if let connection, PQstatus(connection) == CONNECTION_BAD { lost(errorMessage) }
+    }
+
+    /// Hands over the notifications libpq has read (`LISTEN`), in the order they came.
+    private func takeNotifications() {
+        while let connection, let notification = PQnotifies(connection) {
+            let channel = String(cString: notification.pointee.relname)
+            PQfreemem(notification)
+            onNotification?(channel)
+        }
     }
 
     /// Sends one request as its own pipeline segment; false when it was no longer there to send.

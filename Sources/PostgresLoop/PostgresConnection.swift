@@ -39,6 +39,13 @@ public final class PostgresConnection {
     /// When a result last arrived, or when the connection got a request with none in flight: with
     /// requests in flight and this long ago, the connection is stalled (`PostgresLoopPool`).
     public internal(set) var lastProgress: ContinuousClock.Instant
+    /// Channels this session listens on (`listen`). `onListening` runs each time the session
+    /// starts listening (again after every reconnect: notifications sent meanwhile were missed,
+    /// so catch up then), `onNotification` with each notification's channel; both on the loop's
+    /// thread.
+    private(set) var listens: [String] = []
+    public var onListening: (() -> Void)?
+    public var onNotification: ((String) -> Void)?
 
     /// `jitter` draws the back-off's random fraction (0...1).
     public init(
@@ -158,6 +165,30 @@ public final class PostgresConnection {
         let now = clock.now
         lastProgress = now
         perform(machine.connected(now: now))
+        for channel in listens { sendListen(channel) }
+    }
+
+    /// Listens on `channel` (`LISTEN`) from now on, and again after every reconnect.
+    public func listen(_ channel: String) {
+        guard !listens.contains(channel) else { return }
+        listens.append(channel)
+        if machine.isReady { sendListen(channel) }
+    }
+
+    private func sendListen(_ channel: String) {
+        execute(.unprepared("LISTEN \(Self.quotedIdentifier(channel))")) { [weak self] result in
+            if case .success = result { self?.onListening?() }
+        }
+    }
+
+    /// `identifier` as a quoted SQL identifier.
+    static func quotedIdentifier(_ identifier: String) -> String {
+        var quoted = "\""
+        for character in identifier {
+            if character == "\"" { quoted.append("\"") }
+            quoted.append(character)
+        }
+        return quoted + "\""
     }
 
     /// The session's options (command-line options for the server): `settings` first, then the

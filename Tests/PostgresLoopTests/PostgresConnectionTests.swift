@@ -54,6 +54,31 @@ struct PostgresConnectionTests {
         #expect(maxInFlight.withTracedLock { $0 } == 1000)
     }
 
+    @Test func aListeningSessionHearsEachNotificationAndListensAgainAfterItsConnectionIsLost() async throws {
+        let listener = try await PostgresTestSession.open(cluster)
+        defer { listener.close() }
+        let sender = try await PostgresTestSession.open(cluster)
+        defer { sender.close() }
+        let heard = Mutex<[String]>([])
+        let listening = Mutex(0)
+        listener.connection.withValue { connection in
+            connection.onNotification = { channel in heard.withTracedLock { $0.append(channel) } }
+            connection.onListening = { listening.withTracedLock { $0 += 1 } }
+            connection.listen("todo \"feed\"")
+        }
+        #expect(eventually { listening.withTracedLock { $0 } == 1 })
+        let pid = try #require(try listener.blockingQuery("SELECT pg_backend_pid()")?.get()[0, 0])
+        for _ in 0..<2 { _ = try #require(try sender.blockingQuery(#"SELECT pg_notify('todo "feed"', 'x')"#)?.get()) }
+        _ = try #require(try sender.blockingQuery("SELECT pg_notify('another', 'x')")?.get())
+        #expect(eventually { heard.withTracedLock { $0 } == [#"todo "feed""#, #"todo "feed""#] })
+        // Its backend ends: the connection comes back and listens again by itself.
+        _ = try #require(try sender.blockingQuery("SELECT pg_terminate_backend($1::int)", [pid])?.get())
+        #expect(eventually { listening.withTracedLock { $0 } == 2 })
+        _ = try #require(try sender.blockingQuery(#"SELECT pg_notify('todo "feed"', 'y')"#)?.get())
+        #expect(eventually { heard.withTracedLock { $0 }.count == 3 })
+        #expect(heard.withTracedLock { $0 }.allSatisfy { $0 == #"todo "feed""# })
+    }
+
     @Test func anErrorAbortsOnlyItsOwnRequest() async throws {
         let session = try await PostgresTestSession.open(cluster)
         defer { session.close() }

@@ -117,7 +117,8 @@ extension ServerConfiguration {
                 "How long changes wait after a feed stream was sent a batch, to go out together (0: each at once)."),
             .integer(
                 "eventsPollMilliseconds", \.eventsPollMilliseconds, 10...60_000,
-                "How often an instance reads changes made through other instances (with databaseUrl)."),
+                "How often an instance reads the changes other instances made, unasked (with databaseUrl; they also tell it at once with NOTIFY)."
+            ),
         ]
     }
 

@@ -56,6 +56,28 @@ extension LiveFeedOnPostgres {
             #expect(seenA.count > 40)
         }
 
+        @Test(.enabled(if: PostgresTestCluster.isAvailable))
+        func aChangeThroughOneInstanceReachesTheOthersSubscribersWhenToldNotAtItsNextPoll() async throws {
+            // Neither instance reads unasked within the test (an hour): B reads A's changes only
+            // because A tells it (NOTIFY). Without that, B's first heartbeat (15 s after the
+            // subscription; the test takes about a second) comes before the event and fails it.
+            let pair = try await TwoInstancesEndToEndTests.Pair(feeds: true, changesPollInterval: .seconds(3600))
+            let (_, position) = try pair.b.listing()
+            let onB = try pair.b.subscribe(after: position)
+            func nextEventBeforeAHeartbeat() throws -> ServerSentEvent? {
+                while let message = try onB.next(), message.comment == nil {
+                    if message.event != nil { return message }
+                }
+                return nil
+            }
+            for index in 0..<3 {
+                #expect(try pair.a.request("POST", "/todos", body: #"{"title":"told \#(index)"}"#).status == 201)
+                let event = try #require(try nextEventBeforeAHeartbeat())
+                #expect(event.event == "created")
+                #expect(event.data?.contains(#""title":"told \#(index)""#) == true, "\(event)")
+            }
+        }
+
         @Test func aClientResumesAcrossARestartOfTheServerOnItsDataDirectory() throws {
             let directory = DurableTodoStoreTests.DataDirectory()
             var lastSeen: String

@@ -15,11 +15,12 @@ struct TwoInstancesEndToEndTests {
         let configuration: PostgresConfiguration
 
         /// `feeds`: on the live feed's cluster.
-        init(feeds: Bool = false) async throws {
+        /// `changesPollInterval`: how often each instance reads the others' changes unasked.
+        init(feeds: Bool = false, changesPollInterval: Duration = .milliseconds(100)) async throws {
             let configuration = try await ContractStore.freshDatabase("pair", feeds: feeds)
             self.configuration = configuration
-            let storeA = try PostgresTodoStore(configuration: configuration)
-            let storeB = try PostgresTodoStore(configuration: configuration)
+            let storeA = try PostgresTodoStore(configuration: configuration, changesPollInterval: changesPollInterval)
+            let storeB = try PostgresTodoStore(configuration: configuration, changesPollInterval: changesPollInterval)
             stores = [storeA, storeB]
             a = try LiveServer(store: storeA)
             b = try LiveServer(store: storeB)

@@ -3,9 +3,12 @@ import PostgresLoop
 import Synchronization
 
 /// Reads the change feed's table (`TodoEventsSchema`) into the store's `ChangeLog`, on the store's
-/// own loop: a window of the newest changes at start, then every `interval` (and soon after each
-/// change made through this instance) the changes after the last one read. Every instance reads the
-/// same changes in the same order, so a cursor from one is good on any other.
+/// own loop: a window of the newest changes at start, then the changes after the last one read —
+/// soon after each change made through this instance, when another instance says it read changes
+/// made through it (`NOTIFY` on `channel`, heard on a connection of its own that listens), and
+/// every `interval` whatever happens (a notification is a hint: what is read comes from the
+/// table). Every instance reads the same changes in the same order, so a cursor from one is good
+/// on any other.
 final class PostgresChangeFeed: @unchecked Sendable {
     /// The tag of PostgreSQL positions in cursor tokens.
     static let tag = "p"
@@ -32,6 +35,15 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private var lastPrune: ContinuousClock.Instant
     /// A poll was asked for from another thread and not run yet.
     private let pollQueued = Atomic<Bool>(false)
+    /// The channel instances tell each other on that they read changes made through them.
+    static let channel = "todo_events"
+    /// Listens on `channel` (made on the loop at `start`).
+    private var listener: PostgresConnection?
+    /// A change was made through this instance since a read last found changes.
+    private var wroteSinceRead = false
+    /// A read found changes after one was made through this instance: tell the others.
+    private var toAnnounce = false
+    private var announcing = false
 
     init(client: PostgresClient, loop: LoopHandle, capacity: Int, interval: Duration) {
         self.client = client
@@ -55,6 +67,12 @@ final class PostgresChangeFeed: @unchecked Sendable {
             timer = LoopTimer(loop: loop, repeating: true) { [unowned self] in poll() }
             timer?.schedule(after: interval)
             loop.whenStopping { [self] in stopOnLoop() }
+            let listener = PostgresConnection(loop: loop, configuration: client.configuration)
+            listener.onNotification = { [unowned self] _ in poll() }
+            listener.onListening = { [unowned self] in poll() }
+            listener.listen(Self.channel)
+            listener.start()
+            self.listener = listener
             loadWindow()
         }
     }
@@ -64,6 +82,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
         guard !pollQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
         loop.execute { [self] in
             pollQueued.store(false, ordering: .releasing)
+            wroteSinceRead = true
             poll()
         }
     }
@@ -77,6 +96,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
         closed = true
         timer?.cancel()
         timer = nil
+        listener?.close()
+        listener = nil
     }
 
     private var pool: PostgresLoopPool { client.pool(on: loop) }
@@ -124,6 +145,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 let changes = Self.changes(rows)
                 log.append(changes)
                 full = rows.count >= Self.pageSize
+                if !changes.isEmpty, wroteSinceRead {
+                    wroteSinceRead = false
+                    toAnnounce = true
+                    announce()
+                }
             }
             let now = clock.now
             if now - lastPrune >= Self.pruneInterval {
@@ -131,6 +157,20 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 pool.execute(.prepared(TodoSQL.eventsPrune), [String(log.capacity)]) { _ in }
             }
             if full || again { poll() }
+        }
+    }
+
+    /// Tells the other instances that changes made through this one can be read, once a read
+    /// found changes after one was made here (what this instance read, every instance can: the
+    /// changes of finished transactions). One notification at a time; changes made meanwhile are
+    /// told by the next.
+    private func announce() {
+        guard toAnnounce, !announcing, !closed else { return }
+        toAnnounce = false
+        announcing = true
+        pool.execute(.prepared(TodoSQL.eventsAnnounce), []) { [self] _ in
+            announcing = false
+            announce()
         }
     }
 

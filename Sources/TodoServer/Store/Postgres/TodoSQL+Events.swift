@@ -32,4 +32,7 @@ extension TodoSQL {
 
     /// Removes all but the newest $1 changes (one instance at a time).
     static let eventsPrune = PostgresStatement(name: "todo_events_prune", sql: "SELECT todo_events_prune($1::bigint)")
+    /// Tells every listening instance that changes can be read (`PostgresChangeFeed.channel`).
+    static let eventsAnnounce = PostgresStatement(
+        name: "todo_events_announce", sql: "SELECT pg_notify('\(PostgresChangeFeed.channel)', '')")
 }
