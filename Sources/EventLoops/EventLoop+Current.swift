@@ -1,8 +1,10 @@
 import Glibc
 
 extension EventLoop {
+    // Inlinable: a static getter of a class is passed its metatype, a metadata lookup per call;
+    // inlined, the request path reads the slot and nothing else.
     /// The loop whose thread is calling; nil off the loops' threads.
-    public static var current: EventLoop? {
+    @inlinable public static var current: EventLoop? {
         guard let pointer = pthread_getspecific(currentLoopKey) else { return nil }
         return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
     }
@@ -16,7 +18,7 @@ extension EventLoop {
 
 /// The thread-specific slot behind `EventLoop.current`, the only one of the package: written once
 /// per loop thread.
-private let currentLoopKey: pthread_key_t = {
+@usableFromInline let currentLoopKey: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key, nil)
     return key
