@@ -14,6 +14,40 @@ import Testing
         var probe: LoopTimer?
     }
 
+    /// A loop's thread finds its loop as `EventLoop.current`; other threads find none.
+    @Test func theLoopsThreadFindsItsLoopAsTheCurrentOne() throws {
+        let loopThread = try LoopThread()
+        defer { loopThread.shutdown() }
+        let loop = loopThread.loop
+        let found = Mutex<Bool?>(nil)
+        loop.execute { found.withTracedLock { $0 = EventLoop.current === loop } }
+        #expect(eventually { found.withTracedLock { $0 } != nil })
+        #expect(found.withTracedLock { $0 } == true)
+        #expect(EventLoop.current == nil)
+    }
+
+    /// What libevent logs on a loop's thread goes to that loop's `onLibeventMessage`.
+    @Test func libeventsMessagesOnALoopsThreadGoToThatLoop() throws {
+        EventLoop.routeLibeventLog()
+        let loopThread = try LoopThread()
+        defer { loopThread.shutdown() }
+        let loop = loopThread.loop
+        // epoll refuses a directory: libevent logs the failed add.
+        let directory = open("/", O_RDONLY | O_CLOEXEC)
+        try #require(directory >= 0)
+        defer { close(directory) }
+        let holder = Holder()
+        let messages = Mutex<[String]>([])
+        loop.execute {
+            loop.onLibeventMessage = { _, message in messages.withTracedLock { $0.append(message) } }
+            holder.watch = FileWatch(loop: loop, descriptor: directory) { _, _ in }
+            holder.watch?.watch(readable: true, writable: false)
+            holder.watch?.cancel()
+        }
+        #expect(eventually { !messages.withTracedLock { $0 }.isEmpty })
+        #expect(messages.withTracedLock { $0 }.contains { $0.contains("fd \(directory)") }, "\(messages.withTracedLock { $0 })")
+    }
+
     @Test func whenStoppingWorkRunsOnTheLoopsThreadAtStopAndIsRefusedAfter() throws {
         let loopThread = try LoopThread()
         let loop = loopThread.loop
