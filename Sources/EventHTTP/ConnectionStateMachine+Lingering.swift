@@ -3,7 +3,7 @@
 /// kernel send a reset that can destroy the refusal before the client reads it. So a refused
 /// connection's socket is kept (a copy, half-closed) and what still arrives is read and discarded
 /// until the client closes, pauses for `lingerIdle`, or `lingerTimeout` has passed in all. The
-/// machine decides; the loop reads, discards and closes (`EventLoop+Lingering`).
+/// machine decides; the loop reads, discards and closes (`HTTPLoopServer+Lingering`).
 extension ConnectionStateMachine {
     /// A socket being drained after a refusal (the loop uses the descriptor of its copy).
     struct LingerID: Hashable, Sendable {

@@ -14,7 +14,7 @@ extension HTTPConnection {
         readPending = false
         while true {
             let buffered = evbuffer_get_length(input)
-            let room = loop.wireSettings.inputBytes - buffered
+            let room = server.wireSettings.inputBytes - buffered
             guard room > 0 else {
                 readPending = true
                 return
@@ -29,17 +29,17 @@ extension HTTPConnection {
             if count > 0 {
                 vector.iov_len = count
                 evbuffer_commit_space(input, &vector, 1)
-                loop.noteInput(on: self, bufferedBytes: buffered + count)
+                server.noteInput(on: self, bufferedBytes: buffered + count)
                 if count == wanted {
                     readPending = true
                 } else if peerHalfClosed {
                     // The client ended its side before these bytes were read: they were its last.
-                    loop.machine.clientEnded(id)
+                    server.machine.clientEnded(id)
                 }
                 return
             }
             if count == 0 {
-                loop.machine.clientEnded(id)
+                server.machine.clientEnded(id)
                 return
             }
             switch errno {
@@ -55,22 +55,22 @@ extension HTTPConnection {
     /// Frames what is buffered and hands each complete request to the handler, one at a time,
     /// while no answer is awaited and the budget allows.
     func frameAndDispatch() {
-        while isOpen, answering == nil, loop.takesRequests(id), !framing.isFinished {
+        while isOpen, answering == nil, server.takesRequests(id), !framing.isFinished {
             let framed = framing.position - inputOffset
             let buffered = evbuffer_get_length(input)
             guard framed < buffered else { return }
             var events = FramingEvents()
             feed(from: framed, count: buffered - framed, into: &events)
             if events.headsCompleted > 0 || events.messagesCompleted > 0 {
-                loop.apply(loop.machine.framed(id, events), to: self)
+                server.apply(server.machine.framed(id, events), to: self)
             }
             if let refusal = events.refusal {
                 refuse(refusal)
                 return
             }
             if events.headsCompleted > 0 {
-                loop.wireCounters.requestHeads.add(events.headsCompleted, ordering: .relaxed)
-                loop.machine.headCompleted(id)
+                server.wireCounters.requestHeads.add(events.headsCompleted, ordering: .relaxed)
+                server.machine.headCompleted(id)
                 guard headArrived(bodyFollows: events.messagesCompleted == 0) else { return }
             }
             for span in events.bodySpans { copyInput(from: span.lowerBound - inputOffset, count: span.count, into: &pendingBody) }
@@ -84,7 +84,7 @@ extension HTTPConnection {
                 messageArrived()
             } else if !framing.isIdle, pendingHead == nil {
                 // Part of a head: it must be whole within the time-out, however slowly it comes.
-                loop.machine.headStarted(id, now: .now)
+                server.machine.headStarted(id, now: .now)
             }
         }
     }
@@ -135,10 +135,10 @@ extension HTTPConnection {
             return true
         }
         var refusal: HTTPResponse?
-        let action = loop.machine.bodyAwaited(
+        let action = server.machine.bodyAwaited(
             id, expectsContinue: request.expectsContinue, bodyArrived: evbuffer_get_length(input) > 0
         ) { overLimit in
-            refusal = loop.handler.answer(toHead: request, loopIndex: loop.index, connectionOverLimit: overLimit)
+            refusal = server.handler.answer(toHead: request, loopIndex: server.index, connectionOverLimit: overLimit)
             return refusal != nil
         }
         switch action {
@@ -177,13 +177,13 @@ extension HTTPConnection {
     }
 
     private func dispatch(_ request: HTTPRequest) {
-        let requestID = loop.nextRequestID()
-        let start = loop.machine.requestStarted(
+        let requestID = server.nextRequestID()
+        let start = server.machine.requestStarted(
             requestID, connection: id, keepAlive: request.wantsKeepAlive, http10: request.version.minor == 0)
-        loop.publishInFlight()
+        server.publishInFlight()
         answering = requestID
         answeringIsHead = request.method == .head
-        loop.handler.handle(
+        server.handler.handle(
             request, responder: HTTPResponder(connection: self, request: requestID, connectionOverLimit: start.refuse))
     }
 
@@ -192,22 +192,22 @@ extension HTTPConnection {
     func answer(_ response: HTTPResponse, to request: ConnectionStateMachine.RequestID) -> HTTPResponder.Delivery {
         guard isOpen, answering == request else { return .connectionClosed }
         answering = nil
-        let decided = loop.machine.requestAnswered(id, now: .now, closeAsked: response.asksToClose)
+        let decided = server.machine.requestAnswered(id, now: .now, closeAsked: response.asksToClose)
         let framing = HTTPResponseWriter.Framing(isHead: answeringIsHead, closes: decided.closes, http10KeepAlive: decided.http10KeepAlive)
-        bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: loop.date.current(), to: output)
+        bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: server.date.current(), to: output)
         unwrittenAnswers.append((request, bytesQueued))
         // Over the output bound, no more pipelined requests are taken until the client reads.
-        loop.noteOutput(on: self, pendingBytes: evbuffer_get_length(output))
+        server.noteOutput(on: self, pendingBytes: evbuffer_get_length(output))
         if !servicing { service() }
         return .sent
     }
 
     /// The framing refused the stream: the handler's problem answer, then a lingering close.
     private func refuse(_ refusal: HTTPFraming.Refusal) {
-        loop.wireCounters.refusedStreams.add(1, ordering: .relaxed)
+        server.wireCounters.refusedStreams.add(1, ordering: .relaxed)
         let origin = pendingHead?.headers["Origin"] ?? originOfBufferedHead()
         let response =
-            loop.handler.replacementForWireError(status: refusal.status, detail: refusal.detail, origin: origin)
+            server.handler.replacementForWireError(status: refusal.status, detail: refusal.detail, origin: origin)
             ?? HTTPResponse(
                 status: refusal.status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(refusal.detail.utf8))
         endStream(answering: response, isHead: false)
@@ -216,11 +216,11 @@ extension HTTPConnection {
     /// The stream ends with `response` (a refusal): nothing more is read or framed, and the
     /// connection closes once it is written, lingering.
     private func endStream(answering response: HTTPResponse, isHead: Bool) {
-        loop.apply(loop.machine.streamFinished(id, refused: true), to: self)
+        server.apply(server.machine.streamFinished(id, refused: true), to: self)
         pendingHead = nil
         pendingBody = []
         let framing = HTTPResponseWriter.Framing(isHead: isHead, closes: true, http10KeepAlive: false)
-        bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: loop.date.current(), to: output)
+        bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: server.date.current(), to: output)
     }
 
     /// The `Origin` of the head being read when the framing refused it (one field line that
@@ -281,15 +281,15 @@ extension HTTPConnection {
             }
             writeBlocked = true
         }
-        if wrote { loop.machine.activity(id, now: .now) }
+        if wrote { server.machine.activity(id, now: .now) }
         while let first = unwrittenAnswers.first, first.end <= bytesWritten {
             unwrittenAnswers.removeFirst()
-            loop.apply(loop.machine.requestCompleted(first.request, connection: id), to: self)
-            loop.publishInFlight()
+            server.apply(server.machine.requestCompleted(first.request, connection: id), to: self)
+            server.publishInFlight()
         }
         let pending = evbuffer_get_length(output)
-        loop.noteOutput(on: self, pendingBytes: pending)
-        if pending == 0, loop.machine.outputEmptied(id) == .close { close() }
+        server.noteOutput(on: self, pendingBytes: pending)
+        if pending == 0, server.machine.outputEmptied(id) == .close { close() }
     }
 }
 

@@ -14,7 +14,7 @@ import HTTPValues
 final class HTTPConnection {
     let id: ConnectionStateMachine.ConnectionID
     let socket: Int32
-    unowned let loop: EventLoop
+    unowned let server: HTTPLoopServer
     /// The peer's `address:port`, for the access log.
     let clientAddress: String
     /// Read and write readiness, edge-triggered and persistent: added once, never changed.
@@ -55,7 +55,7 @@ final class HTTPConnection {
     var bytesWritten = 0
     var unwrittenAnswers: [(request: ConnectionStateMachine.RequestID, end: Int)] = []
 
-    init?(id: ConnectionStateMachine.ConnectionID, socket: Int32, clientAddress: String, loop: EventLoop) {
+    init?(id: ConnectionStateMachine.ConnectionID, socket: Int32, clientAddress: String, server: HTTPLoopServer) {
         guard let input = evbuffer_new() else { return nil }
         guard let output = evbuffer_new() else {
             evbuffer_free(input)
@@ -64,10 +64,10 @@ final class HTTPConnection {
         self.id = id
         self.socket = socket
         self.clientAddress = clientAddress
-        self.loop = loop
+        self.server = server
         self.input = input
         self.output = output
-        framing = HTTPFraming(limits: loop.wireSettings.framing)
+        framing = HTTPFraming(limits: server.wireSettings.framing)
         framing.recordsBodySpans = true
         unwrittenAnswers.reserveCapacity(1)
     }
@@ -104,7 +104,7 @@ final class HTTPConnection {
     /// the callback would run again before any of them).
     func resumeLater() {
         if resumeEvent == nil {
-            resumeEvent = event_new(loop.base, -1, 0, resumeCallback, Unmanaged.passUnretained(self).toOpaque())
+            resumeEvent = event_new(server.base, -1, 0, resumeCallback, Unmanaged.passUnretained(self).toOpaque())
         }
         guard let resumeEvent else { return }
         var now = timeval(tv_sec: 0, tv_usec: 0)
@@ -123,17 +123,17 @@ final class HTTPConnection {
             rounds += 1
             // Only once what was read is framed: a client that pipelines ahead is read no faster
             // than its requests are answered, so its input stays within one read of the budget.
-            if readPending, unframedBytes == 0, loop.takesRequests(id) { readSocket() }
+            if readPending, unframedBytes == 0, server.takesRequests(id) { readSocket() }
             guard isOpen else { return }
             frameAndDispatch()
             guard isOpen else { return }
             flush()
             guard isOpen else { return }
-            if loop.closesAtClientEnd(id, unframedBytes: unframedBytes, pendingBytes: evbuffer_get_length(output)) {
+            if server.closesAtClientEnd(id, unframedBytes: unframedBytes, pendingBytes: evbuffer_get_length(output)) {
                 close()
                 return
             }
-        } while (readPending || unframedBytes > 0) && answering == nil && loop.takesRequests(id)
+        } while (readPending || unframedBytes > 0) && answering == nil && server.takesRequests(id)
             && rounds < Self.roundsPerTurn
         // A client that keeps sending does not hold the loop: the rest waits for the next turn
         // (no readiness edge would come for bytes the kernel already holds).
@@ -166,13 +166,13 @@ final class HTTPConnection {
             self.resumeEvent = nil
         }
         endStreamAtClose()
-        let closed = loop.machine.connectionClosed(id)
-        if closed?.linger == true, loop.linger(socket: socket) {
+        let closed = server.machine.connectionClosed(id)
+        if closed?.linger == true, server.linger(socket: socket) {
             // The loop owns the socket now.
         } else {
             Glibc.close(socket)
         }
-        loop.connectionClosed(self)
+        server.connectionClosed(self)
     }
 }
 

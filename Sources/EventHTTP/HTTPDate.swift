@@ -1,7 +1,7 @@
 /// The IMF-fixdate of RFC 9110 (`Sun, 06 Nov 1994 08:49:37 GMT`), written from the seconds since
 /// 1970 with integer arithmetic alone: what the `Date` field of every answer carries.
 ///
-/// Written once per second per loop (`LoopDate`); it needs no library call, no lock and no state.
+/// Written once per second per loop (`HTTPDateCache`); it needs no library call, no lock and no state.
 public enum HTTPDate {
     /// Characters in a date (without the terminating NUL).
     public static let length = 29

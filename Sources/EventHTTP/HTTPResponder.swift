@@ -6,7 +6,7 @@ public struct HTTPResponder {
     let request: ConnectionStateMachine.RequestID
 
     /// Which of the server's loops the request came in on (0-based): for per-loop state that needs no lock.
-    public var loopIndex: Int { connection.loop.index }
+    public var loopIndex: Int { connection.server.index }
 
     /// The request came on a connection accepted while the server was at its connection limit: the
     /// transport's decision, handed beside the request (not in it). The handler answers with a

@@ -6,8 +6,8 @@ import HTTPValues
 /// An answer whose body is written over time (`Transfer-Encoding: chunked`; close-delimited for an
 /// HTTP/1.0 client), with back-pressure: each write says whether the connection's output is over
 /// its bound, and the stream's event handler hears when it has drained and when the connection
-/// closed. Use it on the request's loop thread only (it may be carried there in work queued on the
-/// loop's `LoopExecutor`, hence `Sendable`); `finish` ends the answer and the connection goes on
+/// closed. Use it on the request's loop thread only (it may be carried there in work queued with
+/// `EventLoop.execute`, hence `Sendable`); `finish` ends the answer and the connection goes on
 /// with the client's next request.
 public struct HTTPResponseStream: @unchecked Sendable {
     let connection: HTTPConnection
@@ -107,11 +107,11 @@ extension HTTPConnection {
     ) -> Bool {
         guard isOpen, answering == request, stream == nil else { return false }
         // No time-out runs while the handler works; a stream counts from its writes again.
-        let decided = loop.machine.streamStarted(id, now: .now)
+        let decided = server.machine.streamStarted(id, now: .now)
         let framing = HTTPResponseWriter.Framing(
             isHead: answeringIsHead, closes: decided.closes, http10KeepAlive: false, streamed: decided.chunked ? .chunked : .closeDelimited)
         bytesQueued += HTTPResponseWriter.write(
-            HTTPResponse(status: status, headers: headers), framing: framing, date: loop.date.current(), to: output)
+            HTTPResponse(status: status, headers: headers), framing: framing, date: server.date.current(), to: output)
         stream = StreamState(request: request, chunked: decided.chunked, onEvent: onEvent)
         if answeringIsHead || status < 200 || status == 204 || status == 304 {
             bodiless = true
@@ -140,10 +140,10 @@ extension HTTPConnection {
                 bytesQueued += 2
             }
         }
-        loop.wireCounters.noteOutput(evbuffer_get_length(output))
+        server.wireCounters.noteOutput(evbuffer_get_length(output))
         if flushing, !servicing { flush() }
         guard isOpen, stream?.request == request else { return .closed }
-        if streamPendingBytes > loop.wireSettings.budget.maxOutputBytes {
+        if streamPendingBytes > server.wireSettings.budget.maxOutputBytes {
             stream?.overBound = true
             return .overBound
         }
@@ -181,14 +181,14 @@ extension HTTPConnection {
         bodiless = false
         answering = nil
         unwrittenAnswers.append((request, bytesQueued))
-        loop.machine.streamEnded(id)
+        server.machine.streamEnded(id)
         if !servicing { service() }
     }
 
     /// After a flush: tells a stream over its bound that the output drained; whether it did.
     func noteStreamDrained(pendingBytes: Int) -> Bool {
         guard let current = stream, current.overBound,
-            pendingBytes <= current.drainBelow ?? loop.wireSettings.budget.maxOutputBytes / 2
+            pendingBytes <= current.drainBelow ?? server.wireSettings.budget.maxOutputBytes / 2
         else {
             return false
         }

@@ -203,21 +203,3 @@ enum HTTPResponseWriter {
     /// `HTTP/1.1 100 Continue`, sent before reading a body the client waits to send.
     static let continueLine: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
 }
-
-/// The `Date` value of a loop's answers, formatted once per second.
-final class LoopDate {
-    private var second = -1
-    private let bytes = UnsafeMutablePointer<CChar>.allocate(capacity: HTTPDate.length + 1)
-
-    deinit { bytes.deallocate() }
-
-    /// The date of the current second (valid until the next call on this loop's thread).
-    func current() -> UnsafePointer<UInt8> {
-        let now = time(nil)
-        if now != second {
-            second = now
-            HTTPDate.write(secondsSinceEpoch: now, to: bytes)
-        }
-        return UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self)
-    }
-}

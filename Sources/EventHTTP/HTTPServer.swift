@@ -1,17 +1,18 @@
 import CLibevent
+import EventLoops
 import Glibc
 import LockTracing
 import Synchronization
 
-/// A multi-loop HTTP/1.1 server: `loopCount` threads, each with its own listener on one port and
-/// its own connections (`EventLoop`, `HTTPConnection`).
+/// A multi-loop HTTP/1.1 server: `loopCount` threads, each running an `EventLoop` with the
+/// server's part on it, its own listener on the port and its own connections (`HTTPLoopServer`,
+/// `HTTPConnection`).
 public final class HTTPServer: Sendable {
     private let configuration: HTTPServerConfiguration
     private let handler: any HTTPHandler
-    private let state = Mutex<(loops: [EventLoop], threads: [pthread_t], started: Bool)>(([], [], false))
+    private let state = Mutex<(servers: [HTTPLoopServer], threads: [pthread_t], started: Bool)>(([], [], false))
 
     private static let threading: Void = {
-        evthread_use_pthreads()
         signal(SIGPIPE, SIG_IGN)
         EventLoop.routeLibeventLog()
     }()
@@ -29,28 +30,28 @@ public final class HTTPServer: Sendable {
         let addresses = try resolve(configuration.host, port: configuration.port)
         defer { freeaddrinfo(addresses) }
         var port = configuration.port
-        var loops: [EventLoop] = []
+        var servers: [HTTPLoopServer] = []
         let limits = ConnectionLimits(maxConnections: configuration.maxConnections)
         for index in 0..<max(1, configuration.loopCount) {
-            let loop = try EventLoop(index: index, configuration: configuration, limits: limits, handler: handler)
+            let server = try HTTPLoopServer(index: index, configuration: configuration, limits: limits, handler: handler)
             let target = index == 0 ? addresses : try resolve(configuration.host, port: port)
             defer { if index > 0 { freeaddrinfo(target) } }
-            port = try loop.bind(
+            port = try server.bind(
                 to: target.pointee.ai_addr, length: target.pointee.ai_addrlen,
                 backlog: configuration.backlog, description: (configuration.host, port), exclusive: index == 0)
-            loops.append(loop)
+            servers.append(server)
         }
         try state.withTracedLock { (state) throws(HTTPServerError) in
             guard !state.started else { throw .alreadyStarted }
             state.started = true
-            state.loops = loops
-            for loop in loops {
+            state.servers = servers
+            for server in servers {
                 var thread = pthread_t()
-                let context = Unmanaged.passRetained(loop).toOpaque()
+                let context = Unmanaged.passRetained(server).toOpaque()
                 pthread_create(
                     &thread, nil,
                     { context in
-                        Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue().run()
+                        Unmanaged<HTTPLoopServer>.fromOpaque(context!).takeRetainedValue().run()
                         return nil
                     }, context)
                 state.threads.append(thread)
@@ -62,25 +63,25 @@ public final class HTTPServer: Sendable {
     /// Stops accepting on every loop; each exits once its requests are answered or the grace
     /// period is over. Safe from any thread, and more than once.
     public func shutdown(gracePeriodSeconds: Double = 10) {
-        let loops = state.withTracedLock { $0.loops }
-        for loop in loops { loop.requestShutdown(gracePeriodSeconds: gracePeriodSeconds) }
+        let servers = state.withTracedLock { $0.servers }
+        for server in servers { server.requestShutdown(gracePeriodSeconds: gracePeriodSeconds) }
     }
 
     /// Connections open across the loops, counted from accept until they close (connections closed
     /// without a request leave the count within a second).
     public var openConnections: Int {
-        state.withTracedLock { $0.loops }.reduce(0) { $0 + $1.openConnections }
+        state.withTracedLock { $0.servers }.reduce(0) { $0 + $1.openConnections }
     }
 
     /// Requests the handler has been given that are not finished (answered and written, or cut
     /// off by their connection's close), across the loops.
     public var requestsInFlight: Int {
-        state.withTracedLock { $0.loops }.reduce(0) { $0 + $1.inFlightCount.load(ordering: .relaxed) }
+        state.withTracedLock { $0.servers }.reduce(0) { $0 + $1.inFlightCount.load(ordering: .relaxed) }
     }
 
     /// What the framing and the connection budgets saw, across the loops.
     public var wireStatistics: WireStatistics {
-        WireCounters.sum(state.withTracedLock { $0.loops }.map(\.wireCounters))
+        WireCounters.sum(state.withTracedLock { $0.servers }.map(\.wireCounters))
     }
 
     /// The libevent version the server runs on (`2.1.12-stable`).

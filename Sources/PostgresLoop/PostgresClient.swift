@@ -13,7 +13,7 @@ public final class PostgresClient: Sendable {
     }
 
     /// The pool of `loop`; call it on that loop's thread.
-    public func pool(on loop: LoopHandle) -> PostgresLoopPool {
+    public func pool(on loop: EventLoop) -> PostgresLoopPool {
         if let pool = pools.withTracedLock({ $0[loop.identity] }) { return pool.valueOnLoop }
         let pool = PostgresLoopPool(loop: loop, configuration: configuration)
         let bound = LoopBound(pool, on: loop)

@@ -15,7 +15,7 @@ public final class PostgresConnection {
         let completion: Completion
     }
 
-    let loop: LoopHandle
+    let loop: EventLoop
     let configuration: PostgresConfiguration
     var machine: PostgresConnectionStateMachine
     /// The `PGconn` while connecting or connected.
@@ -49,7 +49,7 @@ public final class PostgresConnection {
 
     /// `jitter` draws the back-off's random fraction (0...1).
     public init(
-        loop: LoopHandle, configuration: PostgresConfiguration,
+        loop: EventLoop, configuration: PostgresConfiguration,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
         self.loop = loop

@@ -18,7 +18,7 @@ public final class PostgresLoopPool: PostgresExecuting {
     private let stallThreshold: Duration
     private let clock = ContinuousClock()
 
-    public init(loop: LoopHandle, configuration: PostgresConfiguration) {
+    public init(loop: EventLoop, configuration: PostgresConfiguration) {
         connections = (0..<max(1, configuration.connectionsPerLoop)).map { _ in
             PostgresConnection(loop: loop, configuration: configuration)
         }

@@ -1,3 +1,5 @@
+import EventLoops
+
 /// One step of a database schema: applied once, in version order, in one transaction.
 public struct PostgresMigration: Sendable, Equatable {
     public let version: Int

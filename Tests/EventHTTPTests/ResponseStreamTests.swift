@@ -21,12 +21,12 @@ private final class StreamingHandler: HTTPHandler, @unchecked Sendable {
         case "/parts":
             guard let stream = responder.startStream(status: 200, headers: ["Content-Type": "text/plain"], onEvent: { self.note("\($0)") })
             else { return }
-            let executor = LoopExecutor.current!
+            let loop = EventLoop.current!
             // Each part in a later turn of the loop, as a feed writes its events.
             stream.write(Array("one,".utf8))
-            executor.execute {
+            loop.execute {
                 stream.write(Array("two,".utf8))
-                executor.execute {
+                loop.execute {
                     stream.write(Array("three".utf8))
                     stream.finish()
                     self.note("finished")
@@ -34,7 +34,7 @@ private final class StreamingHandler: HTTPHandler, @unchecked Sendable {
             }
         case "/batch":
             guard let stream = responder.startStream(status: 200, headers: [:], onEvent: { self.note("\($0)") }) else { return }
-            let executor = LoopExecutor.current!
+            let loop = EventLoop.current!
             // Parts queued in one turn go out as one chunk at the flush; a write seals what was
             // queued before it; the end seals the rest.
             let head = stream.pendingBytes
@@ -43,7 +43,7 @@ private final class StreamingHandler: HTTPHandler, @unchecked Sendable {
             stream.queue(Array("ccc".utf8))
             self.note("pending \(stream.pendingBytes - head)")
             stream.flush()
-            executor.execute {
+            loop.execute {
                 stream.queue(Array("dddd".utf8))
                 stream.write(Array("e".utf8))
                 stream.queue(Array("ffffffffffffffff".utf8))

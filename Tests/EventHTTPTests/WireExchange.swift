@@ -31,7 +31,7 @@ final class EchoHandler: HTTPHandler, Sendable {
         if path.hasPrefix("/later") {
             let box = ResponderBox(responder: responder)
             let answer = echo(request)
-            LoopExecutor.current?.execute { [self] in send(answer, box.responder) }
+            EventLoop.current?.execute { [self] in send(answer, box.responder) }
             return
         }
         if path.hasPrefix("/big/") {

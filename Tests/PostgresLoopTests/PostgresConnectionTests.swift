@@ -127,19 +127,19 @@ struct PostgresConnectionTests {
     }
 
     @Test func aPoolAnswersOnTheRequestsOwnLoopAcrossItsConnections() async throws {
-        let loop = try StandaloneLoop()
-        defer { loop.shutdown() }
+        let loopThread = try LoopThread()
+        defer { loopThread.shutdown() }
         let client = PostgresClient(
             configuration: PostgresConfiguration(
                 connectionString: cluster.connectionString(), connectionsPerLoop: 3))
-        let handle = loop.handle
-        let loopThread = Mutex<pthread_t?>(nil)
+        let loop = loopThread.loop
+        let loopThreadID = Mutex<pthread_t?>(nil)
         let answers = Mutex<[(pthread_t, String?)]>([])
         let samePool = Mutex(false)
-        handle.execute {
-            loopThread.withTracedLock { $0 = pthread_self() }
-            let pool = client.pool(on: handle)
-            samePool.withTracedLock { $0 = client.pool(on: handle) === pool }
+        loop.execute {
+            loopThreadID.withTracedLock { $0 = pthread_self() }
+            let pool = client.pool(on: loop)
+            samePool.withTracedLock { $0 = client.pool(on: loop) === pool }
             for index in 0..<300 {
                 pool.execute(.unprepared("SELECT $1::int + pg_backend_pid() * 0, pg_backend_pid()"), [String(index)]) { result in
                     answers.withTracedLock { $0.append((pthread_self(), (try? result.get())?[0, 1])) }
@@ -148,31 +148,31 @@ struct PostgresConnectionTests {
         }
         #expect(eventually { answers.withTracedLock { $0.count } == 300 })
         let all = answers.withTracedLock { $0 }
-        let thread = try #require(loopThread.withTracedLock { $0 })
+        let thread = try #require(loopThreadID.withTracedLock { $0 })
         #expect(samePool.withTracedLock { $0 })
         #expect(all.allSatisfy { pthread_equal($0.0, thread) != 0 })
         #expect(all.allSatisfy { $0.1 != nil })
         // Requests sent while all three connected spread over them (each takes the least busy).
         #expect(Set(all.compactMap(\.1)).count >= 2)
-        handle.execute { client.close() }
+        loop.execute { client.close() }
     }
 
     @Test func aPoolIsClosedOnItsLoopWhenTheLoopStopsBeforeTheClientCloses() async throws {
-        let loop = try StandaloneLoop()
+        let loopThread = try LoopThread()
         let client = PostgresClient(
             configuration: PostgresConfiguration(
                 connectionString: cluster.connectionString(), connectionsPerLoop: 2))
-        let handle = loop.handle
+        let loop = loopThread.loop
         let pool = Mutex<LoopBound<PostgresLoopPool>?>(nil)
         let answered = Mutex(0)
-        handle.execute {
-            let made = client.pool(on: handle)
-            pool.withTracedLock { $0 = LoopBound(made, on: handle) }
+        loop.execute {
+            let made = client.pool(on: loop)
+            pool.withTracedLock { $0 = LoopBound(made, on: loop) }
             made.execute(.unprepared("SELECT 1"), []) { _ in answered.withTracedLock { $0 += 1 } }
         }
         #expect(eventually { answered.withTracedLock { $0 } == 1 })
         // The loop stops first (as a server's loops do before its store closes): its pool closes there.
-        loop.shutdown()
+        loopThread.shutdown()
         let bound = try #require(pool.withTracedLock { $0 })
         #expect(bound.valueOnLoop.connections.map(\.phase) == [.closed, .closed])
         // Then the client: its work for the stopped loop is dropped and the pool released here.

@@ -13,31 +13,31 @@ struct PostgresPoolTests {
     let cluster = PostgresTestCluster.shared!
 
     /// A pool on a loop of its own, its connections all up.
-    func readyPool(_ configuration: PostgresConfiguration) throws -> (StandaloneLoop, LoopBound<PostgresLoopPool>) {
-        let loop = try StandaloneLoop()
-        let handle = loop.handle
+    func readyPool(_ configuration: PostgresConfiguration) throws -> (LoopThread, LoopBound<PostgresLoopPool>) {
+        let loopThread = try LoopThread()
+        let loop = loopThread.loop
         let made = DispatchSemaphore(value: 0)
         let box = Mutex<LoopBound<PostgresLoopPool>?>(nil)
-        handle.execute {
-            box.withTracedLock { $0 = LoopBound(PostgresLoopPool(loop: handle, configuration: configuration), on: handle) }
+        loop.execute {
+            box.withTracedLock { $0 = LoopBound(PostgresLoopPool(loop: loop, configuration: configuration), on: loop) }
             made.signal()
         }
         made.wait()
         let pool = try #require(box.withTracedLock { $0 })
         #expect(eventually { pool.onLoop { $0.connections.allSatisfy(\.isReady) } })
-        return (loop, pool)
+        return (loopThread, pool)
     }
 
     @Test func aLoopsRequestsGoToItsFirstConnectionWhileItAnswers() async throws {
         // A threshold no pause of a loaded machine reaches: this is about the healthy case.
         var timing = PostgresTiming()
         timing.stallThreshold = .seconds(30)
-        let (loop, pool) = try readyPool(
+        let (loopThread, pool) = try readyPool(
             PostgresConfiguration(
                 connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 3))
         defer {
             pool.withValue { $0.close() }
-            loop.shutdown()
+            loopThread.shutdown()
         }
         let backends = Mutex<[String?]>([])
         for round in 1...5 {
@@ -62,13 +62,13 @@ struct PostgresPoolTests {
         // The slow statement waits until the test lets it go, however loaded the machine: a CI run
         // under load passed the default 5 s deadline, which failed it and dropped its connection.
         timing.requestTimeout = .seconds(600)
-        let (loop, pool) = try readyPool(
+        let (loopThread, pool) = try readyPool(
             PostgresConfiguration(
                 connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2))
         let holder = try await PostgresTestSession.open(cluster)
         defer {
             pool.withValue { $0.close() }
-            loop.shutdown()
+            loopThread.shutdown()
             holder.close()
         }
         // The slow statement waits for a lock another session holds: it ends when the test says so.
@@ -115,16 +115,16 @@ struct PostgresPoolTests {
     }
 
     @Test func aFreshSessionIsNotStalledByTheTimeBeforeItConnected() async throws {
-        let loop = try StandaloneLoop()
-        defer { loop.shutdown() }
-        let handle = loop.handle
+        let loopThread = try LoopThread()
+        defer { loopThread.shutdown() }
+        let loop = loopThread.loop
         let clock = ContinuousClock()
         let created = Mutex<(LoopBound<PostgresConnection>, ContinuousClock.Instant)?>(nil)
         let made = DispatchSemaphore(value: 0)
         let configuration = PostgresConfiguration(connectionString: cluster.connectionString())
-        handle.execute {
-            let connection = PostgresConnection(loop: handle, configuration: configuration)
-            created.withTracedLock { $0 = (LoopBound(connection, on: handle), connection.lastProgress) }
+        loop.execute {
+            let connection = PostgresConnection(loop: loop, configuration: configuration)
+            created.withTracedLock { $0 = (LoopBound(connection, on: loop), connection.lastProgress) }
             made.signal()
         }
         made.wait()
@@ -143,10 +143,10 @@ struct PostgresPoolTests {
     }
 
     @Test func writesSpreadOverTheLoopsConnections() async throws {
-        let (loop, pool) = try readyPool(PostgresConfiguration(connectionString: cluster.connectionString(), connectionsPerLoop: 2))
+        let (loopThread, pool) = try readyPool(PostgresConfiguration(connectionString: cluster.connectionString(), connectionsPerLoop: 2))
         defer {
             pool.withValue { $0.close() }
-            loop.shutdown()
+            loopThread.shutdown()
         }
         let backends = Mutex<[String?]>([])
         pool.withValue { pool in

@@ -1,4 +1,5 @@
 import Dispatch
+import EventLoops
 import LockTracing
 import PostgresLoop
 import Synchronization

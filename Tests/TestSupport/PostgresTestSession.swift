@@ -4,21 +4,21 @@ import LockTracing
 import PostgresLoop
 import Synchronization
 
-/// One `PostgresConnection` on a `StandaloneLoop` of its own, for tests: opened on the loop, used from
+/// One `PostgresConnection` on a `LoopThread` of its own, for tests: opened on the loop, used from
 /// the test through `LoopBound`, closed on the loop before the loop stops.
 package struct PostgresTestSession {
-    package let loop: StandaloneLoop
+    package let loopThread: LoopThread
     package let connection: LoopBound<PostgresConnection>
 
     package static func open(_ configuration: PostgresConfiguration) async throws -> PostgresTestSession {
-        let loop = try StandaloneLoop()
-        let handle = loop.handle
-        let connection = await LoopBound.make(on: handle) {
-            let connection = PostgresConnection(loop: handle, configuration: configuration)
+        let loopThread = try LoopThread()
+        let loop = loopThread.loop
+        let connection = await LoopBound.make(on: loop) {
+            let connection = PostgresConnection(loop: loop, configuration: configuration)
             connection.start()
             return connection
         }
-        return PostgresTestSession(loop: loop, connection: connection)
+        return PostgresTestSession(loopThread: loopThread, connection: connection)
     }
 
     package static func open(_ cluster: PostgresTestCluster, database: String = "postgres", timing: PostgresTiming = PostgresTiming())
@@ -59,6 +59,6 @@ package struct PostgresTestSession {
 
     package func close() {
         connection.withValue { $0.close() }
-        loop.shutdown()
+        loopThread.shutdown()
     }
 }

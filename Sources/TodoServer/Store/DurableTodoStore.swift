@@ -136,7 +136,7 @@ public final class DurableTodoStore: TodoStore {
                         return (records, { failure in promise.fulfil(failure.map { .failure($0) } ?? .success(result)) })
                     },
                     refuse: { promise.fulfil(.failure($0)) },
-                    executor: LoopExecutor.current))
+                    loop: EventLoop.current))
         }
     }
 }

@@ -72,6 +72,14 @@ import Testing
         #expect(broken == [])
     }
 
+    /// A thread knows its loop in one way, `EventLoop.current` (the HTTP server's part on a loop,
+    /// the stores and the feed all ask it): one thread-specific key in the sources, made there.
+    @Test func theCurrentLoopIsTheOnlyThreadSpecificKey() throws {
+        let files = try swiftFiles(under: "Sources").filter { $0.text.contains("pthread_key_create") }
+        #expect(files.map(\.path) == ["Sources/EventLoops/EventLoop+Current.swift"])
+        #expect(files.first.map { $0.text.components(separatedBy: "pthread_key_create(").count - 1 } == 1)
+    }
+
     @Test func everySettingHasItsRowInTheREADMEAndItsKeyInTheShippedConfigFile() throws {
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let config = try String(contentsOf: root.appendingPathComponent("Config/todo-server.json"), encoding: .utf8)

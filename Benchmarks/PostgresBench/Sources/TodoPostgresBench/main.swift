@@ -5,7 +5,7 @@ import Synchronization
 
 // Usage: TodoPostgresBench CONNECTION-STRING [SECONDS-PER-SAMPLE] [ROUNDS]
 // Reads one to-do row by primary key (prepared, text results) over a table of 10,000, keeping 1 and
-// then 32 requests in flight on one connection driven by one StandaloneLoop; prints each sample and
+// then 32 requests in flight on one connection driven by one LoopThread; prints each sample and
 // the median reads/s per depth.
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
@@ -15,11 +15,11 @@ guard arguments.count >= 2 else {
 let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 3 : 3
 let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5
 
-let loop = try StandaloneLoop()
-let handle = loop.handle
+let loopThread = try LoopThread()
+let loop = loopThread.loop
 let configuration = try PostgresConfiguration(connectionString: arguments[1]).validated()
-let connection = await LoopBound.make(on: handle) {
-    let connection = PostgresConnection(loop: handle, configuration: configuration)
+let connection = await LoopBound.make(on: loop) {
+    let connection = PostgresConnection(loop: loop, configuration: configuration)
     connection.start()
     return connection
 }
@@ -106,4 +106,4 @@ for depth in [1, 32] {
 
 _ = try await connection.query("DROP TABLE bench_todos")
 connection.withValue { $0.close() }
-loop.shutdown()
+loopThread.shutdown()

@@ -27,14 +27,14 @@ public protocol FeedTimer: AnyObject {
     func cancel()
 }
 
-/// The server's loops (`LoopExecutor.current`) and their libevent timers.
+/// The server's loops (`EventLoop.current`) and their libevent timers.
 public struct EventLoopFeedScheduler: FeedScheduler {
     private let sharedObjects = SharedObjects()
 
     public init() {}
 
     public func currentLoop() -> (any FeedLoop)? {
-        LoopExecutor.current.map { ServerFeedLoop(handle: $0.handle, sharedObjects: sharedObjects) }
+        EventLoop.current.map { ServerFeedLoop(handle: $0, sharedObjects: sharedObjects) }
     }
 
     /// Each loop's shared objects, by loop and type.
@@ -58,7 +58,7 @@ public struct EventLoopFeedScheduler: FeedScheduler {
     }
 
     private struct ServerFeedLoop: FeedLoop {
-        let handle: LoopHandle
+        let handle: EventLoop
         let sharedObjects: SharedObjects
 
         func shared<Value: AnyObject>(_ make: () -> Value) -> Value {

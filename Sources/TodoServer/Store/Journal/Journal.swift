@@ -37,12 +37,12 @@ final class Journal: Sendable {
         /// Answers the change that was never prepared (the journal is closed or refusing).
         let refuse: (StoreError) -> Void
         /// The loop to answer on; nil: on the writer thread.
-        let executor: LoopExecutor?
+        let loop: EventLoop?
 
         func deliver(_ work: @escaping () -> Void) {
-            guard let executor else { return work() }
+            guard let loop else { return work() }
             let carried = UncheckedWork(work: work)
-            executor.execute { carried.work() }
+            loop.execute { carried.work() }
         }
     }
 

@@ -20,7 +20,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
 
     let log: ChangeLog
     private let client: PostgresClient
-    private let loop: LoopHandle
+    private let loop: EventLoop
     private let interval: Duration
     /// How often an instance prunes the table: by time, since polls come right after every local
     /// write and would prune many times a second under load.
@@ -45,7 +45,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private var toAnnounce = false
     private var announcing = false
 
-    init(client: PostgresClient, loop: LoopHandle, capacity: Int, interval: Duration) {
+    init(client: PostgresClient, loop: EventLoop, capacity: Int, interval: Duration) {
         self.client = client
         self.loop = loop
         self.interval = interval

@@ -10,8 +10,8 @@ import Synchronization
 /// unavailable until a statement succeeds again.
 public final class PostgresTodoStore: TodoStore {
     let client: PostgresClient
-    /// For calls made off the server's loops (tools, tests): a loop of the store's own.
-    private let fallbackLoop: StandaloneLoop
+    /// For calls made off the loops' threads (tools, tests): a loop of the store's own.
+    private let fallback: LoopThread
     let health: PostgresStoreHealth
 
     /// Seconds a client is told to wait when the database is unavailable (down or reconnecting:
@@ -27,10 +27,10 @@ public final class PostgresTodoStore: TodoStore {
         configuration: PostgresConfiguration, changesRetained: Int = 10_000, changesPollInterval: Duration = .milliseconds(100)
     ) throws {
         client = PostgresClient(configuration: Self.withGenericPlans(configuration))
-        fallbackLoop = try StandaloneLoop()
+        fallback = try LoopThread()
         health = PostgresStoreHealth()
         feed = PostgresChangeFeed(
-            client: client, loop: fallbackLoop.handle, capacity: changesRetained, interval: changesPollInterval)
+            client: client, loop: fallback.loop, capacity: changesRetained, interval: changesPollInterval)
         feed.start()
     }
 
@@ -69,7 +69,7 @@ public final class PostgresTodoStore: TodoStore {
     public func close() {
         feed.close()
         client.close()
-        fallbackLoop.shutdown()
+        fallback.shutdown()
     }
 
     public func insert(_ todo: Todo) -> Pending<Result<Todo, StoreError>> {
@@ -149,7 +149,7 @@ public final class PostgresTodoStore: TodoStore {
         return refusal
     }
 
-    /// Sends `statement` on the calling loop's pool (the store's own loop off the server's loops)
+    /// Sends `statement` on the calling loop's pool (the store's own loop off the loops' threads)
     /// and answers `decode`'s value, or a `StoreError` (with `retryAfter` when the database is
     /// unavailable or too slow: trying again later may work).
     func run<Value>(
@@ -181,10 +181,10 @@ public final class PostgresTodoStore: TodoStore {
                 pool.execute(.prepared(statement), parameters, completion: answer)
             }
         }
-        if let loop = LoopExecutor.current?.handle {
+        if let loop = EventLoop.current {
             send(on: client.pool(on: loop))
         } else {
-            let loop = fallbackLoop.handle
+            let loop = fallback.loop
             let client = self.client
             let box = UncheckedBox(send)
             loop.execute { box.value(client.pool(on: loop)) }

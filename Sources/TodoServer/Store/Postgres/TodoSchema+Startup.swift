@@ -12,17 +12,17 @@ extension TodoSchema {
         var configuration = configuration
         configuration.timing.requestTimeout = max(configuration.timing.requestTimeout, patience)
         configuration.retryLimit = 0
-        let loop = try StandaloneLoop()
-        let handle = loop.handle
+        let loopThread = try LoopThread()
+        let loop = loopThread.loop
         let settings = configuration
-        let connection = await LoopBound.make(on: handle) {
-            let connection = PostgresConnection(loop: handle, configuration: settings)
+        let connection = await LoopBound.make(on: loop) {
+            let connection = PostgresConnection(loop: loop, configuration: settings)
             connection.start()
             return connection
         }
         defer {
             connection.withValue { $0.close() }
-            loop.shutdown()
+            loopThread.shutdown()
         }
         return try await migrator.migrate(connection)
     }

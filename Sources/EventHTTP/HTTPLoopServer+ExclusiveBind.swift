@@ -1,7 +1,7 @@
 import CLibevent
 import Glibc
 
-extension EventLoop {
+extension HTTPLoopServer {
     /// A listener on `address` that no other process may already serve, which the server's other
     /// loops can still join with `SO_REUSEPORT`.
     ///

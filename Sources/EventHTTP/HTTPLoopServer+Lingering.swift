@@ -5,7 +5,7 @@ import Glibc
 /// for how long and when it is closed (`ConnectionStateMachine+Lingering`); the loop half-closes
 /// the socket (the answer is already written), reads and discards what still arrives into a fixed
 /// buffer, and closes it when the machine says so.
-extension EventLoop {
+extension HTTPLoopServer {
     /// Takes `socket` over to linger on it; false (the caller closes it) when the machine says not to.
     func linger(socket: Int32) -> Bool {
         shutdown(socket, Int32(SHUT_WR))
@@ -58,5 +58,5 @@ extension EventLoop {
 }
 
 private let lingerCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { socket, what, context in
-    Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue().lingerReady(socket, timedOut: what & Int16(EV_TIMEOUT) != 0)
+    Unmanaged<HTTPLoopServer>.fromOpaque(context!).takeUnretainedValue().lingerReady(socket, timedOut: what & Int16(EV_TIMEOUT) != 0)
 }

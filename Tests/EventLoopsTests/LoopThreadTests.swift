@@ -5,8 +5,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Fd watches and timers on a `StandaloneLoop`, without the HTTP server.
-@Suite struct LoopWatchersTests {
+/// Fd watches and timers on a `LoopThread`, without the HTTP server.
+@Suite struct LoopThreadTests {
     /// Loop-confined test objects kept alive between loop turns.
     final class Holder: @unchecked Sendable {
         var watch: FileWatch?
@@ -14,18 +14,52 @@ import Testing
         var probe: LoopTimer?
     }
 
-    @Test func whenStoppingWorkRunsOnTheLoopsThreadAtStopAndIsRefusedAfter() throws {
-        let loop = try StandaloneLoop()
-        let handle = loop.handle
+    /// A loop's thread finds its loop as `EventLoop.current`; other threads find none.
+    @Test func theLoopsThreadFindsItsLoopAsTheCurrentOne() throws {
+        let loopThread = try LoopThread()
+        defer { loopThread.shutdown() }
+        let loop = loopThread.loop
+        let found = Mutex<Bool?>(nil)
+        loop.execute { found.withTracedLock { $0 = EventLoop.current === loop } }
+        #expect(eventually { found.withTracedLock { $0 } != nil })
+        #expect(found.withTracedLock { $0 } == true)
+        #expect(EventLoop.current == nil)
+    }
+
+    /// What libevent logs on a loop's thread goes to that loop's `onLibeventMessage`.
+    @Test func libeventsMessagesOnALoopsThreadGoToThatLoop() throws {
+        EventLoop.routeLibeventLog()
+        let loopThread = try LoopThread()
+        defer { loopThread.shutdown() }
+        let loop = loopThread.loop
+        // epoll refuses a directory: libevent logs the failed add.
+        let directory = open("/", O_RDONLY | O_CLOEXEC)
+        try #require(directory >= 0)
+        defer { close(directory) }
         let holder = Holder()
-        let loopThread = Mutex<pthread_t?>(nil)
+        let messages = Mutex<[String]>([])
+        loop.execute {
+            loop.onLibeventMessage = { _, message in messages.withTracedLock { $0.append(message) } }
+            holder.watch = FileWatch(loop: loop, descriptor: directory) { _, _ in }
+            holder.watch?.watch(readable: true, writable: false)
+            holder.watch?.cancel()
+        }
+        #expect(eventually { !messages.withTracedLock { $0 }.isEmpty })
+        #expect(messages.withTracedLock { $0 }.contains { $0.contains("fd \(directory)") }, "\(messages.withTracedLock { $0 })")
+    }
+
+    @Test func whenStoppingWorkRunsOnTheLoopsThreadAtStopAndIsRefusedAfter() throws {
+        let loopThread = try LoopThread()
+        let loop = loopThread.loop
+        let holder = Holder()
+        let loopThreadID = Mutex<pthread_t?>(nil)
         let stoppingThread = Mutex<pthread_t?>(nil)
         let registered = Mutex<Bool?>(nil)
-        handle.execute {
-            loopThread.withTracedLock { $0 = pthread_self() }
-            holder.timer = LoopTimer(loop: handle) {}
+        loop.execute {
+            loopThreadID.withTracedLock { $0 = pthread_self() }
+            holder.timer = LoopTimer(loop: loop) {}
             holder.timer?.schedule(after: .seconds(3600))
-            let accepted = handle.whenStopping {
+            let accepted = loop.whenStopping {
                 stoppingThread.withTracedLock { $0 = pthread_self() }
                 holder.timer?.cancel()
             }
@@ -34,15 +68,15 @@ import Testing
         #expect(eventually { registered.withTracedLock { $0 } != nil })
         #expect(registered.withTracedLock { $0 } == true)
         #expect(stoppingThread.withTracedLock { $0 } == nil, "nothing runs before the loop stops")
-        loop.shutdown()
-        let onLoop = try #require(loopThread.withTracedLock { $0 })
+        loopThread.shutdown()
+        let onLoop = try #require(loopThreadID.withTracedLock { $0 })
         let atStop = try #require(stoppingThread.withTracedLock { $0 })
         #expect(pthread_equal(onLoop, atStop) != 0)
         #expect(holder.timer?.isScheduled == false)
         // Released here, after the base was freed: the timer was cancelled on the loop, so its
         // deinit frees nothing.
         holder.timer = nil
-        #expect(handle.whenStopping {} == false)
+        #expect(loop.whenStopping {} == false)
     }
 
     /// Another thread queues work without pause while the loop stops: every item runs or is
@@ -50,37 +84,37 @@ import Testing
     /// ThreadSanitizer runs of this test catch a wake issued after `close`).
     @Test func workQueuedWhileTheLoopStopsRunsOrIsDroppedWithoutTouchingAFreedLoop() throws {
         for round in 0..<100 {
-            let loop = try StandaloneLoop()
-            let handle = loop.handle
+            let loopThread = try LoopThread()
+            let loop = loopThread.loop
             let ran = Mutex<Int>(0)
             let state = Mutex<(stop: Bool, finished: Bool)>((false, false))
             let started = DetachedThread.start {
                 while !state.withTracedLock({ $0.stop }) {
-                    handle.execute { ran.withTracedLock { $0 += 1 } }
+                    loop.execute { ran.withTracedLock { $0 += 1 } }
                 }
                 state.withTracedLock { $0.finished = true }
             }
             try #require(started)
             #expect(eventually { ran.withTracedLock { $0 } > 0 }, "round \(round): queued work runs")
-            loop.shutdown()
-            #expect(handle.whenStopping {} == false, "round \(round): the loop has stopped")
+            loopThread.shutdown()
+            #expect(loop.whenStopping {} == false, "round \(round): the loop has stopped")
             state.withTracedLock { $0.stop = true }
             #expect(eventually { state.withTracedLock { $0.finished } })
         }
     }
 
     @Test func aWatchReportsReadableDataAndStopsWhenCancelled() throws {
-        let loop = try StandaloneLoop()
-        defer { loop.shutdown() }
+        let loopThread = try LoopThread()
+        defer { loopThread.shutdown() }
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         defer { close(ends[0]); close(ends[1]) }
         let (reader, writer) = (ends[0], ends[1])
         let received = Mutex<[UInt8]>([])
         let holder = Holder()
-        let handle = loop.handle
-        handle.execute {
-            holder.watch = FileWatch(loop: handle, descriptor: reader) { readable, _ in
+        let loop = loopThread.loop
+        loop.execute {
+            holder.watch = FileWatch(loop: loop, descriptor: reader) { readable, _ in
                 guard readable else { return }
                 var buffer = [UInt8](repeating: 0, count: 64)
                 let count = read(reader, &buffer, 64)
@@ -95,7 +129,7 @@ import Testing
 
         // Cancelled: the next byte stays in the pipe.
         let cancelled = Mutex(false)
-        handle.execute {
+        loop.execute {
             holder.watch?.cancel()
             cancelled.withTracedLock { $0 = true }
         }
@@ -104,8 +138,8 @@ import Testing
         // A timer set after the write fires in a later loop iteration than the one whose poll saw
         // the pipe readable: once it fired, a live watch would have read the byte.
         let turned = Mutex(false)
-        handle.execute {
-            holder.timer = LoopTimer(loop: handle) { turned.withTracedLock { $0 = true } }
+        loop.execute {
+            holder.timer = LoopTimer(loop: loop) { turned.withTracedLock { $0 = true } }
             holder.timer?.schedule(after: .milliseconds(20))
         }
         #expect(eventually { turned.withTracedLock { $0 } })
@@ -114,26 +148,26 @@ import Testing
         #expect(read(reader, &byte, 1) == 1)
         #expect(byte == UInt8(ascii: "d"))
         #expect(received.withTracedLock { $0 } == Array("abc".utf8))
-        handle.execute { holder.timer?.cancel() }
+        loop.execute { holder.timer?.cancel() }
     }
 
     @Test func timersFireOnceOrRepeatedlyOnTheLoopThreadUntilStopped() throws {
-        let loop = try StandaloneLoop()
-        defer { loop.shutdown() }
-        let handle = loop.handle
-        let loopThread = Mutex<pthread_t?>(nil)
+        let loopThread = try LoopThread()
+        defer { loopThread.shutdown() }
+        let loop = loopThread.loop
+        let loopThreadID = Mutex<pthread_t?>(nil)
         let once = Mutex(0), repeated = Mutex(0), onLoop = Mutex(true)
         let holder = Holder()
         let oneShot = Holder()
-        handle.execute {
-            loopThread.withTracedLock { $0 = pthread_self() }
-            oneShot.timer = LoopTimer(loop: handle) {
+        loop.execute {
+            loopThreadID.withTracedLock { $0 = pthread_self() }
+            oneShot.timer = LoopTimer(loop: loop) {
                 once.withTracedLock { $0 += 1 }
-                onLoop.withTracedLock { $0 = $0 && pthread_equal(pthread_self(), loopThread.withTracedLock { $0! }) != 0 }
+                onLoop.withTracedLock { $0 = $0 && pthread_equal(pthread_self(), loopThreadID.withTracedLock { $0! }) != 0 }
             }
             oneShot.timer?.schedule(after: .milliseconds(5))
             // Weakly: the holder keeps the timer, whose closure would otherwise keep the holder.
-            holder.timer = LoopTimer(loop: handle, repeating: true) { [weak holder] in
+            holder.timer = LoopTimer(loop: loop, repeating: true) { [weak holder] in
                 repeated.withTracedLock { $0 += 1 }
                 if repeated.withTracedLock({ $0 }) == 3 { holder?.timer?.stop() }
             }
@@ -142,8 +176,8 @@ import Testing
         #expect(eventually { once.withTracedLock { $0 } == 1 && repeated.withTracedLock { $0 } == 3 })
         // Let a few more periods pass on the loop: neither fires again.
         let later = Mutex(false)
-        handle.execute {
-            let probe = LoopTimer(loop: handle) { later.withTracedLock { $0 = true } }
+        loop.execute {
+            let probe = LoopTimer(loop: loop) { later.withTracedLock { $0 = true } }
             probe?.schedule(after: .milliseconds(30))
             holder.probe = probe
         }
@@ -151,7 +185,7 @@ import Testing
         #expect(once.withTracedLock { $0 } == 1)
         #expect(repeated.withTracedLock { $0 } == 3)
         #expect(onLoop.withTracedLock { $0 })
-        handle.execute {
+        loop.execute {
             holder.timer?.cancel()
             oneShot.timer?.cancel()
             holder.probe?.cancel()

@@ -5,28 +5,30 @@ import Glibc
 import LockTracing
 import Synchronization
 
-/// One libevent loop: its own `event_base`, `SO_REUSEPORT` listener and connections, run on one thread.
+/// The HTTP server's part on one loop: the loop's `SO_REUSEPORT` listener and connections, and the
+/// state machine that governs them.
 ///
-/// Everything but `requestShutdown` runs on the loop's own thread.
-final class EventLoop: @unchecked Sendable {
+/// Everything but `requestShutdown` and the published counts runs on the loop's thread.
+final class HTTPLoopServer: @unchecked Sendable {
+    /// The loop whose thread runs this part.
+    let loop: EventLoop
+    /// The loop's `event_base`, kept here for the connections (one load less than `loop.base`).
     let base: OpaquePointer
-    private var wakeEvent: OpaquePointer?
+    /// Wakes the loop to begin the shutdown (`requestShutdown`).
+    private var shutdownEvent: OpaquePointer?
     private var drainTimer: OpaquePointer?
     private var sweepTimer: OpaquePointer?
     private var timeoutTimer: OpaquePointer?
-    /// Work queued by `enqueue` from other threads (`LoopExecutor`, `LoopHandle`).
-    let tasks: LoopTasks
     let handler: any HTTPHandler
     /// The loop's position among the server's loops, handed to the handler with each request.
     let index: Int
-    /// Accepted connections, requests in flight, budgets, time-outs, back-off and the drain: the
-    /// loop feeds it what happens and carries out what it answers.
+    /// Accepted connections, requests in flight, budgets, time-outs, back-off and the drain: this
+    /// server feeds it what happens and carries out what it answers.
     var machine: ConnectionStateMachine
 
-    // The machine's questions (its non-mutating methods) are asked here, on the loop's own
-    // property, where the machine is read in place: asked through `loop.machine` from a
-    // connection, each made a copy of the whole machine (its `Instant` fields make it a type
-    // copied through its value witness), ~270 instructions, three times a request.
+    // The machine's questions (its non-mutating methods) are asked here, where the machine is read
+    // in place: asked through `server.machine` from a connection, each copies the whole machine
+    // (~270 instructions, three times a request).
 
     /// Whether `connection` may read and frame more requests.
     func takesRequests(_ connection: ConnectionStateMachine.ConnectionID) -> Bool {
@@ -57,18 +59,14 @@ final class EventLoop: @unchecked Sendable {
     private var lastConnection: UInt = 0
     private var lastRequest: UInt = 0
     /// The `Date` of this loop's answers.
-    let date = LoopDate()
+    let date = HTTPDateCache()
 
     init(
         index: Int, configuration: HTTPServerConfiguration, limits: ConnectionLimits, handler: any HTTPHandler
     ) throws(HTTPServerError) {
-        guard let base = event_base_new() else { throw .cannotCreateLoop }
-        guard let tasks = LoopTasks(base: base) else {
-            event_base_free(base)
-            throw .cannotCreateLoop
-        }
-        self.base = base
-        self.tasks = tasks
+        guard let loop = try? EventLoop() else { throw .cannotCreateLoop }
+        self.loop = loop
+        base = loop.base
         self.handler = handler
         self.index = index
         self.limits = limits
@@ -80,7 +78,7 @@ final class EventLoop: @unchecked Sendable {
             acceptRetryInterval: configuration.acceptRetryInterval, acceptLogInterval: configuration.acceptLogInterval,
             lingerTimeout: wireSettings.timeout)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        wakeEvent = event_new(base, -1, 0, wakeCallback, context)
+        shutdownEvent = event_new(base, -1, 0, shutdownCallback, context)
         drainTimer = event_new(base, -1, Int16(EV_PERSIST), drainCallback, context)
         sweepTimer = event_new(base, -1, Int16(EV_PERSIST), sweepCallback, context)
         var second = timeval(tv_sec: 1, tv_usec: 0)
@@ -88,6 +86,9 @@ final class EventLoop: @unchecked Sendable {
         timeoutTimer = event_new(base, -1, Int16(EV_PERSIST), timeoutCallback, context)
         var interval = timeval(Self.timeoutCheckInterval(wireSettings.timeout))
         event_add(timeoutTimer, &interval)
+        loop.onLibeventMessage = { [handler] severity, message in
+            handler.serverEvent(.libeventMessage(loop: index, severity: severity, message: message))
+        }
     }
 
     /// How often time-outs are checked: a quarter of the time-out, between 10 ms and 1 s.
@@ -109,7 +110,7 @@ final class EventLoop: @unchecked Sendable {
             throw .cannotBind(host: description.0, port: description.1, reason: String(cString: strerror(errno)))
         }
         evconnlistener_set_cb(listener, acceptCallback, Unmanaged.passUnretained(self).toOpaque())
-        listenerGate.attach(listener, base: base, loop: self)
+        listenerGate.attach(listener, base: base, server: self)
         var storage = sockaddr_storage()
         var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &storage) {
@@ -128,14 +129,13 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs the loop until shutdown has drained it, then frees it. Called on the loop's thread.
     func run() {
-        bindCurrentThread()
-        event_base_dispatch(base)
-        tasks.close()
-        closeAllConnections()
-        endAllLingering()
-        for event in [wakeEvent, drainTimer, sweepTimer, timeoutTimer] { if let event { event_free(event) } }
-        listenerGate.free()
-        event_base_free(base)
+        loop.run()
+        loop.close {
+            closeAllConnections()
+            endAllLingering()
+            for event in [shutdownEvent, drainTimer, sweepTimer, timeoutTimer] { if let event { event_free(event) } }
+            listenerGate.free()
+        }
     }
 
     /// This loop's open connections, from any thread.
@@ -145,9 +145,8 @@ final class EventLoop: @unchecked Sendable {
     /// or `gracePeriodSeconds` has passed.
     func requestShutdown(gracePeriodSeconds: Double) {
         gracePeriodMilliseconds.store(Int(gracePeriodSeconds * 1000), ordering: .sequentiallyConsistent)
-        // Under the tasks lock: `run` clears the tasks before it frees the wake event, so a stop
-        // requested after the loop has drained and exited is a no-op instead of a use after free.
-        tasks.whileOpen { event_active(wakeEvent, 0, 0) }
+        // While the loop is open: a stop requested after it closed must not touch its freed event.
+        loop.whileOpen { event_active(shutdownEvent, 0, 0) }
     }
 
     /// A new connection on `socket` from `address`: counted (marked over the limit when the server
@@ -158,8 +157,8 @@ final class EventLoop: @unchecked Sendable {
         lastConnection += 1
         let id = ConnectionStateMachine.ConnectionID(rawValue: lastConnection)
         let action = machine.accepted(id, openOnServer: limits.total(), now: .now)
-        if case .admitted(_, let failures?) = action { listenerGate.reportResumed(failures: failures, loop: self) }
-        guard let connection = HTTPConnection(id: id, socket: socket, clientAddress: peerAddress(address), loop: self),
+        if case .admitted(_, let failures?) = action { listenerGate.reportResumed(failures: failures, server: self) }
+        guard let connection = HTTPConnection(id: id, socket: socket, clientAddress: peerAddress(address), server: self),
             connection.start(base: base)
         else {
             _ = machine.connectionClosed(id)
@@ -306,30 +305,30 @@ extension timeval {
     }
 }
 
-private func loop(_ context: UnsafeMutableRawPointer?) -> EventLoop {
-    Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue()
+private func server(_ context: UnsafeMutableRawPointer?) -> HTTPLoopServer {
+    Unmanaged<HTTPLoopServer>.fromOpaque(context!).takeUnretainedValue()
 }
 
 private let acceptCallback:
     @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<sockaddr>?, Int32, UnsafeMutableRawPointer?) -> Void = {
         _, socket, address, _, context in
-        loop(context).accept(socket: socket, address: address)
+        server(context).accept(socket: socket, address: address)
     }
 
-private let wakeCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
-    loop(context).beginShutdown()
+private let shutdownCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+    server(context).beginShutdown()
 }
 
 private let sweepCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
-    loop(context).sweep()
+    server(context).sweep()
 }
 
 private let timeoutCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
-    loop(context).checkTimeouts()
+    server(context).checkTimeouts()
 }
 
 private let drainCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
-    loop(context).checkDrained()
+    server(context).checkDrained()
 }
 
 /// The server-wide connection limit, shared by the loops: each checks the total at accept.

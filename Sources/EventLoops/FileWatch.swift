@@ -14,7 +14,7 @@ public final class FileWatch {
     public let descriptor: Int32
 
     /// `onEvent(readable, writable)` runs on the loop's thread. Nil when libevent cannot make the events.
-    public init?(loop: LoopHandle, descriptor: Int32, onEvent: @escaping (_ readable: Bool, _ writable: Bool) -> Void) {
+    public init?(loop: EventLoop, descriptor: Int32, onEvent: @escaping (_ readable: Bool, _ writable: Bool) -> Void) {
         self.descriptor = descriptor
         callback = Callback(onEvent)
         let context = Unmanaged.passUnretained(callback).toOpaque()
@@ -58,68 +58,9 @@ public final class FileWatch {
     }
 }
 
-/// Calls back on the loop's thread after a delay, once or every period (`event_new` with no
-/// descriptor). Create, schedule and cancel it on the loop's thread. Cancelled on deinit.
-public final class LoopTimer {
-    private let callback: Callback
-    private var event: OpaquePointer?
-    private let repeating: Bool
-    /// Whether the timer will fire (scheduled and not fired yet, or repeating).
-    public private(set) var isScheduled = false
-
-    /// `onFire` runs on the loop's thread. Nil when libevent cannot make the event.
-    public init?(loop: LoopHandle, repeating: Bool = false, onFire: @escaping () -> Void) {
-        self.repeating = repeating
-        callback = Callback()
-        let context = Unmanaged.passUnretained(callback).toOpaque()
-        event = event_new(loop.base, -1, repeating ? Int16(EV_PERSIST) : 0, timerCallback, context)
-        guard event != nil else { return nil }
-        callback.body = { [unowned self] in
-            if !self.repeating { self.isScheduled = false }
-            onFire()
-        }
-    }
-
-    /// Fires after `delay` (and every `delay` when repeating), replacing any earlier schedule.
-    public func schedule(after delay: Duration) {
-        guard let event else { return }
-        let (seconds, attoseconds) = max(delay, .zero).components
-        var interval = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
-        event_add(event, &interval)
-        isScheduled = true
-    }
-
-    /// Unschedules it; it can be scheduled again.
-    public func stop() {
-        guard let event else { return }
-        event_del(event)
-        isScheduled = false
-    }
-
-    /// Frees the event for good. Idempotent.
-    public func cancel() {
-        if let event { event_free(event) }
-        event = nil
-        isScheduled = false
-    }
-
-    deinit {
-        cancel()
-    }
-
-    fileprivate final class Callback {
-        var body: () -> Void = {}
-    }
-}
-
 private let fileCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, what, context in
     let callback = Unmanaged<FileWatch.Callback>.fromOpaque(context!).takeUnretainedValue()
     withExtendedLifetime(callback) {
         callback.body(what & Int16(EV_READ) != 0, what & Int16(EV_WRITE) != 0)
     }
-}
-
-private let timerCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
-    let callback = Unmanaged<LoopTimer.Callback>.fromOpaque(context!).takeUnretainedValue()
-    withExtendedLifetime(callback) { callback.body() }
 }

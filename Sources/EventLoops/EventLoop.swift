@@ -1,0 +1,113 @@
+import CLibevent
+import LockTracing
+import Synchronization
+
+/// One libevent loop: an `event_base` run on one thread, and the work other threads queue onto
+/// that thread. `execute`, `whenStopping` and `identity` may be used from any thread; the base,
+/// and the `FileWatch`es and `LoopTimer`s on it, only on the loop's thread.
+///
+/// A `LoopThread` runs one on a thread of its own; the HTTP server runs one per listener thread
+/// (`HTTPLoopServer`). Whoever runs it calls `run`, then `close` on the same thread.
+public final class EventLoop: @unchecked Sendable {
+    /// The loop's `event_base`; immutable for the loop's life. `event_active` on it is thread-safe
+    /// (`evthread_use_pthreads`), nothing else is.
+    package let base: OpaquePointer
+    /// Wakes the loop to run the queued work; freed by `close`.
+    private let wakeEvent: OpaquePointer
+    /// Work queued by `execute`; nil once the loop has closed.
+    private let queued = Mutex<[@Sendable () -> Void]?>([])
+    /// Work for the loop's thread when the loop stops (`whenStopping`); nil once it ran.
+    private let stopping = Mutex<[@Sendable () -> Void]?>([])
+    /// Where libevent's messages logged on this loop's thread go (`routeLibeventLog`); nil: to
+    /// stderr. Set before the loop's thread starts.
+    package var onLibeventMessage: ((_ severity: Int32, _ message: String) -> Void)?
+
+    /// A new loop, not running yet. Throws when libevent cannot make it.
+    package init() throws(LoopError) {
+        _ = Self.threading
+        guard let base = event_base_new() else { throw .cannotCreateLoop }
+        guard let event = event_new(base, -1, 0, nil, nil) else {
+            event_base_free(base)
+            throw .cannotCreateLoop
+        }
+        self.base = base
+        wakeEvent = event
+        event_assign(event, base, -1, 0, runQueuedCallback, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// libevent's locking, before the first base is made (process-wide, once).
+    private static let threading: Void = { evthread_use_pthreads() }()
+
+    /// Tells loops apart (the same loop gives equal identities).
+    public var identity: UInt {
+        UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(base)))
+    }
+
+    /// Queues `work` to run on the loop's thread, in the order queued, from any thread. Work queued
+    /// after the loop closed is dropped: what it was for is gone with the loop.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        // The wake happens under the queue's lock, which `close` takes before it frees the wake
+        // event. Lock order: queue, then libevent's.
+        queued.withTracedLock { queued in
+            guard queued != nil else { return }
+            queued!.append(work)
+            if queued!.count == 1 { event_active(wakeEvent, 0, 0) }
+        }
+    }
+
+    /// Queues `work` to run on the loop's thread when the loop stops, before its base is freed:
+    /// where whoever holds `FileWatch`es or `LoopTimer`s on it that may outlive the loop cancels
+    /// them (after that, cancelling one would touch a freed base). Returns false, dropping `work`,
+    /// when the loop has stopped already.
+    @discardableResult
+    public func whenStopping(_ work: @escaping @Sendable () -> Void) -> Bool {
+        stopping.withTracedLock { stopping in
+            guard stopping != nil else { return false }
+            stopping!.append(work)
+            return true
+        }
+    }
+
+    /// Runs `body` under the queue's lock while the loop has not closed: a wake-up of the owner's
+    /// own (a shutdown requested from another thread) that must not touch the base once it is freed.
+    package func whileOpen(_ body: () -> Void) {
+        queued.withTracedLock { queued in
+            if queued != nil { body() }
+        }
+    }
+
+    /// Makes the calling thread the loop's (`current`) and runs the loop until `event_base_loopexit`
+    /// or `event_base_loopbreak`.
+    package func run() {
+        bindCurrentThread()
+        event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
+    }
+
+    /// Runs the work queued so far, on the loop's thread.
+    package func runQueued() {
+        let work = queued.withTracedLock { queued -> [@Sendable () -> Void] in
+            defer { if queued != nil { queued = [] } }
+            return queued ?? []
+        }
+        for item in work { item() }
+    }
+
+    /// Once, on the loop's thread, after `run` returned: drops later work, runs the `whenStopping`
+    /// work, frees the wake event, lets `freeing` free what the owner registered on the base, and
+    /// frees the base.
+    package func close(freeing: () -> Void = {}) {
+        queued.withTracedLock { $0 = nil }
+        let work = stopping.withTracedLock { stopping -> [@Sendable () -> Void] in
+            defer { stopping = nil }
+            return stopping ?? []
+        }
+        for item in work { item() }
+        event_free(wakeEvent)
+        freeing()
+        event_base_free(base)
+    }
+}
+
+private let runQueuedCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+    Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue().runQueued()
+}
