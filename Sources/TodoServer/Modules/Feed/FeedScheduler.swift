@@ -5,7 +5,7 @@ import Synchronization
 /// Where a subscription's work runs: its loop (for wake-ups from the threads that change the
 /// store) and that loop's timers (heartbeats). Injected, so that tests drive the feed by hand.
 public protocol FeedScheduler: Sendable {
-    /// The calling thread's loop; nil off the server's loops.
+    /// The calling thread's loop; nil off every loop.
     func currentLoop() -> (any FeedLoop)?
 }
 
@@ -34,7 +34,7 @@ public struct EventLoopFeedScheduler: FeedScheduler {
     public init() {}
 
     public func currentLoop() -> (any FeedLoop)? {
-        EventLoop.current.map { ServerFeedLoop(handle: $0, sharedObjects: sharedObjects) }
+        EventLoop.current.map { ServerFeedLoop(loop: $0, sharedObjects: sharedObjects) }
     }
 
     /// Each loop's shared objects, by loop and type.
@@ -58,19 +58,19 @@ public struct EventLoopFeedScheduler: FeedScheduler {
     }
 
     private struct ServerFeedLoop: FeedLoop {
-        let handle: EventLoop
+        let loop: EventLoop
         let sharedObjects: SharedObjects
 
         func shared<Value: AnyObject>(_ make: () -> Value) -> Value {
-            sharedObjects.object(loop: handle.identity, make)
+            sharedObjects.object(loop: loop.identity, make)
         }
 
-        var identity: UInt { handle.identity }
+        var identity: UInt { loop.identity }
 
-        func execute(_ work: @escaping @Sendable () -> Void) { handle.execute(work) }
+        func execute(_ work: @escaping @Sendable () -> Void) { loop.execute(work) }
 
         func repeating(every interval: Duration, _ fire: @escaping () -> Void) -> any FeedTimer {
-            let timer = LoopTimer(loop: handle, repeating: true, onFire: fire)
+            let timer = LoopTimer(loop: loop, repeating: true, onFire: fire)
             timer?.schedule(after: interval)
             return Timer(timer: timer)
         }
