@@ -115,6 +115,11 @@ struct TodoServerCommand: AsyncParsableCommand {
         name: .customLong("events-batch-milliseconds"), parsing: .unconditional,
         help: .init(ServerConfiguration.help(for: "eventsBatchMilliseconds")))
     var eventsBatchMilliseconds: String?
+
+    @Option(
+        name: .customLong("events-loop-share-percent"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "eventsLoopSharePercent")))
+    var eventsLoopSharePercent: String?
     @Option(
         name: .customLong("events-poll-milliseconds"), parsing: .unconditional,
         help: .init(ServerConfiguration.help(for: "eventsPollMilliseconds")))
@@ -243,6 +248,7 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("eventsMaxSubscribers", eventsMaxSubscribers),
             ("eventsMaxBufferedBytes", eventsMaxBufferedBytes),
             ("eventsBatchMilliseconds", eventsBatchMilliseconds),
+            ("eventsLoopSharePercent", eventsLoopSharePercent),
             ("eventsPollMilliseconds", eventsPollMilliseconds),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { key, value in value.map { (key, $0) } })

@@ -116,6 +116,10 @@ extension ServerConfiguration {
                 "eventsBatchMilliseconds", \.eventsBatchMilliseconds, 0...1000,
                 "How long changes wait after a feed stream was sent a batch, to go out together (0: each at once)."),
             .integer(
+                "eventsLoopSharePercent", \.eventsLoopSharePercent, 1...100,
+                "The most of a loop's time (1-100 %) a pass of the live feed takes once its slices take long (a write storm): the rest goes to requests; subscribers that fall behind the retained changes get a resync (100: no limit)."
+            ),
+            .integer(
                 "eventsPollMilliseconds", \.eventsPollMilliseconds, 10...60_000,
                 "How often an instance reads the changes other instances made, unasked (with databaseUrl; they also tell it at once with NOTIFY)."
             ),

@@ -79,6 +79,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// write carries many events when changes come fast (a change after a quiet spell goes at
     /// once); 0 sends each change at once.
     public var eventsBatchMilliseconds = 10
+    public var eventsLoopSharePercent = 25
     /// How often, in milliseconds, an instance reads the changes other instances made (with
     /// `databaseUrl`).
     public var eventsPollMilliseconds = 100

@@ -103,7 +103,8 @@ public struct AppRouter: Sendable {
                 presenter: FeedPresenter(
                     interactor: FeedInteractor(
                         log: store.changes, scheduler: dependencies.feedScheduler, heartbeat: feed.heartbeat,
-                        hub: dependencies.feedHub, batchInterval: feed.batchInterval)),
+                        hub: dependencies.feedHub, batchInterval: feed.batchInterval,
+                        loopSharePercent: feed.loopSharePercent)),
                 serializer: serializer, maxBufferedBytes: feed.maxBufferedBytes),
             screening: screening, cors: cors, authentication: authentication, serializer: serializer)
     }

@@ -264,7 +264,13 @@ struct LiveFeedEndToEndTests {
         let reader = try server.subscribe()
         let created = try server.request("POST", "/todos", body: #"{"title":"x"}"#)
         let id = try #require(created.object["id"] as? String)
-        let rounds = 1500
+        // More than the kernel's largest send buffer can hold (the server's socket grows its own
+        // up to tcp_wmem's maximum): otherwise the stalled stream's output could all sit in the
+        // kernel, and the server would never see it pile up.
+        let kernelMax =
+            (try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) } } ?? 4 << 20
+        let rounds = max(1500, (kernelMax + (2 << 20)) / 2400)
         // The reader reads as the changes come, on its own thread.
         let heard = LockedBox<(Int, [String])>()
         let done = DispatchSemaphore(value: 0)

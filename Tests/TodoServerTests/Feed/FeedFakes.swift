@@ -9,6 +9,12 @@ import Synchronization
 final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     private let queued = Mutex<[@Sendable () -> Void]>([])
     private(set) var elapsed: Duration = .zero
+    var threadTime: Duration { elapsed }
+
+    /// Moves the fake clock on without firing timers: time spent inside work the loop runs.
+    func spend(_ duration: Duration) {
+        elapsed += duration
+    }
     private var timers: [ManualTimer] = []
 
     final class ManualTimer: FeedTimer {
@@ -82,7 +88,7 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
             next.fire()
             run()
         }
-        elapsed = end
+        elapsed = max(elapsed, end)  // work the timers ran may have spent time past it
     }
 
     var liveTimers: Int { timers.filter { !$0.cancelled }.count }

@@ -123,6 +123,47 @@ final class FeedInteractorTests {
         for subscription in subscriptions { subscription.cancel() }
     }
 
+    @Test func onceASliceTakesLongTheNextWaitsSoThatThePassTakesItsShareOfTheLoop() throws {
+        let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        let interactor = FeedInteractor(
+            log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero, loopSharePercent: 25)
+        let count = FeedLoopFanout.slice * 2 + 1
+        let subscribers = (0..<count).map { _ in RecordingSubscriber() }
+        var heard = 0
+        let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
+        for subscription in subscriptions { subscription.start() }
+        // Each subscriber takes 50 µs of the loop: a slice of 64 takes 3.2 ms, so the next waits
+        // three times that (25 %: 3.2 ms of every 12.8).
+        for subscriber in subscribers {
+            subscriber.onReceive = {
+                heard += 1
+                self.loop.spend(.microseconds(50))
+            }
+        }
+        log.appendNext(.created(Self.todo("a")))
+        loop.run()
+        #expect(heard == FeedLoopFanout.slice, "the first slice, then the loop is left to its requests")
+        loop.advance(by: .microseconds(9_599))
+        #expect(heard == FeedLoopFanout.slice)
+        loop.advance(by: .microseconds(1))
+        loop.run()
+        #expect(heard == FeedLoopFanout.slice * 2)
+        // The second slice spent 3.2 ms (the clock is past it already): its wait counts from its end.
+        loop.advance(by: .microseconds(9_599))
+        loop.run()
+        #expect(heard == FeedLoopFanout.slice * 2)
+        loop.advance(by: .microseconds(1))
+        loop.run()
+        #expect(heard == count)
+        #expect(subscribers.allSatisfy { $0.items.count == 1 }, "every subscription hears the change once")
+        // Short slices follow each other at once: no wait below a millisecond.
+        for subscriber in subscribers { subscriber.onReceive = { heard += 1 } }
+        log.appendNext(.created(Self.todo("b")))
+        loop.run()
+        #expect(heard == count * 2)
+        for subscription in subscriptions { subscription.cancel() }
+    }
+
     @Test func anIntervalThatEndsDuringAPassGetsAPassOfItsOwn() throws {
         let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
         let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)

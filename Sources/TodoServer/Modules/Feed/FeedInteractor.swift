@@ -11,15 +11,18 @@ public struct FeedInteractor: Sendable {
     private let scheduler: any FeedScheduler
     private let heartbeat: Duration
     private let batchInterval: Duration
+    private let loopSharePercent: Int
     private let hub: FeedHub
 
     /// `batchInterval`: after a subscriber is sent a batch, changes for it wait that long and go
     /// out together (a change after a quiet spell goes at once): one write carries many events when
-    /// changes come fast.
+    /// changes come fast. `loopSharePercent`: the most of a loop's time a pass over its subscribers
+    /// takes once its slices take long (`FeedLoopFanout`).
     public init(
         log: ChangeLog, scheduler: any FeedScheduler, heartbeat: Duration, hub: FeedHub,
-        batchInterval: Duration = FeedSubscription.defaultBatchInterval
+        batchInterval: Duration = FeedSubscription.defaultBatchInterval, loopSharePercent: Int = 100
     ) {
+        self.loopSharePercent = min(100, max(1, loopSharePercent))
         self.log = log
         self.scheduler = scheduler
         self.heartbeat = heartbeat
@@ -40,7 +43,7 @@ public struct FeedInteractor: Sendable {
         if let token = request.lastEventID {
             if let cursor = log.cursor(fromToken: token) { start = cursor } else { resync = true }
         }
-        let fanout = hub.fanouts.fanout(of: log, on: loop, batchInterval: batchInterval)
+        let fanout = hub.fanouts.fanout(of: log, on: loop, batchInterval: batchInterval, loopSharePercent: loopSharePercent)
         return FeedSubscription(
             log: log, loop: loop, fanout: fanout, cursor: start, resyncFirst: resync, subscriber: subscriber, hub: hub,
             heartbeat: heartbeat)

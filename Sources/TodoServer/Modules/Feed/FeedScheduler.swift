@@ -1,4 +1,5 @@
 import EventLoops
+import Glibc
 import LockTracing
 import Synchronization
 
@@ -21,6 +22,9 @@ public protocol FeedLoop: Sendable {
     func shared<Value: AnyObject>(_ make: () -> Value) -> Value
     /// Names the loop among the server's loops.
     var identity: UInt { get }
+    /// The processor time the loop's thread has used (a fake clock in tests): what a pass over
+    /// the subscribers costs the loop, which a preempted thread's wall time would overstate.
+    var threadTime: Duration { get }
 }
 
 public protocol FeedTimer: AnyObject {
@@ -66,6 +70,12 @@ public struct EventLoopFeedScheduler: FeedScheduler {
         }
 
         var identity: UInt { loop.identity }
+
+        var threadTime: Duration {
+            var time = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+            return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        }
 
         func execute(_ work: @escaping @Sendable () -> Void) { loop.execute(work) }
 
