@@ -82,7 +82,7 @@ public class Promise<Value> {
     /// to a waiter (the usual case: a later answer); only an answer that comes first is moved to
     /// a cell of its own.
     public final func fulfil(_ value: consuming Value) {
-        if let waiting = takeWaiting() { return waiting.deliver(value) }
+        if let waiting = takeWaiting() { return waiting.deliver(consume value) }
         let cell = UnsafeMutablePointer<Value>.allocate(capacity: 1)
         cell.initialize(to: value)
         // A waiter may have come between the two looks.
@@ -149,15 +149,17 @@ public class Promise<Value> {
 
     /// As `map(with:)`, `transform` held by the next promise: no closure around it and the next.
     final func map<T>(_ transform: @escaping (consuming Value) -> T) -> Promise<T> {
-        map(with: transform) { value, transform in transform(value) }
+        map(with: transform) { (value: consuming Value, transform) in transform(consume value) }
     }
 
     /// As `map`, with `captured` and `transform` held by the next promise itself, which waits as
     /// this promise's receiver: a layer of a later answer allocates its promise and nothing else.
     final func map<Captured, T>(with captured: Captured, _ transform: @escaping (consuming Value, Captured) -> T) -> Promise<T> {
         let next = MappedPromise(captured: captured, transform: transform)
-        let waiting = Waiting<Value>(body: nil, receiver: next) { next, value in
-            unsafeDowncast(next, to: MappedPromise<Value, Captured, T>.self).receive(value)
+        // The answer is moved along (`consume`): a closure's parameter is otherwise borrowed, and
+        // handing it on copied it (a view model's strings retained and released again per layer).
+        let waiting = Waiting<Value>(body: nil, receiver: next) { (next: AnyObject, value: consuming Value) in
+            unsafeDowncast(next, to: MappedPromise<Value, Captured, T>.self).receive(consume value)
         }
         if let taken = takeKept(orWait: waiting) {
             defer { taken.deallocate() }
@@ -175,8 +177,8 @@ private struct Waiting<Value> {
 
     @inline(__always)
     func deliver(_ value: consuming Value) {
-        if let receive, let receiver { return receive(receiver, value) }
-        body?(value)
+        if let receive, let receiver { return receive(receiver, consume value) }
+        body?(consume value)
     }
 }
 
@@ -199,6 +201,6 @@ final class MappedPromise<Source, Captured, Value>: Promise<Value> {
     }
 
     func receive(_ source: consuming Source) {
-        fulfil(transform(source, captured))
+        fulfil(transform(consume source, captured))
     }
 }
