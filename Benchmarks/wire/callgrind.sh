@@ -10,7 +10,9 @@
 # here: it does not survive the dump) and still has its allocations counted. Environment: N (2000), SERVERS
 # ("todo c hummingbird"), INSTRUCTIONS (1; 0 counts allocations only), TODO_BINARY (measure this
 # staged todo-server instead of building one; only what SERVERS names is built), KEEP (a folder:
-# each run's callgrind profile is kept there as <server>-<workload>.out, for callgrind_annotate).
+# each run's callgrind profile is kept there as <server>-<workload>.out, for callgrind_annotate),
+# WORKLOADS (the workloads to run, by name: "get-one list20 post patch"). The server's own settings
+# pass through: TODO_DATA_DIR=<a fresh folder> measures the journaled store (Benchmarks/stores/callgrind.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -59,10 +61,13 @@ wait_up() { for _ in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || return 1; cu
 
 workloads=("get-one GET /todos/ID" "list20 GET /todos" "post POST /todos {\"title\":\"a thirty character title here!\"}" "patch PATCH /todos/ID {\"completed\":true}")
 
+WORKLOADS=${WORKLOADS:-"get-one list20 post patch"}
+
 printf "| server | workload | instructions/request | allocations/request |\n|---|---|---|---|\n"
 for server in $SERVERS; do
   for spec in "${workloads[@]}"; do
     read -r name method target body <<<"$spec"
+    [[ " $WORKLOADS " == *" $name "* ]] || continue
     # Instructions.
     # (Hummingbird's SwiftNIO binary does not start under valgrind 3.19 here: "n/a".)
     instructions="n/a"

@@ -62,7 +62,11 @@ public class Promise<Value> {
     /// once). Kept out of line, behind a pointer: a stored `Value?` would make every promise's
     /// deinit look up `Optional<Value>`'s metadata at run time (~300 instructions), answer or not.
     private var kept: UnsafeMutablePointer<Value>?
+    /// Who waits: a closure (`whenReady`), or a mapped promise and the function that hands it the
+    /// answer (`map(with:)`: no closure context to allocate per layer).
     private var waiter: ((consuming Value) -> Void)?
+    private var receiver: AnyObject?
+    private var receive: ((AnyObject, consuming Value) -> Void)?
     private let handOver = Mutex<Void>(())
 
     public init() {}
@@ -74,21 +78,42 @@ public class Promise<Value> {
         }
     }
 
-    /// Delivers the answer: to whoever waits for it, or kept until someone does.
+    /// Delivers the answer: to whoever waits for it, or kept until someone does. Handed straight
+    /// to a waiter (the usual case: a later answer); only an answer that comes first is moved to
+    /// a cell of its own.
     public final func fulfil(_ value: consuming Value) {
+        if let waiting = takeWaiting() { return waiting.deliver(consume value) }
         let cell = UnsafeMutablePointer<Value>.allocate(capacity: 1)
         cell.initialize(to: value)
-        let waiter = handOver.withTracedLock { _ -> HandedOver<((consuming Value) -> Void)?> in
-            guard let waiter = self.waiter else {
+        // A waiter may have come between the two looks.
+        let waiting = handOver.withTracedLock { _ -> HandedOver<Waiting<Value>?> in
+            guard let waiting = takeWaitingLocked() else {
                 kept = cell
                 return HandedOver(nil)
             }
-            self.waiter = nil
-            return HandedOver(waiter)
+            return HandedOver(waiting)
         }.value
-        guard let waiter else { return }
+        guard let waiting else { return }
         defer { cell.deallocate() }
-        waiter(cell.move())
+        waiting.deliver(cell.move())
+    }
+
+    @inline(__always)
+    private func takeWaiting() -> Waiting<Value>? {
+        handOver.withTracedLock { _ -> HandedOver<Waiting<Value>?> in HandedOver(takeWaitingLocked()) }.value
+    }
+
+    /// Under the lock: the waiter, taken.
+    @inline(__always)
+    private func takeWaitingLocked() -> Waiting<Value>? {
+        if let receive, let receiver {
+            self.receive = nil
+            self.receiver = nil
+            return Waiting(body: nil, receiver: receiver, receive: receive)
+        }
+        guard let waiter else { return nil }
+        self.waiter = nil
+        return Waiting(body: waiter, receiver: nil, receive: nil)
     }
 
     final func takeValue() -> Value? {
@@ -102,31 +127,58 @@ public class Promise<Value> {
     }
 
     final func whenReady(_ body: @escaping (consuming Value) -> Void) {
-        let taken = handOver.withTracedLock { _ -> HandedOver<UnsafeMutablePointer<Value>?> in
+        guard let taken = takeKept(orWait: Waiting(body: body, receiver: nil, receive: nil)) else { return }
+        defer { taken.deallocate() }
+        body(taken.move())
+    }
+
+    /// The kept answer's cell, or nil after making `waiting` the waiter.
+    @inline(__always)
+    private func takeKept(orWait waiting: Waiting<Value>) -> UnsafeMutablePointer<Value>? {
+        handOver.withTracedLock { _ -> HandedOver<UnsafeMutablePointer<Value>?> in
             guard let cell = kept else {
-                waiter = body
+                waiter = waiting.body
+                receiver = waiting.receiver
+                receive = waiting.receive
                 return HandedOver(nil)
             }
             kept = nil
             return HandedOver(cell)
         }.value
-        guard let taken else { return }
-        defer { taken.deallocate() }
-        body(taken.move())
     }
 
+    /// As `map(with:)`, `transform` held by the next promise: no closure around it and the next.
     final func map<T>(_ transform: @escaping (consuming Value) -> T) -> Promise<T> {
-        let next = Promise<T>()
-        whenReady { next.fulfil(transform($0)) }
-        return next
+        map(with: transform) { (value: consuming Value, transform) in transform(consume value) }
     }
 
-    /// As `map`, with `captured` and `transform` held by the next promise itself: the closure that
-    /// waits captures only that promise, so each layer of a later answer allocates once.
+    /// As `map`, with `captured` and `transform` held by the next promise itself, which waits as
+    /// this promise's receiver: a layer of a later answer allocates its promise and nothing else.
     final func map<Captured, T>(with captured: Captured, _ transform: @escaping (consuming Value, Captured) -> T) -> Promise<T> {
         let next = MappedPromise(captured: captured, transform: transform)
-        whenReady { next.receive($0) }
+        // The answer is moved along (`consume`): a closure's parameter is otherwise borrowed, and
+        // handing it on copied it (a view model's strings retained and released again per layer).
+        let waiting = Waiting<Value>(body: nil, receiver: next) { (next: AnyObject, value: consuming Value) in
+            unsafeDowncast(next, to: MappedPromise<Value, Captured, T>.self).receive(consume value)
+        }
+        if let taken = takeKept(orWait: waiting) {
+            defer { taken.deallocate() }
+            next.receive(taken.move())
+        }
         return next
+    }
+}
+
+/// Who waits for a promise: a closure, or a receiver and its function.
+private struct Waiting<Value> {
+    let body: ((consuming Value) -> Void)?
+    let receiver: AnyObject?
+    let receive: ((AnyObject, consuming Value) -> Void)?
+
+    @inline(__always)
+    func deliver(_ value: consuming Value) {
+        if let receive, let receiver { return receive(receiver, consume value) }
+        body?(consume value)
     }
 }
 
@@ -149,6 +201,6 @@ final class MappedPromise<Source, Captured, Value>: Promise<Value> {
     }
 
     func receive(_ source: consuming Source) {
-        fulfil(transform(source, captured))
+        fulfil(transform(consume source, captured))
     }
 }

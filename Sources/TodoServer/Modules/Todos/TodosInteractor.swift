@@ -71,9 +71,10 @@ public struct TodosInteractor: TodosUseCases {
     /// `updatedAt`, and the to-do is answered as it is.
     private func update(id: String, change: TodoChange, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>> {
         store.update(id: id, change: change, condition: condition, at: clock.now())
-            .map(with: (id, condition)) { result, captured in
+            .map(with: (id, condition)) { (result: consuming Result<StoreUpdate, StoreError>, captured) in
                 let (id, condition) = captured
-                return result.mapError(TodosError.store).flatMap { outcome in
+                // Consumed, not borrowed: the stored to-do is moved into the answer, not copied.
+                return (consume result).mapError(TodosError.store).flatMap { outcome in
                     switch outcome {
                     case .updated(let todo), .unchanged(let todo): .success(todo)
                     case .conditionFailed(let todo): .failure(Self.refused(todo, condition))

@@ -33,7 +33,9 @@ public struct TodosPresenter<UseCases: TodosUseCases>: TodosModuleInput {
     }
 
     public func presentCreation(_ draft: TodoDraft, context: RequestContext) -> Pending<ViewAnswer<TodoViewModel>> {
-        interactor.create(draft).map(with: context.baseURL) { Self.todo($0, status: 201, baseURL: $1) }
+        interactor.create(draft).map(with: context.baseURL) { (result: consuming Result<Todo, TodosError>, baseURL) in
+            Self.todo(consume result, status: 201, baseURL: baseURL)
+        }
     }
 
     public func presentDeletionOfAll(context: RequestContext) -> Pending<ViewAnswer<NoBody>> {
@@ -54,7 +56,7 @@ public struct TodosPresenter<UseCases: TodosUseCases>: TodosModuleInput {
         id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext
     ) -> Pending<ViewAnswer<TodoViewModel>> {
         interactor.patch(id: id, with: change, condition: condition).map(with: context.baseURL) {
-            Self.todo($0, status: 200, baseURL: $1)
+            (result: consuming Result<Todo, TodosError>, baseURL) in Self.todo(consume result, status: 200, baseURL: baseURL)
         }
     }
 
@@ -62,7 +64,7 @@ public struct TodosPresenter<UseCases: TodosUseCases>: TodosModuleInput {
         id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext
     ) -> Pending<ViewAnswer<TodoViewModel>> {
         interactor.replace(id: id, with: draft, condition: condition).map(with: context.baseURL) {
-            Self.todo($0, status: 200, baseURL: $1)
+            (result: consuming Result<Todo, TodosError>, baseURL) in Self.todo(consume result, status: 200, baseURL: baseURL)
         }
     }
 
@@ -71,8 +73,10 @@ public struct TodosPresenter<UseCases: TodosUseCases>: TodosModuleInput {
     }
 
     /// A single to-do with its `ETag`; a 201 also carries `Location`.
-    private static func todo(_ result: Result<Todo, TodosError>, status: Int, baseURL: String) -> ViewAnswer<TodoViewModel> {
-        switch result {
+    /// `result` is consumed: the to-do is moved into the view model, not copied (a closure's
+    /// parameter is borrowed unless declared consuming: the transforms above declare it).
+    private static func todo(_ result: consuming Result<Todo, TodosError>, status: Int, baseURL: String) -> ViewAnswer<TodoViewModel> {
+        switch consume result {
         case .success(let todo):
             let model = TodoViewModel(todo, baseURL: baseURL)
             var headers: HTTPHeaders = ["ETag": todo.entityTag.description]
