@@ -294,7 +294,8 @@ struct LiveFeedEndToEndTests {
         let cutOff = eventually(timeout: .seconds(20)) {
             try! server.request("GET", "/metrics").text.contains("feed_subscribers_cut_off_total 1")
         }
-        #expect(cutOff)
+        let feedMetrics = try server.request("GET", "/metrics").text.split(separator: "\n").filter { $0.hasPrefix("feed_") }
+        #expect(cutOff, "\(feedMetrics)")
         #expect(try server.request("GET", "/metrics").text.contains("feed_subscribers 1"))
         // What the stalled client can still read ends without the stream's end: it was cut off.
         _ = stalled.client.readToEnd()

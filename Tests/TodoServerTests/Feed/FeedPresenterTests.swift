@@ -186,6 +186,7 @@ struct FeedPresenterTests {
         func displayRetry(milliseconds: Int) -> FeedDelivery { .more }
         func displayEnd() {}
         func displayCutOff() {}
+        var hasUnsentOutput: Bool { false }
     }
 
     final class RefusingView: FeedStreamDisplay {

@@ -92,4 +92,6 @@ public protocol FeedDisplay: AnyObject {
     func displayEnd()
     /// Closes the connection at once (a subscriber cut off).
     func displayCutOff()
+    /// Whether the stream's last write left bytes the client had not taken.
+    var hasUnsentOutput: Bool { get }
 }

@@ -170,8 +170,9 @@ public final class FeedSubscription: @unchecked Sendable {
     }
 
     /// The subscriber is gone (its connection closed).
-    public func cancel() {
-        end(cutOff: paused)
+    /// `cutOff`: it left with output it had not read (a paused one always has).
+    public func cancel(cutOff: Bool = false) {
+        end(cutOff: paused || cutOff)
     }
 
     /// On the loop: changes came (the loop's fan-out says when).

@@ -43,7 +43,9 @@ public struct FeedPresenter: Sendable {
                 events: { event in
                     switch event {
                     case .drained: subscription.resume()
-                    case .closed: subscription.cancel()
+                    // A stream closed with output the client had not taken (the connection's
+                    // time-out for a client that does not read) was cut off.
+                    case .closed: subscription.cancel(cutOff: session.display?.hasUnsentOutput == true)
                     }
                 })
         else {

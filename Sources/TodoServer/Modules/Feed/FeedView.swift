@@ -60,6 +60,7 @@ private struct FeedStreamOpening: FeedStreamDisplay {
 final class EventStreamWriter: FeedDisplay {
     private let stream: any ResponseStreamWriter
     private let maxBufferedBytes: Int
+    private(set) var hasUnsentOutput = false
 
     init(stream: any ResponseStreamWriter, maxBufferedBytes: Int) {
         self.stream = stream
@@ -89,6 +90,7 @@ final class EventStreamWriter: FeedDisplay {
 
     func displayFlush() {
         stream.flush()
+        hasUnsentOutput = stream.pendingBytes > 0
     }
 
     func displayComment(_ text: String) -> FeedDelivery {
@@ -117,6 +119,7 @@ final class EventStreamWriter: FeedDisplay {
             stream.flush()
             pending = stream.pendingBytes
         }
+        hasUnsentOutput = pending > 0
         if pending >= maxBufferedBytes {
             stream.abort()
             return .cutOff
