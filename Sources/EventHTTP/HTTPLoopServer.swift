@@ -86,8 +86,9 @@ final class HTTPLoopServer: @unchecked Sendable {
         timeoutTimer = event_new(base, -1, Int16(EV_PERSIST), timeoutCallback, context)
         var interval = timeval(Self.timeoutCheckInterval(wireSettings.timeout))
         event_add(timeoutTimer, &interval)
-        loop.onLibeventMessage = { [handler] severity, message in
-            handler.serverEvent(.libeventMessage(loop: index, severity: severity, message: message))
+        // Weakly: the loop is this server's, and the handler (the application) holds the server.
+        loop.onLibeventMessage = { [weak self] severity, message in
+            self?.handler.serverEvent(.libeventMessage(loop: index, severity: severity, message: message))
         }
     }
 

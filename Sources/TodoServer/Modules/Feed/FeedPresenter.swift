@@ -40,12 +40,14 @@ public struct FeedPresenter: Sendable {
         guard
             let display = view.displayStream(
                 headers: Self.streamHeaders,
-                events: { event in
+                // The session weakly: it holds the display, which holds the connection that holds
+                // this handler (the subscription lets go of the session when it ends).
+                events: { [weak session] event in
                     switch event {
                     case .drained: subscription.resume()
                     // A stream closed with output the client had not taken (the connection's
                     // time-out for a client that does not read) was cut off.
-                    case .closed: subscription.cancel(cutOff: session.display?.hasUnsentOutput == true)
+                    case .closed: subscription.cancel(cutOff: session?.display?.hasUnsentOutput == true)
                     }
                 })
         else {
