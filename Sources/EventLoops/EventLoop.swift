@@ -18,6 +18,8 @@ public final class EventLoop: @unchecked Sendable {
     private let queued = Mutex<[@Sendable () -> Void]?>([])
     /// Work for the loop's thread when the loop stops (`whenStopping`); nil once it ran.
     private let stopping = Mutex<[@Sendable () -> Void]?>([])
+    /// False once the base is freed (under this lock).
+    private let baseAlive = Mutex(true)
     /// Where libevent's messages logged on this loop's thread go (`routeLibeventLog`); nil: to
     /// stderr. Set before the loop's thread starts.
     package var onLibeventMessage: ((_ severity: Int32, _ message: String) -> Void)?
@@ -76,6 +78,14 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` while the base is not freed (from any thread): what frees an event of the base
+    /// after its loop may have closed.
+    package func whileBaseAlive(_ body: () -> Void) {
+        baseAlive.withTracedLock { alive in
+            if alive { body() }
+        }
+    }
+
     /// Makes the calling thread the loop's (`current`) and runs the loop until `event_base_loopexit`
     /// or `event_base_loopbreak`.
     package func run() {
@@ -104,7 +114,10 @@ public final class EventLoop: @unchecked Sendable {
         for item in work { item() }
         event_free(wakeEvent)
         freeing()
-        event_base_free(base)
+        baseAlive.withTracedLock { alive in
+            alive = false
+            event_base_free(base)
+        }
     }
 }
 

@@ -5,6 +5,9 @@ import CLibevent
 public final class LoopTimer {
     private let callback: Callback
     private var event: OpaquePointer?
+    /// Its loop: the event is freed only while the loop's base is (a timer released after its
+    /// loop closed, on another thread, would free into a freed base and hang on its lock).
+    private let loop: EventLoop
     private let repeating: Bool
     /// Whether the timer will fire (scheduled and not fired yet, or repeating).
     public private(set) var isScheduled = false
@@ -12,6 +15,7 @@ public final class LoopTimer {
     /// `onFire` runs on the loop's thread. Nil when libevent cannot make the event.
     public init?(loop: EventLoop, repeating: Bool = false, onFire: @escaping () -> Void) {
         self.repeating = repeating
+        self.loop = loop
         callback = Callback()
         let context = Unmanaged.passUnretained(callback).toOpaque()
         event = event_new(loop.base, -1, repeating ? Int16(EV_PERSIST) : 0, timerCallback, context)
@@ -38,11 +42,13 @@ public final class LoopTimer {
         isScheduled = false
     }
 
-    /// Frees the event for good. Idempotent.
+    /// Frees the event for good (nothing once its loop has closed: the base went with it).
+    /// Idempotent.
     public func cancel() {
-        if let event { event_free(event) }
-        event = nil
+        guard let event else { return }
+        self.event = nil
         isScheduled = false
+        loop.whileBaseAlive { event_free(event) }
     }
 
     deinit {

@@ -11,6 +11,8 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     private(set) var elapsed: Duration = .zero
     var threadTime: Duration { elapsed }
 
+    func whenStopping(_ work: @escaping @Sendable () -> Void) {}
+
     /// Moves the fake clock on without firing timers: time spent inside work the loop runs.
     func spend(_ duration: Duration) {
         elapsed += duration

@@ -63,6 +63,11 @@ final class FeedLoopFanout: @unchecked Sendable {
         self.batchInterval = batchInterval
         self.loopSharePercent = loopSharePercent
         _ = log.observe { [weak self] in self?.wake() }
+        // Its timers go with the loop's base: a fan-out released after its loop closed frees none.
+        loop.whenStopping { [weak self] in
+            self?.cooldown?.cancel()
+            self?.pacing?.cancel()
+        }
     }
 
     /// At most `limit` changes after `cursor`: during a pass, read once for every subscription at

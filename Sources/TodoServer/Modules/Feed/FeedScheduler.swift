@@ -22,6 +22,8 @@ public protocol FeedLoop: Sendable {
     func shared<Value: AnyObject>(_ make: () -> Value) -> Value
     /// Names the loop among the server's loops.
     var identity: UInt { get }
+    /// Runs `work` on the loop's thread when the loop stops (while its timers can still be freed).
+    func whenStopping(_ work: @escaping @Sendable () -> Void)
     /// The processor time the loop's thread has used (a fake clock in tests): what a pass over
     /// the subscribers costs the loop, which a preempted thread's wall time would overstate.
     var threadTime: Duration { get }
@@ -78,6 +80,8 @@ public struct EventLoopFeedScheduler: FeedScheduler {
         }
 
         func execute(_ work: @escaping @Sendable () -> Void) { loop.execute(work) }
+
+        func whenStopping(_ work: @escaping @Sendable () -> Void) { _ = loop.whenStopping(work) }
 
         func repeating(every interval: Duration, _ fire: @escaping () -> Void) -> any FeedTimer {
             let timer = LoopTimer(loop: loop, repeating: true, onFire: fire)
