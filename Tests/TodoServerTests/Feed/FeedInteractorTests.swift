@@ -245,6 +245,10 @@ final class FeedInteractorTests {
         loop.run()
         #expect(subscriber.positions == ["mt.1.1"])
         subscription.resume()
+        #expect(subscriber.positions == ["mt.1.1"], "what waits goes out in the loop's next pass")
+        loop.run()
+        loop.advance(by: FeedSubscription.defaultBatchInterval)
+        loop.run()
         #expect(subscriber.positions == ["mt.1.1", "mt.1.2", "mt.1.3"])
     }
 

@@ -123,6 +123,8 @@ public final class FeedSubscription: @unchecked Sendable {
     private var cursor: ChangeCursor
     private var resyncFirst: Bool
     private var paused = false
+    /// Resumed: the next pass sends what waits.
+    private var resuming = false
     private var ended = false
     private let fanout: FeedLoopFanout
     private var timer: (any FeedTimer)?
@@ -163,10 +165,13 @@ public final class FeedSubscription: @unchecked Sendable {
     }
 
     /// The output drained: send what waits.
+    /// What waits goes out in the loop's next pass, as changes do: passes keep to their share of
+    /// the loop (`eventsLoopSharePercent`), and a thousand streams refilled as each drains would
+    /// not. The subscription counts as paused until then.
     public func resume() {
-        guard paused, !ended else { return }
-        paused = false
-        pull()
+        guard paused, !ended, !resuming else { return }
+        resuming = true
+        fanout.wake()
     }
 
     /// The subscriber is gone (its connection closed).
@@ -175,8 +180,12 @@ public final class FeedSubscription: @unchecked Sendable {
         end(cutOff: paused || cutOff)
     }
 
-    /// On the loop: changes came (the loop's fan-out says when).
+    /// On the loop: changes came, or a pass runs after a `resume()` (the loop's fan-out says when).
     func changed() {
+        if resuming {
+            resuming = false
+            paused = false
+        }
         pull()
     }
 

@@ -93,8 +93,9 @@ final class FeedLoopFanout: @unchecked Sendable {
         subscriptions.removeValue(forKey: ObjectIdentifier(subscription))
     }
 
-    /// From the thread that appended a change.
-    private func wake() {
+    /// From the thread that appended a change, or on the loop from a subscription that takes more
+    /// again: a pass follows (at once, or when the interval after the last batch ends).
+    func wake() {
         while true {
             switch state.load(ordering: .acquiring) {
             case .queued, .coolingWithChanges: return
