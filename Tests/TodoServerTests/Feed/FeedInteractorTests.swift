@@ -164,6 +164,86 @@ final class FeedInteractorTests {
         for subscription in subscriptions { subscription.cancel() }
     }
 
+    @Test func aSubscriberFarBehindIsSentABatchAPassAndPassesAfterALongOneWaitForTheirShare() throws {
+        let log = ChangeLog(tag: "mt", capacity: 1_000, start: ChangePosition(major: 1, minor: 0))
+        let hub = FeedHub(maxSubscribers: 2, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        let interactor = FeedInteractor(
+            log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero, loopSharePercent: 25)
+        defer {
+            hub.endAll()
+            loop.run()
+        }
+        let behind = RecordingSubscriber()
+        let current = RecordingSubscriber()
+        let subscriptions = try [behind, current].map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
+        for subscription in subscriptions { subscription.start() }
+        let batch = FeedSubscription.batch
+        for index in 0..<(batch * 3 + 1) { log.appendNext(.created(Self.todo("t\(index)"))) }
+        // Both are a whole run behind: each pass sends each one batch, one write each.
+        loop.runOnce()
+        #expect(behind.items.count == batch && current.items.count == batch)
+        #expect(behind.batches.filter { $0 > 0 } == [batch], "one write")
+        loop.runOnce()
+        #expect(behind.items.count == batch * 2, "the next pass follows in the loop's next turn")
+        // A pass that takes long (2 ms of the loop for the one behind): the next waits three times that.
+        behind.onReceive = { self.loop.spend(.microseconds(2_000 / batch)) }
+        loop.runOnce()
+        #expect(behind.items.count == batch * 3)
+        let spent = Duration.microseconds(2_000 / batch * batch)
+        loop.run()
+        #expect(behind.items.count == batch * 3, "no pass while the feed rests")
+        loop.advance(by: spent * 3 - .microseconds(1))
+        loop.run()
+        #expect(behind.items.count == batch * 3)
+        loop.advance(by: .microseconds(1))
+        loop.run()
+        #expect(behind.items.count == batch * 3 + 1 && current.items.count == batch * 3 + 1)
+        let expected = (0..<(batch * 3 + 1)).map { "mt.1.\($0 + 1)" }
+        #expect(behind.positions == expected && current.positions == expected, "every change once, in order")
+        // After a long pass the feed rests even when no pass waited: a change that comes meanwhile
+        // waits for the rest's end.
+        behind.onReceive = { self.loop.spend(.milliseconds(2)) }
+        log.appendNext(.created(Self.todo("long")))
+        loop.run()
+        #expect(behind.items.count == batch * 3 + 2)
+        behind.onReceive = nil
+        log.appendNext(.created(Self.todo("after")))
+        loop.run()
+        #expect(current.items.count == batch * 3 + 2, "the feed rests")
+        loop.advance(by: .milliseconds(6))
+        loop.run()
+        #expect(current.items.count == batch * 3 + 3 && behind.items.count == batch * 3 + 3)
+    }
+
+    @Test func aPassThatLeavesSubscribersBehindRestsForWhatTheWholePassCostThoughEachSliceWasShort() throws {
+        let log = ChangeLog(tag: "mt", capacity: 1_000, start: ChangePosition(major: 1, minor: 0))
+        let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        let interactor = FeedInteractor(
+            log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero, loopSharePercent: 25)
+        defer {
+            hub.endAll()
+            loop.run()
+        }
+        let count = FeedLoopFanout.slice * 2 + 1
+        let subscribers = (0..<count).map { _ in RecordingSubscriber() }
+        let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
+        for subscription in subscriptions { subscription.start() }
+        // 0.2 µs an event: a batch of 64 takes 12.8 µs, a slice of 64 subscribers 0.8192 ms (below
+        // `paceAbove`), the pass of 129 subscribers 1.6512 ms.
+        for subscriber in subscribers { subscriber.onReceive = { self.loop.spend(.nanoseconds(200)) } }
+        let batch = FeedSubscription.batch
+        for index in 0..<(batch + 1) { log.appendNext(.created(Self.todo("t\(index)"))) }
+        loop.run()
+        #expect(subscribers.allSatisfy { $0.items.count == batch }, "the slices follow each other at once")
+        // Everyone is behind by one change: the next pass waits three times the pass (25 %).
+        loop.advance(by: .nanoseconds(4_953_599))
+        loop.run()
+        #expect(subscribers.allSatisfy { $0.items.count == batch })
+        loop.advance(by: .nanoseconds(1))
+        loop.run()
+        #expect(subscribers.allSatisfy { $0.items.count == batch + 1 })
+    }
+
     @Test func anIntervalThatEndsDuringAPassGetsAPassOfItsOwn() throws {
         let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
         let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)

@@ -180,13 +180,15 @@ public final class FeedSubscription: @unchecked Sendable {
         end(cutOff: paused || cutOff)
     }
 
-    /// On the loop: changes came, or a pass runs after a `resume()` (the loop's fan-out says when).
-    func changed() {
+    /// On the loop, in a pass of the loop's fan-out: changes came, or a `resume()` asked for the
+    /// pass. Sends at most one batch, so that a subscriber far behind costs a pass no more than one
+    /// that keeps up; returns whether more waits (the fan-out then passes again).
+    func changed() -> Bool {
         if resuming {
             resuming = false
             paused = false
         }
-        pull()
+        return pull(batches: 1)
     }
 
     /// Ends the stream cleanly (a stop), on its loop.
@@ -209,31 +211,36 @@ public final class FeedSubscription: @unchecked Sendable {
         }
     }
 
-    /// Sends the changes after the cursor until caught up, paused or closed, as one batch.
-    private func pull() {
-        guard started, !paused, !ended else { return }
+    /// Sends the changes after the cursor until caught up, paused or closed, or `batches` batches
+    /// of them have gone, as one write; returns whether more may wait.
+    @discardableResult
+    private func pull(batches: Int = .max) -> Bool {
+        guard started, !paused, !ended else { return false }
         defer { subscriber?.flush() }
         if resyncFirst {
             resyncFirst = false
             cursor = log.head
             hub.resyncs.increment()
-            guard deliver(.resync(position: cursor.token(tag: log.tag))) else { return }
+            guard deliver(.resync(position: cursor.token(tag: log.tag))) else { return false }
         }
+        var left = batches
         while true {
             switch fanout.read(after: cursor, limit: Self.batch) {
             case .resync(let head):
                 cursor = head
                 hub.resyncs.increment()
-                guard deliver(.resync(position: head.token(tag: log.tag))) else { return }
+                guard deliver(.resync(position: head.token(tag: log.tag))) else { return false }
             case .run(let run):
-                guard !run.items.isEmpty, let subscriber else { return }
+                guard !run.items.isEmpty, let subscriber else { return false }
                 let answer = subscriber.receive(run: run)
                 if answer.taken > 0 { cursor = run.cursors[answer.taken - 1] }
                 // The item that found the subscriber gone or cut it off was not sent.
                 let sent = answer.delivery == .more || answer.delivery == .paused ? answer.taken : answer.taken - 1
                 if sent > 0 { hub.eventsSent.increment(by: sent) }
-                guard carriesOn(after: answer.delivery) else { return }
-                if run.items.count < Self.batch { return }
+                guard carriesOn(after: answer.delivery) else { return false }
+                if run.items.count < Self.batch { return false }
+                left -= 1
+                if left == 0 { return true }
             }
         }
     }

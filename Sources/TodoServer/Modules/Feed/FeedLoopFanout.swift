@@ -6,11 +6,13 @@ import Synchronization
 /// and changes that come within `batchInterval` after a batch went out wait and go out together
 /// (a change after a quiet spell goes at once). A pass over the subscriptions goes `slice` at a
 /// time, each slice in its own turn of the loop, so that the loop's requests (writes above all)
-/// are served between slices however many subscribers there are. Once a slice takes long (a write
-/// storm: many changes for many subscribers), the next waits so that the pass takes at most
-/// `loopSharePercent` of the loop's time and requests the rest; subscribers then fall behind, and
-/// those that fall behind the retained changes get a resync. Lives on its loop's thread but for
-/// `wake`.
+/// are served between slices however many subscribers there are. A pass sends each subscription at
+/// most one batch: one far behind costs the pass no more than one that keeps up. A pass that left
+/// some behind (a write storm: more changes than the subscribers can be sent) is followed by a
+/// rest, so that the feed takes at most `loopSharePercent` of the loop's time and requests the
+/// rest; so is a slice that took long. Subscribers then fall behind, and those that fall behind
+/// the retained changes get a resync. A feed that keeps up never rests. Lives on its loop's thread
+/// but for `wake`.
 final class FeedLoopFanout: @unchecked Sendable {
     /// Where wake-ups stand, shared by the threads that append (`wake`) and the loop.
     private enum Wake: UInt8, AtomicRepresentable {
@@ -44,6 +46,10 @@ final class FeedLoopFanout: @unchecked Sendable {
     /// Asked for while a pass ran: another pass follows it (the subscriptions it had reached
     /// before the change came have not been sent it).
     private var passAgain = false
+    /// A subscription reached in the pass in progress had more waiting than a pass sends it.
+    private var behind = false
+    /// The loop's (wall) time the feed's slices took since its last rest.
+    private var spent = Duration.zero
     /// The runs read in the pass in progress, for the subscriptions after them at the same cursor.
     private var runs = FeedRunCache()
     /// Subscriptions sent to per turn of the loop.
@@ -150,11 +156,11 @@ final class FeedLoopFanout: @unchecked Sendable {
         }
     }
 
-    /// Each subscription sends what it has not, in slices. While a pass runs, another is not
-    /// started: the subscriptions it has not reached yet send everything when reached, and the
-    /// next pass starts when this one ends.
+    /// Each subscription sends what it has not, in slices. While a pass runs or the feed rests
+    /// after one, another is not started: the subscriptions it has not reached yet send what
+    /// waits when reached, and the next pass starts when this one (or the rest) ends.
     private func changed() {
-        guard passed == pass.count else {
+        guard passed == pass.count, pacing == nil else {
             passAgain = true
             return
         }
@@ -165,30 +171,55 @@ final class FeedLoopFanout: @unchecked Sendable {
     }
 
     private func continuePass() {
-        let started = loop.threadTime
+        let started = (thread: loop.threadTime, wall: loop.wallTime)
         let end = min(passed + Self.slice, pass.count)
         while passed < end {
-            pass[passed].changed()  // one may end here: the pass holds it until the pass is over
+            // One may end here: the pass holds it until the pass is over.
+            if pass[passed].changed() { behind = true }
             passed += 1
         }
+        let took = loop.threadTime - started.thread
+        spent += loop.wallTime - started.wall
         if passed < pass.count {
-            let took = loop.threadTime - started
-            guard loopSharePercent < 100, took >= Self.paceAbove else { return loop.execute { [self] in continuePass() } }
-            let rest = took * Double(100 - loopSharePercent) / Double(loopSharePercent)
-            pacing = loop.repeating(every: rest) { [weak self] in
-                guard let self else { return }
-                pacing?.cancel()
-                pacing = nil
-                continuePass()
-            }
+            guard took >= Self.paceAbove else { return loop.execute { [self] in continuePass() } }
+            rest(for: spent) { $0.continuePass() }
         } else {
             pass = []
             passed = 0
             runs.clear()
-            if passAgain {
-                passAgain = false
-                changed()
+            // A pass that left subscriptions behind (a write storm) is followed by a rest for
+            // the time its slices held the loop since the last rest; so is a pass whose last
+            // slice took long. The next pass never starts from here: passes that followed each
+            // other at once would nest.
+            let owed = behind || took >= Self.paceAbove ? spent : .zero
+            passAgain = passAgain || behind
+            behind = false
+            if owed > .zero {
+                rest(for: owed) { $0.passIfAsked() }
+                return
             }
+            spent = .zero  // the feed kept up: what it took is not owed
+            if passAgain { loop.execute { [self] in passIfAsked() } }
+        }
+    }
+
+    private func passIfAsked() {
+        guard passAgain else { return }
+        passAgain = false
+        changed()
+    }
+
+    /// Runs `next` after the wait that keeps the feed to its share of the loop, for `cost` of the
+    /// loop's time the feed took (at once when the share is the whole loop).
+    private func rest(for cost: Duration, _ next: @escaping @Sendable (FeedLoopFanout) -> Void) {
+        spent = .zero
+        guard loopSharePercent < 100 else { return loop.execute { [self] in next(self) } }
+        let wait = cost * Double(100 - loopSharePercent) / Double(loopSharePercent)
+        pacing = loop.repeating(every: wait) { [weak self] in
+            guard let self else { return }
+            pacing?.cancel()
+            pacing = nil
+            next(self)
         }
     }
 }
