@@ -81,7 +81,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var eventsBatchMilliseconds = 10
     /// The most of a loop's time the live feed takes in a write storm (a pass that leaves
     /// subscribers behind, or a long slice, is followed by a rest); requests get the rest.
-    public var eventsLoopSharePercent = 25
+    public var eventsLoopSharePercent = 10
     /// How often, in milliseconds, an instance reads the changes other instances made (with
     /// `databaseUrl`).
     public var eventsPollMilliseconds = 100

@@ -9,7 +9,6 @@ import Synchronization
 final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     private let queued = Mutex<[@Sendable () -> Void]>([])
     private(set) var elapsed: Duration = .zero
-    var threadTime: Duration { elapsed }
     var wallTime: Duration { elapsed }
 
     func whenStopping(_ work: @escaping @Sendable () -> Void) {}

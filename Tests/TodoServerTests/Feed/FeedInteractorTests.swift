@@ -123,44 +123,21 @@ final class FeedInteractorTests {
         for subscription in subscriptions { subscription.cancel() }
     }
 
-    @Test func onceASliceTakesLongTheNextWaitsSoThatThePassTakesItsShareOfTheLoop() throws {
+    @Test func aSlowPassThatLeavesNobodyBehindIsNoStormAndNeverRests() throws {
         let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
         let interactor = FeedInteractor(
             log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero, loopSharePercent: 25)
         let count = FeedLoopFanout.slice * 2 + 1
         let subscribers = (0..<count).map { _ in RecordingSubscriber() }
-        var heard = 0
         let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
         for subscription in subscriptions { subscription.start() }
-        // Each subscriber takes 50 µs of the loop: a slice of 64 takes 3.2 ms, so the next waits
-        // three times that (25 %: 3.2 ms of every 12.8).
-        for subscriber in subscribers {
-            subscriber.onReceive = {
-                heard += 1
-                self.loop.spend(.microseconds(50))
-            }
+        // Each subscriber takes 50 µs of the loop: a slice of 64 takes 3.2 ms, yet each keeps up.
+        for subscriber in subscribers { subscriber.onReceive = { self.loop.spend(.microseconds(50)) } }
+        for name in ["a", "b", "c", "d"] {
+            log.appendNext(.created(Self.todo(name)))
+            loop.run()
         }
-        log.appendNext(.created(Self.todo("a")))
-        loop.run()
-        #expect(heard == FeedLoopFanout.slice, "the first slice, then the loop is left to its requests")
-        loop.advance(by: .microseconds(9_599))
-        #expect(heard == FeedLoopFanout.slice)
-        loop.advance(by: .microseconds(1))
-        loop.run()
-        #expect(heard == FeedLoopFanout.slice * 2)
-        // The second slice spent 3.2 ms (the clock is past it already): its wait counts from its end.
-        loop.advance(by: .microseconds(9_599))
-        loop.run()
-        #expect(heard == FeedLoopFanout.slice * 2)
-        loop.advance(by: .microseconds(1))
-        loop.run()
-        #expect(heard == count)
-        #expect(subscribers.allSatisfy { $0.items.count == 1 }, "every subscription hears the change once")
-        // Short slices follow each other at once: no wait below a millisecond.
-        for subscriber in subscribers { subscriber.onReceive = { heard += 1 } }
-        log.appendNext(.created(Self.todo("b")))
-        loop.run()
-        #expect(heard == count * 2)
+        #expect(subscribers.allSatisfy { $0.positions == ["mt.1.1", "mt.1.2", "mt.1.3", "mt.1.4"] }, "no rest")
         for subscription in subscriptions { subscription.cancel() }
     }
 
@@ -191,7 +168,8 @@ final class FeedInteractorTests {
         #expect(behind.batches.filter { $0 > 0 } == [batch], "one write")
         loop.runOnce()
         #expect(behind.items.count == batch * 2, "the next pass follows in the loop's next turn")
-        // A pass that takes long (2 ms of the loop for the one behind): the next waits three times that.
+        // The third pass in a row that leaves a subscriber behind (a storm) and takes long (2 ms
+        // of the loop for the one behind): the next waits three times that.
         behind.onReceive = { self.loop.spend(.microseconds(2_000 / batch)) }
         loop.runOnce()
         #expect(behind.items.count == batch * 3)
@@ -206,22 +184,16 @@ final class FeedInteractorTests {
         #expect(behind.items.count == batch * 3 + 1 && current.items.count == batch * 3 + 1)
         let expected = (0..<(batch * 3 + 1)).map { "mt.1.\($0 + 1)" }
         #expect(behind.positions == expected && current.positions == expected, "every change once, in order")
-        // After a long pass the feed rests even when no pass waited: a change that comes meanwhile
-        // waits for the rest's end.
+        // A long pass that leaves nobody behind is no storm: the next change goes at once.
         behind.onReceive = { self.loop.spend(.milliseconds(2)) }
         log.appendNext(.created(Self.todo("long")))
         loop.run()
-        #expect(behind.items.count == batch * 3 + 2)
-        behind.onReceive = nil
         log.appendNext(.created(Self.todo("after")))
-        loop.run()
-        #expect(current.items.count == batch * 3 + 2, "the feed rests")
-        loop.advance(by: .milliseconds(6))
         loop.run()
         #expect(current.items.count == batch * 3 + 3 && behind.items.count == batch * 3 + 3)
     }
 
-    @Test func aPassThatLeavesSubscribersBehindRestsForWhatTheWholePassCostThoughEachSliceWasShort() throws {
+    @Test func inAStormEachSliceRestsForWhatItTookSoThatTheFeedTakesItsShare() throws {
         let (log, hub, interactor) = stormFeed()
         defer {
             hub.endAll()
@@ -231,20 +203,34 @@ final class FeedInteractorTests {
         let subscribers = (0..<count).map { _ in RecordingSubscriber() }
         let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
         for subscription in subscriptions { subscription.start() }
-        // 0.2 µs an event: a batch of 64 takes 12.8 µs, a slice of 64 subscribers 0.8192 ms (below
-        // `paceAbove`), the pass of 129 subscribers 1.6512 ms.
-        for subscriber in subscribers { subscriber.onReceive = { self.loop.spend(.nanoseconds(200)) } }
+        // 0.5 µs an event: a batch of 64 takes 32 µs, a slice of 64 subscribers 2.048 ms.
+        for subscriber in subscribers { subscriber.onReceive = { self.loop.spend(.nanoseconds(500)) } }
         let batch = FeedSubscription.batch
-        for index in 0..<(batch + 1) { log.appendNext(.created(Self.todo("t\(index)"))) }
+        let storm = FeedLoopFanout.stormAfter
+        for index in 0..<(batch * (storm + 1) + 1) { log.appendNext(.created(Self.todo("t\(index)"))) }
+        // Passes that leave subscribers behind follow each other at once, until `storm` in a row
+        // have: then the last slice (one subscriber, 32 µs) rests three times that (25 %).
         loop.run()
-        #expect(subscribers.allSatisfy { $0.items.count == batch }, "the slices follow each other at once")
-        // Everyone is behind by one change: the next pass waits three times the pass (25 %).
-        loop.advance(by: .nanoseconds(4_953_599))
+        #expect(subscribers.allSatisfy { $0.items.count == batch * storm }, "no rest before the storm")
+        loop.advance(by: .microseconds(95))
+        #expect(subscribers.allSatisfy { $0.items.count == batch * storm })
+        loop.advance(by: .microseconds(1))
+        // In the storm each slice of 64 (2.048 ms) rests 6.144 ms before the next.
+        let reached = { subscribers.filter { $0.items.count == batch * (storm + 1) }.count }
+        #expect(reached() == FeedLoopFanout.slice)
         loop.run()
-        #expect(subscribers.allSatisfy { $0.items.count == batch })
-        loop.advance(by: .nanoseconds(1))
+        loop.advance(by: .microseconds(6_143))
+        #expect(reached() == FeedLoopFanout.slice)
+        loop.advance(by: .microseconds(1))
+        #expect(reached() == FeedLoopFanout.slice * 2)
+        loop.advance(by: .microseconds(6_144))
+        #expect(reached() == count)
+        // Still behind (one change each): a rest, then the last change.
+        loop.advance(by: .milliseconds(1))
         loop.run()
-        #expect(subscribers.allSatisfy { $0.items.count == batch + 1 })
+        #expect(subscribers.allSatisfy { $0.items.count == batch * (storm + 1) + 1 })
+        let expected = (0..<(batch * (storm + 1) + 1)).map { "mt.1.\($0 + 1)" }
+        #expect(subscribers.allSatisfy { $0.positions == expected }, "every change once, in order")
     }
 
     @Test func anIntervalThatEndsDuringAPassGetsAPassOfItsOwn() throws {

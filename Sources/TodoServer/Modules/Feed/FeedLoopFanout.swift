@@ -7,10 +7,10 @@ import Synchronization
 /// (a change after a quiet spell goes at once). A pass over the subscriptions goes `slice` at a
 /// time, each slice in its own turn of the loop, so that the loop's requests (writes above all)
 /// are served between slices however many subscribers there are. A pass sends each subscription at
-/// most one batch: one far behind costs the pass no more than one that keeps up. A pass that left
-/// some behind (a write storm: more changes than the subscribers can be sent) is followed by a
-/// rest, so that the feed takes at most `loopSharePercent` of the loop's time and requests the
-/// rest; so is a slice that took long. Subscribers then fall behind, and those that fall behind
+/// most one batch: one far behind costs the pass no more than one that keeps up. In a write storm
+/// (more changes than the subscribers can be sent: `stormAfter` passes in a row left some behind)
+/// each slice is followed by a rest, so that the feed takes at most `loopSharePercent` of the
+/// loop's time and requests the rest. Subscribers then fall behind, and those that fall behind
 /// the retained changes get a resync. A feed that keeps up never rests. Lives on its loop's thread
 /// but for `wake`.
 final class FeedLoopFanout: @unchecked Sendable {
@@ -31,9 +31,6 @@ final class FeedLoopFanout: @unchecked Sendable {
     private let loop: any FeedLoop
     private let batchInterval: Duration
     private let loopSharePercent: Int
-    /// A slice that took less of the loop's processor time than this is followed at once,
-    /// whatever the share (at 1,000 changes/s to 1,000 subscribers a slice takes about 0.4 ms).
-    static let paceAbove = Duration.milliseconds(1)
     /// The wait before the next slice, while one runs.
     private var pacing: (any FeedTimer)?
     private let state = Atomic<Wake>(.idle)
@@ -48,8 +45,11 @@ final class FeedLoopFanout: @unchecked Sendable {
     private var passAgain = false
     /// A subscription reached in the pass in progress had more waiting than a pass sends it.
     private var behind = false
-    /// The loop's (wall) time the feed's slices took since its last rest.
-    private var spent = Duration.zero
+    /// Passes in a row that left subscriptions behind.
+    private var passesBehind = 0
+    /// Passes in a row that leave subscriptions behind make a write storm: a pass or two behind is
+    /// a hiccup (a slow turn, many changes at once) that passes following at once make up for.
+    static let stormAfter = 3
     /// The runs read in the pass in progress, for the subscriptions after them at the same cursor.
     private var runs = FeedRunCache()
     /// Subscriptions sent to per turn of the loop.
@@ -171,35 +171,33 @@ final class FeedLoopFanout: @unchecked Sendable {
     }
 
     private func continuePass() {
-        let started = (thread: loop.threadTime, wall: loop.wallTime)
+        let started = loop.wallTime
         let end = min(passed + Self.slice, pass.count)
         while passed < end {
             // One may end here: the pass holds it until the pass is over.
             if pass[passed].changed() { behind = true }
             passed += 1
         }
-        let took = loop.threadTime - started.thread
-        spent += loop.wallTime - started.wall
+        let took = loop.wallTime - started
+        let storm = passesBehind >= Self.stormAfter
         if passed < pass.count {
-            guard took >= Self.paceAbove else { return loop.execute { [self] in continuePass() } }
-            rest(for: spent) { $0.continuePass() }
+            // In a storm every slice rests for what it took; else the next follows at once.
+            guard storm else { return loop.execute { [self] in continuePass() } }
+            rest(for: took) { $0.continuePass() }
         } else {
             pass = []
             passed = 0
             runs.clear()
-            // A pass that left subscriptions behind (a write storm) is followed by a rest for
-            // the time its slices held the loop since the last rest; so is a pass whose last
-            // slice took long. The next pass never starts from here: passes that followed each
-            // other at once would nest.
-            let owed = behind || took >= Self.paceAbove ? spent : .zero
+            passesBehind = behind ? passesBehind + 1 : 0
             passAgain = passAgain || behind
             behind = false
-            if owed > .zero {
-                rest(for: owed) { $0.passIfAsked() }
-                return
+            // The next pass never starts from here: passes that followed each other at once
+            // would nest. In a storm (this pass too left subscriptions behind) it follows a rest.
+            if passesBehind >= Self.stormAfter {
+                rest(for: took) { $0.passIfAsked() }
+            } else if passAgain {
+                loop.execute { [self] in passIfAsked() }
             }
-            spent = .zero  // the feed kept up: what it took is not owed
-            if passAgain { loop.execute { [self] in passIfAsked() } }
         }
     }
 
@@ -209,12 +207,12 @@ final class FeedLoopFanout: @unchecked Sendable {
         changed()
     }
 
-    /// Runs `next` after the wait that keeps the feed to its share of the loop, for `cost` of the
-    /// loop's time the feed took (at once when the share is the whole loop).
-    private func rest(for cost: Duration, _ next: @escaping @Sendable (FeedLoopFanout) -> Void) {
-        spent = .zero
-        guard loopSharePercent < 100 else { return loop.execute { [self] in next(self) } }
-        let wait = cost * Double(100 - loopSharePercent) / Double(loopSharePercent)
+    /// Runs `next` after the wait that keeps the feed to its share of the loop for a slice that
+    /// held the loop `took` (wall time: a slice preempted by another process held the loop's
+    /// requests as long); at once when the share is the whole loop.
+    private func rest(for took: Duration, _ next: @escaping @Sendable (FeedLoopFanout) -> Void) {
+        let wait = took * Double(100 - loopSharePercent) / Double(loopSharePercent)
+        guard wait > .zero, loopSharePercent < 100 else { return loop.execute { [self] in next(self) } }
         pacing = loop.repeating(every: wait) { [weak self] in
             guard let self else { return }
             pacing?.cancel()

@@ -24,11 +24,8 @@ public protocol FeedLoop: Sendable {
     var identity: UInt { get }
     /// Runs `work` on the loop's thread when the loop stops (while its timers can still be freed).
     func whenStopping(_ work: @escaping @Sendable () -> Void)
-    /// The processor time the loop's thread has used (a fake clock in tests): whether a slice of
-    /// a pass was long, which a preempted thread's wall time would overstate.
-    var threadTime: Duration { get }
-    /// A monotonic clock (the same fake clock in tests): how long the loop's requests waited for
-    /// a slice, preempted or not, which is what the feed's share of the loop is counted in.
+    /// A monotonic clock (a fake one in tests): how long the loop's requests waited for a slice
+    /// of the feed, preempted or not, which is what the feed's share of the loop is counted in.
     var wallTime: Duration { get }
 }
 
@@ -75,12 +72,6 @@ public struct EventLoopFeedScheduler: FeedScheduler {
         }
 
         var identity: UInt { loop.identity }
-
-        var threadTime: Duration {
-            var time = timespec()
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-            return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-        }
 
         var wallTime: Duration {
             var time = timespec()

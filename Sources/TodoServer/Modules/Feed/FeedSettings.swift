@@ -11,7 +11,7 @@ public struct FeedSettings: Sendable, Equatable {
 
     public init(
         heartbeat: Duration = .seconds(15), maxBufferedBytes: Int = 256 << 10,
-        batchInterval: Duration = FeedSubscription.defaultBatchInterval, loopSharePercent: Int = 25
+        batchInterval: Duration = FeedSubscription.defaultBatchInterval, loopSharePercent: Int = 10
     ) {
         self.heartbeat = heartbeat
         self.maxBufferedBytes = maxBufferedBytes
