@@ -17,34 +17,26 @@ The same page opened from a third origin, not on the allow-list, must be refused
 and its EventSource closes for good, seeing nothing).
 
 Every wait is a poll with a deadline. Prints failures (then what the page saw and the logs' tails)
-and one summary line; exits 1 on any failure. Standard library only, plus curl and Chromium.
+and one summary line; exits 1 on any failure. Standard library only, plus curl and Chromium; what it
+shares with todo_backend_check.py is in harness.py.
 
 Usage: feed_check.py --server STAGING/todo-server [--chromium chromium] [--keep]
 """
 
-import argparse
 import http.client
-import http.server
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 import urllib.parse
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import harness
+from harness import Abort
+
 WRITE_TOKEN = "feed-check-write-token"
 READ_TOKEN = "feed-check-read-token"
 CONNECTING, OPEN, CLOSED = 0, 1, 2  # EventSource.readyState
-
-
-class Abort(Exception):
-    """A step that the rest cannot do without failed."""
 
 
 class Observations:
@@ -69,57 +61,11 @@ class Observations:
 
 
 def static_server(observations):
-    """An HTTP server on a free loopback port that serves the page and records its reports."""
-    with open(os.path.join(HERE, "feed.html"), "rb") as f:
-        page = f.read()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args):
-            pass
-
-        def reply(self, status, body=b"", content_type="text/plain", extra=()):
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            for name, value in extra:
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self):
-            if urllib.parse.urlsplit(self.path).path == "/feed.html":
-                # A cookie for the host: cookies ignore ports, so the browser sends it to the API's
-                # origin too, as a front end behind a session cookie would.
-                self.reply(200, page, "text/html; charset=utf-8",
-                           [("Set-Cookie", "feed_check=1; Path=/; SameSite=Lax")])
-            else:
-                self.reply(404, b"not found")
-
-        def do_POST(self):
-            if self.path != "/observe":
-                self.reply(404, b"not found")
-                return
-            length = int(self.headers.get("Content-Length", "0"))
-            try:
-                observations.add(json.loads(self.rfile.read(length)))
-            except (ValueError, KeyError, TypeError):
-                self.reply(400, b"bad observation")
-                return
-            self.reply(204)
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """The page's server (harness.static_server): feed.html, and its reports to POST /observe."""
+    # A cookie for the host: cookies ignore ports, so the browser sends it to the API's origin too,
+    # as a front end behind a session cookie would.
+    return harness.static_server("feed.html", "/observe", observations, "observation",
+                                 [("Set-Cookie", "feed_check=1; Path=/; SameSite=Lax")])
 
 
 def curl(method, url, token=WRITE_TOKEN, body=None):
@@ -139,80 +85,32 @@ def curl(method, url, token=WRITE_TOKEN, body=None):
     return int(lines[0].split()[1]), fields, payload
 
 
-class Check:
+class Check(harness.Check):
     def __init__(self, args):
-        self.args = args
-        self.failures = []
-        self.work = tempfile.mkdtemp(prefix="browser-feed-")
+        super().__init__(args, "browser-feed-")
         self.data_dir = os.path.join(self.work, "data")
         os.mkdir(self.data_dir)
         self.observations = Observations()
         self.server = None
         self.server_logs = []
-        self.browser = None
-        self.browser_log = os.path.join(self.work, "chromium.log")
         self.expected = []  # (type, id, title, completed) of every change made since the page listed
-        self.notes = {}
-        self.started = time.monotonic()
-
-    # -- failures and waiting -------------------------------------------------------------------
-
-    def fail(self, message):
-        self.failures.append(message)
-        print(f"FAIL {message}", flush=True)
-
-    def wait_for(self, what, predicate, seconds):
-        """Polls until predicate() is true, for at most `seconds`; fails at the deadline."""
-        deadline = time.monotonic() + seconds
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if self.browser is not None and self.browser.poll() is not None:
-                raise Abort(f"{what}: Chromium exited ({self.browser.returncode})")
-            if time.monotonic() >= deadline:
-                self.fail(f"{what}: not within {seconds} s")
-                return value
-            time.sleep(0.02)
 
     # -- the server -----------------------------------------------------------------------------
 
     def start_server(self):
         log_path = os.path.join(self.work, f"server-{len(self.server_logs) + 1}.log")
         self.server_logs.append(log_path)
-        binary = os.path.abspath(self.args.server)
-        command = [
-            binary, "--host", "127.0.0.1", "--port", str(self.api_port), "--data-dir", self.data_dir,
-            "--cors-origin", self.page_origin, "--cors-credentials", "true",
-            "--auth-tokens", WRITE_TOKEN, "--read-tokens", READ_TOKEN,
-        ]
-        with open(log_path, "wb") as log:
-            # From the binary's folder, as the image runs it (Config/todo-server.json beside it).
-            self.server = subprocess.Popen(command, cwd=os.path.dirname(binary), stdout=log,
-                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-
-        def up():
-            if self.server.poll() is not None:
-                raise Abort(f"the server exited ({self.server.returncode}) at start")
-            try:
-                socket.create_connection(("127.0.0.1", self.api_port), timeout=0.5).close()
-            except OSError:
-                return False
-            return curl("GET", f"{self.api}/healthz")[0] == 200
-        if not self.wait_for("the server answers /healthz", up, 30):
-            raise Abort("the server did not start")
+        options = ["--data-dir", self.data_dir, "--cors-origin", self.page_origin, "--cors-credentials", "true",
+                   "--auth-tokens", WRITE_TOKEN, "--read-tokens", READ_TOKEN]
+        self.server = harness.Server(os.path.abspath(self.args.server), log_path, options, port=self.api_port)
+        self.wait_up(self.server)
 
     def stop_server(self):
         """SIGTERM, then waits for the exit."""
-        self.server.send_signal(signal.SIGTERM)
-        try:
-            status = self.server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.server.kill()
-            self.server.wait()
+        status = self.server.stop(20)
+        if status is None:
             self.fail("the server did not exit within 20 s of SIGTERM")
-            return
-        if status != 0:
+        elif status != 0:
             self.fail(f"the server's exit status after SIGTERM: {status}")
 
     def stream_headers(self, origin):
@@ -291,7 +189,7 @@ class Check:
     def run(self):
         self.static, self.page_origin = static_server(self.observations)
         self.intruder, self.intruder_origin = static_server(self.observations)
-        self.api_port = free_port()
+        self.api_port = harness.free_port()
         self.api = f"http://127.0.0.1:{self.api_port}"
         self.start_server()
         self.check_headers()
@@ -385,16 +283,7 @@ class Check:
         def page(origin, tab, **more):
             query = urllib.parse.urlencode(dict(api=self.api, token=READ_TOKEN, tab=tab, **more))
             return f"{origin}/feed.html?{query}"
-        profile = os.path.join(self.work, "chromium-profile")
-        with open(self.browser_log, "wb") as log:
-            self.browser = subprocess.Popen(
-                [self.args.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-                 "--enable-logging=stderr", "--v=0", f"--user-data-dir={profile}",
-                 page(self.page_origin, "main", frame=page(self.intruder_origin, "intruder"))],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        self.open_chromium(page(self.page_origin, "main", frame=page(self.intruder_origin, "intruder")))
         if not self.wait_for("the page lists and its EventSource opens",
                              lambda: self.seen("open") or self.seen("failure") or self.seen("list failed"), 30):
             raise Abort("the page did not start")
@@ -424,13 +313,9 @@ class Check:
             self.fail(f"an origin not on the allow-list opened the feed: {self.observations.in_order('intruder')}")
 
     def finish(self):
-        for proc in (self.browser, self.server):
-            if proc is not None and proc.poll() is None:
-                if proc is self.browser:
-                    os.killpg(proc.pid, signal.SIGKILL)  # its whole process group (renderers, GPU)
-                else:
-                    proc.kill()
-                proc.wait()
+        self.stop_browser()
+        if self.server is not None:
+            self.server.kill()
         took = time.monotonic() - self.started
         with open(os.path.join(self.work, "observations.json"), "w") as f:
             json.dump({tab: self.observations.in_order(tab) for tab in ("main", "intruder")}, f, indent=1)
@@ -440,16 +325,8 @@ class Check:
                 for o in self.observations.in_order(tab):
                     print("  ", json.dumps(o))
             for path in self.server_logs:
-                print(f"-- {os.path.basename(path)} (last lines):")
-                with open(path, errors="replace") as f:
-                    for line in f.readlines()[-15:]:
-                        print("  ", line.rstrip())
-            if os.path.exists(self.browser_log):
-                print("-- Chromium's log (without D-Bus noise):")
-                with open(self.browser_log, errors="replace") as f:
-                    for line in f:
-                        if "dbus" not in line and line.strip():
-                            print("  ", line.rstrip()[:400])
+                self.print_tail(f"{os.path.basename(path)} (last lines):", path, 15)
+            self.print_browser_log()
             print(f"browser feed: {len(self.events())} events seen, {len(self.failures)} failures ({took:.1f} s)")
         else:
             n = self.notes
@@ -458,28 +335,8 @@ class Check:
                   f"{n['before reconnect']} of these made before the page was back; it reconnected "
                   f"by itself {n['reconnect ms'] / 1000:.1f} s after its stream ended, no resync; "
                   f"another origin refused), 0 failures ({took:.1f} s)")
-        if self.args.keep:
-            print(f"kept {self.work}")
-        else:
-            shutil.rmtree(self.work, ignore_errors=True)
-        return 1 if self.failures else 0
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--server", required=True, help="the todo-server binary")
-    parser.add_argument("--chromium", default="chromium")
-    parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, data, profile)")
-    args = parser.parse_args()
-    check = Check(args)
-    try:
-        check.run()
-    except Abort as abort:
-        check.fail(str(abort))
-    except Exception as error:  # noqa: BLE001 - reported as a failure with the page's state
-        check.fail(f"{type(error).__name__}: {error}")
-    sys.exit(check.finish())
+        return self.done()
 
 
 if __name__ == "__main__":
-    main()
+    harness.main(__doc__, Check, "logs, data, profile")

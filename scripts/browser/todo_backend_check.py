@@ -18,7 +18,8 @@ servers' /metrics must show the preflights (OPTIONS) the browser made; the raw p
 are checked with http.client too, so that a CORS fault is named precisely.
 
 Every wait is a poll with a deadline. Prints failures (then the page's requests and the logs'
-tails) and one summary line; exits 1 on any failure. Standard library only, plus Chromium.
+tails) and one summary line; exits 1 on any failure. Standard library only, plus Chromium; what it
+shares with feed_check.py is in harness.py.
 
 Usage: todo_backend_check.py --server STAGING/todo-server [--chromium chromium] [--keep]
        [--open-cors ORIGINS] [--listed-cors ORIGINS]
@@ -26,29 +27,18 @@ The last two replace the servers' corsOrigin (default: none, so "*"; and the pag
 an allow-list without the page's origin to see the check fail as a server with CORS broken would.
 """
 
-import argparse
-import http.client
-import http.server
 import json
 import os
 import re
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 import urllib.parse
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import harness
+from harness import Abort, request
+
 SPECS = 17  # in scripts/browser/todo_backend.html: 4 + 4 + 5 + 4
 RUN_SECONDS = 30  # Chromium's start and both runs of the specs (about 1.5 s together on the 2-core machine)
-
-
-class Abort(Exception):
-    """A step that the rest cannot do without failed."""
 
 
 class Reports:
@@ -59,6 +49,8 @@ class Reports:
         self.items = []
 
     def add(self, report):
+        if not isinstance(report, dict):
+            raise TypeError("not an object")
         with self.lock:
             self.items.append(report)
 
@@ -72,100 +64,19 @@ class Reports:
 
 
 def static_server(reports):
-    """An HTTP server on a free loopback port that serves the page and records its reports."""
-    with open(os.path.join(HERE, "todo_backend.html"), "rb") as f:
-        page = f.read()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args):
-            pass
-
-        def reply(self, status, body=b"", content_type="text/plain"):
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self):
-            if urllib.parse.urlsplit(self.path).path == "/todo_backend.html":
-                self.reply(200, page, "text/html; charset=utf-8")
-            else:
-                self.reply(404, b"not found")
-
-        def do_POST(self):
-            if self.path != "/result":
-                self.reply(404, b"not found")
-                return
-            length = int(self.headers.get("Content-Length", "0"))
-            try:
-                report = json.loads(self.rfile.read(length))
-                if not isinstance(report, dict):
-                    raise TypeError("not an object")
-            except (ValueError, TypeError):
-                self.reply(400, b"bad report")
-                return
-            reports.add(report)
-            self.reply(204)
-
-    class Quiet(http.server.ThreadingHTTPServer):
-        daemon_threads = True
-
-        def handle_error(self, request, client_address):
-            # Chromium drops its keep-alive connections when it is killed at the end.
-            if not isinstance(sys.exc_info()[1], ConnectionError):
-                super().handle_error(request, client_address)
-
-    server = Quiet(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
+    """The page's server (harness.static_server): todo_backend.html, and its reports to POST /result."""
+    return harness.static_server("todo_backend.html", "/result", reports, "report")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def request(port, method, path, headers=None):
-    """One request with http.client; returns (status, headers as a lower-cased dict, body text)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-    try:
-        connection.request(method, path, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read().decode()
-    finally:
-        connection.close()
-
-
-class Server:
+class Server(harness.Server):
     """One todo-server process, in memory, on a port of its own."""
 
     def __init__(self, name, binary, work, cors_origin):
-        self.name = name
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = os.path.join(work, f"server-{name}.log")
-        command = [binary, "--host", "127.0.0.1", "--port", str(self.port)]
-        if cors_origin is not None:
-            command += ["--cors-origin", cors_origin]
-        self.command = command
-        with open(self.log, "wb") as log:
-            # From the binary's folder, as the image runs it (Config/todo-server.json beside it).
-            self.process = subprocess.Popen(command, cwd=os.path.dirname(binary), stdout=log,
-                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        options = ["--cors-origin", cors_origin] if cors_origin is not None else []
+        super().__init__(binary, os.path.join(work, f"server-{name}.log"), options, name=name)
 
-    def up(self):
-        if self.process.poll() is not None:
-            raise Abort(f"the {self.name} server exited ({self.process.returncode}) at start: "
-                        f"{' '.join(self.command)}")
-        try:
-            return request(self.port, "GET", "/healthz")[0] == 200
-        except OSError:
-            return False
+    def exited(self):
+        return f"{super().exited()}: {' '.join(self.command)}"
 
     def preflights(self):
         """OPTIONS requests by route, from /metrics."""
@@ -178,45 +89,12 @@ class Server:
             counts[match[1]] = counts.get(match[1], 0) + int(match[3])
         return counts
 
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
-
-class Check:
+class Check(harness.Check):
     def __init__(self, args):
-        self.args = args
-        self.failures = []
-        self.work = tempfile.mkdtemp(prefix="todo-backend-")
+        super().__init__(args, "todo-backend-")
         self.reports = Reports()
         self.servers = []
-        self.browser = None
-        self.browser_log = os.path.join(self.work, "chromium.log")
-        self.notes = {}
-        self.started = time.monotonic()
-
-    def fail(self, message):
-        self.failures.append(message)
-        print(f"FAIL {message}", flush=True)
-
-    def wait_for(self, what, predicate, seconds):
-        """Polls until predicate() is true, for at most `seconds`; fails at the deadline."""
-        deadline = time.monotonic() + seconds
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if self.browser is not None and self.browser.poll() is not None:
-                raise Abort(f"{what}: Chromium exited ({self.browser.returncode})")
-            if time.monotonic() >= deadline:
-                self.fail(f"{what}: not within {seconds} s")
-                return value
-            time.sleep(0.02)
 
     # -- the run --------------------------------------------------------------------------------
 
@@ -229,8 +107,7 @@ class Check:
         self.listed = Server("listed", binary, self.work, listed_cors)
         self.servers = [self.open, self.listed]
         for server in self.servers:
-            if not self.wait_for(f"the {server.name} server answers /healthz", server.up, 30):
-                raise Abort(f"the {server.name} server did not start")
+            self.wait_up(server)
         self.check_preflight_answers()
         self.preflights_before = {server.name: server.preflights() for server in self.servers}
         self.open_browser()
@@ -290,15 +167,7 @@ class Check:
             return f"{origin}/todo_backend.html?{query}"
         main_page = page(self.page_origin, "main") + "&" + urllib.parse.urlencode(
             dict(frame=page(self.intruder_origin, "intruder")))
-        profile = os.path.join(self.work, "chromium-profile")
-        with open(self.browser_log, "wb") as log:
-            self.browser = subprocess.Popen(
-                [self.args.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-                 "--enable-logging=stderr", "--v=0", f"--user-data-dir={profile}", main_page],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        self.open_chromium(main_page)
 
     def check_run(self, label, run):
         if run is None:
@@ -354,11 +223,9 @@ class Check:
     # -- the end --------------------------------------------------------------------------------
 
     def finish(self):
-        if self.browser is not None and self.browser.poll() is None:
-            os.killpg(self.browser.pid, signal.SIGKILL)  # its whole process group (renderers, GPU)
-            self.browser.wait()
+        self.stop_browser()
         for server in self.servers:
-            server.stop()
+            server.stop(10)
         took = time.monotonic() - self.started
         with open(os.path.join(self.work, "reports.json"), "w") as f:
             json.dump(self.reports.all(), f, indent=1)
@@ -373,16 +240,9 @@ class Check:
                     for p in report["probes"]:
                         print("  ", json.dumps(p))
             for server in self.servers:
-                print(f"-- {os.path.basename(server.log)} ({' '.join(server.command[1:])}), last lines:")
-                with open(server.log, errors="replace") as f:
-                    for line in f.readlines()[-8:]:
-                        print("  ", line.rstrip())
-            if os.path.exists(self.browser_log):
-                print("-- Chromium's log (without D-Bus noise):")
-                with open(self.browser_log, errors="replace") as f:
-                    for line in f:
-                        if "dbus" not in line.lower() and line.strip():
-                            print("  ", line.rstrip()[:400])
+                self.print_tail(f"{os.path.basename(server.log)} ({' '.join(server.command[1:])}), last lines:",
+                                server.log, 8)
+            self.print_browser_log()
             passed = sum(self.notes.get("specs", {}).values())
             print(f"todo-backend: {passed} of {2 * SPECS} specs passed (two runs of {SPECS}), "
                   f"{len(self.failures)} failures ({took:.1f} s)")
@@ -393,30 +253,13 @@ class Check:
                   f"the {label_open} and {passed_listed} with an {label_listed} ({n['requests']} requests, "
                   f"{n['preflights open'] + n['preflights listed']} preflights), an origin not on the list "
                   f"refused ({n['refused'][0]} of {n['refused'][1]} requests), 0 failures ({took:.1f} s)")
-        if self.args.keep:
-            print(f"kept {self.work}")
-        else:
-            shutil.rmtree(self.work, ignore_errors=True)
-        return 1 if self.failures else 0
+        return self.done()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--server", required=True, help="the todo-server binary")
-    parser.add_argument("--chromium", default="chromium")
-    parser.add_argument("--keep", action="store_true", help="keep the work folder (logs, reports, profile)")
+def options(parser):
     parser.add_argument("--open-cors", help="corsOrigin of the first server (default: none given, so \"*\")")
     parser.add_argument("--listed-cors", help="corsOrigin of the second server (default: the page's origin)")
-    args = parser.parse_args()
-    check = Check(args)
-    try:
-        check.run()
-    except Abort as abort:
-        check.fail(str(abort))
-    except Exception as error:  # noqa: BLE001 - reported as a failure with the page's state
-        check.fail(f"{type(error).__name__}: {error}")
-    sys.exit(check.finish())
 
 
 if __name__ == "__main__":
-    main()
+    harness.main(__doc__, Check, "logs, reports, profile", options)
