@@ -18,6 +18,7 @@ extension ConnectionStateMachine {
         updateConnection(connection) {
             $0.budget.finished = true
             $0.closing = .onceWritten
+            $0.bodyStarted = nil
             if refused { $0.refused = true }
         }
     }

@@ -50,12 +50,17 @@ struct ConnectionStateMachine: Sendable {
         var answerDelivered = false
         /// The client ended its stream (a read found its end).
         var clientEnded = false
+        /// Bytes of the body being read that arrived since `bodyStarted`.
+        var bodyBytes = 0
         /// The last time bytes were read from or written to the connection (or it was accepted, or
         /// the handler answered): its time-out counts from here.
         var lastActivity: Instant
         /// When the first byte of a head that is not complete yet arrived: the whole head must
         /// arrive within the time-out, however slowly its bytes trickle in.
         var headStarted: Instant?
+        /// When the head of the request whose body is being read arrived (with a minimum body
+        /// rate only): the body's rate counts from here.
+        var bodyStarted: Instant?
     }
 
     /// When a connection closes after its answers.
@@ -128,6 +133,8 @@ struct ConnectionStateMachine: Sendable {
     /// How long a connection may go without reading or writing while no request of it is with
     /// the handler; also how long a refused connection's socket lingers at most.
     let lingerTimeout: Duration
+    /// The least a request body must average (nil: no minimum).
+    let bodyRate: BodyRate?
     /// Sweeps after a large buffer before freed memory is handed back.
     static let trimSweeps = 3
 
@@ -153,12 +160,13 @@ struct ConnectionStateMachine: Sendable {
 
     init(
         maxConnections: Int, budget: ConnectionBudget, acceptRetryInterval: Duration, acceptLogInterval: Duration,
-        drainInterval: Duration = .milliseconds(10), lingerTimeout: Duration = .seconds(60)
+        drainInterval: Duration = .milliseconds(10), lingerTimeout: Duration = .seconds(60), bodyRate: BodyRate? = nil
     ) {
         self.maxConnections = maxConnections
         self.budget = budget
         self.drainInterval = drainInterval
         self.lingerTimeout = lingerTimeout
+        self.bodyRate = bodyRate
         backoff = AcceptBackoff(retryInterval: acceptRetryInterval, logInterval: acceptLogInterval)
     }
 
@@ -213,6 +221,7 @@ struct ConnectionStateMachine: Sendable {
         guard let index = connections.index(forKey: connection) else { return RequestStart(refuse: false) }
         let refuse = overLimitCount > 0 && connections.values[index].overLimit
         connections.values[index].handling = true
+        connections.values[index].bodyStarted = nil
         connections.values[index].keepAlive = keepAlive && !refuse
         connections.values[index].http10 = http10
         return RequestStart(refuse: refuse)

@@ -73,7 +73,14 @@ extension HTTPConnection {
                 server.machine.headCompleted(id)
                 guard headArrived(bodyFollows: events.messagesCompleted == 0) else { return }
             }
-            for span in events.bodySpans { copyInput(from: span.lowerBound - inputOffset, count: span.count, into: &pendingBody) }
+            if !events.bodySpans.isEmpty {
+                var arrived = 0
+                for span in events.bodySpans {
+                    copyInput(from: span.lowerBound - inputOffset, count: span.count, into: &pendingBody)
+                    arrived += span.count
+                }
+                server.machine.bodyBytesArrived(id, count: arrived)
+            }
             // What was framed is consumed — the head read, the body copied, chunk lines seen — but
             // not part of a head: it is read once whole.
             if framing.position > inputOffset, pendingHead != nil || framing.isIdle {
@@ -134,6 +141,7 @@ extension HTTPConnection {
             pendingHead = request
             return true
         }
+        server.machine.bodyBegan(id, now: .now)
         var refusal: HTTPResponse?
         let action = server.machine.bodyAwaited(
             id, expectsContinue: request.expectsContinue, bodyArrived: evbuffer_get_length(input) > 0
@@ -211,6 +219,18 @@ extension HTTPConnection {
             ?? HTTPResponse(
                 status: refusal.status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(refusal.detail.utf8))
         endStream(answering: response, isHead: false)
+    }
+
+    /// The machine found the body being read slower than the minimum rate (and refused the
+    /// stream): a 408 problem answer, then a lingering close.
+    func refuseSlowBody() {
+        guard isOpen, let rate = server.wireSettings.bodyRate else { return }
+        let grace = rate.gracePeriod.seconds
+        let detail =
+            "The request body arrived slower than \(rate.bytesPerSecond) bytes per second on average, "
+            + "\(grace == grace.rounded() ? String(Int(grace)) : String(grace)) s after its head: the connection is closed."
+        refuse(HTTPFraming.Refusal(status: 408, detail: detail, cutOffset: framing.position))
+        if !servicing { service() }
     }
 
     /// The stream ends with `response` (a refusal): nothing more is read or framed, and the
