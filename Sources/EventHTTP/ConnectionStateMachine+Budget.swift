@@ -6,6 +6,14 @@ extension ConnectionStateMachine {
         updateConnection(connection) { $0.budget.record(events) }
     }
 
+    /// `bytes` of answers wait to be sent on `connection` (told after every write and every queued
+    /// answer): only past the output bound, or while some connection is throttled, can its reading
+    /// change, so the budget is looked at only then (the hot path stays a comparison).
+    mutating func outputQueued(_ connection: ConnectionID, bytes: Int) -> ReadingAction {
+        guard bytes > budget.maxOutputBytes || throttledCount > 0 else { return .unchanged }
+        return outputPending(connection, bytes: bytes)
+    }
+
     /// `bytes` of answers wait to be sent on `connection`.
     mutating func outputPending(_ connection: ConnectionID, bytes: Int) -> ReadingAction {
         updateConnection(connection) { $0.budget.outputBytes = bytes }

@@ -4,7 +4,8 @@
 /// loop must do (refuse a request, stop or resume reading, close connections whose time-out
 /// passed, linger on a refused one, pause or resume accepting, drain, close everything and exit).
 /// What becomes of a connection after each answer — kept alive or closed once written, lingering
-/// or not — is its decision too (`ConnectionStateMachine+Answers`).
+/// or not — is its decision too (`ConnectionStateMachine+Answers`), and so are a streamed answer's
+/// framing, back-pressure and end (`+Streams`) and a body's minimum rate (`+BodyRate`).
 ///
 /// Connections and requests are plain numbers the loop hands out. Time comes in with the events
 /// that need it, so tests drive the machine with a fake clock.
@@ -39,6 +40,8 @@ struct ConnectionStateMachine: Sendable {
         /// A streamed answer of this connection is being written (its request is answered but not
         /// finished).
         var streaming = false
+        /// The stream's framing and back-pressure while `streaming`.
+        var streamFlow = StreamFlow()
         /// What the client asked of the connection with the request being answered: to keep it
         /// (and the machine agreed: it is not over the limit), and whether it spoke HTTP/1.0.
         var keepAlive = true
@@ -109,6 +112,9 @@ struct ConnectionStateMachine: Sendable {
     struct Closed: Sendable, Equatable {
         /// Keep reading and discarding on its socket (a refused stream).
         var linger: Bool
+        /// A streamed answer was in progress: its writer hears `.closed` (the client is gone, or
+        /// the connection timed out or was aborted).
+        var streamCut = false
     }
 
     /// What the loop does at a stop and while draining.
@@ -243,7 +249,7 @@ struct ConnectionStateMachine: Sendable {
         guard let record = connections[connection] else { return nil }
         if requests.values.contains(connection) { requests = requests.filter { $0.value != connection } }
         remove(connection)
-        return Closed(linger: record.refused || (record.answerDelivered && !record.clientEnded))
+        return Closed(linger: record.refused || (record.answerDelivered && !record.clientEnded), streamCut: record.streaming)
     }
 
     /// Drops `id` and what hangs on it (not its requests: `connectionClosed` ends them).

@@ -186,8 +186,9 @@ extension HTTPConnection {
 
     private func dispatch(_ request: HTTPRequest) {
         let requestID = server.nextRequestID()
+        let options = request.connectionOptions
         let start = server.machine.requestStarted(
-            requestID, connection: id, keepAlive: request.wantsKeepAlive, http10: request.version.minor == 0)
+            requestID, connection: id, minorVersion: request.version.minor, asksClose: options.close, asksKeepAlive: options.keepAlive)
         server.publishInFlight()
         answering = requestID
         answeringIsHead = request.method == .head
@@ -276,7 +277,7 @@ extension HTTPConnection {
             // Another round writes what the stream queued on hearing `.drained` — and sees it ended
             // there: an end that adds no bytes (close-delimited, HTTP/1.0) left nothing to write, and
             // only a round after it closes the connection.
-            guard stream != nil, noteStreamDrained(pendingBytes: pending), isOpen,
+            guard stream != nil, streamDrained(pendingBytes: pending), isOpen,
                 (!writeBlocked && evbuffer_get_length(output) > pending) || stream == nil
             else { return }
         }

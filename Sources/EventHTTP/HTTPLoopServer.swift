@@ -207,8 +207,7 @@ final class HTTPLoopServer: @unchecked Sendable {
     func noteOutput(on connection: HTTPConnection, pendingBytes: Int) {
         wireCounters.noteOutput(pendingBytes)
         if pendingBytes >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: pendingBytes) }
-        guard pendingBytes > wireSettings.budget.maxOutputBytes || machine.throttledCount > 0 else { return }
-        apply(machine.outputPending(connection.id, bytes: pendingBytes), to: connection)
+        apply(machine.outputQueued(connection.id, bytes: pendingBytes), to: connection)
     }
 
     /// Publishes the requests in flight for other threads.
