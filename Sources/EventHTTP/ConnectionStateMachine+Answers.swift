@@ -83,6 +83,14 @@ extension ConnectionStateMachine {
         return record.reading && record.closing != .onceWritten
     }
 
+    /// Whether the next request on `connection` may be framed and handed to the handler now: it
+    /// takes requests, and none of its requests is with the handler or streaming its answer
+    /// (requests are answered one at a time, in order; what is pipelined waits in the input).
+    func framesRequests(_ connection: ConnectionID) -> Bool {
+        guard let record = connections[connection] else { return false }
+        return record.reading && record.closing != .onceWritten && !record.handling && !record.streaming
+    }
+
     /// `connection`'s output is empty (all that was queued is written): close it when the answer
     /// written closes it.
     mutating func outputEmptied(_ connection: ConnectionID) -> WrittenAction {

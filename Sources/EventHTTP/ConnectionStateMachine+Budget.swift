@@ -31,6 +31,19 @@ extension ConnectionStateMachine {
         }
     }
 
+    /// How a refusal is framed: `Connection: close`, and nothing after it.
+    struct Refusal: Sendable, Equatable {
+        var reading: ReadingAction
+        var framing: AnswerFraming
+    }
+
+    /// `connection`'s stream is refused (the framing's refusal, the handler's answer from a head
+    /// whose body is never read, a body too slow): it ends there (`streamFinished`), lingering at
+    /// close, and the refusal is framed to close the connection, whatever the client asked.
+    mutating func refused(_ connection: ConnectionID) -> Refusal {
+        Refusal(reading: streamFinished(connection, refused: true), framing: AnswerFraming(closes: true, http10KeepAlive: false))
+    }
+
     /// From this size on a buffer's memory is handed back to the system a few sweeps after it is seen.
     static let largeBufferBytes = 256 << 10
 

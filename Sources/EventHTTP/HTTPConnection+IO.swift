@@ -55,7 +55,7 @@ extension HTTPConnection {
     /// Frames what is buffered and hands each complete request to the handler, one at a time,
     /// while no answer is awaited and the budget allows.
     func frameAndDispatch() {
-        while isOpen, answering == nil, server.takesRequests(id), !framing.isFinished {
+        while isOpen, server.framesRequests(id), !framing.isFinished {
             let framed = framing.position - inputOffset
             let buffered = evbuffer_get_length(input)
             guard framed < buffered else { return }
@@ -237,10 +237,12 @@ extension HTTPConnection {
     /// The stream ends with `response` (a refusal): nothing more is read or framed, and the
     /// connection closes once it is written, lingering.
     private func endStream(answering response: HTTPResponse, isHead: Bool) {
-        server.apply(server.machine.streamFinished(id, refused: true), to: self)
+        let refusal = server.machine.refused(id)
+        server.apply(refusal.reading, to: self)
         pendingHead = nil
         pendingBody = []
-        let framing = HTTPResponseWriter.Framing(isHead: isHead, closes: true, http10KeepAlive: false)
+        let framing = HTTPResponseWriter.Framing(
+            isHead: isHead, closes: refusal.framing.closes, http10KeepAlive: refusal.framing.http10KeepAlive)
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: server.date.current(), to: output)
     }
 

@@ -131,7 +131,7 @@ final class HTTPConnection {
                 close()
                 return
             }
-        } while (readPending || unframedBytes > 0) && answering == nil && server.takesRequests(id)
+        } while (readPending || unframedBytes > 0) && server.framesRequests(id)
             && rounds < Self.roundsPerTurn
         // A client that keeps sending does not hold the loop: the rest waits for the next turn
         // (no readiness edge would come for bytes the kernel already holds).

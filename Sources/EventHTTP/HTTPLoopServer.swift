@@ -35,6 +35,11 @@ final class HTTPLoopServer: @unchecked Sendable {
         machine.takesRequests(connection)
     }
 
+    /// Whether the next request on `connection` may be framed and handed to the handler.
+    func framesRequests(_ connection: ConnectionStateMachine.ConnectionID) -> Bool {
+        machine.framesRequests(connection)
+    }
+
     /// Whether `connection` closes now that its client ended its stream.
     func closesAtClientEnd(_ connection: ConnectionStateMachine.ConnectionID, unframedBytes: Int, pendingBytes: Int) -> Bool {
         machine.closesAtClientEnd(connection, unframedBytes: unframedBytes, pendingBytes: pendingBytes)

@@ -4,9 +4,9 @@ import Testing
 
 /// Decisions that moved into the machine from the connection: a streamed answer's body or none,
 /// its last chunk, its back-pressure (over the output bound, drained below the mark), a client
-/// gone while it runs; the keep-alive rule of the client's version and `Connection` options; when
+/// gone while it runs; one request framed at a time; how a refusal is framed; the keep-alive rule of the client's version and `Connection` options; when
 /// queued output can change reading. Time is a fake clock (instants from `t0`).
-@Suite("ConnectionStateMachine: streamed answers, keep-alive rule, output bound")
+@Suite("ConnectionStateMachine: streamed answers, one request at a time, refusals, keep-alive rule, output bound")
 struct ConnectionStateMachineStreamsTests {
     typealias Machine = ConnectionStateMachine
     let t0 = ContinuousClock.now
@@ -113,6 +113,42 @@ struct ConnectionStateMachineStreamsTests {
         #expect(machine.connectionClosed(connection(2))?.streamCut == false)
         streaming(3, in: &machine)
         #expect(machine.connectionClosed(connection(3))?.streamCut == false, "with the handler, no stream")
+    }
+
+    // MARK: one request at a time, refusals
+
+    @Test("the next request is framed only once the one before is answered or its stream has ended; reading goes on meanwhile")
+    func oneAtATime() {
+        var machine = machine()
+        _ = machine.accepted(connection(1), openOnServer: 0, now: t0)
+        #expect(machine.framesRequests(connection(1)))
+        _ = machine.requestStarted(request(1), connection: connection(1))
+        #expect(!machine.framesRequests(connection(1)), "with the handler")
+        #expect(machine.takesRequests(connection(1)), "pipelined requests are still read")
+        machine.requestAnswered(connection(1), now: at(1))
+        #expect(machine.framesRequests(connection(1)))
+        _ = machine.requestStarted(request(2), connection: connection(1))
+        _ = machine.streamStarted(connection(1), now: at(2))
+        #expect(!machine.framesRequests(connection(1)), "streaming")
+        machine.streamEnded(connection(1))
+        #expect(machine.framesRequests(connection(1)))
+        _ = machine.outputPending(connection(1), bytes: 5000)
+        #expect(!machine.framesRequests(connection(1)), "throttled")
+        #expect(!machine.framesRequests(connection(9)), "unknown")
+    }
+
+    @Test("a refusal is framed to close, whatever the client asked; the stream ends there and the close lingers")
+    func refusal() {
+        var machine = machine()
+        _ = machine.accepted(connection(1), openOnServer: 0, now: t0)
+        _ = machine.requestStarted(request(1), connection: connection(1), minorVersion: 0, asksClose: false, asksKeepAlive: true)
+        machine.requestAnswered(connection(1), now: at(1))
+        _ = machine.requestCompleted(request(1), connection: connection(1))
+        #expect(machine.refused(connection(1)) == .init(reading: .stopReading, framing: .init(closes: true, http10KeepAlive: false)))
+        #expect(!machine.framesRequests(connection(1)))
+        #expect(!machine.takesRequests(connection(1)))
+        #expect(machine.outputEmptied(connection(1)) == .close)
+        #expect(machine.connectionClosed(connection(1)) == .init(linger: true))
     }
 
     // MARK: keep-alive rule
