@@ -53,6 +53,8 @@ struct ConnectionStateMachine: Sendable {
         var answerDelivered = false
         /// The client ended its stream (a read found its end).
         var clientEnded = false
+        /// A read or write failed: nothing more can be delivered on the socket.
+        var broken = false
         /// Bytes of the body being read that arrived since `bodyStarted`.
         var bodyBytes = 0
         /// The last time bytes were read from or written to the connection (or it was accepted, or
@@ -243,13 +245,21 @@ struct ConnectionStateMachine: Sendable {
     /// delivered). Its socket lingers after a refusal, and after an answer that closed it
     /// (`outputEmptied` said so) while the client has not ended its stream: unread input would
     /// make the kernel reset the connection and destroy the answer's tail. A time-out, a failed
-    /// read or write, or the end of the client's stream closes it without lingering. Nil when the
+    /// read or write (`socketFailed`), or the end of the client's stream closes it without lingering. Nil when the
     /// connection was not known.
     mutating func connectionClosed(_ connection: ConnectionID) -> Closed? {
         guard let record = connections[connection] else { return nil }
         if requests.values.contains(connection) { requests = requests.filter { $0.value != connection } }
         remove(connection)
-        return Closed(linger: record.refused || (record.answerDelivered && !record.clientEnded), streamCut: record.streaming)
+        let linger = !record.broken && (record.refused || (record.answerDelivered && !record.clientEnded))
+        return Closed(linger: linger, streamCut: record.streaming)
+    }
+
+    /// A read or write on `connection` failed (the client reset it, the socket broke): the loop
+    /// closes it now, and it does not linger — nothing can be delivered on it any more.
+    mutating func socketFailed(_ connection: ConnectionID) {
+        guard let index = connections.index(forKey: connection) else { return }
+        connections.values[index].broken = true
     }
 
     /// Drops `id` and what hangs on it (not its requests: `connectionClosed` ends them).

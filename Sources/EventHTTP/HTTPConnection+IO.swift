@@ -46,6 +46,7 @@ extension HTTPConnection {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return
             default:
+                server.machine.socketFailed(id)
                 close()
                 return
             }
@@ -299,6 +300,7 @@ extension HTTPConnection {
             }
             if written < 0, errno == EINTR { continue }
             if written < 0, errno != EAGAIN, errno != EWOULDBLOCK {
+                server.machine.socketFailed(id)
                 close()
                 return
             }

@@ -4,7 +4,8 @@ import Testing
 
 /// Decisions that moved into the machine from the connection: a streamed answer's body or none,
 /// its last chunk, its back-pressure (over the output bound, drained below the mark), a client
-/// gone while it runs; one request framed at a time; how a refusal is framed; the keep-alive rule of the client's version and `Connection` options; when
+/// gone while it runs; one request framed at a time; how a refusal is framed; no lingering on a
+/// failed socket; the keep-alive rule of the client's version and `Connection` options; when
 /// queued output can change reading. Time is a fake clock (instants from `t0`).
 @Suite("ConnectionStateMachine: streamed answers, one request at a time, refusals, keep-alive rule, output bound")
 struct ConnectionStateMachineStreamsTests {
@@ -149,6 +150,28 @@ struct ConnectionStateMachineStreamsTests {
         #expect(!machine.takesRequests(connection(1)))
         #expect(machine.outputEmptied(connection(1)) == .close)
         #expect(machine.connectionClosed(connection(1)) == .init(linger: true))
+    }
+
+    @Test(
+        "a connection whose read or write failed closes without lingering, after a refusal or an answer that closed it too; a stream it carried is cut"
+    )
+    func failedSocket() {
+        var machine = machine()
+        _ = machine.accepted(connection(1), openOnServer: 0, now: t0)
+        _ = machine.refused(connection(1))
+        machine.socketFailed(connection(1))
+        #expect(machine.connectionClosed(connection(1)) == .init(linger: false))
+        _ = machine.accepted(connection(2), openOnServer: 0, now: t0)
+        _ = machine.requestStarted(request(2), connection: connection(2), keepAlive: false)
+        machine.requestAnswered(connection(2), now: at(1))
+        #expect(machine.outputEmptied(connection(2)) == .close)
+        machine.socketFailed(connection(2))
+        #expect(machine.connectionClosed(connection(2)) == .init(linger: false))
+        streaming(3, in: &machine)
+        _ = machine.streamStarted(connection(3), now: t0)
+        machine.socketFailed(connection(3))
+        #expect(machine.connectionClosed(connection(3)) == .init(linger: false, streamCut: true))
+        machine.socketFailed(connection(9))
     }
 
     // MARK: keep-alive rule
