@@ -1,8 +1,8 @@
 /// What becomes of a connection around its answers: whether an answer keeps the connection (the
 /// client's HTTP version and `Connection` field, the connection limit, a stop, a handler's
-/// `Connection: close`) or closes it once written, how a streamed answer is framed, `100 Continue`
-/// or a final answer from the head for a body the client holds back, and the end of the client's
-/// stream. The loop writes what the machine decided and reports back (`HTTPConnection+IO`).
+/// `Connection: close`) or closes it once written, `100 Continue` or a final answer from the head
+/// for a body the client holds back, and the end of the client's stream (streamed answers:
+/// `ConnectionStateMachine+Streams`). The loop writes what the machine decided and reports back (`HTTPConnection+IO`).
 extension ConnectionStateMachine {
     /// How the answer to the request being answered is framed.
     struct AnswerFraming: Sendable, Equatable {
@@ -11,15 +11,6 @@ extension ConnectionStateMachine {
         var closes: Bool
         /// An HTTP/1.0 client keeps the connection: `Connection: keep-alive`.
         var http10KeepAlive: Bool
-    }
-
-    /// How a streamed answer is framed.
-    struct StreamFraming: Sendable, Equatable {
-        /// `Transfer-Encoding: chunked` (HTTP/1.1); otherwise the body ends with the connection
-        /// (HTTP/1.0).
-        var chunked: Bool
-        /// `Connection: close`: the connection closes once the stream has finished and is written.
-        var closes: Bool
     }
 
     /// What the loop does for a head whose body is still to come.
@@ -42,6 +33,24 @@ extension ConnectionStateMachine {
         case close
     }
 
+    /// Whether a client asks to keep the connection after its request (RFC 9112 §9.3): never with
+    /// `Connection: close`; HTTP/1.1 unless it says so, HTTP/1.0 only with `Connection: keep-alive`.
+    static func keepsAlive(minorVersion: Int, asksClose: Bool, asksKeepAlive: Bool) -> Bool {
+        !asksClose && (minorVersion >= 1 || asksKeepAlive)
+    }
+
+    /// The handler is about to get `request`, which arrived on `connection` with HTTP/1.`minorVersion`
+    /// and the `Connection` options `close` (`asksClose`) or `keep-alive` (`asksKeepAlive`): the
+    /// machine decides from them whether the client asks to keep the connection (`keepsAlive`).
+    mutating func requestStarted(
+        _ request: RequestID, connection: ConnectionID, minorVersion: Int, asksClose: Bool, asksKeepAlive: Bool
+    ) -> RequestStart {
+        requestStarted(
+            request, connection: connection,
+            keepAlive: Self.keepsAlive(minorVersion: minorVersion, asksClose: asksClose, asksKeepAlive: asksKeepAlive),
+            http10: minorVersion == 0)
+    }
+
     /// The handler answered the request of `connection` at `now` (`closeAsked`: its answer says
     /// `Connection: close`): the answer keeps the connection unless the client did not ask to keep
     /// it, the connection is over the limit, the loop is stopping, or the answer asks to close.
@@ -53,28 +62,6 @@ extension ConnectionStateMachine {
         let closes = !connections.values[index].keepAlive || phase != .serving || closeAsked
         if closes { connections.values[index].closing = .onceWritten }
         return AnswerFraming(closes: closes, http10KeepAlive: connections.values[index].http10 && !closes)
-    }
-
-    /// The handler answers the request of `connection` with a stream, starting at `now`: chunked
-    /// for HTTP/1.1, and for HTTP/1.0 ended by the close; the connection closes after it when it
-    /// would after an answer, and always for HTTP/1.0.
-    mutating func streamStarted(_ connection: ConnectionID, now: Instant) -> StreamFraming {
-        guard let index = connections.index(forKey: connection) else { return StreamFraming(chunked: true, closes: true) }
-        connections.values[index].handling = false
-        connections.values[index].streaming = true
-        connections.values[index].lastActivity = now
-        let chunked = !connections.values[index].http10
-        let closes = !connections.values[index].keepAlive || phase != .serving || !chunked
-        if closes { connections.values[index].closing = .afterStream }
-        return StreamFraming(chunked: chunked, closes: closes)
-    }
-
-    /// The stream on `connection` finished: the connection goes on with the next request, or
-    /// closes once the stream is written.
-    mutating func streamEnded(_ connection: ConnectionID) {
-        guard let index = connections.index(forKey: connection) else { return }
-        connections.values[index].streaming = false
-        if connections.values[index].closing == .afterStream { connections.values[index].closing = .onceWritten }
     }
 
     /// A head whose body is still to come arrived on `connection`: `expectsContinue` when it says
@@ -94,6 +81,14 @@ extension ConnectionStateMachine {
     func takesRequests(_ connection: ConnectionID) -> Bool {
         guard let record = connections[connection] else { return false }
         return record.reading && record.closing != .onceWritten
+    }
+
+    /// Whether the next request on `connection` may be framed and handed to the handler now: it
+    /// takes requests, and none of its requests is with the handler or streaming its answer
+    /// (requests are answered one at a time, in order; what is pipelined waits in the input).
+    func framesRequests(_ connection: ConnectionID) -> Bool {
+        guard let record = connections[connection] else { return false }
+        return record.reading && record.closing != .onceWritten && !record.handling && !record.streaming
     }
 
     /// `connection`'s output is empty (all that was queued is written): close it when the answer

@@ -6,6 +6,14 @@ extension ConnectionStateMachine {
         updateConnection(connection) { $0.budget.record(events) }
     }
 
+    /// `bytes` of answers wait to be sent on `connection` (told after every write and every queued
+    /// answer): only past the output bound, or while some connection is throttled, can its reading
+    /// change, so the budget is looked at only then (the hot path stays a comparison).
+    mutating func outputQueued(_ connection: ConnectionID, bytes: Int) -> ReadingAction {
+        guard bytes > budget.maxOutputBytes || throttledCount > 0 else { return .unchanged }
+        return outputPending(connection, bytes: bytes)
+    }
+
     /// `bytes` of answers wait to be sent on `connection`.
     mutating func outputPending(_ connection: ConnectionID, bytes: Int) -> ReadingAction {
         updateConnection(connection) { $0.budget.outputBytes = bytes }
@@ -18,8 +26,22 @@ extension ConnectionStateMachine {
         updateConnection(connection) {
             $0.budget.finished = true
             $0.closing = .onceWritten
+            $0.bodyStarted = nil
             if refused { $0.refused = true }
         }
+    }
+
+    /// How a refusal is framed: `Connection: close`, and nothing after it.
+    struct Refusal: Sendable, Equatable {
+        var reading: ReadingAction
+        var framing: AnswerFraming
+    }
+
+    /// `connection`'s stream is refused (the framing's refusal, the handler's answer from a head
+    /// whose body is never read, a body too slow): it ends there (`streamFinished`), lingering at
+    /// close, and the refusal is framed to close the connection, whatever the client asked.
+    mutating func refused(_ connection: ConnectionID) -> Refusal {
+        Refusal(reading: streamFinished(connection, refused: true), framing: AnswerFraming(closes: true, http10KeepAlive: false))
     }
 
     /// From this size on a buffer's memory is handed back to the system a few sweeps after it is seen.

@@ -4,7 +4,8 @@
 /// loop must do (refuse a request, stop or resume reading, close connections whose time-out
 /// passed, linger on a refused one, pause or resume accepting, drain, close everything and exit).
 /// What becomes of a connection after each answer — kept alive or closed once written, lingering
-/// or not — is its decision too (`ConnectionStateMachine+Answers`).
+/// or not — is its decision too (`ConnectionStateMachine+Answers`), and so are a streamed answer's
+/// framing, back-pressure and end (`+Streams`) and a body's minimum rate (`+BodyRate`).
 ///
 /// Connections and requests are plain numbers the loop hands out. Time comes in with the events
 /// that need it, so tests drive the machine with a fake clock.
@@ -39,6 +40,8 @@ struct ConnectionStateMachine: Sendable {
         /// A streamed answer of this connection is being written (its request is answered but not
         /// finished).
         var streaming = false
+        /// The stream's framing and back-pressure while `streaming`.
+        var streamFlow = StreamFlow()
         /// What the client asked of the connection with the request being answered: to keep it
         /// (and the machine agreed: it is not over the limit), and whether it spoke HTTP/1.0.
         var keepAlive = true
@@ -50,12 +53,19 @@ struct ConnectionStateMachine: Sendable {
         var answerDelivered = false
         /// The client ended its stream (a read found its end).
         var clientEnded = false
+        /// A read or write failed: nothing more can be delivered on the socket.
+        var broken = false
+        /// Bytes of the body being read that arrived since `bodyStarted`.
+        var bodyBytes = 0
         /// The last time bytes were read from or written to the connection (or it was accepted, or
         /// the handler answered): its time-out counts from here.
         var lastActivity: Instant
         /// When the first byte of a head that is not complete yet arrived: the whole head must
         /// arrive within the time-out, however slowly its bytes trickle in.
         var headStarted: Instant?
+        /// When the head of the request whose body is being read arrived (with a minimum body
+        /// rate only): the body's rate counts from here.
+        var bodyStarted: Instant?
     }
 
     /// When a connection closes after its answers.
@@ -104,6 +114,9 @@ struct ConnectionStateMachine: Sendable {
     struct Closed: Sendable, Equatable {
         /// Keep reading and discarding on its socket (a refused stream).
         var linger: Bool
+        /// A streamed answer was in progress: its writer hears `.closed` (the client is gone, or
+        /// the connection timed out or was aborted).
+        var streamCut = false
     }
 
     /// What the loop does at a stop and while draining.
@@ -128,6 +141,8 @@ struct ConnectionStateMachine: Sendable {
     /// How long a connection may go without reading or writing while no request of it is with
     /// the handler; also how long a refused connection's socket lingers at most.
     let lingerTimeout: Duration
+    /// The least a request body must average (nil: no minimum).
+    let bodyRate: BodyRate?
     /// Sweeps after a large buffer before freed memory is handed back.
     static let trimSweeps = 3
 
@@ -153,12 +168,13 @@ struct ConnectionStateMachine: Sendable {
 
     init(
         maxConnections: Int, budget: ConnectionBudget, acceptRetryInterval: Duration, acceptLogInterval: Duration,
-        drainInterval: Duration = .milliseconds(10), lingerTimeout: Duration = .seconds(60)
+        drainInterval: Duration = .milliseconds(10), lingerTimeout: Duration = .seconds(60), bodyRate: BodyRate? = nil
     ) {
         self.maxConnections = maxConnections
         self.budget = budget
         self.drainInterval = drainInterval
         self.lingerTimeout = lingerTimeout
+        self.bodyRate = bodyRate
         backoff = AcceptBackoff(retryInterval: acceptRetryInterval, logInterval: acceptLogInterval)
     }
 
@@ -213,6 +229,7 @@ struct ConnectionStateMachine: Sendable {
         guard let index = connections.index(forKey: connection) else { return RequestStart(refuse: false) }
         let refuse = overLimitCount > 0 && connections.values[index].overLimit
         connections.values[index].handling = true
+        connections.values[index].bodyStarted = nil
         connections.values[index].keepAlive = keepAlive && !refuse
         connections.values[index].http10 = http10
         return RequestStart(refuse: refuse)
@@ -228,13 +245,21 @@ struct ConnectionStateMachine: Sendable {
     /// delivered). Its socket lingers after a refusal, and after an answer that closed it
     /// (`outputEmptied` said so) while the client has not ended its stream: unread input would
     /// make the kernel reset the connection and destroy the answer's tail. A time-out, a failed
-    /// read or write, or the end of the client's stream closes it without lingering. Nil when the
+    /// read or write (`socketFailed`), or the end of the client's stream closes it without lingering. Nil when the
     /// connection was not known.
     mutating func connectionClosed(_ connection: ConnectionID) -> Closed? {
         guard let record = connections[connection] else { return nil }
         if requests.values.contains(connection) { requests = requests.filter { $0.value != connection } }
         remove(connection)
-        return Closed(linger: record.refused || (record.answerDelivered && !record.clientEnded))
+        let linger = !record.broken && (record.refused || (record.answerDelivered && !record.clientEnded))
+        return Closed(linger: linger, streamCut: record.streaming)
+    }
+
+    /// A read or write on `connection` failed (the client reset it, the socket broke): the loop
+    /// closes it now, and it does not linger — nothing can be delivered on it any more.
+    mutating func socketFailed(_ connection: ConnectionID) {
+        guard let index = connections.index(forKey: connection) else { return }
+        connections.values[index].broken = true
     }
 
     /// Drops `id` and what hangs on it (not its requests: `connectionClosed` ends them).

@@ -46,6 +46,7 @@ extension HTTPConnection {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return
             default:
+                server.machine.socketFailed(id)
                 close()
                 return
             }
@@ -55,7 +56,7 @@ extension HTTPConnection {
     /// Frames what is buffered and hands each complete request to the handler, one at a time,
     /// while no answer is awaited and the budget allows.
     func frameAndDispatch() {
-        while isOpen, answering == nil, server.takesRequests(id), !framing.isFinished {
+        while isOpen, server.framesRequests(id), !framing.isFinished {
             let framed = framing.position - inputOffset
             let buffered = evbuffer_get_length(input)
             guard framed < buffered else { return }
@@ -73,7 +74,14 @@ extension HTTPConnection {
                 server.machine.headCompleted(id)
                 guard headArrived(bodyFollows: events.messagesCompleted == 0) else { return }
             }
-            for span in events.bodySpans { copyInput(from: span.lowerBound - inputOffset, count: span.count, into: &pendingBody) }
+            if !events.bodySpans.isEmpty {
+                var arrived = 0
+                for span in events.bodySpans {
+                    copyInput(from: span.lowerBound - inputOffset, count: span.count, into: &pendingBody)
+                    arrived += span.count
+                }
+                server.machine.bodyBytesArrived(id, count: arrived)
+            }
             // What was framed is consumed — the head read, the body copied, chunk lines seen — but
             // not part of a head: it is read once whole.
             if framing.position > inputOffset, pendingHead != nil || framing.isIdle {
@@ -134,6 +142,7 @@ extension HTTPConnection {
             pendingHead = request
             return true
         }
+        server.machine.bodyBegan(id, now: .now)
         var refusal: HTTPResponse?
         let action = server.machine.bodyAwaited(
             id, expectsContinue: request.expectsContinue, bodyArrived: evbuffer_get_length(input) > 0
@@ -178,8 +187,9 @@ extension HTTPConnection {
 
     private func dispatch(_ request: HTTPRequest) {
         let requestID = server.nextRequestID()
+        let options = request.connectionOptions
         let start = server.machine.requestStarted(
-            requestID, connection: id, keepAlive: request.wantsKeepAlive, http10: request.version.minor == 0)
+            requestID, connection: id, minorVersion: request.version.minor, asksClose: options.close, asksKeepAlive: options.keepAlive)
         server.publishInFlight()
         answering = requestID
         answeringIsHead = request.method == .head
@@ -213,13 +223,27 @@ extension HTTPConnection {
         endStream(answering: response, isHead: false)
     }
 
+    /// The machine found the body being read slower than the minimum rate (and refused the
+    /// stream): a 408 problem answer, then a lingering close.
+    func refuseSlowBody() {
+        guard isOpen, let rate = server.wireSettings.bodyRate else { return }
+        let grace = rate.gracePeriod.seconds
+        let detail =
+            "The request body arrived slower than \(rate.bytesPerSecond) bytes per second on average, "
+            + "\(grace == grace.rounded() ? String(Int(grace)) : String(grace)) s after its head: the connection is closed."
+        refuse(HTTPFraming.Refusal(status: 408, detail: detail, cutOffset: framing.position))
+        if !servicing { service() }
+    }
+
     /// The stream ends with `response` (a refusal): nothing more is read or framed, and the
     /// connection closes once it is written, lingering.
     private func endStream(answering response: HTTPResponse, isHead: Bool) {
-        server.apply(server.machine.streamFinished(id, refused: true), to: self)
+        let refusal = server.machine.refused(id)
+        server.apply(refusal.reading, to: self)
         pendingHead = nil
         pendingBody = []
-        let framing = HTTPResponseWriter.Framing(isHead: isHead, closes: true, http10KeepAlive: false)
+        let framing = HTTPResponseWriter.Framing(
+            isHead: isHead, closes: refusal.framing.closes, http10KeepAlive: refusal.framing.http10KeepAlive)
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: server.date.current(), to: output)
     }
 
@@ -256,7 +280,7 @@ extension HTTPConnection {
             // Another round writes what the stream queued on hearing `.drained` — and sees it ended
             // there: an end that adds no bytes (close-delimited, HTTP/1.0) left nothing to write, and
             // only a round after it closes the connection.
-            guard stream != nil, noteStreamDrained(pendingBytes: pending), isOpen,
+            guard stream != nil, streamDrained(pendingBytes: pending), isOpen,
                 (!writeBlocked && evbuffer_get_length(output) > pending) || stream == nil
             else { return }
         }
@@ -276,6 +300,7 @@ extension HTTPConnection {
             }
             if written < 0, errno == EINTR { continue }
             if written < 0, errno != EAGAIN, errno != EWOULDBLOCK {
+                server.machine.socketFailed(id)
                 close()
                 return
             }

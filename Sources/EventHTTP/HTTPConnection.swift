@@ -39,8 +39,6 @@ final class HTTPConnection {
     var answeringIsHead = false
     /// The answer being streamed, if any.
     var stream: StreamState?
-    /// The stream being finished has no body (HEAD, 1xx, 204, 304): no last chunk either.
-    var bodiless = false
     /// The socket would block: the next write readiness edge flushes.
     var writeBlocked = false
     /// The kernel may hold bytes not read yet (a read filled its space, or reading was stopped).
@@ -133,7 +131,7 @@ final class HTTPConnection {
                 close()
                 return
             }
-        } while (readPending || unframedBytes > 0) && answering == nil && server.takesRequests(id)
+        } while (readPending || unframedBytes > 0) && server.framesRequests(id)
             && rounds < Self.roundsPerTurn
         // A client that keeps sending does not hold the loop: the rest waits for the next turn
         // (no readiness edge would come for bytes the kernel already holds).
@@ -165,8 +163,8 @@ final class HTTPConnection {
             event_free(resumeEvent)
             self.resumeEvent = nil
         }
-        endStreamAtClose()
         let closed = server.machine.connectionClosed(id)
+        endStreamAtClose(closed)
         if closed?.linger == true, server.linger(socket: socket) {
             // The loop owns the socket now.
         } else {

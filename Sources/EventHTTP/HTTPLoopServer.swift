@@ -35,6 +35,11 @@ final class HTTPLoopServer: @unchecked Sendable {
         machine.takesRequests(connection)
     }
 
+    /// Whether the next request on `connection` may be framed and handed to the handler.
+    func framesRequests(_ connection: ConnectionStateMachine.ConnectionID) -> Bool {
+        machine.framesRequests(connection)
+    }
+
     /// Whether `connection` closes now that its client ended its stream.
     func closesAtClientEnd(_ connection: ConnectionStateMachine.ConnectionID, unframedBytes: Int, pendingBytes: Int) -> Bool {
         machine.closesAtClientEnd(connection, unframedBytes: unframedBytes, pendingBytes: pendingBytes)
@@ -76,7 +81,7 @@ final class HTTPLoopServer: @unchecked Sendable {
         machine = ConnectionStateMachine(
             maxConnections: limits.maxConnections, budget: wireSettings.budget,
             acceptRetryInterval: configuration.acceptRetryInterval, acceptLogInterval: configuration.acceptLogInterval,
-            lingerTimeout: wireSettings.timeout)
+            lingerTimeout: wireSettings.timeout, bodyRate: wireSettings.bodyRate)
         let context = Unmanaged.passUnretained(self).toOpaque()
         shutdownEvent = event_new(base, -1, 0, shutdownCallback, context)
         drainTimer = event_new(base, -1, Int16(EV_PERSIST), drainCallback, context)
@@ -84,7 +89,8 @@ final class HTTPLoopServer: @unchecked Sendable {
         var second = timeval(tv_sec: 1, tv_usec: 0)
         event_add(sweepTimer, &second)
         timeoutTimer = event_new(base, -1, Int16(EV_PERSIST), timeoutCallback, context)
-        var interval = timeval(Self.timeoutCheckInterval(wireSettings.timeout))
+        var interval = timeval(
+            Self.timeoutCheckInterval(min(wireSettings.timeout, wireSettings.bodyRate?.gracePeriod ?? wireSettings.timeout)))
         event_add(timeoutTimer, &interval)
         // Weakly: the loop is this server's, and the handler (the application) holds the server.
         loop.onLibeventMessage = { [weak self] severity, message in
@@ -92,7 +98,8 @@ final class HTTPLoopServer: @unchecked Sendable {
         }
     }
 
-    /// How often time-outs are checked: a quarter of the time-out, between 10 ms and 1 s.
+    /// How often time-outs (and body rates) are checked: a quarter of the time-out (or of the body
+    /// rate's grace period, if shorter), between 10 ms and 1 s.
     static func timeoutCheckInterval(_ timeout: Duration) -> Duration {
         min(.seconds(1), max(.milliseconds(10), timeout / 4))
     }
@@ -205,8 +212,7 @@ final class HTTPLoopServer: @unchecked Sendable {
     func noteOutput(on connection: HTTPConnection, pendingBytes: Int) {
         wireCounters.noteOutput(pendingBytes)
         if pendingBytes >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: pendingBytes) }
-        guard pendingBytes > wireSettings.budget.maxOutputBytes || machine.throttledCount > 0 else { return }
-        apply(machine.outputPending(connection.id, bytes: pendingBytes), to: connection)
+        apply(machine.outputQueued(connection.id, bytes: pendingBytes), to: connection)
     }
 
     /// Publishes the requests in flight for other threads.
@@ -226,7 +232,13 @@ final class HTTPLoopServer: @unchecked Sendable {
     }
 
     fileprivate func checkTimeouts() {
-        for id in machine.expired(now: .now, timeout: wireSettings.timeout) {
+        let now = ContinuousClock.now
+        let slow = machine.slowBodies(now: now)
+        if !slow.isEmpty {
+            wireCounters.throttledConnections.store(machine.throttledCount, ordering: .relaxed)
+            for id in slow { connections[id]?.refuseSlowBody() }
+        }
+        for id in machine.expired(now: now, timeout: wireSettings.timeout) {
             if let connection = connections[id] { connection.close() } else { _ = machine.connectionClosed(id) }
         }
     }

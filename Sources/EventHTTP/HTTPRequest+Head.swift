@@ -59,8 +59,15 @@ extension HTTPRequest {
     }
 
     /// Whether the client asks to keep the connection: HTTP/1.1 unless `Connection` lists
-    /// `close`; HTTP/1.0 only when it lists `keep-alive` (RFC 9112 §9.3).
+    /// `close`; HTTP/1.0 only when it lists `keep-alive` (RFC 9112 §9.3). The rule is the
+    /// machine's (`ConnectionStateMachine.keepsAlive`).
     var wantsKeepAlive: Bool {
+        let options = connectionOptions
+        return ConnectionStateMachine.keepsAlive(minorVersion: version.minor, asksClose: options.close, asksKeepAlive: options.keepAlive)
+    }
+
+    /// Whether the `Connection` fields name `close` and `keep-alive`.
+    var connectionOptions: (close: Bool, keepAlive: Bool) {
         var close = false, keepAlive = false
         for field in headers where field.name.utf8.count == 10 && field.name.equalsIgnoringASCIICase("Connection") {
             for option in field.value.split(separator: ",") {
@@ -69,8 +76,7 @@ extension HTTPRequest {
                 if token.equalsIgnoringASCIICase("keep-alive") { keepAlive = true }
             }
         }
-        if close { return false }
-        return version.minor >= 1 || keepAlive
+        return (close, keepAlive)
     }
 
     /// `Expect: 100-continue` (RFC 9110 §10.1.1) on an HTTP/1.1 request.

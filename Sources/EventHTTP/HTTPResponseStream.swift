@@ -48,8 +48,7 @@ public struct HTTPResponseStream: @unchecked Sendable {
     /// Asks for `.drained` once at most `bytes` are pending (after the socket has taken the rest).
     public func notifyWhenDrained(below bytes: Int) {
         guard isOpen else { return }
-        connection.stream?.overBound = true
-        connection.stream?.drainBelow = bytes
+        connection.server.machine.streamDrainRequested(connection.id, below: bytes)
     }
 
     /// Closes the connection now, without ending the body (a subscriber cut off): the client sees
@@ -73,16 +72,13 @@ extension HTTPResponder {
     }
 }
 
-/// A streamed answer in progress on a connection.
+/// A streamed answer in progress on a connection: what the connection needs to write it (the
+/// machine keeps its back-pressure and end, `ConnectionStateMachine+Streams`).
 struct StreamState {
     let request: ConnectionStateMachine.RequestID
     /// Chunked framing (HTTP/1.1) or close-delimited (HTTP/1.0).
     let chunked: Bool
     let onEvent: (HTTPStreamEvent) -> Void
-    /// A write found the output over its bound and `.drained` has not been told yet.
-    var overBound = false
-    /// Pending bytes at or below which `.drained` is told (nil: half the output bound).
-    var drainBelow: Int?
     /// Parts queued since the last flush, to be framed as one chunk (chunked streams only).
     var staged: StagedChunk?
 }
@@ -107,14 +103,13 @@ extension HTTPConnection {
     ) -> Bool {
         guard isOpen, answering == request, stream == nil else { return false }
         // No time-out runs while the handler works; a stream counts from its writes again.
-        let decided = server.machine.streamStarted(id, now: .now)
+        let decided = server.machine.streamStarted(id, now: .now, status: status, isHead: answeringIsHead)
         let framing = HTTPResponseWriter.Framing(
             isHead: answeringIsHead, closes: decided.closes, http10KeepAlive: false, streamed: decided.chunked ? .chunked : .closeDelimited)
         bytesQueued += HTTPResponseWriter.write(
             HTTPResponse(status: status, headers: headers), framing: framing, date: server.date.current(), to: output)
         stream = StreamState(request: request, chunked: decided.chunked, onEvent: onEvent)
-        if answeringIsHead || status < 200 || status == 204 || status == 304 {
-            bodiless = true
+        if decided.bodiless {
             streamFinish(request: request)
         } else if !servicing {
             service()
@@ -125,7 +120,9 @@ extension HTTPConnection {
     func streamWrite(_ bytes: [UInt8], request: ConnectionStateMachine.RequestID, flushing: Bool) -> HTTPStreamWrite {
         // The stream's fields are read in place: a copy of the state would retain its handler.
         guard isOpen, stream?.request == request, let chunked = stream?.chunked else { return .closed }
-        guard !bytes.isEmpty else { return stream?.overBound == true ? .overBound : .accepted }
+        guard !bytes.isEmpty else {
+            return writeResult(server.machine.streamWrote(id, queuedBytes: false, pendingBytes: streamPendingBytes))
+        }
         if chunked, !flushing, let staged = stream?.staged ?? StagedChunk() {
             // Queued: framed together with the parts after it, at the next flush.
             if stream?.staged == nil { stream?.staged = staged }
@@ -143,11 +140,14 @@ extension HTTPConnection {
         server.wireCounters.noteOutput(evbuffer_get_length(output))
         if flushing, !servicing { flush() }
         guard isOpen, stream?.request == request else { return .closed }
-        if streamPendingBytes > server.wireSettings.budget.maxOutputBytes {
-            stream?.overBound = true
-            return .overBound
+        return writeResult(server.machine.streamWrote(id, queuedBytes: true, pendingBytes: streamPendingBytes))
+    }
+
+    private func writeResult(_ action: ConnectionStateMachine.StreamWriteAction) -> HTTPStreamWrite {
+        switch action {
+        case .accepted: .accepted
+        case .overBound: .overBound
         }
-        return .accepted
     }
 
     /// Output not yet written, the stream's queued parts included.
@@ -171,37 +171,29 @@ extension HTTPConnection {
     }
 
     func streamFinish(request: ConnectionStateMachine.RequestID) {
-        guard isOpen, let current = stream, current.request == request else { return }
+        guard isOpen, stream?.request == request else { return }
         sealStagedChunk()
         stream = nil
-        if current.chunked, !bodiless {
+        if server.machine.streamEnded(id).lastChunk {
             evbuffer_add(output, "0\r\n\r\n", 5)
             bytesQueued += 5
         }
-        bodiless = false
         answering = nil
         unwrittenAnswers.append((request, bytesQueued))
-        server.machine.streamEnded(id)
         if !servicing { service() }
     }
 
-    /// After a flush: tells a stream over its bound that the output drained; whether it did.
-    func noteStreamDrained(pendingBytes: Int) -> Bool {
-        guard let current = stream, current.overBound,
-            pendingBytes <= current.drainBelow ?? server.wireSettings.budget.maxOutputBytes / 2
-        else {
-            return false
-        }
-        stream?.overBound = false
-        stream?.drainBelow = nil
+    /// After a flush: tells the stream that the output drained when the machine says so; whether it did.
+    func streamDrained(pendingBytes: Int) -> Bool {
+        guard let current = stream, server.machine.streamOutputDrained(id, pendingBytes: pendingBytes) else { return false }
         current.onEvent(.drained)
         return true
     }
 
-    /// At close: tells a stream in progress that it is over.
-    func endStreamAtClose() {
+    /// At close: forgets the stream, and tells it that it is over when the machine says it was cut.
+    func endStreamAtClose(_ closed: ConnectionStateMachine.Closed?) {
         guard let current = stream else { return }
         stream = nil
-        current.onEvent(.closed)
+        if closed?.streamCut == true { current.onEvent(.closed) }
     }
 }

@@ -27,6 +27,13 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxPipelinedRequests: Int
     /// Answer bytes a connection's client has not taken yet before the server stops reading it.
     public var maxOutputBytes: Int
+    /// The least a request body must average, in bytes per second, once `bodyRateGracePeriod` has
+    /// passed since its head: a slower body is refused with 408 and the connection closed (a body
+    /// that trickles in would otherwise hold its connection for ever, each byte resetting the
+    /// time-out). 0: no minimum. The default is Kestrel's `MinRequestBodyDataRate`.
+    public var minBodyBytesPerSecond = 240
+    /// How long from a request's head its body may be slower than `minBodyBytesPerSecond`.
+    public var bodyRateGracePeriod: Duration = .seconds(5)
 
     public init(
         host: String = "0.0.0.0",

@@ -9,6 +9,11 @@ struct WireSettings {
         // A whole request fits (a body is handed over once it is complete), plus one socket read.
         inputBytes = configuration.maxHeaderBytes + configuration.maxBodyBytes + Self.readBytes
         timeout = .milliseconds(Int64((configuration.timeoutSeconds * 1000).rounded(.up)))
+        bodyRate =
+            configuration.minBodyBytesPerSecond > 0
+            ? ConnectionStateMachine.BodyRate(
+                bytesPerSecond: configuration.minBodyBytesPerSecond, gracePeriod: configuration.bodyRateGracePeriod)
+            : nil
     }
 
     var framing: HTTPFraming.Limits
@@ -17,6 +22,8 @@ struct WireSettings {
     var inputBytes: Int
     /// The connection time-out, which also bounds a lingering close.
     var timeout: Duration
+    /// The least a request body must average (nil: no minimum).
+    var bodyRate: ConnectionStateMachine.BodyRate?
     /// Bytes asked of the kernel per read.
     static let readBytes = 16 << 10
 }

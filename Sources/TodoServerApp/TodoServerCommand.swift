@@ -95,6 +95,14 @@ struct TodoServerCommand: AsyncParsableCommand {
     var maxPipelinedRequests: String?
     @Option(name: .customLong("max-output-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "maxOutputBytes")))
     var maxOutputBytes: String?
+    @Option(
+        name: .customLong("min-body-bytes-per-second"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "minBodyBytesPerSecond")))
+    var minBodyBytesPerSecond: String?
+    @Option(
+        name: .customLong("body-rate-grace-seconds"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "bodyRateGraceSeconds")))
+    var bodyRateGraceSeconds: String?
     @Option(name: .customLong("recover"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "recover")))
     var recover: String?
     @Option(name: .customLong("events-retained"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "eventsRetained")))
@@ -242,6 +250,8 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("metricsPublic", metricsPublic),
             ("maxPipelinedRequests", maxPipelinedRequests),
             ("maxOutputBytes", maxOutputBytes),
+            ("minBodyBytesPerSecond", minBodyBytesPerSecond),
+            ("bodyRateGraceSeconds", bodyRateGraceSeconds),
             ("recover", recover),
             ("eventsRetained", eventsRetained),
             ("eventsHeartbeatSeconds", eventsHeartbeatSeconds),

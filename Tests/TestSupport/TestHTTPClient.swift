@@ -169,6 +169,13 @@ package final class TestHTTPClient {
         return buffer
     }
 
+    /// Whether the server sent something (or closed) that was not read yet; does not wait.
+    package func hasInput() -> Bool {
+        guard buffer.isEmpty else { return true }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
+    }
+
     /// True when the server closed the connection (a read returns end of file).
     package func serverClosed() -> Bool {
         var byte: UInt8 = 0

@@ -47,6 +47,12 @@ extension ServerConfiguration {
                 "Requests received on one connection and not yet answered before it is no longer read."),
             .integer(
                 "maxOutputBytes", \.maxOutputBytes, 4096...(1 << 30), "Unsent answer bytes of one connection before it is no longer read."),
+            .integer(
+                "minBodyBytesPerSecond", \.minBodyBytesPerSecond, 0...(1 << 30),
+                "Least bytes per second a request body must average after its grace period (408 below); 0 is no minimum."),
+            .integer(
+                "bodyRateGraceSeconds", \.bodyRateGraceSeconds, 1...86_400,
+                "Seconds from a request's head before its body must average minBodyBytesPerSecond."),
             .text(
                 "corsOrigin", \.corsOrigin, "* or a comma-separated list of origins allowed to call from a browser.",
                 expected: "* or a comma-separated list of origins such as https://app.example.com or null"

@@ -66,6 +66,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxPipelinedRequests = 32
     /// Answer bytes one connection's client may leave unread before the server stops reading it.
     public var maxOutputBytes = 1 << 20
+    /// The least a request body must average, in bytes per second, once `bodyRateGraceSeconds`
+    /// have passed since its head; a slower one gets a 408 and the connection closes. 0: no minimum.
+    public var minBodyBytesPerSecond = 240
+    /// Seconds from a request's head during which its body may be slower than `minBodyBytesPerSecond`.
+    public var bodyRateGraceSeconds = 5
     /// Changes kept for the live feed's replay (`Last-Event-ID`); older positions get a resync.
     public var eventsRetained = 10_000
     /// Longest silence on a live feed stream before a `: keep-alive` comment.

@@ -61,14 +61,15 @@ public final class TodoApplication: HTTPHandler {
     @discardableResult
     public func start() throws -> Int {
         todo_configure_allocator()
-        let http = HTTPServer(
-            configuration: HTTPServerConfiguration(
-                host: configuration.host, port: configuration.port, loopCount: configuration.effectiveThreads,
-                maxHeaderBytes: configuration.hardHeaderLimit,
-                timeoutSeconds: Double(configuration.timeoutSeconds), maxConnections: configuration.maxConnections,
-                maxBodyBytes: configuration.maxBodyBytes, maxChunkLineBytes: configuration.maxHeaderBytes,
-                maxPipelinedRequests: configuration.maxPipelinedRequests, maxOutputBytes: configuration.maxOutputBytes),
-            handler: self)
+        var wire = HTTPServerConfiguration(
+            host: configuration.host, port: configuration.port, loopCount: configuration.effectiveThreads,
+            maxHeaderBytes: configuration.hardHeaderLimit,
+            timeoutSeconds: Double(configuration.timeoutSeconds), maxConnections: configuration.maxConnections,
+            maxBodyBytes: configuration.maxBodyBytes, maxChunkLineBytes: configuration.maxHeaderBytes,
+            maxPipelinedRequests: configuration.maxPipelinedRequests, maxOutputBytes: configuration.maxOutputBytes)
+        wire.minBodyBytesPerSecond = configuration.minBodyBytesPerSecond
+        wire.bodyRateGracePeriod = .seconds(configuration.bodyRateGraceSeconds)
+        let http = HTTPServer(configuration: wire, handler: self)
         let stopRequested = state.withTracedLock { state in
             state.server = http
             return state.stopRequested
