@@ -7,15 +7,24 @@ import Synchronization
 public final class PostgresClient: Sendable {
     public let configuration: PostgresConfiguration
     private let pools = Mutex<[UInt: LoopBound<PostgresLoopPool>]>([:])
+    private let phases = Mutex<(observer: @Sendable (PostgresRequestPhases) -> Void, skipping: UInt?)?>(nil)
 
     public init(configuration: PostgresConfiguration) {
         self.configuration = configuration
     }
 
+    /// Tells `observer` where the time of each request went (`PostgresRequestPhases`), on the
+    /// request's loop, for the pools made from now on (but `skipping`'s): set it before the loops
+    /// send requests.
+    public func observePhases(skipping: EventLoop? = nil, _ observer: @escaping @Sendable (PostgresRequestPhases) -> Void) {
+        phases.withTracedLock { $0 = (observer, skipping?.identity) }
+    }
+
     /// The pool of `loop`; call it on that loop's thread.
     public func pool(on loop: EventLoop) -> PostgresLoopPool {
         if let pool = pools.withTracedLock({ $0[loop.identity] }) { return pool.valueOnLoop }
-        let pool = PostgresLoopPool(loop: loop, configuration: configuration)
+        let observer = phases.withTracedLock { phases in phases.flatMap { $0.skipping == loop.identity ? nil : $0.observer } }
+        let pool = PostgresLoopPool(loop: loop, configuration: configuration, phases: observer)
         let bound = LoopBound(pool, on: loop)
         pools.withTracedLock { $0[loop.identity] = bound }
         // Its connections' timers and socket watches live on the loop's base: closed there when the
