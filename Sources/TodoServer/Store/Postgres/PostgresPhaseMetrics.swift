@@ -1,10 +1,12 @@
 import CoreMetrics
 import PostgresLoop
+import Synchronization
 
 /// Where the PostgreSQL store's requests spent their time (`PostgresRequestPhases`), as histograms
 /// in `/metrics`: `db_request_phase_seconds{phase}` (`queued` for a connection, in the connection's
 /// `pipeline` behind other requests, the `statement` itself, the `answer` on the loop) and
-/// `db_requests_ahead`, how many requests were in flight before each one on its connection.
+/// `db_requests_ahead`, how many requests were in flight before each one on its connection; one
+/// histogram of each per loop (label `loop`, numbered in the order the loops first used the store).
 /// `Benchmarks/postgres-peer.sh` prints their percentiles per workload.
 struct PostgresPhaseMetrics: Sendable {
     static let phaseLabel = "db_request_phase_seconds"
@@ -20,15 +22,17 @@ struct PostgresPhaseMetrics: Sendable {
     private let answer: CoreMetrics.Timer
     private let ahead: CoreMetrics.Recorder
 
-    init(factory: any MetricsFactory) {
+    /// The histograms of one loop's pool (label `loop`, as `http_request_duration_seconds`): a
+    /// loop records into its own, so loops share no lock.
+    init(factory: any MetricsFactory, loop: Int) {
         func timer(_ phase: String) -> CoreMetrics.Timer {
-            CoreMetrics.Timer(label: Self.phaseLabel, dimensions: [("phase", phase)], factory: factory)
+            CoreMetrics.Timer(label: Self.phaseLabel, dimensions: [("loop", String(loop)), ("phase", phase)], factory: factory)
         }
         queued = timer("queued")
         pipeline = timer("pipeline")
         statement = timer("statement")
         answer = timer("answer")
-        ahead = CoreMetrics.Recorder(label: Self.aheadLabel, aggregate: true, factory: factory)
+        ahead = CoreMetrics.Recorder(label: Self.aheadLabel, dimensions: [("loop", String(loop))], aggregate: true, factory: factory)
     }
 
     func record(_ phases: PostgresRequestPhases) {
@@ -44,7 +48,10 @@ extension PostgresTodoStore {
     /// Records where each request's time goes into `factory`'s histograms (`PostgresPhaseMetrics`):
     /// the requests of the server's loops, not the change feed's on the store's own loop.
     public func recordPhases(into factory: any MetricsFactory) {
-        let metrics = PostgresPhaseMetrics(factory: factory)
-        client.observePhases(skipping: ownLoop) { metrics.record($0) }
+        let pools = Atomic<Int>(0)
+        client.observePhases(skipping: ownLoop) {
+            let metrics = PostgresPhaseMetrics(factory: factory, loop: pools.wrappingAdd(1, ordering: .relaxed).oldValue)
+            return { metrics.record($0) }
+        }
     }
 }
