@@ -8,11 +8,16 @@
 # workloads as run.sh: list20, get-one, patch, post. Besides run.sh's figures it records the CPU
 # the cluster's processes (postmaster and backends) spent per request. Prints a Markdown table of
 # medians with each server's ratio to TodoServer on PostgreSQL; raw lines go to Benchmarks/results/.
+# For TodoServer it also scrapes /metrics around each workload and prints where its PostgreSQL
+# requests spent their time (report-phases.py: queued, in the connection's pipeline, the statement,
+# the answer, as histogram percentiles); with PG_STATS=1 the cluster loads pg_stat_statements
+# (nested statements, triggers' included) and each workload's statements are saved with their
+# calls, time and buffers (statements-SERVER-ROUND-WORKLOAD.txt).
 #
 # Environment: ROUNDS (3), DURATION seconds per workload (10), THREADS per server (2),
 # CONNECTIONS (64), SERVERS ("todo hbpg"; add "todomem" for TodoServer's in-memory store in the
 # same run), ORIGIN ("http://localhost:3000", as run.sh), PG_BIN (/usr/lib/postgresql/15/bin),
-# PG_PORT (55441), BUILD (1; 0 uses the binaries already built), STAGING (.build/staging: the folder
+# PG_PORT (55441), PORT (19180: the servers' HTTP port), BUILD (1; 0 uses the binaries already built), STAGING (.build/staging: the folder
 # holding TodoServer's staged release binary), SCALE (1: then runs postgres-scale.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,13 +45,15 @@ cleanup() {
   rm -rf "$D"
 }
 trap cleanup EXIT
+pg_stats_options=""
+[ "${PG_STATS:-0}" = 1 ] && pg_stats_options="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
 "${as_postgres[@]}" "$BIN/initdb" -D "$D/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
 "${as_postgres[@]}" "$BIN/pg_ctl" -D "$D/data" -l "$D/server.log" -w -t 60 \
-  -o "-p $PG_PORT -k $D -c listen_addresses='' -c fsync=off -c max_connections=100" start >/dev/null
-psql_run() { "$BIN/psql" -h "$D" -p "$PG_PORT" -U postgres -d postgres -qAt -v ON_ERROR_STOP=1 -c "$1"; }
+  -o "-p $PG_PORT -k $D -c listen_addresses='' -c fsync=off -c max_connections=100 $pg_stats_options" start >/dev/null
+psql_run() { "$BIN/psql" -h "$D" -p "$PG_PORT" -U postgres -d "${2:-postgres}" -qAt -v ON_ERROR_STOP=1 -c "$1"; }
 postmaster=$(head -1 "$D/data/postmaster.pid")
 
-port=19180
+port=${PORT:-19180}
 start_server() { # NAME DATABASE → sets pid
   local database=$2
   case "$1" in
@@ -58,7 +65,8 @@ start_server() { # NAME DATABASE → sets pid
       Benchmarks/Peers/TodoHummingbirdPostgres/.build/release/TodoHummingbirdPostgres $port "$THREADS" >/dev/null 2>&1 & ;;
   esac
   pid=$!
-  for _ in $(seq 1 200); do curl -fs "http://127.0.0.1:$port/todos?limit=1" >/dev/null 2>&1 && return; sleep 0.05; done
+  # A server that died (its port taken by another process) must not pass for up.
+  for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; curl -fs "http://127.0.0.1:$port/todos?limit=1" >/dev/null 2>&1 && return; sleep 0.05; done
   echo "server $1 did not start" >&2; exit 1
 }
 stop_server() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }
@@ -79,9 +87,19 @@ run_wrk() {
   local server=$1 round=$2 workload=$3; shift 3
   local before after db_before db_after line origin=()
   [ -n "$ORIGIN" ] && origin=(-H "Origin: $ORIGIN")
+  local scrape=0
+  case "$server" in todo | todomem) scrape=1 ;; esac
+  [ "$scrape" = 1 ] && curl -fs "$url/metrics" >"$results/metrics-$server-$round-$workload-before.txt"
+  [ "${PG_STATS:-0}" = 1 ] && psql_run "SELECT pg_stat_statements_reset()" "$database" >/dev/null
   before=$(cpu_ticks); db_before=$(db_ticks)
   line=$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${origin[@]}" -s Benchmarks/wrk/report.lua "$@" | grep '^RESULT' || true)
   after=$(cpu_ticks); db_after=$(db_ticks)
+  [ "$scrape" = 1 ] && curl -fs "$url/metrics" >"$results/metrics-$server-$round-$workload-after.txt"
+  [ "${PG_STATS:-0}" = 1 ] && psql_run "SELECT calls, round(total_exec_time::numeric, 1) AS total_ms,
+    round((total_exec_time / calls * 1000)::numeric, 1) AS mean_us, round(max_exec_time::numeric, 2) AS max_ms,
+    round(((shared_blks_hit + shared_blks_read)::numeric / calls), 1) AS blocks_per_call, rows, toplevel,
+    regexp_replace(left(query, 160), '\s+', ' ', 'g') FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25" \
+    "$database" >"$results/statements-$server-$round-$workload.txt"
   echo "$server $round $workload $line cpu_ticks=$((after - before)) db_ticks=$((db_after - db_before)) hz=$(getconf CLK_TCK)" \
     | tee -a "$results/raw.txt" >&2
 }
@@ -92,6 +110,7 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "== round $round: $server" >&2
     database="bench_${server}_$round"
     psql_run "CREATE DATABASE $database"
+    [ "${PG_STATS:-0}" = 1 ] && psql_run "CREATE EXTENSION pg_stat_statements" "$database"
     start_server "$server" "$database"
     ids=$(python3 Benchmarks/seed.py $port 20 1)
     first=${ids%%,*}
@@ -106,6 +125,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 python3 Benchmarks/report.py "$results/raw.txt" | tee "$results/table.md"
+case " $SERVERS " in *" todo "*) echo; python3 Benchmarks/report-phases.py "$results" todo | tee "$results/phases.md" ;; esac
 
 # The page over 1,000,000 to-dos, one against two instances, and connections per loop (SCALE=0 skips).
 if [ "${SCALE:-1}" = 1 ]; then BUILD=0 Benchmarks/postgres-scale.sh; fi

@@ -7,15 +7,28 @@ import Synchronization
 public final class PostgresClient: Sendable {
     public let configuration: PostgresConfiguration
     private let pools = Mutex<[UInt: LoopBound<PostgresLoopPool>]>([:])
+    private let phases = Mutex<(makeObserver: @Sendable () -> @Sendable (PostgresRequestPhases) -> Void, skipping: UInt?)?>(nil)
 
     public init(configuration: PostgresConfiguration) {
         self.configuration = configuration
     }
 
+    /// Tells an observer where the time of each request went (`PostgresRequestPhases`), on the
+    /// request's loop, for the pools made from now on (but `skipping`'s): set it before the loops
+    /// send requests. `makeObserver` makes one observer per pool, so that loops share nothing
+    /// when they record.
+    public func observePhases(
+        skipping: EventLoop? = nil, _ makeObserver: @escaping @Sendable () -> @Sendable (PostgresRequestPhases) -> Void
+    ) {
+        phases.withTracedLock { $0 = (makeObserver, skipping?.identity) }
+    }
+
     /// The pool of `loop`; call it on that loop's thread.
     public func pool(on loop: EventLoop) -> PostgresLoopPool {
         if let pool = pools.withTracedLock({ $0[loop.identity] }) { return pool.valueOnLoop }
-        let pool = PostgresLoopPool(loop: loop, configuration: configuration)
+        let make = phases.withTracedLock { phases in phases.flatMap { $0.skipping == loop.identity ? nil : $0.makeObserver } }
+        let observer = make?()
+        let pool = PostgresLoopPool(loop: loop, configuration: configuration, phases: observer)
         let bound = LoopBound(pool, on: loop)
         pools.withTracedLock { $0[loop.identity] = bound }
         // Its connections' timers and socket watches live on the loop's base: closed there when the

@@ -16,11 +16,15 @@ public struct PostgresConfiguration: Sendable, Equatable {
     /// How many times a request is sent again after a serialization failure (40001) or a deadlock
     /// (40P01), the only failures that certainly did not commit.
     public var retryLimit: Int
+    /// The most requests one connection holds in flight (pipelined); past it, a loop's requests wait
+    /// in its pool's queue for the first connection with room (`PostgresLoopPool`).
+    public var pipelineDepth: Int
 
     public init(
         connectionString: String, timing: PostgresTiming = PostgresTiming(), connectionsPerLoop: Int = 2,
-        retryLimit: Int = 2, settings: [String: String] = [:]
+        retryLimit: Int = 2, settings: [String: String] = [:], pipelineDepth: Int = 8
     ) {
+        self.pipelineDepth = pipelineDepth
         self.connectionString = connectionString
         self.settings = settings
         self.timing = timing

@@ -98,6 +98,10 @@ extension PostgresConnection {
     /// Sends one request as its own pipeline segment; false when it was no longer there to send.
     func send(_ id: PostgresConnectionStateMachine.RequestID, prepare: Bool) -> Bool {
         guard let connection, let request = requests[id] else { return false }
+        if onPhases != nil {
+            requests[id]?.sent = clock.now
+            requests[id]?.ahead = machine.inFlightCount - 1
+        }
         var ok: Int32 = 1
         switch request.query {
         case .prepared(let statement):

@@ -13,6 +13,11 @@ public final class PostgresConnection {
         let query: PostgresQuery
         let parameters: [String?]
         let completion: Completion
+        /// When `execute` took it, when it was sent and with how many requests ahead of it (for
+        /// `onPhases`).
+        let arrived: ContinuousClock.Instant
+        var sent: ContinuousClock.Instant?
+        var ahead = 0
     }
 
     let loop: EventLoop
@@ -46,6 +51,13 @@ public final class PostgresConnection {
     private(set) var listens: [String] = []
     public var onListening: (() -> Void)?
     public var onNotification: ((String) -> Void)?
+    /// Told where each sent request's time went, after its completion ran, on the loop's thread.
+    public var onPhases: ((PostgresRequestPhases) -> Void)?
+    /// Told when a request left the pipeline (answered, abandoned one ended, or failed with the
+    /// connection) or the connection came up: its pool may send it what it held back.
+    public var onRoom: (() -> Void)?
+    /// When the last answer (its sync) was read: the next request's turn began then.
+    private var lastAnswerRead: ContinuousClock.Instant?
 
     /// `jitter` draws the back-off's random fraction (0...1).
     public init(
@@ -63,6 +75,7 @@ public final class PostgresConnection {
         lastProgress = clock.now
         deadlineTimer = LoopTimer(loop: loop) { [unowned self] in
             perform(machine.timerFired(now: clock.now, jitter: jitter()))
+            onRoom?()
         }
         reconnectTimer = LoopTimer(loop: loop) { [unowned self] in
             perform(machine.reconnectDue(now: clock.now))
@@ -92,8 +105,17 @@ public final class PostgresConnection {
         execute(query, parameters, retriesLeft: configuration.retryLimit, completion: completion)
     }
 
+    /// `execute` with the deadline the request got before (in its pool's queue) instead of
+    /// `requestTimeout` from now.
+    public func execute(
+        _ query: PostgresQuery, _ parameters: [String?], deadline: ContinuousClock.Instant, completion: @escaping Completion
+    ) {
+        execute(query, parameters, retriesLeft: configuration.retryLimit, deadline: deadline, completion: completion)
+    }
+
     private func execute(
-        _ query: PostgresQuery, _ parameters: [String?], retriesLeft: Int, completion: @escaping Completion
+        _ query: PostgresQuery, _ parameters: [String?], retriesLeft: Int, deadline: ContinuousClock.Instant? = nil,
+        completion: @escaping Completion
     ) {
         if parameters.contains(where: { $0?.utf8.contains(0) == true }) {
             completion(.failure(.server(ServerError(sqlState: "22021", message: "a text parameter contains a NUL character"))))
@@ -108,11 +130,13 @@ public final class PostgresConnection {
                 completion(result)
             }
         }
-        requests[id] = Request(query: query, parameters: parameters, completion: finish)
-        let statement: String? = if case .prepared(let statement) = query { statement.name } else { nil }
         let now = clock.now
+        // A request that waited in its pool's queue arrived a deadline before its deadline.
+        let arrived = deadline.map { $0 - configuration.timing.requestTimeout } ?? now
+        requests[id] = Request(query: query, parameters: parameters, completion: finish, arrived: arrived)
+        let statement: String? = if case .prepared(let statement) = query { statement.name } else { nil }
         if machine.inFlightCount == 0 { lastProgress = now }
-        perform(machine.request(id, statement: statement, now: now))
+        perform(machine.request(id, statement: statement, now: now, deadline: deadline))
     }
 
     /// Fails every request with `closed` and closes the connection for good.
@@ -131,9 +155,9 @@ public final class PostgresConnection {
             case .send(let id, let prepare):
                 sent = send(id, prepare: prepare) || sent
             case .succeed(let id, let rows):
-                requests.removeValue(forKey: id)?.completion(.success(rows))
+                answer(id, .success(rows))
             case .fail(let id, let error):
-                requests.removeValue(forKey: id)?.completion(.failure(error))
+                answer(id, .failure(error))
             case .closeConnection:
                 dropConnection()
             case .scheduleReconnect(let delay):
@@ -147,16 +171,35 @@ public final class PostgresConnection {
         if sent { flush() }
     }
 
+    /// Runs the request's completion, then tells `onPhases` where its time went.
+    private func answer(_ id: PostgresConnectionStateMachine.RequestID, _ result: Result<PostgresRows, PostgresError>) {
+        guard let request = requests.removeValue(forKey: id) else { return }
+        guard let onPhases, let sent = request.sent else { return request.completion(result) }
+        let answered = clock.now
+        request.completion(result)
+        onPhases(
+            PostgresRequestPhases(
+                arrived: request.arrived, sent: sent, ahead: request.ahead, previousAnswer: lastAnswerRead, answered: answered,
+                done: clock.now))
+    }
+
     func lost(_ reason: String) {
         perform(machine.connectionLost(reason: reason, now: clock.now, jitter: jitter()))
+        onRoom?()
     }
 
     func received(_ incoming: PostgresConnectionStateMachine.Incoming) {
-        perform(machine.received(incoming, now: clock.now, jitter: jitter()))
+        let now = clock.now
+        perform(machine.received(incoming, now: now, jitter: jitter()))
+        if incoming == .sync {
+            lastAnswerRead = now
+            onRoom?()
+        }
     }
 
     func connectFailed(_ reason: String) {
         perform(machine.connectFailed(reason: reason, now: clock.now, jitter: jitter()))
+        onRoom?()
     }
 
     func connected() {
@@ -164,8 +207,10 @@ public final class PostgresConnection {
         // last result of the session before (or the connection's creation).
         let now = clock.now
         lastProgress = now
+        lastAnswerRead = nil
         perform(machine.connected(now: now))
         for channel in listens { sendListen(channel) }
+        onRoom?()
     }
 
     /// Listens on `channel` (`LISTEN`) from now on, and again after every reconnect.

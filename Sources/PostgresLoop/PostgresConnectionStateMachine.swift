@@ -112,21 +112,24 @@ public struct PostgresConnectionStateMachine: Sendable {
         return beginConnecting(now: now)
     }
 
-    /// A new request; `statement` names a prepared statement (nil: unprepared SQL).
-    public mutating func request(_ id: RequestID, statement: String?, now: Instant) -> [Action] {
+    /// A new request; `statement` names a prepared statement (nil: unprepared SQL). Its deadline
+    /// is `deadline`, or `requestTimeout` from now (a request that waited in its pool's queue
+    /// brings the deadline it got on arrival).
+    public mutating func request(_ id: RequestID, statement: String?, now: Instant, deadline: Instant? = nil) -> [Action] {
+        let deadline = deadline ?? now + timing.requestTimeout
         switch phase {
         case .closed:
             return [.fail(id, .closed)]
         case .backingOff(let reason):
             return [.fail(id, .unavailable(reason: reason))]
         case .idle:
-            requests.append(Request(id: id, statement: statement, deadline: now + timing.requestTimeout))
+            requests.append(Request(id: id, statement: statement, deadline: deadline))
             return withTimer(beginConnecting(now: now))
         case .connecting:
-            requests.append(Request(id: id, statement: statement, deadline: now + timing.requestTimeout))
+            requests.append(Request(id: id, statement: statement, deadline: deadline))
             return withTimer([])
         case .ready:
-            var request = Request(id: id, statement: statement, deadline: now + timing.requestTimeout)
+            var request = Request(id: id, statement: statement, deadline: deadline)
             let action = markSent(&request)
             requests.append(request)
             return withTimer([action])

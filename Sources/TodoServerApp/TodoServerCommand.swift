@@ -73,6 +73,10 @@ struct TodoServerCommand: AsyncParsableCommand {
         help: .init(ServerConfiguration.help(for: "databaseConnectionsPerLoop")))
     var databaseConnectionsPerLoop: String?
     @Option(
+        name: .customLong("database-pipeline-depth"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "databasePipelineDepth")))
+    var databasePipelineDepth: String?
+    @Option(
         name: .customLong("database-timeout-ms"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "databaseTimeoutMs")))
     var databaseTimeoutMs: String?
     @Option(name: .customLong("fsync"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "fsync")))
@@ -240,6 +244,7 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("dataDir", dataDir),
             ("databaseUrl", databaseUrl),
             ("databaseConnectionsPerLoop", databaseConnectionsPerLoop),
+            ("databasePipelineDepth", databasePipelineDepth),
             ("databaseTimeoutMs", databaseTimeoutMs),
             ("fsync", fsync),
             ("compactionBytes", compactionBytes),

@@ -32,9 +32,10 @@ struct PostgresPoolTests {
         // A threshold no pause of a loaded machine reaches: this is about the healthy case.
         var timing = PostgresTiming()
         timing.stallThreshold = .seconds(30)
+        // Room for every request of a round on one connection: this is about where reads go first.
         let (loopThread, pool) = try readyPool(
             PostgresConfiguration(
-                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 3))
+                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 3, pipelineDepth: 64))
         defer {
             pool.withValue { $0.close() }
             loopThread.shutdown()
@@ -114,6 +115,135 @@ struct PostgresPoolTests {
         #expect(slow.withTracedLock { $0.backend } == waiting)
     }
 
+    /// Takes the advisory lock `key` in `holder`'s session, then sends a statement on `pool` that
+    /// waits for it (`answered` gets its backend's pid once the test lets the lock go); answers
+    /// the waiting backend's pid once it waits.
+    func sendBlocked(
+        on pool: LoopBound<PostgresLoopPool>, holder: PostgresTestSession, key: Int64,
+        answered: @escaping @Sendable (String?) -> Void
+    ) throws -> String {
+        guard case .success = holder.blockingQuery("SELECT pg_advisory_lock($1)", [String(key)]) else {
+            throw PostgresError.closed
+        }
+        pool.withValue { pool in
+            pool.execute(.unprepared("SELECT pg_backend_pid()::text, pg_advisory_xact_lock($1)"), [String(key)]) { result in
+                answered((try? result.get())?[0, 0])
+            }
+        }
+        return try #require(
+            eventually { () -> String? in
+                guard
+                    case .success(let rows) = holder.blockingQuery(
+                        "SELECT pid::text FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = ($1::bigint & 4294967295)::oid",
+                        [String(key)]), rows.count == 1
+                else { return nil }
+                return rows[0, 0]
+            })
+    }
+
+    /// Issue 22: a loop's reads all went to its first connection while it answered within the
+    /// stall threshold, so each waited for every request sent before it there, a slow one
+    /// included. A connection now holds at most `pipelineDepth`: the next request goes to a
+    /// connection with room and is answered while the slow statement still runs.
+    @Test func aFullConnectionsNextRequestGoesToOneWithRoom() async throws {
+        var timing = PostgresTiming()
+        // Never stalled here, and no deadline in reach: only the depth sends requests elsewhere.
+        timing.stallThreshold = .seconds(600)
+        timing.requestTimeout = .seconds(600)
+        let (loopThread, pool) = try readyPool(
+            PostgresConfiguration(
+                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2, pipelineDepth: 1))
+        let holder = try await PostgresTestSession.open(cluster)
+        defer {
+            pool.withValue { $0.close() }
+            loopThread.shutdown()
+            holder.close()
+        }
+        let key = Int64.random(in: 1...Int64.max)
+        let slow = Mutex<(backend: String?, done: Bool)>((nil, false))
+        let waiting = try sendBlocked(on: pool, holder: holder, key: key) { backend in slow.withTracedLock { $0 = (backend, true) } }
+        let quick = Mutex<[String?]>([])
+        pool.withValue { pool in
+            for _ in 0..<20 {
+                pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
+                    quick.withTracedLock { $0.append((try? result.get())?[0, 0]) }
+                }
+            }
+        }
+        #expect(eventually { quick.withTracedLock { $0.count } == 20 })
+        #expect(!slow.withTracedLock { $0.done }, "the slow statement still waits for the lock")
+        let answers = quick.withTracedLock { $0 }
+        #expect(answers.allSatisfy { $0 != nil && $0 != waiting }, "\(answers) on the slow backend \(waiting)")
+        _ = holder.blockingQuery("SELECT pg_advisory_unlock($1)", [String(key)])
+        #expect(eventually { slow.withTracedLock { $0.done } })
+        #expect(slow.withTracedLock { $0.backend } == waiting)
+    }
+
+    /// With every connection full, requests wait in the pool's queue (never sent, so no backend
+    /// holds them) and go out in arrival order as room comes.
+    @Test func requestsWaitInThePoolsQueueWhileEveryConnectionIsFull() async throws {
+        var timing = PostgresTiming()
+        timing.stallThreshold = .seconds(600)
+        timing.requestTimeout = .seconds(600)
+        let (loopThread, pool) = try readyPool(
+            PostgresConfiguration(
+                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 1, pipelineDepth: 1))
+        let holder = try await PostgresTestSession.open(cluster)
+        defer {
+            pool.withValue { $0.close() }
+            loopThread.shutdown()
+            holder.close()
+        }
+        let key = Int64.random(in: 1...Int64.max)
+        let slow = Mutex<(backend: String?, done: Bool)>((nil, false))
+        _ = try sendBlocked(on: pool, holder: holder, key: key) { backend in slow.withTracedLock { $0 = (backend, true) } }
+        let order = Mutex<[Int]>([])
+        pool.withValue { pool in
+            for index in 0..<5 {
+                pool.execute(.unprepared("SELECT $1::int"), [String(index)]) { result in
+                    order.withTracedLock { $0.append((try? result.get())?[0, 0].flatMap { Int($0) } ?? -1) }
+                }
+            }
+        }
+        #expect(pool.onLoop { ($0.queuedCount, $0.pendingCount, $0.connections[0].inFlightCount) } == (5, 6, 1))
+        _ = holder.blockingQuery("SELECT pg_advisory_unlock($1)", [String(key)])
+        #expect(eventually { order.withTracedLock { $0.count } == 5 })
+        #expect(slow.withTracedLock { $0.done })
+        #expect(order.withTracedLock { $0 } == [0, 1, 2, 3, 4])
+        #expect(pool.onLoop { $0.queuedCount } == 0)
+    }
+
+    /// Closing the pool fails what waits in its queue too.
+    @Test func closingThePoolFailsItsQueuedRequests() async throws {
+        var timing = PostgresTiming()
+        timing.requestTimeout = .seconds(600)
+        let (loopThread, pool) = try readyPool(
+            PostgresConfiguration(
+                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 1, pipelineDepth: 1))
+        let holder = try await PostgresTestSession.open(cluster)
+        defer {
+            loopThread.shutdown()
+            holder.close()
+        }
+        let key = Int64.random(in: 1...Int64.max)
+        let slow = Mutex<(backend: String?, done: Bool)>((nil, false))
+        _ = try sendBlocked(on: pool, holder: holder, key: key) { backend in slow.withTracedLock { $0 = (backend, true) } }
+        let failures = Mutex<[PostgresError?]>([])
+        pool.withValue { pool in
+            for _ in 0..<3 {
+                pool.execute(.unprepared("SELECT 1"), []) { result in
+                    failures.withTracedLock {
+                        if case .failure(let error) = result { $0.append(error) } else { $0.append(nil) }
+                    }
+                }
+            }
+            pool.close()
+        }
+        #expect(eventually { failures.withTracedLock { $0.count } == 3 })
+        #expect(failures.withTracedLock { $0 } == [.closed, .closed, .closed])
+        _ = holder.blockingQuery("SELECT pg_advisory_unlock($1)", [String(key)])
+    }
+
     @Test func aFreshSessionIsNotStalledByTheTimeBeforeItConnected() async throws {
         let loopThread = try LoopThread()
         defer { loopThread.shutdown() }
@@ -143,7 +273,9 @@ struct PostgresPoolTests {
     }
 
     @Test func writesSpreadOverTheLoopsConnections() async throws {
-        let (loopThread, pool) = try readyPool(PostgresConfiguration(connectionString: cluster.connectionString(), connectionsPerLoop: 2))
+        // Room for all on either connection: this is about where writes go, not about the queue.
+        let (loopThread, pool) = try readyPool(
+            PostgresConfiguration(connectionString: cluster.connectionString(), connectionsPerLoop: 2, pipelineDepth: 100))
         defer {
             pool.withValue { $0.close() }
             loopThread.shutdown()

@@ -8,7 +8,7 @@ extension ServerConfiguration {
         return PostgresConfiguration(
             connectionString: databaseURL,
             timing: PostgresTiming(requestTimeout: deadline, connectTimeout: max(deadline, .seconds(2))),
-            connectionsPerLoop: databaseConnectionsPerLoop)
+            connectionsPerLoop: databaseConnectionsPerLoop, pipelineDepth: databasePipelineDepth)
     }
 
     /// `databaseURL` with its password masked, for the banner and logs.

@@ -90,6 +90,9 @@ extension ServerConfiguration {
                 "databaseConnectionsPerLoop", \.databaseConnectionsPerLoop, 1...64,
                 "PostgreSQL connections each event loop keeps (with databaseUrl)."),
             .integer(
+                "databasePipelineDepth", \.databasePipelineDepth, 1...1024,
+                "Requests one PostgreSQL connection holds in flight; more wait in the loop's queue for the first connection with room."),
+            .integer(
                 "databaseTimeoutMs", \.databaseTimeoutMs, 10...600_000,
                 "Milliseconds a request waits for PostgreSQL before it gets a 503 with Retry-After and the connection is recycled."),
             .choice("fsync", \.fsync, "When journal writes reach the disk."),

@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var databaseURL: String?
     /// Connections each event loop keeps to the database.
     public var databaseConnectionsPerLoop = 2
+    /// Requests one database connection holds in flight (pipelined) before the loop's others wait
+    /// in its queue for a connection with room.
+    public var databasePipelineDepth = 8
     /// How long a request waits for the database before it gets a 503 with `Retry-After`.
     public var databaseTimeoutMs = 2000
     /// When journal writes are forced to disk (with a data directory).

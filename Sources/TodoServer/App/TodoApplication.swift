@@ -51,6 +51,7 @@ public final class TodoApplication: HTTPHandler {
             openAPIDocument: OpenAPIDocument.load(), droppedLogLines: droppedLogLines,
             maxFeedSubscribers: configuration.eventsMaxSubscribers, libeventVersion: HTTPServer.libeventVersion)
         feedHub = dependencies.feedHub
+        (store as? PostgresTodoStore)?.recordPhases(into: dependencies.metricsFactory)
         let boundPort = self.boundPort
         pipeline = RequestPipeline(
             configuration: configuration, dependencies: dependencies, logger: logger,

@@ -45,6 +45,8 @@ public struct ModuleDependencies: Sendable {
             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
             .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
         ]
+        factory.valueHistogramBuckets[PostgresPhaseMetrics.aheadLabel] = PostgresPhaseMetrics.aheadBuckets
+        factory.durationHistogramBuckets[PostgresPhaseMetrics.phaseLabel] = PostgresPhaseMetrics.phaseBuckets
         metricsFactory = factory
         feedHub = FeedHub(maxSubscribers: maxFeedSubscribers, factory: factory)
         self.openConnections = openConnections

@@ -25,6 +25,7 @@ struct DatabaseConfigurationTests {
         #expect(configuration.databaseURL == nil)
         #expect(configuration.postgres == nil)
         #expect(configuration.databaseConnectionsPerLoop == 2)
+        #expect(configuration.databasePipelineDepth == 8)
         #expect(configuration.databaseTimeoutMs == 2000)
     }
 
@@ -32,10 +33,13 @@ struct DatabaseConfigurationTests {
         let url = "postgresql://todo:s3cret@127.0.0.1:5432/todo"
         let configuration = try ServerConfiguration.load(
             flags: ["databaseTimeoutMs": "750"],
-            environment: ["TODO_DATABASE_URL": url, "TODO_DATABASE_CONNECTIONS_PER_LOOP": "3"], filePath: nil)
+            environment: [
+                "TODO_DATABASE_URL": url, "TODO_DATABASE_CONNECTIONS_PER_LOOP": "3", "TODO_DATABASE_PIPELINE_DEPTH": "5",
+            ], filePath: nil)
         let postgres = try #require(configuration.postgres)
         #expect(postgres.connectionString == url)
         #expect(postgres.connectionsPerLoop == 3)
+        #expect(postgres.pipelineDepth == 5)
         #expect(postgres.timing.requestTimeout == .milliseconds(750))
         #expect(configuration.provenance.sources["databaseUrl"] == .environment("TODO_DATABASE_URL"))
         let socket = try ServerConfiguration.load(
@@ -50,6 +54,7 @@ struct DatabaseConfigurationTests {
             (["TODO_DATABASE_URL": "postgresql://todo@db.internal/todo"], "\"db.internal\" needs a DNS lookup"),
             (["TODO_DATABASE_URL": "host=/tmp dbname"], "cannot be parsed"),
             (["TODO_DATABASE_CONNECTIONS_PER_LOOP": "0"], "'databaseConnectionsPerLoop' is '0' but must be an integer from 1 to 64"),
+            (["TODO_DATABASE_PIPELINE_DEPTH": "0"], "'databasePipelineDepth' is '0' but must be an integer from 1 to 1024"),
             (["TODO_DATABASE_TIMEOUT_MS": "5"], "'databaseTimeoutMs' is '5' but must be an integer from 10 to 600000"),
         ])
     func refused(environment: [String: String], message: String) throws {

@@ -92,4 +92,43 @@ struct PostgresCostTests {
             .prepared(TodoSQL.upcoming), TodoSQL.upcomingParameters(from: monday, through: monday.adding(days: 7)))
         #expect(TodoRowDecoder.todos(none)?.isEmpty == true)
     }
+
+    /// Version 6: a PATCH that changes `completed` updates one kept-count row, from a row trigger;
+    /// one that changes another field runs no trigger and updates none (version 2 updated two rows
+    /// per change of `completed`, from a statement trigger that ran on every update).
+    @Test func aChangeOfCompletedUpdatesOneKeptCountRowAndOtherChangesNone() async throws {
+        let database = try freshDatabase("tallies")
+        let session = try await PostgresTestSession.open(cluster, database: database)
+        defer { session.close() }
+        try await TodoSchema.migrator.migrate(session.connection)
+        _ = try await session.connection.query("SET track_functions = 'pl'")
+        let id = "8f0c2f1e-0000-4000-8000-000000000002"
+        let created = Timestamp(millisecondsSinceEpoch: 1_763_812_800_000)
+        let todo = Todo(
+            id: id, title: "tally", completed: false, order: nil, dueDate: nil, createdAt: created, updatedAt: created, revision: 1)
+        _ = try await session.connection.query(.prepared(TodoSQL.insert), TodoSQL.insertParameters(todo))
+        var completed = false
+        for index in 0..<9 {
+            // Six changes of `completed`, three of the title only.
+            let flip = index % 3 != 2
+            if flip { completed.toggle() }
+            let rows = try await session.connection.query(
+                .prepared(TodoSQL.update),
+                TodoSQL.updateParameters(
+                    id: id, title: flip ? nil : "tally \(index)", completed: flip ? completed : nil, order: nil, dueDate: nil,
+                    condition: TodoSQL.Condition(), at: Timestamp(millisecondsSinceEpoch: 1_763_812_800_001 + Int64(index))))
+            #expect(rows[0, 0] == "updated", "\(index)")
+        }
+        _ = try await session.connection.query("SELECT pg_stat_force_next_flush()")
+        let updates = try await session.connection.query(
+            "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'todo_tallies'")
+        // One for the insert, one for each change of `completed`.
+        #expect(updates.values == ["7"])
+        let calls = try await session.connection.query(
+            "SELECT funcname, calls FROM pg_stat_user_functions WHERE funcname LIKE 'todo_tallies%' ORDER BY funcname")
+        #expect(calls.values == ["todo_tallies_insert", "1", "todo_tallies_update", "6"])
+        let tallies = try await session.connection.query("SELECT sum(total)::bigint, sum(done)::bigint FROM todo_tallies")
+        let stored = try await session.connection.query("SELECT count(*), count(*) FILTER (WHERE completed) FROM todos")
+        #expect(tallies.values == stored.values)
+    }
 }

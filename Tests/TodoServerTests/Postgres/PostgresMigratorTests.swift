@@ -47,7 +47,7 @@ struct PostgresMigratorTests {
         let versions = try await session.connection.query("SELECT version, name FROM schema_migrations ORDER BY version")
         #expect(versions.values == TodoSchema.migrations.flatMap { [String($0.version), $0.name] })
         #expect(Array(versions.values.prefix(6)) == ["1", "todos", "2", "todo_counts", "3", "title_case_folding"])
-        #expect(versions.values.suffix(2) == ["5", "hot_completed"])
+        #expect(versions.values.suffix(2) == ["6", "todo_tallies"])
     }
 
     /// Version 3 re-keys the rows version 1 keyed by lower case, in the migration's transaction.
@@ -65,6 +65,30 @@ struct PostgresMigratorTests {
         #expect(try await TodoSchema.migrator.migrate(session.connection) == TodoSchema.migrations.dropFirst(2).map(\.version))
         let rows = try await session.connection.query("SELECT title_key, title_nfc FROM todos ORDER BY id")
         #expect(rows.values == ["οδοσ", "ΟΔΟΣ", "strasse", "Straße", "caf\u{E9}", "caf\u{E9}", "plain ascii", "Plain Ascii"])
+    }
+
+    /// Version 6 carries the counts version 2's triggers kept over into `todo_tallies`, and its
+    /// triggers keep them from then on.
+    @Test func version6CarriesTheKeptCountsOver() async throws {
+        let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("tallies"))
+        defer { session.close() }
+        let older = PostgresMigrator(migrations: Array(TodoSchema.migrations.prefix(5)), lockKey: TodoSchema.migrationLockKey)
+        #expect(try await older.migrate(session.connection) == [1, 2, 3, 4, 5])
+        _ = try await session.connection.query(
+            """
+            INSERT INTO todos (id, title, title_key, title_nfc, completed, created_at, updated_at, revision)
+            SELECT ('8f0c2f1e-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 't', 't', 't', g % 3 = 0, now(), now(), 1
+            FROM generate_series(1, 50) AS g
+            """)
+        #expect(try await TodoSchema.migrator.migrate(session.connection) == [6])
+        let tallies = "SELECT sum(total)::bigint, sum(done)::bigint, count(*) FROM todo_tallies"
+        #expect(try await session.connection.query(tallies).values == ["50", "16", "16"])
+        _ = try await session.connection.query("UPDATE todos SET completed = NOT completed WHERE id::text LIKE '%1_'")
+        _ = try await session.connection.query("DELETE FROM todos WHERE id::text LIKE '%2_'")
+        let counted = try await session.connection.query("SELECT count(*), count(*) FILTER (WHERE completed), 16 FROM todos")
+        #expect(try await session.connection.query(tallies).values == counted.values)
+        let left = try await session.connection.query("SELECT count(*) FROM pg_class WHERE relname = 'todo_counts'")
+        #expect(left.values == ["0"])
     }
 
     @Test func aDatabaseMigratedByANewerBuildIsRefusedNamingBothVersions() async throws {

@@ -14,6 +14,9 @@ public final class PostgresTodoStore: TodoStore {
     private let fallback: LoopThread
     let health: PostgresStoreHealth
 
+    /// The store's own loop (the change feed's, and calls made off the loops' threads).
+    var ownLoop: EventLoop { fallback.loop }
+
     /// Seconds a client is told to wait when the database is unavailable (down or reconnecting:
     /// a loop tries again within 1 s); past the deadline it is `PostgresLoad.retryAfterSeconds`.
     public static let retryAfterSeconds = 1

@@ -7,7 +7,7 @@ extension TodoSQL {
     ///
     /// One row per to-do on the page after a `total` column and the statement's snapshot (`seen`:
     /// the change feed's cursor of the page, `TodoEventsSchema`); a single row of NULLs but `total` when
-    /// the page is empty. Without $2 the total is the sum of the kept counts (`TodoCountsSchema`), so
+    /// the page is empty. Without $2 the total is the sum of the kept counts (`TodoTalliesSchema`), so
     /// an unfiltered page costs the same at any table size; with $2 it is a `count(*)` of the matches,
     /// a scan of the table (`strpos` on the folded title: no index serves a substring search).
     static func list(_ sort: TodoSort) -> PostgresStatement {
@@ -19,7 +19,8 @@ extension TodoSQL {
             sql: """
                 SELECT t.total, pg_current_snapshot()::text AS seen, \(columns)
                 FROM (SELECT CASE WHEN $2::text IS NULL
-                        THEN (SELECT coalesce(sum(n), 0) FROM todo_counts WHERE $1::boolean IS NULL OR completed = $1::boolean)::bigint
+                        THEN (SELECT coalesce(sum(CASE WHEN $1::boolean IS NULL THEN total WHEN $1::boolean THEN done ELSE total - done END), 0)
+                            FROM todo_tallies)::bigint
                         ELSE (SELECT count(*) FROM todos WHERE \(filter)) END AS total) AS t
                 LEFT JOIN LATERAL (
                     SELECT id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision

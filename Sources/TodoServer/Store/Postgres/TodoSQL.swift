@@ -124,5 +124,5 @@ enum TodoSQL {
             """)
 
     /// Every to-do, from the kept counts.
-    static let count = PostgresStatement(name: "todo_count", sql: "SELECT coalesce(sum(n), 0)::bigint FROM todo_counts")
+    static let count = PostgresStatement(name: "todo_count", sql: "SELECT coalesce(sum(total), 0)::bigint FROM todo_tallies")
 }
