@@ -141,27 +141,61 @@ struct PostgresPoolTests {
             })
     }
 
+    /// What the pipeline-depth tests share: a pool of `connections` on a loop of its own, each
+    /// holding one request in flight, no stall and no deadline in reach; a session of the test's
+    /// own holding an advisory lock; and a first request sent, waiting for that lock.
+    final class BlockedPool: @unchecked Sendable {  // `waiting` is set once, before the test reads it
+        let loopThread: LoopThread
+        let pool: LoopBound<PostgresLoopPool>
+        let holder: PostgresTestSession
+        let key = Int64.random(in: 1...Int64.max)
+        /// The blocked request's backend once answered, and whether it was.
+        let slow = Mutex<(backend: String?, done: Bool)>((nil, false))
+        /// The pid of the backend the blocked request waits in.
+        var waiting = ""
+
+        init(loopThread: LoopThread, pool: LoopBound<PostgresLoopPool>, holder: PostgresTestSession) {
+            self.loopThread = loopThread
+            self.pool = pool
+            self.holder = holder
+        }
+
+        /// Lets the blocked request go.
+        func release() {
+            _ = holder.blockingQuery("SELECT pg_advisory_unlock($1)", [String(key)])
+        }
+
+        func close() {
+            pool.withValue { $0.close() }
+            loopThread.shutdown()
+            holder.close()
+        }
+    }
+
+    func blockedPool(connections: Int) async throws -> BlockedPool {
+        var timing = PostgresTiming()
+        timing.stallThreshold = .seconds(600)
+        timing.requestTimeout = .seconds(600)
+        let (loopThread, pool) = try readyPool(
+            PostgresConfiguration(
+                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: connections,
+                pipelineDepth: 1))
+        let blocked = BlockedPool(loopThread: loopThread, pool: pool, holder: try await PostgresTestSession.open(cluster))
+        blocked.waiting = try sendBlocked(on: pool, holder: blocked.holder, key: blocked.key) { [weak blocked] backend in
+            blocked?.slow.withTracedLock { $0 = (backend, true) }
+        }
+        return blocked
+    }
+
     /// Issue 22: a loop's reads all went to its first connection while it answered within the
     /// stall threshold, so each waited for every request sent before it there, a slow one
     /// included. A connection now holds at most `pipelineDepth`: the next request goes to a
     /// connection with room and is answered while the slow statement still runs.
     @Test func aFullConnectionsNextRequestGoesToOneWithRoom() async throws {
-        var timing = PostgresTiming()
         // Never stalled here, and no deadline in reach: only the depth sends requests elsewhere.
-        timing.stallThreshold = .seconds(600)
-        timing.requestTimeout = .seconds(600)
-        let (loopThread, pool) = try readyPool(
-            PostgresConfiguration(
-                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2, pipelineDepth: 1))
-        let holder = try await PostgresTestSession.open(cluster)
-        defer {
-            pool.withValue { $0.close() }
-            loopThread.shutdown()
-            holder.close()
-        }
-        let key = Int64.random(in: 1...Int64.max)
-        let slow = Mutex<(backend: String?, done: Bool)>((nil, false))
-        let waiting = try sendBlocked(on: pool, holder: holder, key: key) { backend in slow.withTracedLock { $0 = (backend, true) } }
+        let blocked = try await blockedPool(connections: 2)
+        defer { blocked.close() }
+        let (pool, waiting) = (blocked.pool, blocked.waiting)
         let quick = Mutex<[String?]>([])
         pool.withValue { pool in
             for _ in 0..<20 {
@@ -171,32 +205,20 @@ struct PostgresPoolTests {
             }
         }
         #expect(eventually { quick.withTracedLock { $0.count } == 20 })
-        #expect(!slow.withTracedLock { $0.done }, "the slow statement still waits for the lock")
+        #expect(!blocked.slow.withTracedLock { $0.done }, "the slow statement still waits for the lock")
         let answers = quick.withTracedLock { $0 }
         #expect(answers.allSatisfy { $0 != nil && $0 != waiting }, "\(answers) on the slow backend \(waiting)")
-        _ = holder.blockingQuery("SELECT pg_advisory_unlock($1)", [String(key)])
-        #expect(eventually { slow.withTracedLock { $0.done } })
-        #expect(slow.withTracedLock { $0.backend } == waiting)
+        blocked.release()
+        #expect(eventually { blocked.slow.withTracedLock { $0.done } })
+        #expect(blocked.slow.withTracedLock { $0.backend } == waiting)
     }
 
     /// With every connection full, requests wait in the pool's queue (never sent, so no backend
     /// holds them) and go out in arrival order as room comes.
     @Test func requestsWaitInThePoolsQueueWhileEveryConnectionIsFull() async throws {
-        var timing = PostgresTiming()
-        timing.stallThreshold = .seconds(600)
-        timing.requestTimeout = .seconds(600)
-        let (loopThread, pool) = try readyPool(
-            PostgresConfiguration(
-                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 1, pipelineDepth: 1))
-        let holder = try await PostgresTestSession.open(cluster)
-        defer {
-            pool.withValue { $0.close() }
-            loopThread.shutdown()
-            holder.close()
-        }
-        let key = Int64.random(in: 1...Int64.max)
-        let slow = Mutex<(backend: String?, done: Bool)>((nil, false))
-        _ = try sendBlocked(on: pool, holder: holder, key: key) { backend in slow.withTracedLock { $0 = (backend, true) } }
+        let blocked = try await blockedPool(connections: 1)
+        defer { blocked.close() }
+        let pool = blocked.pool
         let order = Mutex<[Int]>([])
         pool.withValue { pool in
             for index in 0..<5 {
@@ -206,28 +228,18 @@ struct PostgresPoolTests {
             }
         }
         #expect(pool.onLoop { ($0.queuedCount, $0.pendingCount, $0.connections[0].inFlightCount) } == (5, 6, 1))
-        _ = holder.blockingQuery("SELECT pg_advisory_unlock($1)", [String(key)])
+        blocked.release()
         #expect(eventually { order.withTracedLock { $0.count } == 5 })
-        #expect(slow.withTracedLock { $0.done })
+        #expect(blocked.slow.withTracedLock { $0.done })
         #expect(order.withTracedLock { $0 } == [0, 1, 2, 3, 4])
         #expect(pool.onLoop { $0.queuedCount } == 0)
     }
 
     /// Closing the pool fails what waits in its queue too.
     @Test func closingThePoolFailsItsQueuedRequests() async throws {
-        var timing = PostgresTiming()
-        timing.requestTimeout = .seconds(600)
-        let (loopThread, pool) = try readyPool(
-            PostgresConfiguration(
-                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 1, pipelineDepth: 1))
-        let holder = try await PostgresTestSession.open(cluster)
-        defer {
-            loopThread.shutdown()
-            holder.close()
-        }
-        let key = Int64.random(in: 1...Int64.max)
-        let slow = Mutex<(backend: String?, done: Bool)>((nil, false))
-        _ = try sendBlocked(on: pool, holder: holder, key: key) { backend in slow.withTracedLock { $0 = (backend, true) } }
+        let blocked = try await blockedPool(connections: 1)
+        defer { blocked.close() }
+        let pool = blocked.pool
         let failures = Mutex<[PostgresError?]>([])
         pool.withValue { pool in
             for _ in 0..<3 {
@@ -241,7 +253,7 @@ struct PostgresPoolTests {
         }
         #expect(eventually { failures.withTracedLock { $0.count } == 3 })
         #expect(failures.withTracedLock { $0 } == [.closed, .closed, .closed])
-        _ = holder.blockingQuery("SELECT pg_advisory_unlock($1)", [String(key)])
+        blocked.release()
     }
 
     @Test func aFreshSessionIsNotStalledByTheTimeBeforeItConnected() async throws {
