@@ -47,12 +47,17 @@ struct SlotTableTests {
                 let removed = harness.remove(slot: slot)
                 #expect(removed, "seed \(seed) step \(step)")
             }
-            #expect(harness.table.count == reference.count)
-            #expect((harness.table.count + harness.table.tombstones) * 4 <= harness.table.buckets.count * 3, "seed \(seed) step \(step)")
-            if step % 500 == 0 {
-                for probe in 0..<3000 as Range<UInt64> {
-                    #expect(harness.find(probe) == reference[probe], "seed \(seed) step \(step) key \(probe)")
-                }
+            // Checked with plain comparisons and one #expect on a mismatch: 80,000 #expect calls cost
+            // more than the table under the sanitizers.
+            let loadKept = (harness.table.count + harness.table.tombstones) * 4 <= harness.table.buckets.count * 3
+            if harness.table.count != reference.count || !loadKept {
+                #expect(harness.table.count == reference.count, "seed \(seed) step \(step)")
+                #expect(loadKept, "seed \(seed) step \(step): over three quarters full")
+                return
+            }
+            if step % 500 == 0, let probe = (0..<3000 as Range<UInt64>).first(where: { harness.find($0) != reference[$0] }) {
+                #expect(harness.find(probe) == reference[probe], "seed \(seed) step \(step) key \(probe)")
+                return
             }
         }
         for (key, slot) in reference { #expect(harness.find(key) == slot, "seed \(seed)") }
