@@ -12,62 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The names of the suites tagged .endToEnd or .postgres, as one --skip pattern. A tag on a single
-# @Test would not be found: the suites are skipped whole, so the tags belong on suites.
-skip_pattern() {
-  python3 - <<'EOF'
-import os, re, sys
-
-tagged = re.compile(r"\.tags\([^)]*\.(?:endToEnd|postgres)\b")
-declaration = re.compile(r"\s*(?:(?:public|package|internal|final)\s+)*(?:struct|enum|class|actor)\s+(\w+)")
-
-def arguments(text, start):
-    """The parenthesised arguments at `start` (strings skipped over), and the index after them."""
-    if text[start:start + 1] != "(":
-        return "", start
-    depth, index, quoted = 0, start, False
-    while index < len(text):
-        character = text[index]
-        if quoted:
-            if character == "\\":
-                index += 1
-            elif character == '"':
-                quoted = False
-        elif character == '"':
-            quoted = True
-        elif character == "(":
-            depth += 1
-        elif character == ")":
-            depth -= 1
-            if depth == 0:
-                return text[start:index + 1], index + 1
-        index += 1
-    return text[start:], index
-
-suites, misplaced = set(), []
-for root, _, files in os.walk("Tests"):
-    for name in files:
-        if not name.endswith(".swift"):
-            continue
-        path = os.path.join(root, name)
-        text = open(path, encoding="utf-8").read()
-        for attribute in re.finditer(r"@(Suite|Test)\b", text):
-            args, end = arguments(text, attribute.end())
-            if not tagged.search(args):
-                continue
-            suite = declaration.match(text, end) if attribute.group(1) == "Suite" else None
-            if suite:
-                suites.add(suite.group(1))
-            else:
-                misplaced.append(path)
-if misplaced:
-    sys.exit(f"test.sh: .endToEnd or .postgres on something other than a @Suite in {sorted(set(misplaced))}")
-if not suites:
-    sys.exit("test.sh: no suite tagged .endToEnd or .postgres found under Tests")
-print(f"test.sh --quick: skipping {len(suites)} suites tagged .endToEnd or .postgres", file=sys.stderr)
-print("[./](" + "|".join(sorted(suites)) + ")(/|$)")
-EOF
-}
+# The names of the suites tagged .endToEnd or .postgres, as one --skip pattern.
+skip_pattern() { python3 scripts/tagged-suites.py endToEnd postgres; }
 
 scripts/install-deps.sh
 if [ "${1:-}" = "--quick" ]; then

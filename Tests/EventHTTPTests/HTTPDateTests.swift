@@ -4,7 +4,7 @@ import Glibc
 import TestSupport
 import Testing
 
-@Suite("HTTPDate: the Date field without evhttp's formatting")
+@Suite("HTTPDate: the Date field without evhttp's formatting", .tags(.singleThreaded))
 struct HTTPDateTests {
     private func written(_ seconds: Int) -> String {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: HTTPDate.length + 1) { buffer in

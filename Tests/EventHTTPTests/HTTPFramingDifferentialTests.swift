@@ -9,7 +9,7 @@ import Testing
 /// per-byte state machine. So feeding a stream whole, byte by byte and in random pieces must give
 /// the same outcome: this compares the fast paths against the per-byte reference, on a corpus of
 /// valid and invalid streams under every head limit around their length, and on random mutations.
-@Suite("HTTPFraming: whole, byte by byte and in random pieces, a stream gets the same decisions")
+@Suite("HTTPFraming: whole, byte by byte and in random pieces, a stream gets the same decisions", .tags(.singleThreaded))
 struct HTTPFramingDifferentialTests {
     /// All that feeding a stream decides: summed events (adjacent removals joined) and the final state.
     struct Outcome: Equatable, CustomStringConvertible {

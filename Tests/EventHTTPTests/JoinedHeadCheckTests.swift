@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import EventHTTP
 
-@Suite("EventHTTP: the response writer's check for NUL, CR and LF")
+@Suite("EventHTTP: the response writer's check for NUL, CR and LF", .tags(.singleThreaded))
 struct JoinedHeadCheckTests {
     /// The reference: one byte at a time.
     private func byteByByte(_ bytes: [UInt8]) -> Bool { bytes.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D } }

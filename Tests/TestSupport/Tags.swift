@@ -11,4 +11,9 @@ extension Tag {
     /// Suites that need the throwaway PostgreSQL cluster (`PostgresTestCluster`), for some or all
     /// of their tests: starting it and the statements take most of the unit tests' time.
     @Tag package static var postgres: Self
+
+    /// Suites whose tests are one thread's computation (no loop, thread, task or lock: parsers,
+    /// writers, indexes against their references): ThreadSanitizer has nothing to find in them, so
+    /// `scripts/sanitizers.sh thread` skips them; they run everywhere else, AddressSanitizer too.
+    @Tag package static var singleThreaded: Self
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TodoServer
@@ -10,7 +11,7 @@ import Testing
 /// in `deliberateDifferences`: it refuses duplicate keys (Foundation keeps the last), trailing
 /// commas, a byte order mark and nesting deeper than 64 levels (Foundation: 512); and it reads a
 /// number past `Double`'s range as infinity where Foundation refuses the document.
-@Suite("Differential: JSON parser against Foundation's JSONSerialization")
+@Suite("Differential: JSON parser against Foundation's JSONSerialization", .tags(.singleThreaded))
 struct JSONDifferentialTests {
     private static func seed(_ name: String) -> UInt64 {
         let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)

@@ -29,7 +29,7 @@ import Testing
 /// And one difference of Foundation's, not the writer's: its parser drops a leading U+FEFF from a
 /// string, so (b) cannot see one (the bytes of (c) do) and generated member names start without it
 /// ("a" and "\u{FEFF}a" would be one member to Foundation): `foundationDropsALeadingByteOrderMark`.
-@Suite("Differential: JSON writer against Foundation's JSONSerialization and JSONEncoder")
+@Suite("Differential: JSON writer against Foundation's JSONSerialization and JSONEncoder", .tags(.singleThreaded))
 struct JSONWriterDifferentialTests {
     private static func seed(_ name: String) -> UInt64 {
         let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TodoServer
 
-@Suite("ByteSearch: the search arena's byte search")
+@Suite("ByteSearch: the search arena's byte search", .tags(.singleThreaded))
 struct ByteSearchTests {
     private static func naive(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard needle.count <= haystack.count else { return false }

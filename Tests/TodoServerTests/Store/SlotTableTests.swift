@@ -4,7 +4,7 @@ import Testing
 
 @testable import TodoServer
 
-@Suite("SlotTable: open addressing of slot numbers with tombstones and growth")
+@Suite("SlotTable: open addressing of slot numbers with tombstones and growth", .tags(.singleThreaded))
 struct SlotTableTests {
     /// A table whose slots hold the keys in `keys` (slot → key), hashed by `hash`.
     private struct Harness {

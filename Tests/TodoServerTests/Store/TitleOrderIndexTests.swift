@@ -4,7 +4,7 @@ import Testing
 
 @testable import TodoServer
 
-@Suite("TitleOrderIndex: sort=title pages and q= from a maintained index")
+@Suite("TitleOrderIndex: sort=title pages and q= from a maintained index", .tags(.singleThreaded))
 struct TitleOrderIndexTests {
     private func sync<T>(_ call: (@escaping (Result<T, StoreError>) -> Void) -> Void) throws -> T {
         var answer: Result<T, StoreError>?

@@ -6,7 +6,7 @@ import Testing
 
 /// `IANATimeZone` (the zoneinfo reader that replaced Foundation's ICU `TimeZone`) against
 /// Foundation's `TimeZone` itself, which the tests may still link.
-@Suite("IANATimeZone")
+@Suite("IANATimeZone", .tags(.singleThreaded))
 struct IANATimeZoneTests {
     /// Instants from 1970 to 2200, about every 9.7 days, shifted through the day. Before 1970 the
     /// data differ, not the code: Debian's tzdata is built with the backzone file, which gives
