@@ -126,7 +126,7 @@ extension ServerConfiguration {
                 "How long changes wait after a feed stream was sent a batch, to go out together (0: each at once)."),
             .integer(
                 "eventsLoopSharePercent", \.eventsLoopSharePercent, 1...100,
-                "The most of a loop's time (1-100 %) the live feed takes in a write storm (a pass that leaves subscribers behind rests before the next): the rest goes to requests; subscribers that fall behind the retained changes get a resync (100: no limit)."
+                "The most of a loop's time (1-100 %) the live feed takes in a write storm (changes coming faster than a pass sends them: each slice rests before the next): the rest goes to requests; subscribers that fall behind the retained changes get a resync (100: no limit)."
             ),
             .integer(
                 "eventsPollMilliseconds", \.eventsPollMilliseconds, 10...60_000,

@@ -87,9 +87,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// write carries many events when changes come fast (a change after a quiet spell goes at
     /// once); 0 sends each change at once.
     public var eventsBatchMilliseconds = 10
-    /// The most of a loop's time the live feed takes in a write storm (a pass that leaves
-    /// subscribers behind, or a long slice, is followed by a rest); requests get the rest.
-    public var eventsLoopSharePercent = 10
+    /// The most of a loop's time the live feed takes in a write storm (changes coming faster than
+    /// a pass sends them: each slice is followed by a rest); requests get the rest.
+    public var eventsLoopSharePercent = 5
     /// How often, in milliseconds, an instance reads the changes other instances made (with
     /// `databaseUrl`).
     public var eventsPollMilliseconds = 100

@@ -8,8 +8,9 @@ import Synchronization
 /// time, each slice in its own turn of the loop, so that the loop's requests (writes above all)
 /// are served between slices however many subscribers there are. A pass sends each subscription at
 /// most one batch: one far behind costs the pass no more than one that keeps up. In a write storm
-/// (more changes than the subscribers can be sent: `stormAfter` passes in a row left some behind)
-/// each slice is followed by a rest, so that the feed takes at most `loopSharePercent` of the
+/// (changes come faster than the subscribers can be sent them: `stormAfter` passes in a row during
+/// which more changes came than a pass sends, counted over the time the pass worked rather than
+/// rested) each slice is followed by a rest, so that the feed takes at most `loopSharePercent` of the
 /// loop's time and requests the rest. Subscribers then fall behind, and those that fall behind
 /// the retained changes get a resync. A feed that keeps up never rests. Lives on its loop's thread
 /// but for `wake`.
@@ -43,12 +44,21 @@ final class FeedLoopFanout: @unchecked Sendable {
     /// Asked for while a pass ran: another pass follows it (the subscriptions it had reached
     /// before the change came have not been sent it).
     private var passAgain = false
-    /// A subscription reached in the pass in progress had more waiting than a pass sends it.
+    /// A subscription reached in the pass in progress had more waiting than a pass sends it: another
+    /// pass follows.
     private var behind = false
-    /// Passes in a row that left subscriptions behind.
+    /// When the pass in progress started, the time its slices took so far, and the log's count of
+    /// changes then.
+    private var passStarted: Duration = .zero
+    private var passWorked: Duration = .zero
+    private var appendedAtPassStart = 0
+    /// Passes in a row that could not keep up with the changes: more came, at the pace they came
+    /// in during the pass, than a pass sends a subscription in the time the pass worked.
     private var passesBehind = 0
-    /// Passes in a row that leave subscriptions behind make a write storm: a pass or two behind is
-    /// a hiccup (a slow turn, many changes at once) that passes following at once make up for.
+    /// Passes in a row that cannot keep up make a write storm: a pass or two is a hiccup (a slow
+    /// turn, many changes at once) that the passes after it make up for. A subscription far behind
+    /// (one that did not read for a while, a catch-up after a burst) is no storm: the passes send
+    /// it a batch each, at once, between the loop's requests.
     static let stormAfter = 3
     /// The runs read in the pass in progress, for the subscriptions after them at the same cursor.
     private var runs = FeedRunCache()
@@ -167,6 +177,9 @@ final class FeedLoopFanout: @unchecked Sendable {
         pass = Array(subscriptions.values)
         passed = 0
         runs.clear()
+        passStarted = loop.wallTime
+        passWorked = .zero
+        appendedAtPassStart = log.appendedCount
         continuePass()
     }
 
@@ -179,6 +192,7 @@ final class FeedLoopFanout: @unchecked Sendable {
             passed += 1
         }
         let took = loop.wallTime - started
+        passWorked += took
         let storm = passesBehind >= Self.stormAfter
         if passed < pass.count {
             // In a storm every slice rests for what it took; else the next follows at once.
@@ -188,17 +202,28 @@ final class FeedLoopFanout: @unchecked Sendable {
             pass = []
             passed = 0
             runs.clear()
-            passesBehind = behind ? passesBehind + 1 : 0
+            passesBehind = overrun() ? passesBehind + 1 : 0
             passAgain = passAgain || behind
             behind = false
             // The next pass never starts from here: passes that followed each other at once
-            // would nest. In a storm (this pass too left subscriptions behind) it follows a rest.
+            // would nest. In a storm (this pass too could not keep up) it follows a rest.
             if passesBehind >= Self.stormAfter {
                 rest(for: took) { $0.passIfAsked() }
             } else if passAgain {
                 loop.execute { [self] in passIfAsked() }
             }
         }
+    }
+
+    /// Whether the pass that just ended could not keep up: the changes that came during it, scaled
+    /// from its whole time to the time it worked (a pass that rested saw more come than one at full
+    /// speed would), are more than a pass sends a subscription.
+    private func overrun() -> Bool {
+        let arrived = log.appendedCount - appendedAtPassStart
+        guard arrived > FeedSubscription.batch else { return false }
+        let wall = loop.wallTime - passStarted
+        guard wall > .zero, passWorked < wall else { return true }
+        return Double(arrived) * (passWorked / wall) > Double(FeedSubscription.batch)
     }
 
     private func passIfAsked() {

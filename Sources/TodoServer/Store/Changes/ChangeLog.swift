@@ -23,6 +23,8 @@ public final class ChangeLog: Sendable {
         /// Every change at or before it has left the window (or never was).
         var floor: ChangePosition
         var head: ChangeCursor
+        /// Changes appended so far (a reset does not count).
+        var appended = 0
         var observers: [UInt64: @Sendable () -> Void] = [:]
         var nextObserver: UInt64 = 0
     }
@@ -49,6 +51,10 @@ public final class ChangeLog: Sendable {
 
     /// The token of `head`.
     public var headToken: String { head.token(tag: tag) }
+
+    /// How many changes were appended so far: a reader that counts them over a span of time
+    /// knows how fast they come.
+    public var appendedCount: Int { state.withTracedLock { $0.appended } }
 
     /// Changes currently retained.
     public var retainedCount: Int { state.withTracedLock { $0.changes.count - $0.start } }
@@ -93,6 +99,7 @@ public final class ChangeLog: Sendable {
 
     private static func add(_ change: StoreChange, to state: inout State, capacity: Int) {
         state.changes.append(change)
+        state.appended += 1
         state.head.advance(to: change.position)
         if state.changes.count - state.start > capacity {
             state.floor = state.changes[state.start].position
