@@ -228,6 +228,52 @@ final class FeedInteractorTests {
         #expect(subscribers.allSatisfy { $0.positions == expected }, "every change once, in order")
     }
 
+    @Test func aStormEndsOnlyOnceAsManyPassesInARowKeptUpAsStartedIt() throws {
+        let (log, hub, interactor) = stormFeed()
+        defer {
+            hub.endAll()
+            loop.run()
+        }
+        let count = FeedLoopFanout.slice * 2 + 1
+        let subscribers = (0..<count).map { _ in RecordingSubscriber() }
+        let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
+        for subscription in subscriptions { subscription.start() }
+        // As above: 0.5 µs an event; the first subscriber writes two changes for each it hears.
+        var writing = true
+        var written = 1
+        for subscriber in subscribers { subscriber.onReceive = { self.loop.spend(.nanoseconds(500)) } }
+        subscribers[0].onReceive = {
+            self.loop.spend(.nanoseconds(500))
+            for _ in 0..<2 where writing {
+                log.appendNext(.created(Self.todo("t\(written)")))
+                written += 1
+            }
+        }
+        log.appendNext(.created(Self.todo("t0")))
+        loop.run()
+        #expect(subscribers.allSatisfy { $0.items.count < written }, "in a storm")
+        // The writer stops, and six batches more come at once: the passes after the one in progress
+        // keep up (nothing comes during them), yet the storm's rests go on for `stormAfter` of them. A paced pass
+        // (slices of 64, 64 and 1 subscribers, a batch each, each followed by three times its
+        // time) takes 4 × 4.128 ms = 16.512 ms; without the rule the passes after the first that
+        // kept up would go at once.
+        writing = false
+        let batch = FeedSubscription.batch
+        for index in written..<(written + batch * 6) { log.appendNext(.created(Self.todo("t\(index)"))) }
+        let total = written + batch * 6
+        let start = loop.elapsed
+        while !subscribers.allSatisfy({ $0.items.count == total }), loop.elapsed - start < .seconds(1) {
+            loop.advance(by: .microseconds(100))
+        }
+        let took = loop.elapsed - start
+        // The pass in progress (the six batches came during it) and `stormAfter` passes after it
+        // are paced: 78.4 ms; with the storm ended by the first pass that kept up, 53.7 ms.
+        #expect(took >= .microseconds(16_512) * (FeedLoopFanout.stormAfter + 1), "\(took)")
+        #expect(took < .microseconds(16_512) * 8, "then the passes go at once: \(took)")
+        let expected = (0..<total).map { "mt.1.\($0 + 1)" }
+        #expect(subscribers.allSatisfy { $0.positions == expected }, "every change once, in order")
+    }
+
     @Test func anIntervalThatEndsDuringAPassGetsAPassOfItsOwn() throws {
         let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
         let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)

@@ -10,7 +10,7 @@ import Synchronization
 /// most one batch: one far behind costs the pass no more than one that keeps up. In a write storm
 /// (changes come faster than the subscribers can be sent them: `stormAfter` passes in a row during
 /// which more changes came than a pass sends, counted over the time the pass worked rather than
-/// rested) each slice is followed by a rest, so that the feed takes at most `loopSharePercent` of the
+/// rested; it ends once as many passes in a row kept up) each slice is followed by a rest, so that the feed takes at most `loopSharePercent` of the
 /// loop's time and requests the rest. Subscribers then fall behind, and those that fall behind
 /// the retained changes get a resync. A feed that keeps up never rests. Lives on its loop's thread
 /// but for `wake`.
@@ -55,6 +55,9 @@ final class FeedLoopFanout: @unchecked Sendable {
     /// Passes in a row that could not keep up with the changes: more came, at the pace they came
     /// in during the pass, than a pass sends a subscription in the time the pass worked.
     private var passesBehind = 0
+    /// In a storm, passes in a row that kept up: `stormAfter` of them end it (one alone may be a
+    /// pass that found its subscribers' sockets full and sent little).
+    private var passesCalm = 0
     /// Passes in a row that cannot keep up make a write storm: a pass or two is a hiccup (a slow
     /// turn, many changes at once) that the passes after it make up for. A subscription far behind
     /// (one that did not read for a while, a catch-up after a burst) is no storm: the passes send
@@ -202,7 +205,15 @@ final class FeedLoopFanout: @unchecked Sendable {
             pass = []
             passed = 0
             runs.clear()
-            passesBehind = overrun() ? passesBehind + 1 : 0
+            if overrun() {
+                passesBehind += 1
+                passesCalm = 0
+            } else if storm {
+                passesCalm += 1
+                if passesCalm >= Self.stormAfter { (passesBehind, passesCalm) = (0, 0) }
+            } else {
+                passesBehind = 0
+            }
             passAgain = passAgain || behind
             behind = false
             // The next pass never starts from here: passes that followed each other at once
