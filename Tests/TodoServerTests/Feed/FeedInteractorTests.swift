@@ -244,7 +244,7 @@ final class FeedInteractorTests {
         for subscriber in subscribers { subscriber.onReceive = { self.loop.spend(.nanoseconds(500)) } }
         subscribers[0].onReceive = {
             self.loop.spend(.nanoseconds(500))
-            for _ in 0..<2 where writing {
+            for _ in 0..<2 where writing && written < 600 {
                 log.appendNext(.created(Self.todo("t\(written)")))
                 written += 1
             }
@@ -252,11 +252,12 @@ final class FeedInteractorTests {
         log.appendNext(.created(Self.todo("t0")))
         loop.run()
         #expect(subscribers.allSatisfy { $0.items.count < written }, "in a storm")
-        // The writer stops, and six batches more come at once: the passes after the one in progress
-        // keep up (nothing comes during them), yet the storm's rests go on for `stormAfter` of them. A paced pass
-        // (slices of 64, 64 and 1 subscribers, a batch each, each followed by three times its
-        // time) takes 4 × 4.128 ms = 16.512 ms; without the rule the passes after the first that
-        // kept up would go at once.
+        #expect(loop.liveTimers == count + 1, "a rest waits (besides each subscription's heartbeat)")
+        // The writer stops, and six batches more come at once, while the feed rests: the passes
+        // keep up from now on (nothing comes during them), yet the storm's rests go on for
+        // `stormAfter` of them. A paced pass (slices of 64, 64 and 1 subscribers, a batch each,
+        // each followed by three times its time) takes 4 × 4.128 ms = 16.512 ms; without the rule
+        // the passes after the first that kept up would go at once.
         writing = false
         let batch = FeedSubscription.batch
         for index in written..<(written + batch * 6) { log.appendNext(.created(Self.todo("t\(index)"))) }
@@ -266,12 +267,58 @@ final class FeedInteractorTests {
             loop.advance(by: .microseconds(100))
         }
         let took = loop.elapsed - start
-        // The pass in progress (the six batches came during it) and `stormAfter` passes after it
-        // are paced: 78.4 ms; with the storm ended by the first pass that kept up, 53.7 ms.
-        #expect(took >= .microseconds(16_512) * (FeedLoopFanout.stormAfter + 1), "\(took)")
-        #expect(took < .microseconds(16_512) * 8, "then the passes go at once: \(took)")
+        // Ten passes: the first `stormAfter` paced, the rest at once (a batch each to 129
+        // subscribers: 4.128 ms). With the storm ended by the first pass that kept up: 53.664 ms;
+        // by the second: 66.048 ms.
+        let unpaced = Duration.microseconds(4_128)
+        #expect(took == unpaced * 4 * FeedLoopFanout.stormAfter + unpaced * (10 - FeedLoopFanout.stormAfter), "\(took)")
         let expected = (0..<total).map { "mt.1.\($0 + 1)" }
         #expect(subscribers.allSatisfy { $0.positions == expected }, "every change once, in order")
+    }
+
+    /// Subscriptions for the storm tests, each taking 0.5 µs of the loop an event.
+    private func subscribers(_ count: Int, _ interactor: FeedInteractor) throws -> [RecordingSubscriber] {
+        let subscribers = (0..<count).map { _ in RecordingSubscriber() }
+        let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
+        for subscription in subscriptions { subscription.start() }
+        for subscriber in subscribers { subscriber.onReceive = { self.loop.spend(.nanoseconds(500)) } }
+        return subscribers
+    }
+
+    @Test func aStormsRestThatEndsWithNothingLeftToSendEndsTheStorm() throws {
+        let (log, hub, interactor) = stormFeed()
+        defer {
+            hub.endAll()
+            loop.run()
+        }
+        let subscribers = try subscribers(FeedLoopFanout.slice * 2 + 1, interactor)
+        // The first subscriber writes 65 changes in each pass (one more than a pass sends) until
+        // the storm: the subscribers are then only a batch or two behind.
+        var writing = true
+        var written = 1
+        var lastTurn = -1
+        subscribers[0].onReceive = {
+            self.loop.spend(.nanoseconds(500))
+            guard writing, self.loop.turns != lastTurn else { return }
+            lastTurn = self.loop.turns
+            for _ in 0..<(FeedSubscription.batch + 1) {
+                log.appendNext(.created(Self.todo("t\(written)")))
+                written += 1
+            }
+        }
+        log.appendNext(.created(Self.todo("t0")))
+        loop.run()
+        writing = false
+        #expect(loop.liveTimers == subscribers.count + 1, "a storm: a rest waits")
+        #expect(subscribers.allSatisfy { written - $0.items.count <= FeedSubscription.batch * 2 }, "\(written)")
+        // Fewer than `stormAfter` passes catch them up; the rest after the last ends with nothing
+        // to send, and the storm with it.
+        loop.advance(by: .seconds(1))
+        #expect(subscribers.allSatisfy { $0.items.count == written })
+        #expect(loop.liveTimers == subscribers.count, "no rest waits")
+        log.appendNext(.created(Self.todo("after")))
+        loop.run()
+        #expect(subscribers.allSatisfy { $0.items.count == written + 1 }, "every slice at once: no storm left over")
     }
 
     @Test func anIntervalThatEndsDuringAPassGetsAPassOfItsOwn() throws {

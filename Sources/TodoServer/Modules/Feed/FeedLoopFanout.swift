@@ -10,7 +10,8 @@ import Synchronization
 /// most one batch: one far behind costs the pass no more than one that keeps up. In a write storm
 /// (changes come faster than the subscribers can be sent them: `stormAfter` passes in a row during
 /// which more changes came than a pass sends, counted over the time the pass worked rather than
-/// rested; it ends once as many passes in a row kept up) each slice is followed by a rest, so that the feed takes at most `loopSharePercent` of the
+/// rested; it ends once as many passes in a row kept up, or when a rest ends with nothing left to
+/// send) each slice is followed by a rest, so that the feed takes at most `loopSharePercent` of the
 /// loop's time and requests the rest. Subscribers then fall behind, and those that fall behind
 /// the retained changes get a resync. A feed that keeps up never rests. Lives on its loop's thread
 /// but for `wake`.
@@ -238,7 +239,12 @@ final class FeedLoopFanout: @unchecked Sendable {
     }
 
     private func passIfAsked() {
-        guard passAgain else { return }
+        guard passAgain else {
+            // A storm's rest ended with nothing left to send: the subscribers caught up, and the
+            // next change goes at once.
+            (passesBehind, passesCalm) = (0, 0)
+            return
+        }
         passAgain = false
         changed()
     }
