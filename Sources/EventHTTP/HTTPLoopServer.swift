@@ -20,6 +20,8 @@ final class HTTPLoopServer: @unchecked Sendable {
     private var sweepTimer: OpaquePointer?
     private var timeoutTimer: OpaquePointer?
     let handler: any HTTPHandler
+    /// Hands libevent's messages on this loop to the handler (held weakly by the loop).
+    private let messageRelay: LibeventMessageRelay
     /// The loop's position among the server's loops, handed to the handler with each request.
     let index: Int
     /// Accepted connections, requests in flight, budgets, time-outs, back-off and the drain: this
@@ -73,6 +75,7 @@ final class HTTPLoopServer: @unchecked Sendable {
         self.loop = loop
         base = loop.base
         self.handler = handler
+        messageRelay = LibeventMessageRelay(handler: handler, loop: index)
         self.index = index
         self.limits = limits
         counter = limits.makeCounter()
@@ -93,9 +96,11 @@ final class HTTPLoopServer: @unchecked Sendable {
             Self.timeoutCheckInterval(min(wireSettings.timeout, wireSettings.bodyRate?.gracePeriod ?? wireSettings.timeout)))
         event_add(timeoutTimer, &interval)
         // Weakly: the loop is this server's, and the handler (the application) holds the server.
-        loop.onLibeventMessage = { [weak self] severity, message in
-            self?.handler.serverEvent(.libeventMessage(loop: index, severity: severity, message: message))
-        }
+        // Through a relay of its own, never the server: a weak reference gives its object a side
+        // table, and every retain and release of it the slow path — the server's, ~30 a request
+        // through each connection's unowned `server`, cost ~3,700 instructions per request.
+        let relay = messageRelay
+        loop.onLibeventMessage = { [weak relay] severity, message in relay?.send(severity: severity, message: message) }
     }
 
     /// How often time-outs (and body rates) are checked: a quarter of the time-out (or of the body
@@ -368,5 +373,20 @@ final class ConnectionLimits: Sendable {
     /// Open connections across the loops.
     func total() -> Int {
         counters.withTracedLock { $0.reduce(0) { $0 + $1.open.load(ordering: .relaxed) } }
+    }
+}
+
+/// Hands libevent's messages on one loop to the handler.
+private final class LibeventMessageRelay: Sendable {
+    let handler: any HTTPHandler
+    let loop: Int
+
+    init(handler: any HTTPHandler, loop: Int) {
+        self.handler = handler
+        self.loop = loop
+    }
+
+    func send(severity: Int32, message: String) {
+        handler.serverEvent(.libeventMessage(loop: loop, severity: severity, message: message))
     }
 }
