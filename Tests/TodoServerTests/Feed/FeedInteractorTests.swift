@@ -184,16 +184,14 @@ final class FeedInteractorTests {
             hub.endAll()
             loop.run()
         }
-        let count = FeedLoopFanout.slice * 2 + 1
-        let subscribers = (0..<count).map { _ in RecordingSubscriber() }
-        let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
-        for subscription in subscriptions { subscription.start() }
+        let (subscribers, subscriptions) = try subscribe(FeedLoopFanout.slice * 2 + 1, interactor)
+        defer { withExtendedLifetime(subscriptions) {} }
+        let count = subscribers.count
         // 0.5 µs an event: a batch of 64 takes 32 µs, a slice of 64 subscribers 2.048 ms. The first
         // subscriber writes too: two changes for each it hears, up to `total` (the log retains
         // 1,000), so that from some pass on more changes come during each pass than it sends.
         let total = 900
         var written = 1
-        for subscriber in subscribers { subscriber.onReceive = { self.loop.spend(.nanoseconds(500)) } }
         subscribers[0].onReceive = {
             self.loop.spend(.nanoseconds(500))
             for _ in 0..<2 where written < total {
@@ -234,14 +232,12 @@ final class FeedInteractorTests {
             hub.endAll()
             loop.run()
         }
-        let count = FeedLoopFanout.slice * 2 + 1
-        let subscribers = (0..<count).map { _ in RecordingSubscriber() }
-        let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
-        for subscription in subscriptions { subscription.start() }
+        let (subscribers, subscriptions) = try subscribe(FeedLoopFanout.slice * 2 + 1, interactor)
+        defer { withExtendedLifetime(subscriptions) {} }
+        let count = subscribers.count
         // As above: 0.5 µs an event; the first subscriber writes two changes for each it hears.
         var writing = true
         var written = 1
-        for subscriber in subscribers { subscriber.onReceive = { self.loop.spend(.nanoseconds(500)) } }
         subscribers[0].onReceive = {
             self.loop.spend(.nanoseconds(500))
             for _ in 0..<2 where writing && written < 600 {
@@ -276,13 +272,14 @@ final class FeedInteractorTests {
         #expect(subscribers.allSatisfy { $0.positions == expected }, "every change once, in order")
     }
 
-    /// Subscriptions for the storm tests, each taking 0.5 µs of the loop an event.
-    private func subscribers(_ count: Int, _ interactor: FeedInteractor) throws -> [RecordingSubscriber] {
+    /// Started subscriptions for the storm tests, each subscriber taking 0.5 µs of the loop an event
+    /// (the caller holds the subscriptions for the test's length).
+    private func subscribe(_ count: Int, _ interactor: FeedInteractor) throws -> ([RecordingSubscriber], [FeedSubscription]) {
         let subscribers = (0..<count).map { _ in RecordingSubscriber() }
         let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
         for subscription in subscriptions { subscription.start() }
         for subscriber in subscribers { subscriber.onReceive = { self.loop.spend(.nanoseconds(500)) } }
-        return subscribers
+        return (subscribers, subscriptions)
     }
 
     @Test func aStormsRestThatEndsWithNothingLeftToSendEndsTheStorm() throws {
@@ -291,7 +288,8 @@ final class FeedInteractorTests {
             hub.endAll()
             loop.run()
         }
-        let subscribers = try subscribers(FeedLoopFanout.slice * 2 + 1, interactor)
+        let (subscribers, subscriptions) = try subscribe(FeedLoopFanout.slice * 2 + 1, interactor)
+        defer { withExtendedLifetime(subscriptions) {} }
         // The first subscriber writes 65 changes in each pass (one more than a pass sends) until
         // the storm: the subscribers are then only a batch or two behind.
         var writing = true
