@@ -130,6 +130,7 @@ let package = Package(
                 "TestSupport",
                 "TodoServer",
                 "EventHTTP",
+                "EventLoops",
                 "HTTPValues",
                 "PostgresLoop",
                 "LockTracing",

@@ -5,7 +5,9 @@ import Synchronization
 @testable import TodoServer
 
 /// A loop run by the test: work queued from any thread runs when the test says (`run()`), timers
-/// fire when the test advances the fake clock.
+/// fire when the test advances the fake clock. A turn (`runOnce`) runs as libevent's does: the
+/// work queued with `execute` during the turn runs in that turn; what turned ready at the turn's
+/// poll (`arrive`, an armed turn timer) waits for the next.
 final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     private let queued = Mutex<[@Sendable () -> Void]>([])
     private(set) var elapsed: Duration = .zero
@@ -49,36 +51,77 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
         queued.withTracedLock { $0.append(work) }
     }
 
+    /// Runs its work in the next turn (`runOnce`), as a real loop's turn timer after its poll.
+    final class ManualTurnTimer: FeedTurnTimer, @unchecked Sendable {
+        unowned let loop: ManualFeedLoop
+        let fire: () -> Void
+        var armed = false
+        var cancelled = false
+        init(loop: ManualFeedLoop, fire: @escaping () -> Void) {
+            self.loop = loop
+            self.fire = fire
+        }
+        func arm() {
+            guard !armed, !cancelled else { return }
+            armed = true
+            loop.polled.append { [self] in
+                guard armed, !cancelled else { return }
+                armed = false
+                fire()
+            }
+        }
+        func cancel() { cancelled = true }
+    }
+
+    func turnTimer(_ fire: @escaping () -> Void) -> any FeedTurnTimer {
+        ManualTurnTimer(loop: self, fire: fire)
+    }
+
     func repeating(every interval: Duration, _ fire: @escaping () -> Void) -> any FeedTimer {
         let timer = ManualTimer(interval: interval, due: elapsed + interval, fire: fire)
         timers.append(timer)
         return timer
     }
 
-    /// Rounds of queued work `run` went through (each a turn of a real loop).
+    /// What the next turn's poll finds ready, in order: sockets' work (`arrive`), armed turn timers.
+    fileprivate var polled: [() -> Void] = []
+
+    /// Work that a socket turning ready (a request) would bring: it runs after the loop's next poll.
+    func arrive(_ work: @escaping () -> Void) {
+        polled.append(work)
+    }
+
+    /// Turns `run` went through.
     private(set) var turns = 0
 
-    /// Runs what was queued so far, once (one turn of a real loop): what that queues waits.
-    func runOnce() {
-        let work = queued.withTracedLock { queued in
+    /// One turn of a real loop: what was queued and what the poll found ready, then whatever these
+    /// queue with `execute` (libevent runs what is made active during a turn in that turn); what
+    /// turns ready meanwhile (`arrive`, a turn timer armed) waits for the next turn. False when
+    /// there was nothing to run.
+    @discardableResult
+    func runOnce() -> Bool {
+        let ready = polled
+        polled = []
+        var work = queued.withTracedLock { queued in
             defer { queued = [] }
             return queued
         }
-        if !work.isEmpty { turns += 1 }
-        for item in work { item() }
-    }
-
-    /// Runs what was queued (and what that queues) until nothing is.
-    func run() {
-        while true {
-            let work = queued.withTracedLock { queued in
+        guard !work.isEmpty || !ready.isEmpty else { return false }
+        turns += 1
+        for item in ready { item() }
+        while !work.isEmpty {
+            for item in work { item() }
+            work = queued.withTracedLock { queued in
                 defer { queued = [] }
                 return queued
             }
-            if work.isEmpty { return }
-            turns += 1
-            for item in work { item() }
         }
+        return true
+    }
+
+    /// Runs turns until nothing is queued or ready.
+    func run() {
+        while runOnce() {}
     }
 
     /// Moves the fake clock on, firing each timer as it comes due.

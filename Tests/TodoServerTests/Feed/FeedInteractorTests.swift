@@ -111,16 +111,41 @@ final class FeedInteractorTests {
         let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
         for subscription in subscriptions { subscription.start() }
         log.appendNext(.created(Self.todo("a")))
-        // Work the loop was handed while the first slice ran (a request's) runs before the second.
+        // A request that came while the first slice ran runs before the second slice (a slice
+        // queued with `execute` would run in the same turn, before the loop polls its sockets).
         subscribers[0].onReceive = {
             order.append("subscriber 0")
-            self.loop.execute { @Sendable in }
+            self.loop.arrive { order.append("request") }
         }
         loop.run()
         #expect(subscribers.allSatisfy { $0.batches == [0, 1] }, "every subscription hears the change once")
-        #expect(order.count == count)
+        #expect(order.count == count + 1)
+        #expect(order.firstIndex(of: "request") == FeedLoopFanout.slice, "\(order.prefix(FeedLoopFanout.slice + 2))")
+        #expect(order.filter { $0 != "request" } == (0..<count).map { "subscriber \($0)" }, "in the order they started")
         #expect(loop.turns >= 3, "three slices, each in its own turn: \(loop.turns)")
         for subscription in subscriptions { subscription.cancel() }
+    }
+
+    @Test func passesReachTheSubscriptionsInTheOrderTheyStartedAlsoAfterMostEnded() throws {
+        let hub = FeedHub(maxSubscribers: 400, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero)
+        var order: [Int] = []
+        let subscribers = (0..<300).map { _ in RecordingSubscriber() }
+        for (index, subscriber) in subscribers.enumerated() { subscriber.onReceive = { order.append(index) } }
+        let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
+        for subscription in subscriptions { subscription.start() }
+        // Every subscription but each seventh ends (the fan-out closes ranks on the way), then
+        // more start.
+        for (index, subscription) in subscriptions.enumerated() where index % 7 != 0 { subscription.cancel() }
+        let later = (0..<20).map { _ in RecordingSubscriber() }
+        for (index, subscriber) in later.enumerated() { subscriber.onReceive = { order.append(1_000 + index) } }
+        let laterSubscriptions = try later.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
+        for subscription in laterSubscriptions { subscription.start() }
+        loop.run()
+        log.appendNext(.created(Self.todo("a")))
+        loop.run()
+        #expect(order == Array(stride(from: 0, to: 300, by: 7)) + (1_000..<1_020))
+        for subscription in subscriptions + laterSubscriptions { subscription.cancel() }
     }
 
     @Test func aSlowPassThatLeavesNobodyBehindIsNoStormAndNeverRests() throws {

@@ -35,9 +35,16 @@ final class FeedLoopFanout: @unchecked Sendable {
     private let loopSharePercent: Int
     /// The wait before the next slice, while one runs.
     private var pacing: (any FeedTimer)?
+    /// Runs `afterTurn` in the loop's next turn, after the loop polled its sockets (made on first use).
+    private var turn: (any FeedTurnTimer)?
+    private var afterTurn: ((FeedLoopFanout) -> Void)?
     private let state = Atomic<Wake>(.idle)
     // Loop-thread state.
-    private var subscriptions: [ObjectIdentifier: FeedSubscription] = [:]
+    /// The subscriptions in the order they started (a pass reaches them in it, so that the feed's
+    /// order is the same in every run); nil where one ended, until `compact`.
+    private var subscriptions: [FeedSubscription?] = []
+    /// Each subscription's index in `subscriptions`.
+    private var indexes: [ObjectIdentifier: Int] = [:]
     private var cooldown: (any FeedTimer)?
     /// The pass in progress: the subscriptions it reaches, and how many it has.
     private var pass: [FeedSubscription] = []
@@ -87,6 +94,7 @@ final class FeedLoopFanout: @unchecked Sendable {
         loop.whenStopping { [weak self] in
             self?.cooldown?.cancel()
             self?.pacing?.cancel()
+            self?.turn?.cancel()
         }
     }
 
@@ -106,11 +114,24 @@ final class FeedLoopFanout: @unchecked Sendable {
     }
 
     func add(_ subscription: FeedSubscription) {
-        subscriptions[ObjectIdentifier(subscription)] = subscription
+        let key = ObjectIdentifier(subscription)
+        guard indexes[key] == nil else { return }
+        indexes[key] = subscriptions.count
+        subscriptions.append(subscription)
     }
 
     func remove(_ subscription: FeedSubscription) {
-        subscriptions.removeValue(forKey: ObjectIdentifier(subscription))
+        guard let index = indexes.removeValue(forKey: ObjectIdentifier(subscription)) else { return }
+        subscriptions[index] = nil
+        // Once most places are empty, the rest close ranks (amortized: a constant per removal).
+        if subscriptions.count > Self.slice, indexes.count * 2 < subscriptions.count { compact() }
+    }
+
+    private func compact() {
+        subscriptions.removeAll { $0 == nil }
+        for (index, subscription) in subscriptions.enumerated() {
+            if let subscription { indexes[ObjectIdentifier(subscription)] = index }
+        }
     }
 
     /// From the thread that appended a change, or on the loop from a subscription that takes more
@@ -178,7 +199,7 @@ final class FeedLoopFanout: @unchecked Sendable {
             passAgain = true
             return
         }
-        pass = Array(subscriptions.values)
+        pass = subscriptions.compactMap { $0 }
         passed = 0
         runs.clear()
         passStarted = loop.wallTime
@@ -200,7 +221,7 @@ final class FeedLoopFanout: @unchecked Sendable {
         let storm = passesBehind >= Self.stormAfter
         if passed < pass.count {
             // In a storm every slice rests for what it took; else the next follows at once.
-            guard storm else { return loop.execute { [self] in continuePass() } }
+            guard storm else { return nextTurn { $0.continuePass() } }
             rest(for: took) { $0.continuePass() }
         } else {
             pass = []
@@ -222,7 +243,7 @@ final class FeedLoopFanout: @unchecked Sendable {
             if passesBehind >= Self.stormAfter {
                 rest(for: took) { $0.passIfAsked() }
             } else if passAgain {
-                loop.execute { [self] in passIfAsked() }
+                nextTurn { $0.passIfAsked() }
             }
         }
     }
@@ -249,12 +270,27 @@ final class FeedLoopFanout: @unchecked Sendable {
         changed()
     }
 
+    /// Runs `next` in the loop's next turn, after the loop polled its sockets: a slice or pass
+    /// queued with `execute` would run before them (libevent runs what is made active during a turn
+    /// in that turn), so that a pass would hold every request that came during it until it ended.
+    private func nextTurn(_ next: @escaping (FeedLoopFanout) -> Void) {
+        afterTurn = next
+        if turn == nil {
+            turn = loop.turnTimer { [weak self] in
+                guard let self, let next = afterTurn else { return }
+                afterTurn = nil
+                next(self)
+            }
+        }
+        turn?.arm()
+    }
+
     /// Runs `next` after the wait that keeps the feed to its share of the loop for a slice that
     /// held the loop `took` (wall time: a slice preempted by another process held the loop's
     /// requests as long); at once when the share is the whole loop.
     private func rest(for took: Duration, _ next: @escaping @Sendable (FeedLoopFanout) -> Void) {
         let wait = took * Double(100 - loopSharePercent) / Double(loopSharePercent)
-        guard wait > .zero, loopSharePercent < 100 else { return loop.execute { [self] in next(self) } }
+        guard wait > .zero, loopSharePercent < 100 else { return nextTurn(next) }
         pacing = loop.repeating(every: wait) { [weak self] in
             guard let self else { return }
             pacing?.cancel()

@@ -17,6 +17,11 @@ public protocol FeedLoop: Sendable {
     /// Calls `fire` on the loop's thread every `interval` until the answered timer is cancelled
     /// (create and cancel it on the loop's thread).
     func repeating(every interval: Duration, _ fire: @escaping () -> Void) -> any FeedTimer
+    /// A turn timer: each `arm()` calls `fire` once, in a later turn of the loop, after the loop
+    /// has polled its sockets, so that the requests that came meanwhile run first (work queued with
+    /// `execute` from the loop's own thread runs in the same turn, before any socket is polled).
+    /// Create, arm and cancel it on the loop's thread.
+    func turnTimer(_ fire: @escaping () -> Void) -> any FeedTurnTimer
     /// The object of `Value`'s type kept for this loop, made by `make` on first use: what the
     /// loop's subscriptions share (used on the loop's thread only).
     func shared<Value: AnyObject>(_ make: () -> Value) -> Value
@@ -31,6 +36,12 @@ public protocol FeedLoop: Sendable {
 
 public protocol FeedTimer: AnyObject {
     func cancel()
+}
+
+/// A `FeedLoop.turnTimer`.
+public protocol FeedTurnTimer: FeedTimer {
+    /// Calls the timer's work in a later turn of the loop (once, however often armed before then).
+    func arm()
 }
 
 /// The server's loops (`EventLoop.current`) and their libevent timers.
@@ -88,11 +99,22 @@ public struct EventLoopFeedScheduler: FeedScheduler {
             timer?.schedule(after: interval)
             return Timer(timer: timer)
         }
+
+        /// A libevent timer of no delay: libevent runs the callbacks made active in a turn until
+        /// none is left, so work that queues more work with `execute` on its own loop runs again
+        /// before the loop polls its sockets; an expired timer is made active only after the poll.
+        func turnTimer(_ fire: @escaping () -> Void) -> any FeedTurnTimer {
+            Timer(timer: LoopTimer(loop: loop, onFire: fire))
+        }
     }
 
-    private final class Timer: FeedTimer {
+    private final class Timer: FeedTurnTimer {
         let timer: LoopTimer?
         init(timer: LoopTimer?) { self.timer = timer }
         func cancel() { timer?.cancel() }
+        func arm() {
+            guard let timer, !timer.isScheduled else { return }
+            timer.schedule(after: .zero)
+        }
     }
 }
