@@ -73,7 +73,7 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
         func cancel() { cancelled = true }
     }
 
-    func turnTimer(_ fire: @escaping () -> Void) -> any FeedTurnTimer {
+    func turnTimer(_ fire: @escaping () -> Void) -> (any FeedTurnTimer)? {
         ManualTurnTimer(loop: self, fire: fire)
     }
 
@@ -102,19 +102,19 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     func runOnce() -> Bool {
         let ready = polled
         polled = []
-        var work = queued.withTracedLock { queued in
-            defer { queued = [] }
-            return queued
+        let take = {
+            self.queued.withTracedLock { queued in
+                defer { queued = [] }
+                return queued.map { item -> () -> Void in item }
+            }
         }
-        guard !work.isEmpty || !ready.isEmpty else { return false }
+        // Work queued before the turn was made active before the poll, so it runs first.
+        var work = take() + ready
+        guard !work.isEmpty else { return false }
         turns += 1
-        for item in ready { item() }
         while !work.isEmpty {
             for item in work { item() }
-            work = queued.withTracedLock { queued in
-                defer { queued = [] }
-                return queued
-            }
+            work = take()
         }
         return true
     }

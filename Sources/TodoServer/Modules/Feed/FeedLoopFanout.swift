@@ -199,6 +199,8 @@ final class FeedLoopFanout: @unchecked Sendable {
             passAgain = true
             return
         }
+        // What a turn timer armed before would have run (a `passIfAsked`) this pass does.
+        afterTurn = nil
         pass = subscriptions.compactMap { $0 }
         passed = 0
         runs.clear()
@@ -273,16 +275,20 @@ final class FeedLoopFanout: @unchecked Sendable {
     /// Runs `next` in the loop's next turn, after the loop polled its sockets: a slice or pass
     /// queued with `execute` would run before them (libevent runs what is made active during a turn
     /// in that turn), so that a pass would hold every request that came during it until it ended.
+    /// Without one (libevent could not make the timer), in this turn.
     private func nextTurn(_ next: @escaping (FeedLoopFanout) -> Void) {
         afterTurn = next
         if turn == nil {
-            turn = loop.turnTimer { [weak self] in
-                guard let self, let next = afterTurn else { return }
-                afterTurn = nil
-                next(self)
-            }
+            turn = loop.turnTimer { [weak self] in self?.turnCame() }
         }
-        turn?.arm()
+        guard let turn else { return loop.execute { [self] in turnCame() } }
+        turn.arm()
+    }
+
+    private func turnCame() {
+        guard let next = afterTurn else { return }
+        afterTurn = nil
+        next(self)
     }
 
     /// Runs `next` after the wait that keeps the feed to its share of the loop for a slice that

@@ -20,8 +20,8 @@ public protocol FeedLoop: Sendable {
     /// A turn timer: each `arm()` calls `fire` once, in a later turn of the loop, after the loop
     /// has polled its sockets, so that the requests that came meanwhile run first (work queued with
     /// `execute` from the loop's own thread runs in the same turn, before any socket is polled).
-    /// Create, arm and cancel it on the loop's thread.
-    func turnTimer(_ fire: @escaping () -> Void) -> any FeedTurnTimer
+    /// Create, arm and cancel it on the loop's thread. Nil when the loop cannot make one.
+    func turnTimer(_ fire: @escaping () -> Void) -> (any FeedTurnTimer)?
     /// The object of `Value`'s type kept for this loop, made by `make` on first use: what the
     /// loop's subscriptions share (used on the loop's thread only).
     func shared<Value: AnyObject>(_ make: () -> Value) -> Value
@@ -103,8 +103,8 @@ public struct EventLoopFeedScheduler: FeedScheduler {
         /// A libevent timer of no delay: libevent runs the callbacks made active in a turn until
         /// none is left, so work that queues more work with `execute` on its own loop runs again
         /// before the loop polls its sockets; an expired timer is made active only after the poll.
-        func turnTimer(_ fire: @escaping () -> Void) -> any FeedTurnTimer {
-            Timer(timer: LoopTimer(loop: loop, onFire: fire))
+        func turnTimer(_ fire: @escaping () -> Void) -> (any FeedTurnTimer)? {
+            LoopTimer(loop: loop, onFire: fire).map { Timer(timer: $0) }
         }
     }
 
