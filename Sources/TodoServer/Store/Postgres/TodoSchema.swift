@@ -78,8 +78,6 @@ public enum TodoSchema {
         // Cheaper writes: one kept-count row per slot with the total and the done, a change of
         // `completed` updates one of them from a row-level trigger (`TodoTalliesSchema`).
         PostgresMigration(version: 6, name: "todo_tallies", statements: TodoTalliesSchema.statements),
-        // Cheaper inserts: counted from a row-level trigger (`TodoTalliesSchema.rowInsertStatements`).
-        PostgresMigration(version: 7, name: "tally_inserts_per_row", statements: TodoTalliesSchema.rowInsertStatements),
     ]
 
     public static var migrator: PostgresMigrator {

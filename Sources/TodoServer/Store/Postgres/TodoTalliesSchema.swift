@@ -6,11 +6,19 @@
 /// the trigger's own statements showing in `pg_stat_statements`). Each slot now keeps one row with
 /// the number of to-dos and the number of done ones, so a change of `completed` updates one row, from
 /// a row-level trigger that runs only when `completed` changed (`WHEN`), with no transition table
-/// (the trigger took 14 to 19 µs in the same measurement). Inserts (until migration 7:
-/// `rowInsertStatements`) and deletes keep statement-level triggers, which update their slots in slot order (a bulk `DELETE` updates 16 rows, not one per
+/// (the trigger took 14 to 19 µs in the same measurement). Inserts and deletes keep statement-level
+/// triggers, which update their slots in slot order (a bulk `DELETE` updates 16 rows, not one per
 /// to-do; two statements cannot deadlock on them). A statement that changes `completed` of many
 /// to-dos updates their slots row by row, in the rows' order: two such statements at once could
 /// deadlock (PostgreSQL then stops one); the store never sends one (it changes one to-do at a time).
+///
+/// An insert stays counted by the statement-level trigger although a row-level one (one `UPDATE`)
+/// cost a POST ~19 µs less of PostgreSQL's processor time (issue 22, docs/performance.md): a
+/// row-level trigger makes a bulk insert quadratic. Every row's `UPDATE` of the same few
+/// `todo_tallies` rows in one transaction adds a version each, and each later one walks the chain
+/// of versions before it: 150,000 to-dos in one `INSERT … SELECT` took 108 s against 1.8 s (40,000:
+/// 2.7 s against 0.38; no trigger at all: 1.6 s for 150,000).
+/// A change of `completed` has the same cost in bulk; the store changes one to-do at a time.
 ///
 /// The count of open to-dos is `total - done`; a list without `q=` sums at most 16 rows.
 enum TodoTalliesSchema {
@@ -82,33 +90,4 @@ enum TodoTalliesSchema {
             """,
         ]
     }
-}
-
-extension TodoTalliesSchema {
-    /// Migration 7: an insert counts its to-do from a row-level trigger that updates one row, as a
-    /// change of `completed` does. The statement-level trigger gathered a transition table, grouped
-    /// it in a query and looped over the groups in PL/pgSQL for the one row the store ever inserts:
-    /// with it, a POST cost PostgreSQL 110-125 µs of processor time; with no insert trigger at all,
-    /// 69-89 µs; with this one, 90-94 µs (docs/performance.md, issue 22).
-    /// A statement that inserts many to-dos now updates their slots row by row, in the rows' order:
-    /// two such statements at once could deadlock (PostgreSQL then stops one); the store inserts one
-    /// to-do per statement. Deletes keep the statement-level trigger: clearing the list is one
-    /// statement over every to-do, and updates its 16 slots once each.
-    static let rowInsertStatements: [String] = [
-        "DROP TRIGGER todo_tallies_insert ON todos",
-        "DROP FUNCTION todo_tallies_insert()",
-        """
-        CREATE FUNCTION todo_tallies_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-            UPDATE todo_tallies SET total = total + 1, done = done + CASE WHEN NEW.completed THEN 1 ELSE 0 END
-            WHERE slot = todo_count_slot(NEW.id);
-            RETURN NULL;
-        END
-        $$
-        """,
-        """
-        CREATE TRIGGER todo_tallies_insert AFTER INSERT ON todos
-        FOR EACH ROW EXECUTE FUNCTION todo_tallies_insert()
-        """,
-    ]
 }
