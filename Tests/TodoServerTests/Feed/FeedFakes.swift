@@ -13,7 +13,16 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     private(set) var elapsed: Duration = .zero
     var wallTime: Duration { elapsed }
 
-    func whenStopping(_ work: @escaping @Sendable () -> Void) {}
+    private var stopping: [@Sendable () -> Void] = []
+
+    func whenStopping(_ work: @escaping @Sendable () -> Void) { stopping.append(work) }
+
+    /// The loop stops: the `whenStopping` work runs (once).
+    func stop() {
+        let work = stopping
+        stopping = []
+        for item in work { item() }
+    }
 
     /// Moves the fake clock on without firing timers: time spent inside work the loop runs.
     func spend(_ duration: Duration) {

@@ -148,6 +148,17 @@ final class FeedInteractorTests {
         for subscription in subscriptions + laterSubscriptions { subscription.cancel() }
     }
 
+    @Test func aStoppedLoopsFanOutIsNotHandedToALaterLoopAtTheSameAddress() {
+        let fanouts = FeedLoopFanouts()
+        let first = fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10))
+        #expect(fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10)) === first, "one per loop")
+        loop.stop()
+        // The same identity again (as a new loop whose base has the freed one's address).
+        let second = fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10))
+        #expect(second !== first)
+        #expect(fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10)) === second)
+    }
+
     @Test func aSlowPassThatLeavesNobodyBehindIsNoStormAndNeverRests() throws {
         let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
         let interactor = FeedInteractor(

@@ -317,6 +317,15 @@ final class FeedLoopFanouts: Sendable {
             if let fanout = fanouts[loop.identity] { return fanout }
             let fanout = FeedLoopFanout(log: log, loop: loop, batchInterval: batchInterval, loopSharePercent: loopSharePercent)
             fanouts[loop.identity] = fanout
+            // A stopped loop's fan-out has its timers cancelled: a later loop at the same address
+            // (the identity) gets a fan-out of its own.
+            let identity = loop.identity
+            loop.whenStopping { [weak self, weak fanout] in
+                guard let self, let fanout else { return }
+                self.fanouts.withTracedLock { fanouts in
+                    if fanouts[identity] === fanout { fanouts[identity] = nil }
+                }
+            }
             return fanout
         }
     }
