@@ -215,97 +215,99 @@ final class FeedInteractorTests {
     }
 
     @Test func changesComingFasterThanAPassSendsMakeAStormInWhichEachSliceRestsForItsShare() throws {
-        let (log, hub, interactor) = stormFeed()
-        defer {
-            hub.endAll()
-            loop.run()
-        }
-        let (subscribers, subscriptions) = try subscribe(FeedLoopFanout.slice * 2 + 1, interactor)
-        defer { withExtendedLifetime(subscriptions) {} }
-        let count = subscribers.count
-        // 0.5 µs an event: a batch of 64 takes 32 µs, a slice of 64 subscribers 2.048 ms. The first
-        // subscriber writes too: two changes for each it hears, up to `total` (the log retains
-        // 1,000), so that from some pass on more changes come during each pass than it sends.
-        let total = 900
-        var written = 1
-        subscribers[0].onReceive = {
-            self.loop.spend(.nanoseconds(500))
-            for _ in 0..<2 where written < total {
-                log.appendNext(.created(Self.todo("t\(written)")))
-                written += 1
+        try withStormSubscribers { log, subscribers in
+            let count = subscribers.count
+            // 0.5 µs an event: a batch of 64 takes 32 µs, a slice of 64 subscribers 2.048 ms. The first
+            // subscriber writes too: two changes for each it hears, up to `total` (the log retains
+            // 1,000), so that from some pass on more changes come during each pass than it sends.
+            let total = 900
+            var written = 1
+            subscribers[0].onReceive = {
+                self.loop.spend(.nanoseconds(500))
+                for _ in 0..<2 where written < total {
+                    log.appendNext(.created(Self.todo("t\(written)")))
+                    written += 1
+                }
             }
+            log.appendNext(.created(Self.todo("t0")))
+            // Passes follow each other at once until `stormAfter` in a row could not keep up: then the
+            // last slice of the last pass (one subscriber: 64 events, 32 µs) rests three times that
+            // (25 %) before the next pass.
+            loop.run()
+            let counts = { subscribers.map(\.items.count) }
+            let atStorm = counts()
+            #expect(atStorm.allSatisfy { $0 < written }, "behind when the storm starts: \(atStorm[0]) of \(written)")
+            #expect(atStorm.allSatisfy { $0 == atStorm[0] }, "each pass reached every subscriber")
+            loop.advance(by: .microseconds(95))
+            #expect(counts() == atStorm, "no pass while the feed rests")
+            loop.advance(by: .microseconds(1))
+            // The next pass's first slice: 64 subscribers, a batch each (2.048 ms), then 6.144 ms of rest.
+            let afterSlice = counts()
+            #expect(afterSlice.filter { $0 == atStorm[0] + FeedSubscription.batch }.count == FeedLoopFanout.slice)
+            loop.advance(by: .microseconds(6_143))
+            #expect(counts() == afterSlice)
+            loop.advance(by: .microseconds(1))
+            #expect(counts().filter { $0 == atStorm[0] + FeedSubscription.batch }.count == FeedLoopFanout.slice * 2)
+            // Once the writer stops, the subscribers catch up.
+            loop.advance(by: .seconds(2))
+            loop.run()
+            #expect(written == total)
+            let expected = (0..<total).map { "mt.1.\($0 + 1)" }
+            #expect(subscribers.allSatisfy { $0.positions == expected }, "every change once, in order")
         }
-        log.appendNext(.created(Self.todo("t0")))
-        // Passes follow each other at once until `stormAfter` in a row could not keep up: then the
-        // last slice of the last pass (one subscriber: 64 events, 32 µs) rests three times that
-        // (25 %) before the next pass.
-        loop.run()
-        let counts = { subscribers.map(\.items.count) }
-        let atStorm = counts()
-        #expect(atStorm.allSatisfy { $0 < written }, "behind when the storm starts: \(atStorm[0]) of \(written)")
-        #expect(atStorm.allSatisfy { $0 == atStorm[0] }, "each pass reached every subscriber")
-        loop.advance(by: .microseconds(95))
-        #expect(counts() == atStorm, "no pass while the feed rests")
-        loop.advance(by: .microseconds(1))
-        // The next pass's first slice: 64 subscribers, a batch each (2.048 ms), then 6.144 ms of rest.
-        let afterSlice = counts()
-        #expect(afterSlice.filter { $0 == atStorm[0] + FeedSubscription.batch }.count == FeedLoopFanout.slice)
-        loop.advance(by: .microseconds(6_143))
-        #expect(counts() == afterSlice)
-        loop.advance(by: .microseconds(1))
-        #expect(counts().filter { $0 == atStorm[0] + FeedSubscription.batch }.count == FeedLoopFanout.slice * 2)
-        // Once the writer stops, the subscribers catch up.
-        loop.advance(by: .seconds(2))
-        loop.run()
-        #expect(written == total)
-        let expected = (0..<total).map { "mt.1.\($0 + 1)" }
-        #expect(subscribers.allSatisfy { $0.positions == expected }, "every change once, in order")
     }
 
     @Test func aStormEndsOnlyOnceAsManyPassesInARowKeptUpAsStartedIt() throws {
+        try withStormSubscribers { log, subscribers in
+            let count = subscribers.count
+            // As above: 0.5 µs an event; the first subscriber writes two changes for each it hears.
+            var writing = true
+            var written = 1
+            subscribers[0].onReceive = {
+                self.loop.spend(.nanoseconds(500))
+                for _ in 0..<2 where writing && written < 600 {
+                    log.appendNext(.created(Self.todo("t\(written)")))
+                    written += 1
+                }
+            }
+            log.appendNext(.created(Self.todo("t0")))
+            loop.run()
+            #expect(subscribers.allSatisfy { $0.items.count < written }, "in a storm")
+            #expect(loop.liveTimers == count + 1, "a rest waits (besides each subscription's heartbeat)")
+            // The writer stops, and six batches more come at once, while the feed rests: the passes
+            // keep up from now on (nothing comes during them), yet the storm's rests go on for
+            // `stormAfter` of them. A paced pass (slices of 64, 64 and 1 subscribers, a batch each,
+            // each followed by three times its time) takes 4 × 4.128 ms = 16.512 ms; without the rule
+            // the passes after the first that kept up would go at once.
+            writing = false
+            let batch = FeedSubscription.batch
+            for index in written..<(written + batch * 6) { log.appendNext(.created(Self.todo("t\(index)"))) }
+            let total = written + batch * 6
+            let start = loop.elapsed
+            while !subscribers.allSatisfy({ $0.items.count == total }), loop.elapsed - start < .seconds(1) {
+                loop.advance(by: .microseconds(100))
+            }
+            let took = loop.elapsed - start
+            // Ten passes: the first `stormAfter` paced, the rest at once (a batch each to 129
+            // subscribers: 4.128 ms). With the storm ended by the first pass that kept up: 53.664 ms;
+            // by the second: 66.048 ms.
+            let unpaced = Duration.microseconds(4_128)
+            #expect(took == unpaced * 4 * FeedLoopFanout.stormAfter + unpaced * (10 - FeedLoopFanout.stormAfter), "\(took)")
+            let expected = (0..<total).map { "mt.1.\($0 + 1)" }
+            #expect(subscribers.allSatisfy { $0.positions == expected }, "every change once, in order")
+        }
+    }
+
+    /// The storm tests' feed (`stormFeed`) with `FeedLoopFanout.slice * 2 + 1` started subscriptions
+    /// (`subscribe`), handed to `body`; every stream ends when it returns.
+    private func withStormSubscribers(_ body: (ChangeLog, [RecordingSubscriber]) throws -> Void) throws {
         let (log, hub, interactor) = stormFeed()
         defer {
             hub.endAll()
             loop.run()
         }
         let (subscribers, subscriptions) = try subscribe(FeedLoopFanout.slice * 2 + 1, interactor)
-        defer { withExtendedLifetime(subscriptions) {} }
-        let count = subscribers.count
-        // As above: 0.5 µs an event; the first subscriber writes two changes for each it hears.
-        var writing = true
-        var written = 1
-        subscribers[0].onReceive = {
-            self.loop.spend(.nanoseconds(500))
-            for _ in 0..<2 where writing && written < 600 {
-                log.appendNext(.created(Self.todo("t\(written)")))
-                written += 1
-            }
-        }
-        log.appendNext(.created(Self.todo("t0")))
-        loop.run()
-        #expect(subscribers.allSatisfy { $0.items.count < written }, "in a storm")
-        #expect(loop.liveTimers == count + 1, "a rest waits (besides each subscription's heartbeat)")
-        // The writer stops, and six batches more come at once, while the feed rests: the passes
-        // keep up from now on (nothing comes during them), yet the storm's rests go on for
-        // `stormAfter` of them. A paced pass (slices of 64, 64 and 1 subscribers, a batch each,
-        // each followed by three times its time) takes 4 × 4.128 ms = 16.512 ms; without the rule
-        // the passes after the first that kept up would go at once.
-        writing = false
-        let batch = FeedSubscription.batch
-        for index in written..<(written + batch * 6) { log.appendNext(.created(Self.todo("t\(index)"))) }
-        let total = written + batch * 6
-        let start = loop.elapsed
-        while !subscribers.allSatisfy({ $0.items.count == total }), loop.elapsed - start < .seconds(1) {
-            loop.advance(by: .microseconds(100))
-        }
-        let took = loop.elapsed - start
-        // Ten passes: the first `stormAfter` paced, the rest at once (a batch each to 129
-        // subscribers: 4.128 ms). With the storm ended by the first pass that kept up: 53.664 ms;
-        // by the second: 66.048 ms.
-        let unpaced = Duration.microseconds(4_128)
-        #expect(took == unpaced * 4 * FeedLoopFanout.stormAfter + unpaced * (10 - FeedLoopFanout.stormAfter), "\(took)")
-        let expected = (0..<total).map { "mt.1.\($0 + 1)" }
-        #expect(subscribers.allSatisfy { $0.positions == expected }, "every change once, in order")
+        try withExtendedLifetime(subscriptions) { try body(log, subscribers) }
     }
 
     /// Started subscriptions for the storm tests, each subscriber taking 0.5 µs of the loop an event
@@ -319,40 +321,35 @@ final class FeedInteractorTests {
     }
 
     @Test func aStormsRestThatEndsWithNothingLeftToSendEndsTheStorm() throws {
-        let (log, hub, interactor) = stormFeed()
-        defer {
-            hub.endAll()
-            loop.run()
-        }
-        let (subscribers, subscriptions) = try subscribe(FeedLoopFanout.slice * 2 + 1, interactor)
-        defer { withExtendedLifetime(subscriptions) {} }
-        // The first subscriber writes 65 changes in each pass (one more than a pass sends) until
-        // the storm: the subscribers are then only a batch or two behind.
-        var writing = true
-        var written = 1
-        var lastTurn = -1
-        subscribers[0].onReceive = {
-            self.loop.spend(.nanoseconds(500))
-            guard writing, self.loop.turns != lastTurn else { return }
-            lastTurn = self.loop.turns
-            for _ in 0..<(FeedSubscription.batch + 1) {
-                log.appendNext(.created(Self.todo("t\(written)")))
-                written += 1
+        try withStormSubscribers { log, subscribers in
+            // The first subscriber writes 65 changes in each pass (one more than a pass sends) until
+            // the storm: the subscribers are then only a batch or two behind.
+            var writing = true
+            var written = 1
+            var lastTurn = -1
+            subscribers[0].onReceive = {
+                self.loop.spend(.nanoseconds(500))
+                guard writing, self.loop.turns != lastTurn else { return }
+                lastTurn = self.loop.turns
+                for _ in 0..<(FeedSubscription.batch + 1) {
+                    log.appendNext(.created(Self.todo("t\(written)")))
+                    written += 1
+                }
             }
+            log.appendNext(.created(Self.todo("t0")))
+            loop.run()
+            writing = false
+            #expect(loop.liveTimers == subscribers.count + 1, "a storm: a rest waits")
+            #expect(subscribers.allSatisfy { written - $0.items.count <= FeedSubscription.batch * 2 }, "\(written)")
+            // Fewer than `stormAfter` passes catch them up; the rest after the last ends with nothing
+            // to send, and the storm with it.
+            loop.advance(by: .seconds(1))
+            #expect(subscribers.allSatisfy { $0.items.count == written })
+            #expect(loop.liveTimers == subscribers.count, "no rest waits")
+            log.appendNext(.created(Self.todo("after")))
+            loop.run()
+            #expect(subscribers.allSatisfy { $0.items.count == written + 1 }, "every slice at once: no storm left over")
         }
-        log.appendNext(.created(Self.todo("t0")))
-        loop.run()
-        writing = false
-        #expect(loop.liveTimers == subscribers.count + 1, "a storm: a rest waits")
-        #expect(subscribers.allSatisfy { written - $0.items.count <= FeedSubscription.batch * 2 }, "\(written)")
-        // Fewer than `stormAfter` passes catch them up; the rest after the last ends with nothing
-        // to send, and the storm with it.
-        loop.advance(by: .seconds(1))
-        #expect(subscribers.allSatisfy { $0.items.count == written })
-        #expect(loop.liveTimers == subscribers.count, "no rest waits")
-        log.appendNext(.created(Self.todo("after")))
-        loop.run()
-        #expect(subscribers.allSatisfy { $0.items.count == written + 1 }, "every slice at once: no storm left over")
     }
 
     @Test func anIntervalThatEndsDuringAPassGetsAPassOfItsOwn() throws {
