@@ -611,14 +611,19 @@ struct JSONWriterDifferentialTests {
 
     @Test("Foundation's parser drops a U+FEFF that starts a string or follows an escape (and so from a member name); the writer keeps it")
     func foundationDropsALeadingByteOrderMark() throws {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("a")
-        writer.int(1)
-        writer.key("\u{FEFF}a")
-        writer.string("\u{FEFF}b")
-        writer.endObject()
-        let bytes = writer.finish()
+        // `{first: 1, second: value}`, the names as strings (a literal would take the unescaped
+        // `StaticString` overload).
+        func object(_ first: String, _ second: String, _ value: String) -> [UInt8] {
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key(first)
+            writer.int(1)
+            writer.key(second)
+            writer.string(value)
+            writer.endObject()
+            return writer.finish()
+        }
+        let bytes = object("a", "\u{FEFF}a", "\u{FEFF}b")
         #expect(bytes == Array("{\"a\":1,\"\u{FEFF}a\":\"\u{FEFF}b\"}".utf8))
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect(parsed.count == 1)
@@ -627,15 +632,7 @@ struct JSONWriterDifferentialTests {
 
         // After an escape sequence too (the names of a failure seen in CI-like runs): two members
         // to the writer and our parser, one to Foundation. Elsewhere in a string it is kept.
-        let names = ["\u{10}", "\u{10}\u{FEFF}"]  // strings: a literal would take the unescaped `StaticString` overload
-        var escaped = JSONWriter()
-        escaped.beginObject()
-        escaped.key(names[0])
-        escaped.int(1)
-        escaped.key(names[1])
-        escaped.string("a\u{FEFF}b")
-        escaped.endObject()
-        let escapedBytes = escaped.finish()
+        let escapedBytes = object("\u{10}", "\u{10}\u{FEFF}", "a\u{FEFF}b")
         #expect(escapedBytes == Array("{\"\\u0010\":1,\"\\u0010\u{FEFF}\":\"a\u{FEFF}b\"}".utf8))
         let escapedParsed = try #require(try JSONSerialization.jsonObject(with: Data(escapedBytes)) as? [String: Any])
         #expect(escapedParsed.count == 1)
