@@ -14,7 +14,8 @@ enum DatabaseStartup {
         try await migrate(configuration, logger: logger)
         return try PostgresTodoStore(
             configuration: postgres, changesRetained: configuration.eventsRetained,
-            changesPollInterval: .milliseconds(configuration.eventsPollMilliseconds))
+            changesPollInterval: .milliseconds(configuration.eventsPollMilliseconds),
+            changesReadGap: .milliseconds(configuration.eventsReadGapMilliseconds))
     }
 
     static func migrate(_ configuration: ServerConfiguration, logger: Logger) async throws {

@@ -136,6 +136,10 @@ struct TodoServerCommand: AsyncParsableCommand {
         name: .customLong("events-poll-milliseconds"), parsing: .unconditional,
         help: .init(ServerConfiguration.help(for: "eventsPollMilliseconds")))
     var eventsPollMilliseconds: String?
+    @Option(
+        name: .customLong("events-read-gap-milliseconds"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "eventsReadGapMilliseconds")))
+    var eventsReadGapMilliseconds: String?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -265,6 +269,7 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("eventsBatchMilliseconds", eventsBatchMilliseconds),
             ("eventsLoopSharePercent", eventsLoopSharePercent),
             ("eventsPollMilliseconds", eventsPollMilliseconds),
+            ("eventsReadGapMilliseconds", eventsReadGapMilliseconds),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { key, value in value.map { (key, $0) } })
     }

@@ -132,6 +132,10 @@ extension ServerConfiguration {
                 "eventsPollMilliseconds", \.eventsPollMilliseconds, 10...60_000,
                 "How often an instance reads the changes other instances made, unasked (with databaseUrl; they also tell it at once with NOTIFY)."
             ),
+            .integer(
+                "eventsReadGapMilliseconds", \.eventsReadGapMilliseconds, 0...1000,
+                "The least time between two reads of the change table (with databaseUrl): under a stream of writes one read takes them together; a change after a quiet spell is read at once (0: a read after every write)."
+            ),
         ]
     }
 

@@ -93,6 +93,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// How often, in milliseconds, an instance reads the changes other instances made (with
     /// `databaseUrl`).
     public var eventsPollMilliseconds = 100
+    /// The least time, in milliseconds, between two reads of the change table (with
+    /// `databaseUrl`): under a stream of writes a read takes the changes of that time together;
+    /// a change after a quiet spell is read at once. 0 reads after every write.
+    public var eventsReadGapMilliseconds = Self.defaultEventsReadGapMilliseconds
+    public static let defaultEventsReadGapMilliseconds = 5
 
     public init() {}
 

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresLoop
+import Synchronization
 import TestSupport
 import Testing
 
@@ -114,6 +115,54 @@ extension LiveFeedOnPostgres {
             defer { fresh.close() }
             #expect(eventually { fresh.changes.retainedCount == 3 })
             if case .resync = fresh.changes.replay(after: start) {} else { Issue.record("a position before the floor must resync") }
+        }
+
+        /// Reads start at least the gap apart: writes made within the gap after a read are read
+        /// together by one read when the gap has passed, not one read each; a change after a quiet
+        /// spell longer than the gap is read at once (issue 22: a read after every write cost the
+        /// database and the feed's loop a fifth of the writes' own work). The feed's clock is moved
+        /// on by the test, and the gap is an hour, so nothing here depends on how fast it runs.
+        @Test func writesWithinTheGapAreReadTogetherAndAChangeAfterAQuietSpellAtOnce() async throws {
+            let configuration = try await ContractStore.freshDatabase("feed_gap", feeds: true)
+            let skipped = Atomic<Int64>(0)
+            let hour = Duration.seconds(3_600)
+            let store = try PostgresTodoStore(
+                configuration: configuration, changesPollInterval: .seconds(600), changesReadGap: hour,
+                now: { ContinuousClock.now + .seconds(skipped.load(ordering: .relaxed)) })
+            defer { store.close() }
+            func insert(_ number: Int) async throws {
+                _ = try await withCheckedThrowingContinuation { continuation in
+                    store.insert(TodoSQLTests.todo(number)) { continuation.resume(with: $0) }
+                }
+            }
+            func reads() -> Int { store.feed.reads.load(ordering: .relaxed) }
+            // The window's first read at start.
+            #expect(eventually { reads() >= 1 })
+            let start = store.changes.head
+
+            // Two hours later by the feed's clock: the first change is read at once.
+            skipped.store(7_200, ordering: .relaxed)
+            try await insert(0)
+            #expect(changes(in: store.changes, after: start, count: 1).count == 1)
+            let afterFirst = reads()
+
+            // Thirty more within the gap: none is read (the gap timer would fire in an hour)...
+            for number in 1...30 { try await insert(number) }
+            #expect(reads() == afterFirst)
+            guard case .changes(let held) = store.changes.replay(after: start) else {
+                Issue.record("no resync expected")
+                return
+            }
+            #expect(held.count == 1)
+            // ...until the gap has passed (here the feed's clock; its timer keeps real time, so
+            // another instance's NOTIFY asks): one read takes them all.
+            skipped.store(14_400, ordering: .relaxed)
+            let session = try await PostgresTestSession.open(configuration)
+            defer { session.close() }
+            _ = try session.blockingQuery(TodoSQL.eventsAnnounce.sql)?.get()
+            #expect(changes(in: store.changes, after: start, count: 31).count == 31)
+            #expect(reads() == afterFirst + 1)
+            #expect(store.feed.readsHeldBack.load(ordering: .relaxed) == 0)
         }
     }
 }

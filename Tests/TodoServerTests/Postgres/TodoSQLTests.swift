@@ -192,6 +192,42 @@ struct TodoSQLTests {
         #expect(try await update(session, 2, title: "x", condition: .init(ifMatch: [1]), at: 1) == nil)
     }
 
+    /// `updateChanging`: a row (the to-do as updated) and its change event only when the
+    /// condition passes and a field changes; otherwise no row and nothing written (the store then
+    /// asks `update`).
+    @Test func aPlainUpdateAnswersAndRecordsOnlyAChange() async throws {
+        let session = try await session("sql_update_changing")
+        defer { session.close() }
+        let original = Self.todo(1, title: "a", order: 5)
+        _ = try await insert(session, original)
+        func changing(
+            _ number: Int = 1, title: String? = nil, order: TodoSQL.FieldChange<Int>? = nil, condition: TodoSQL.Condition = .init(),
+            at time: Int64
+        ) async throws -> PostgresRows {
+            try await run(
+                session, TodoSQL.updateChanging,
+                TodoSQL.updateParameters(
+                    id: Self.id(number), title: title, completed: nil, order: order, dueDate: nil, condition: condition,
+                    at: Timestamp(millisecondsSinceEpoch: time)))
+        }
+        var expected = original
+        expected.title = "b"
+        expected.revision = 2
+        expected.updatedAt = Timestamp(millisecondsSinceEpoch: 2_000_000_000_000)
+        let changed = try await changing(title: "b", condition: .init(ifMatch: [1]), at: 2_000_000_000_000)
+        #expect(changed.count == 1)
+        #expect(TodoRowDecoder.todo(changed, row: 0) == expected)
+        // The same values, a stale tag, If-None-Match: *, a missing to-do: no row.
+        #expect(try await changing(title: "b", order: .init(value: 5), at: 2_100_000_000_000).count == 0)
+        #expect(try await changing(title: "c", condition: .init(ifMatch: [1]), at: 2_200_000_000_000).count == 0)
+        #expect(try await changing(title: "c", condition: .init(ifNoneMatchAny: true), at: 2_300_000_000_000).count == 0)
+        #expect(try await changing(2, title: "x", at: 2_400_000_000_000).count == 0)
+        #expect(try await get(session, 1) == expected)
+        // One event for the insert, one for the change; none for the rest.
+        let events = try await session.connection.query("SELECT kind::text, title, revision FROM todo_events ORDER BY xid, seq")
+        #expect(events.values == ["c", "a", "1", "u", "b", "2"])
+    }
+
     @Test func aConditionalRemoveTellsRemovedFailedAndMissingApart() async throws {
         let session = try await session("sql_remove")
         defer { session.close() }

@@ -3,8 +3,8 @@ import LockTracing
 import PostgresLoop
 import Synchronization
 
-/// To-dos in PostgreSQL: each call is one prepared statement (`TodoSQL`) sent by the pool of the
-/// calling event loop (`PostgresClient`), answered on that loop with no thread hop. A call not
+/// To-dos in PostgreSQL: each call is one prepared statement (`TodoSQL`; an update that changes
+/// nothing, two: `update(id:change:condition:at:)`) sent by the pool of the calling event loop (`PostgresClient`), answered on that loop with no thread hop. A call not
 /// answered within the configured deadline, or made while the database cannot be reached, fails
 /// with `StoreError(retryAfter:)` (503 + `Retry-After`); `writeRefusal` says the database is
 /// unavailable until a statement succeeds again.
@@ -25,15 +25,18 @@ public final class PostgresTodoStore: TodoStore {
     let feed: PostgresChangeFeed
 
     /// `changesRetained` changes are kept for replay (in the table and in memory); the table is read
-    /// for changes made through other instances every `changesPollInterval`.
+    /// for changes made through other instances every `changesPollInterval`, and reads start at
+    /// least `changesReadGap` apart (`PostgresChangeFeed`), timed by `now`.
     public init(
-        configuration: PostgresConfiguration, changesRetained: Int = 10_000, changesPollInterval: Duration = .milliseconds(100)
+        configuration: PostgresConfiguration, changesRetained: Int = 10_000, changesPollInterval: Duration = .milliseconds(100),
+        changesReadGap: Duration = .milliseconds(ServerConfiguration.defaultEventsReadGapMilliseconds),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) throws {
         client = PostgresClient(configuration: Self.withGenericPlans(configuration))
         fallback = try LoopThread()
         health = PostgresStoreHealth()
         feed = PostgresChangeFeed(
-            client: client, loop: fallback.loop, capacity: changesRetained, interval: changesPollInterval)
+            client: client, loop: fallback.loop, capacity: changesRetained, interval: changesPollInterval, gap: changesReadGap, now: now)
         feed.start()
     }
 
@@ -105,6 +108,10 @@ public final class PostgresTodoStore: TodoStore {
         }
     }
 
+    /// A change is tried first as a plain update (`TodoSQL.updateChanging`); when that changes
+    /// nothing (no such to-do, a failed condition, no field to change), `TodoSQL.update` decides on
+    /// the locked row: an outcome as if only the second had run, at the cost of a second statement
+    /// for the uncommon answers.
     public func update(
         id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp
     ) -> Pending<Result<StoreUpdate, StoreError>> {
@@ -112,15 +119,41 @@ public final class PostgresTodoStore: TodoStore {
         let parameters = TodoSQL.updateParameters(
             id: id, title: change.title, completed: change.completed, order: Self.fieldChange(change.order),
             dueDate: Self.fieldChange(change.dueDate), condition: Self.condition(condition), at: time)
-        return answer(TodoSQL.update, parameters, changing: true) { rows in
-            guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
-            guard let todo = TodoRowDecoder.todo(rows, row: 0, first: 1) else { return nil }
-            return switch rows[0, 0] {
-            case "updated": .updated(todo)
-            case "unchanged": .unchanged(todo)
-            case "failed": .conditionFailed(todo)
-            default: nil
-            }
+        let feed = feed
+        return Pending { promise in
+            run(
+                TodoSQL.updateChanging, parameters,
+                completion: { [self] (result: Result<Todo?, StoreError>) in
+                    switch result {
+                    case .success(let todo?):
+                        feed.pollSoon()
+                        promise.fulfil(.success(.updated(todo)))
+                    case .failure(let error):
+                        promise.fulfil(.failure(error))
+                    case .success(nil):
+                        run(
+                            TodoSQL.update, parameters,
+                            completion: { result in
+                                if case .success(.updated) = result { feed.pollSoon() }
+                                promise.fulfil(result)
+                            }, decode: Self.updateOutcome)
+                    }
+                },
+                decode: { rows in
+                    rows.count == 0 ? .some(nil) : rows.count == 1 ? TodoRowDecoder.todo(rows, row: 0).map { .some($0) } : nil
+                })
+        }
+    }
+
+    /// `TodoSQL.update`'s answer.
+    static func updateOutcome(_ rows: PostgresRows) -> StoreUpdate? {
+        guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
+        guard let todo = TodoRowDecoder.todo(rows, row: 0, first: 1) else { return nil }
+        return switch rows[0, 0] {
+        case "updated": .updated(todo)
+        case "unchanged": .unchanged(todo)
+        case "failed": .conditionFailed(todo)
+        default: nil
         }
     }
 
@@ -196,7 +229,9 @@ public final class PostgresTodoStore: TodoStore {
 
     /// The statements that take row locks: spread over a loop's connections
     /// (`PostgresLoopPool.executeOnLeastBusy`); the others go to its first connection.
-    static let writes: Set<String> = [TodoSQL.insert.name, TodoSQL.update.name, TodoSQL.remove.name, TodoSQL.removeAll.name]
+    static let writes: Set<String> = [
+        TodoSQL.insert.name, TodoSQL.updateChanging.name, TodoSQL.update.name, TodoSQL.remove.name, TodoSQL.removeAll.name,
+    ]
 
     /// One statement on the store's own loop to learn whether the database is back.
     private func probe() {

@@ -78,6 +78,9 @@ public enum TodoSchema {
         // Cheaper writes: one kept-count row per slot with the total and the done, a change of
         // `completed` updates one of them from a row-level trigger (`TodoTalliesSchema`).
         PostgresMigration(version: 6, name: "todo_tallies", statements: TodoTalliesSchema.statements),
+        // A cheaper trigger for a change of `completed`: its slot worked out once, its condition in
+        // the function (`TodoTalliesSchema.slotOnce`).
+        PostgresMigration(version: 7, name: "todo_tallies_slot_once", statements: TodoTalliesSchema.slotOnce),
     ]
 
     public static var migrator: PostgresMigrator {
