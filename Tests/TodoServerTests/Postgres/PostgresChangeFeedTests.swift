@@ -136,17 +136,37 @@ extension LiveFeedOnPostgres {
                 }
             }
             func reads() -> Int { store.feed.reads.load(ordering: .relaxed) }
+            let session = try await PostgresTestSession.open(configuration)
+            defer { session.close() }
             // The window's first read at start.
             #expect(eventually { reads() >= 1 })
             let start = store.changes.head
+            /// Until `count` changes after `start` are read: moves the feed's clock past the gap and
+            /// asks for a read as another instance would (NOTIFY); answers the asks made. A read
+            /// takes only the changes of transactions older than every running one, so a
+            /// transaction elsewhere on the cluster (autovacuum's) can leave one read short.
+            func readAfterTheGap(count: Int) -> Int {
+                var asks = 0
+                _ = eventually(interval: .milliseconds(500)) {
+                    if case .changes(let read) = store.changes.replay(after: start), read.count >= count { return true }
+                    skipped.add(7_200, ordering: .relaxed)
+                    asks += 1
+                    _ = try? session.blockingQuery(TodoSQL.eventsAnnounce.sql)?.get()
+                    return false
+                }
+                return asks
+            }
 
-            // Two hours later by the feed's clock: the first change is read at once.
+            // Two hours later by the feed's clock: the first change is read at once, not when the
+            // gap timer fires (in an hour).
+            let beforeFirst = reads()
             skipped.store(7_200, ordering: .relaxed)
             try await insert(0)
-            #expect(changes(in: store.changes, after: start, count: 1).count == 1)
+            #expect(eventually { reads() == beforeFirst + 1 })
+            _ = readAfterTheGap(count: 1)
             let afterFirst = reads()
 
-            // Thirty more within the gap: none is read (the gap timer would fire in an hour)...
+            // Thirty more within the gap: none is read...
             for number in 1...30 { try await insert(number) }
             #expect(reads() == afterFirst)
             guard case .changes(let held) = store.changes.replay(after: start) else {
@@ -154,14 +174,11 @@ extension LiveFeedOnPostgres {
                 return
             }
             #expect(held.count == 1)
-            // ...until the gap has passed (here the feed's clock; its timer keeps real time, so
-            // another instance's NOTIFY asks): one read takes them all.
-            skipped.store(14_400, ordering: .relaxed)
-            let session = try await PostgresTestSession.open(configuration)
-            defer { session.close() }
-            _ = try session.blockingQuery(TodoSQL.eventsAnnounce.sql)?.get()
-            #expect(changes(in: store.changes, after: start, count: 31).count == 31)
-            #expect(reads() == afterFirst + 1)
+            // ...until the gap has passed (the feed's clock: its timer keeps real time, so another
+            // instance's NOTIFY asks): one read takes them all (one per ask at most).
+            let asks = readAfterTheGap(count: 31)
+            #expect(asks >= 1)
+            #expect(reads() - afterFirst <= asks)
             #expect(store.feed.readsHeldBack.load(ordering: .relaxed) == 0)
         }
     }

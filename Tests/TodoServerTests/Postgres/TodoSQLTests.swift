@@ -194,7 +194,7 @@ struct TodoSQLTests {
 
     /// `updateChanging`: a row (the to-do as updated) and its change event only when the
     /// condition passes and a field changes; otherwise no row and nothing written (the store then
-    /// asks `update`).
+    /// reads the to-do).
     @Test func aPlainUpdateAnswersAndRecordsOnlyAChange() async throws {
         let session = try await session("sql_update_changing")
         defer { session.close() }

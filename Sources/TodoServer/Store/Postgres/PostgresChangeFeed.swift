@@ -4,7 +4,7 @@ import Synchronization
 
 /// Reads the change feed's table (`TodoEventsSchema`) into the store's `ChangeLog`, on the store's
 /// own loop: a window of the newest changes at start, then the changes after the last one read —
-/// soon after each change made through this instance, when another instance says it read changes
+/// soon after changes made through this instance (at most every `gap`), when another instance says it read changes
 /// made through it (`NOTIFY` on `channel`, heard on a connection of its own that listens), and
 /// every `interval` whatever happens (a notification is a hint: what is read comes from the
 /// table). Every instance reads the same changes in the same order, so a cursor from one is good
@@ -30,8 +30,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private let interval: Duration
     /// The least time between the starts of two reads (`poll`).
     private let gap: Duration
-    /// How often an instance prunes the table: by time, since polls come right after every local
-    /// write and would prune many times a second under load.
+    /// How often an instance prunes the table: by time, since reads follow local writes and would
+    /// prune many times a second under load.
     static let pruneInterval: Duration = .seconds(10)
     /// The time (a test's clock moves on at once).
     private let now: @Sendable () -> ContinuousClock.Instant
@@ -48,8 +48,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private var gapTimer: LoopTimer?
     /// Reads started, and those of them held back by `gap` first (for tests).
     let reads = Atomic<Int>(0), readsHeldBack = Atomic<Int>(0)
-    /// A read was asked for (`pollSoon`) and has not started yet: later asks need not wake the
-    /// loop (cleared as a read starts, so a change made after that asks again).
+    /// A read was asked for (`pollSoon`: a change was made through this instance) and has not
+    /// started yet: later asks need not wake the loop. Taken as a read starts (a change made after
+    /// that asks again), and then counts as a write for `wroteSinceRead`.
     private let readAsked = Atomic<Bool>(false)
     /// The channel instances tell each other on that they read changes made through them.
     static let channel = "todo_events"
@@ -165,7 +166,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
             return
         }
         lastRead = time
-        readAsked.store(false, ordering: .releasing)
+        if readAsked.exchange(false, ordering: .acquiringAndReleasing) { wroteSinceRead = true }
         reads.add(1, ordering: .relaxed)
         if heldBack { readsHeldBack.add(1, ordering: .relaxed) }
         inFlight = true

@@ -3,8 +3,9 @@ import LockTracing
 import PostgresLoop
 import Synchronization
 
-/// To-dos in PostgreSQL: each call is one prepared statement (`TodoSQL`; an update that changes
-/// nothing, two: `update(id:change:condition:at:)`) sent by the pool of the calling event loop (`PostgresClient`), answered on that loop with no thread hop. A call not
+/// To-dos in PostgreSQL: each call is one prepared statement (`TodoSQL`; an update that does not
+/// change the to-do, two or more: `PostgresTodoStore+Update.swift`) sent by the pool of the calling
+/// event loop (`PostgresClient`), answered on that loop with no thread hop. A call not
 /// answered within the configured deadline, or made while the database cannot be reached, fails
 /// with `StoreError(retryAfter:)` (503 + `Retry-After`); `writeRefusal` says the database is
 /// unavailable until a statement succeeds again.
@@ -71,6 +72,11 @@ public final class PostgresTodoStore: TodoStore {
         return configuration
     }
 
+    /// A to-do, or nil for no row (`TodoSQL.get`, `TodoSQL.updateChanging`).
+    static func optionalTodo(_ rows: PostgresRows) -> Todo?? {
+        rows.count == 0 ? .some(nil) : rows.count == 1 ? TodoRowDecoder.todo(rows, row: 0).map { .some($0) } : nil
+    }
+
     /// Closes every connection; later calls fail.
     public func close() {
         feed.close()
@@ -86,9 +92,7 @@ public final class PostgresTodoStore: TodoStore {
 
     public func todo(id: String) -> Pending<Result<Todo?, StoreError>> {
         guard TodoSQL.isTodoID(id) else { return .ready(.success(nil)) }
-        return answer(TodoSQL.get, [id]) { rows in
-            rows.count == 0 ? .some(nil) : TodoRowDecoder.todo(rows, row: 0).map { .some($0) }
-        }
+        return answer(TodoSQL.get, [id], decode: Self.optionalTodo)
     }
 
     public func list(_ query: TodoQuery) -> Pending<Result<TodoPage, StoreError>> {
@@ -105,55 +109,6 @@ public final class PostgresTodoStore: TodoStore {
     public func upcoming(from: CalendarDay, through: CalendarDay) -> Pending<Result<[Todo], StoreError>> {
         answer(TodoSQL.upcoming, TodoSQL.upcomingParameters(from: from, through: through)) {
             TodoRowDecoder.todos($0)
-        }
-    }
-
-    /// A change is tried first as a plain update (`TodoSQL.updateChanging`); when that changes
-    /// nothing (no such to-do, a failed condition, no field to change), `TodoSQL.update` decides on
-    /// the locked row: an outcome as if only the second had run, at the cost of a second statement
-    /// for the uncommon answers.
-    public func update(
-        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp
-    ) -> Pending<Result<StoreUpdate, StoreError>> {
-        guard TodoSQL.isTodoID(id) else { return .ready(.success(.notFound)) }
-        let parameters = TodoSQL.updateParameters(
-            id: id, title: change.title, completed: change.completed, order: Self.fieldChange(change.order),
-            dueDate: Self.fieldChange(change.dueDate), condition: Self.condition(condition), at: time)
-        let feed = feed
-        return Pending { promise in
-            run(
-                TodoSQL.updateChanging, parameters,
-                completion: { [self] (result: Result<Todo?, StoreError>) in
-                    switch result {
-                    case .success(let todo?):
-                        feed.pollSoon()
-                        promise.fulfil(.success(.updated(todo)))
-                    case .failure(let error):
-                        promise.fulfil(.failure(error))
-                    case .success(nil):
-                        run(
-                            TodoSQL.update, parameters,
-                            completion: { result in
-                                if case .success(.updated) = result { feed.pollSoon() }
-                                promise.fulfil(result)
-                            }, decode: Self.updateOutcome)
-                    }
-                },
-                decode: { rows in
-                    rows.count == 0 ? .some(nil) : rows.count == 1 ? TodoRowDecoder.todo(rows, row: 0).map { .some($0) } : nil
-                })
-        }
-    }
-
-    /// `TodoSQL.update`'s answer.
-    static func updateOutcome(_ rows: PostgresRows) -> StoreUpdate? {
-        guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
-        guard let todo = TodoRowDecoder.todo(rows, row: 0, first: 1) else { return nil }
-        return switch rows[0, 0] {
-        case "updated": .updated(todo)
-        case "unchanged": .unchanged(todo)
-        case "failed": .conditionFailed(todo)
-        default: nil
         }
     }
 

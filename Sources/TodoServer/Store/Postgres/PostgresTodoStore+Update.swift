@@ -1,0 +1,106 @@
+import PostgresLoop
+
+/// An update in as few and as cheap statements as its answer allows.
+///
+/// A change that changes something is one plain `UPDATE` and its event (`TodoSQL.updateChanging`:
+/// under read committed its `WHERE` is checked again on the newest version of a row changed
+/// meanwhile, which is what the condition must pass on). When it changed nothing, the to-do is read
+/// (`TodoSQL.get`) and decides as in memory (`StoreUpdate.decide`): missing, a failed condition or
+/// nothing to change are answered as of that read. If the read shows a change to make after all
+/// (another request changed the to-do between the two statements), the change is tried again; after
+/// `updateAttempts` such turns, the locking statement (`TodoSQL.update`) decides on the locked row.
+/// Every answer is one a single statement could have given at some point during the request.
+///
+/// Why not the locking statement every time: its `SELECT … FOR UPDATE` in a CTE is a plan of many
+/// nodes that PostgreSQL builds on every execution, and builds again for each row version it waits
+/// for (issue 22: a PATCH cost PostgreSQL ~558,000 instructions that way, ~368,000 with
+/// `updateChanging` and migration 7; docs/performance.md).
+extension PostgresTodoStore {
+    /// How many times a change that changed nothing is tried again because the read after it
+    /// found a change to make.
+    static let updateAttempts = 2
+
+    public func update(
+        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp
+    ) -> Pending<Result<StoreUpdate, StoreError>> {
+        guard TodoSQL.isTodoID(id) else { return .ready(.success(.notFound)) }
+        let request = UpdateRequest(
+            id: id, change: change, condition: condition, time: time,
+            parameters: TodoSQL.updateParameters(
+                id: id, title: change.title, completed: change.completed, order: Self.fieldChange(change.order),
+                dueDate: Self.fieldChange(change.dueDate), condition: Self.condition(condition), at: time))
+        return Pending { promise in self.change(request, attemptsLeft: Self.updateAttempts, promise) }
+    }
+
+    /// One update as its statements need it.
+    struct UpdateRequest {
+        let id: String
+        let change: TodoChange
+        let condition: RevisionCondition
+        let time: Timestamp
+        /// `TodoSQL.updateParameters`, for `updateChanging` and `update` alike.
+        let parameters: [String?]
+    }
+
+    /// `TodoSQL.updateChanging`; when it changed nothing, `decide`.
+    private func change(_ request: UpdateRequest, attemptsLeft: Int, _ promise: Promise<Result<StoreUpdate, StoreError>>) {
+        run(
+            TodoSQL.updateChanging, request.parameters,
+            completion: { [self] (result: Result<Todo?, StoreError>) in
+                switch result {
+                case .success(let todo?):
+                    feed.pollSoon()
+                    promise.fulfil(.success(.updated(todo)))
+                case .success(nil):
+                    decide(request, attemptsLeft: attemptsLeft - 1, promise)
+                case .failure(let error):
+                    promise.fulfil(.failure(error))
+                }
+            }, decode: Self.optionalTodo)
+    }
+
+    /// No change was made: the to-do as stored now decides; a change to make after all goes back
+    /// to `change`, or to the locking statement when no attempt is left.
+    private func decide(_ request: UpdateRequest, attemptsLeft: Int, _ promise: Promise<Result<StoreUpdate, StoreError>>) {
+        run(
+            TodoSQL.get, [request.id],
+            completion: { [self] (result: Result<Todo?, StoreError>) in
+                switch result {
+                case .success(let stored):
+                    let outcome = StoreUpdate.decide(
+                        stored: stored, change: request.change, condition: request.condition, at: request.time,
+                        nextRevision: { $0.revision + 1 })
+                    guard case .updated = outcome else { return promise.fulfil(.success(outcome)) }
+                    if attemptsLeft > 0 {
+                        change(request, attemptsLeft: attemptsLeft, promise)
+                    } else {
+                        lockAndDecide(request, promise)
+                    }
+                case .failure(let error):
+                    promise.fulfil(.failure(error))
+                }
+            }, decode: Self.optionalTodo)
+    }
+
+    /// `TodoSQL.update`: decides on the locked row.
+    private func lockAndDecide(_ request: UpdateRequest, _ promise: Promise<Result<StoreUpdate, StoreError>>) {
+        run(
+            TodoSQL.update, request.parameters,
+            completion: { [self] (result: Result<StoreUpdate, StoreError>) in
+                if case .success(.updated) = result { feed.pollSoon() }
+                promise.fulfil(result)
+            }, decode: Self.updateOutcome)
+    }
+
+    /// `TodoSQL.update`'s answer.
+    static func updateOutcome(_ rows: PostgresRows) -> StoreUpdate? {
+        guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
+        guard let todo = TodoRowDecoder.todo(rows, row: 0, first: 1) else { return nil }
+        return switch rows[0, 0] {
+        case "updated": .updated(todo)
+        case "unchanged": .unchanged(todo)
+        case "failed": .conditionFailed(todo)
+        default: nil
+        }
+    }
+}
