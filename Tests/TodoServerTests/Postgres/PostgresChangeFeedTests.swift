@@ -181,5 +181,58 @@ extension LiveFeedOnPostgres {
             #expect(reads() - afterFirst <= asks)
             #expect(store.feed.readsHeldBack.load(ordering: .relaxed) == 0)
         }
+
+        /// A transaction that took its id earlier but changed the to-do later (here by hand; in
+        /// production an `UPDATE` that waited for the row's lock) is read first: its change is the
+        /// newer one, and the older change read after it is dropped, so the log ends on the to-do as
+        /// stored; later changes are read as usual.
+        @Test func aChangeReadAfterALaterChangeOfItsToDoIsDropped() async throws {
+            let configuration = try await ContractStore.freshDatabase("feed_row_order", feeds: true)
+            let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .milliseconds(20))
+            defer { store.close() }
+            func insert(_ number: Int) async throws {
+                _ = try await withCheckedThrowingContinuation { continuation in
+                    store.insert(TodoSQLTests.todo(number, title: "t\(number)")) { continuation.resume(with: $0) }
+                }
+            }
+            let start = store.changes.head
+            try await insert(1)
+            #expect(changes(in: store.changes, after: start, count: 1).count == 1)
+            let afterInsert = store.changes.head
+            let older = try await PostgresTestSession.open(configuration)
+            defer { older.close() }
+            let newer = try await PostgresTestSession.open(configuration)
+            defer { newer.close() }
+            func update(_ session: PostgresTestSession, title: String, at time: Int64) throws {
+                let rows = try session.blockingQuery(
+                    TodoSQL.updateChanging.sql,
+                    TodoSQL.updateParameters(
+                        id: TodoSQLTests.id(1), title: title, completed: nil, order: nil, dueDate: nil, condition: .init(),
+                        at: Timestamp(millisecondsSinceEpoch: time)))?.get()
+                #expect(rows?.count == 1)
+            }
+            // The older transaction takes its id first; the newer one changes the to-do and commits,
+            // then the older one changes it again and commits.
+            _ = try older.blockingQuery("BEGIN")?.get()
+            _ = try older.blockingQuery("SELECT pg_current_xact_id()")?.get()
+            _ = try newer.blockingQuery("BEGIN")?.get()
+            _ = try newer.blockingQuery("SELECT pg_current_xact_id()")?.get()
+            try update(newer, title: "second", at: 1_800_000_000_002)
+            _ = try newer.blockingQuery("COMMIT")?.get()
+            try update(older, title: "third", at: 1_800_000_000_003)
+            _ = try older.blockingQuery("COMMIT")?.get()
+            try await insert(2)
+            let after = changes(in: store.changes, after: afterInsert, count: 2)
+            let kept = after.map { change -> String in
+                switch change.kind {
+                case .created(let todo), .updated(let todo): "\(todo.title) \(todo.revision)"
+                default: "other"
+                }
+            }
+            #expect(kept == ["third 3", "t2 1"])
+            // The table holds both, in the order of the transactions' ids.
+            let table = try older.blockingQuery("SELECT title, revision FROM todo_events WHERE kind = 'u' ORDER BY xid, seq")?.get()
+            #expect(table?.values == ["third", "3", "second", "2"])
+        }
     }
 }

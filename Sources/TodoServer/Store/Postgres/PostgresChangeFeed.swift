@@ -140,12 +140,19 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 return
             }
             log.reset(to: ChangePosition(major: xid, minor: seq))
+            readUpTo = nil
+            filter = ChangeFilter()
             loaded = true
             poll()
         }
     }
 
     private var loaded = false
+    /// The position of the last change read, kept or not (`ChangeFilter`): the next read starts
+    /// after it (nil: after the log's head).
+    private var readUpTo: ChangePosition?
+    /// Drops the changes of a to-do that arrive after a later one of it.
+    private var filter = ChangeFilter()
 
     /// Reads the changes after the last one read: at once, or when `gap` has passed since the
     /// last read started, or after the read in flight (`catchingUp`: at once, its page was full).
@@ -171,14 +178,16 @@ final class PostgresChangeFeed: @unchecked Sendable {
         if heldBack { readsHeldBack.add(1, ordering: .relaxed) }
         inFlight = true
         again = false
-        let after = log.head.after
+        let after = readUpTo ?? log.head.after
         let parameters = [String(after.major), String(after.minor), String(Self.pageSize)]
         pool.execute(.prepared(TodoSQL.eventsAfter), parameters) { [self] result in
             inFlight = false
             guard !closed else { return }
             var full = false
             if case .success(let rows) = result {
-                let changes = Self.changes(rows)
+                let read = Self.changes(rows)
+                if let last = read.last?.position { readUpTo = last }
+                let changes = filter.keep(read)
                 log.append(changes)
                 full = rows.count >= Self.pageSize
                 if !changes.isEmpty, wroteSinceRead {

@@ -1,0 +1,47 @@
+import Testing
+
+@testable import TodoServer
+
+/// The change feed's filter of changes that arrive after a later change of their to-do.
+struct ChangeFilterTests {
+    func change(_ position: UInt64, _ kind: StoreChangeKind) -> StoreChange {
+        StoreChange(position: ChangePosition(major: position, minor: 1), kind: kind)
+    }
+
+    func todo(_ id: String, revision: UInt64, title: String) -> Todo {
+        Todo(
+            id: id, title: title, completed: false, order: nil, dueDate: nil,
+            createdAt: Timestamp(millisecondsSinceEpoch: 1_800_000_000_000),
+            updatedAt: Timestamp(millisecondsSinceEpoch: 1_800_000_000_000 + Int64(revision)), revision: revision)
+    }
+
+    @Test func anUpdateBehindALaterOneAndAnyChangeAfterADeletionAreDropped() {
+        var filter = ChangeFilter()
+        let read = [
+            change(10, .created(todo("a", revision: 1, title: "a1"))),
+            change(11, .updated(todo("a", revision: 3, title: "a3"))),
+            change(12, .updated(todo("a", revision: 2, title: "a2"))),
+            change(13, .updated(todo("b", revision: 7, title: "b7"))),
+            change(14, .deleted(id: "b")),
+            change(15, .updated(todo("b", revision: 8, title: "b8"))),
+            change(16, .deleted(id: "b")),
+            change(17, .cleared),
+        ]
+        #expect(filter.keep(read).map(\.position.major) == [10, 11, 13, 14, 17])
+        // The next read remembers: a's revision 3 is the last kept.
+        let next = [
+            change(20, .updated(todo("a", revision: 3, title: "a3 again"))),
+            change(21, .updated(todo("a", revision: 4, title: "a4"))),
+            change(22, .updated(todo("b", revision: 9, title: "b9"))),
+        ]
+        #expect(filter.keep(next).map(\.position.major) == [21])
+    }
+
+    @Test func theFilterForgetsWhenItHoldsItsLimit() {
+        var filter = ChangeFilter(limit: 2)
+        #expect(filter.keep([change(1, .updated(todo("a", revision: 5, title: "a")))]).count == 1)
+        #expect(filter.keep([change(2, .updated(todo("b", revision: 5, title: "b")))]).count == 1)
+        // Two to-dos held: forgotten before the next read, so a's older revision passes.
+        #expect(filter.keep([change(3, .updated(todo("a", revision: 4, title: "a")))]).count == 1)
+    }
+}
