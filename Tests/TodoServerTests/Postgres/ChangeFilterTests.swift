@@ -37,11 +37,15 @@ struct ChangeFilterTests {
         #expect(filter.keep(next).map(\.position.major) == [21])
     }
 
-    @Test func theFilterForgetsWhenItHoldsItsLimit() {
-        var filter = ChangeFilter(limit: 2)
-        #expect(filter.keep([change(1, .updated(todo("a", revision: 5, title: "a")))]).count == 1)
-        #expect(filter.keep([change(2, .updated(todo("b", revision: 5, title: "b")))]).count == 1)
-        // Two to-dos held: forgotten before the next read, so a's older revision passes.
-        #expect(filter.keep([change(3, .updated(todo("a", revision: 4, title: "a")))]).count == 1)
+    @Test func atItsLimitTheFilterForgetsTheToDosChangedLongestAgo() {
+        var filter = ChangeFilter(limit: 4)
+        func kept(_ xid: UInt64, _ id: String, _ revision: UInt64) -> Bool {
+            filter.keep([change(xid, .updated(todo(id, revision: revision, title: id)))]).count == 1
+        }
+        for (xid, id) in [(1, "a"), (2, "b"), (3, "c"), (4, "d")] { #expect(kept(UInt64(xid), id, 5)) }
+        // Four held: the two changed longest ago are forgotten, so a's older revision passes...
+        #expect(kept(5, "a", 4))
+        // ...and d's is still dropped.
+        #expect(!kept(6, "d", 4))
     }
 }

@@ -228,6 +228,54 @@ struct TodoSQLTests {
         #expect(events.values == ["c", "a", "1", "u", "b", "2"])
     }
 
+    /// An update that changed nothing is answered by the in-memory rules (`StoreUpdate.decide`) on
+    /// the to-do as read: on every edge they must answer what the statements answer (the locking
+    /// `update`, and whether `updateChanging` changes the row).
+    @Test func theInMemoryRulesAnswerAsTheStatementsOnEveryEdge() async throws {
+        let session = try await session("sql_decide")
+        defer { session.close() }
+        let cases: [(String, TodoChange, RevisionCondition)] = [
+            ("the same title, byte for byte", TodoChange(title: "caf\u{E9}"), .none),
+            ("the title decomposed (other bytes)", TodoChange(title: "cafe\u{301}"), .none),
+            ("an absent due date cleared", TodoChange(dueDate: .clear), .none),
+            ("the order set to what it is", TodoChange(order: .set(5)), .none),
+            ("the order cleared", TodoChange(order: .clear), .none),
+            ("completed as it is", TodoChange(completed: false), .none),
+            ("completed changed", TodoChange(completed: true), .none),
+            ("nothing at all", TodoChange(), .none),
+            ("If-None-Match: *", TodoChange(title: "x"), RevisionCondition(ifNoneMatch: .any)),
+            ("If-Match of a revision past bigint", TodoChange(title: "x"), RevisionCondition(ifMatch: .oneOf([UInt64.max]))),
+            ("If-None-Match of a revision past bigint", TodoChange(title: "x"), RevisionCondition(ifNoneMatch: .oneOf([UInt64.max]))),
+            ("If-Match: * and a change", TodoChange(title: "x"), RevisionCondition(ifMatch: .any)),
+            ("If-Match of the revision, no change", TodoChange(order: .set(5)), RevisionCondition(ifMatch: .oneOf([1]))),
+            ("If-None-Match of the revision", TodoChange(completed: true), RevisionCondition(ifNoneMatch: .oneOf([1]))),
+        ]
+        let time = Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)
+        for (index, (label, change, condition)) in cases.enumerated() {
+            let parameters = { (number: Int) in
+                TodoSQL.updateParameters(
+                    id: Self.id(number), title: change.title, completed: change.completed,
+                    order: PostgresTodoStore.fieldChange(change.order), dueDate: PostgresTodoStore.fieldChange(change.dueDate),
+                    condition: PostgresTodoStore.condition(condition), at: time)
+            }
+            let locking = 2 * index + 1, plain = 2 * index + 2
+            func decided(_ number: Int) async throws -> StoreUpdate {
+                let stored = try #require(try await insert(session, Self.todo(number, title: "caf\u{E9}", order: 5)))
+                return StoreUpdate.decide(stored: stored, change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
+            }
+            let expected = try await decided(locking)
+            let answer = PostgresTodoStore.updateOutcome(try await run(session, TodoSQL.update, parameters(locking)))
+            #expect(answer == expected, "\(label)")
+            let rules = try await decided(plain)
+            let changing = try await run(session, TodoSQL.updateChanging, parameters(plain))
+            if case .updated(let todo) = rules {
+                #expect(changing.count == 1 && TodoRowDecoder.todo(changing, row: 0) == todo, "\(label)")
+            } else {
+                #expect(changing.count == 0, "\(label)")
+            }
+        }
+    }
+
     @Test func aConditionalRemoveTellsRemovedFailedAndMissingApart() async throws {
         let session = try await session("sql_remove")
         defer { session.close() }

@@ -8,17 +8,22 @@
 /// a fifth of consecutive events of one to-do going down in revision under 24 clients changing it at
 /// once). So an update whose revision is not above the last one kept for its to-do, and any change
 /// of a to-do after its deletion (ids are never reused), is dropped: what a subscriber gets ends on
-/// the to-do as stored. Every instance reads the same changes in the same order and drops the same
-/// ones. A listing's cursor is not affected: the change it saw is the one dropped or skipped anyway.
+/// the to-do as stored. Instances read the same changes in the same order and remember each to-do's
+/// last change while it is among the newer half of what they remember (`limit`: far more changes
+/// than come between two such transactions), so they drop the same ones; an instance that starts its window
+/// between the two changes of such a pair keeps the older one (its subscribers then end on it until
+/// the to-do changes again). A listing's cursor is not affected: a listing that saw the change kept
+/// saw the one dropped too.
 ///
-/// Memory: the last revision of each to-do changed since the filter last forgot (it forgets when
-/// it holds `limit` to-dos, far more than one read's changes; an inverted pair is read together).
+/// Not covered: `cleared` (a `DELETE` of every to-do) against changes made while it ran; its
+/// position says nothing of the to-dos it waited for.
 struct ChangeFilter {
-    private var latest: [String: UInt64] = [:]
+    private var latest: [String: (revision: UInt64, xid: UInt64)] = [:]
+    /// To-dos remembered before the older half of them is forgotten.
     let limit: Int
 
     init(limit: Int = 50_000) {
-        self.limit = limit
+        self.limit = max(2, limit)
     }
 
     /// A deleted to-do's mark (above every revision).
@@ -26,22 +31,30 @@ struct ChangeFilter {
 
     /// `changes` without those that arrive after a later change of their to-do, in order.
     mutating func keep(_ changes: [StoreChange]) -> [StoreChange] {
-        if latest.count >= limit { latest = [:] }
         var kept: [StoreChange] = []
         kept.reserveCapacity(changes.count)
         for change in changes {
+            let xid = change.position.major
+            if latest.count >= limit { forgetTheOlderHalf() }
             switch change.kind {
             case .created(let todo), .updated(let todo):
-                if let last = latest[todo.id], last >= todo.revision { continue }
-                latest[todo.id] = todo.revision
+                if let last = latest[todo.id], last.revision >= todo.revision { continue }
+                latest[todo.id] = (todo.revision, xid)
             case .deleted(let id):
-                if latest[id] == Self.deleted { continue }
-                latest[id] = Self.deleted
+                if latest[id]?.revision == Self.deleted { continue }
+                latest[id] = (Self.deleted, xid)
             case .cleared:
                 break
             }
             kept.append(change)
         }
         return kept
+    }
+
+    /// Forgets the to-dos whose last change is older than the median of what is remembered.
+    private mutating func forgetTheOlderHalf() {
+        let xids = latest.values.map(\.xid).sorted()
+        let median = xids[xids.count / 2]
+        latest = latest.filter { $0.value.xid >= median }
     }
 }

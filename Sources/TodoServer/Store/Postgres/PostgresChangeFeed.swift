@@ -189,7 +189,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 if let last = read.last?.position { readUpTo = last }
                 let changes = filter.keep(read)
                 log.append(changes)
-                full = rows.count >= Self.pageSize
+                // A page cut short by a row this server cannot read is not followed at once: that
+                // row would come back first every time.
+                full = rows.count >= Self.pageSize && read.count == rows.count
                 if !changes.isEmpty, wroteSinceRead {
                     wroteSinceRead = false
                     toAnnounce = true

@@ -16,8 +16,11 @@ import PostgresLoop
 /// for (issue 22: a PATCH cost PostgreSQL ~558,000 instructions that way, ~368,000 with
 /// `updateChanging` and migration 7; docs/performance.md).
 extension PostgresTodoStore {
-    /// How many times a change that changed nothing is tried again because the read after it
-    /// found a change to make.
+    /// How many times `TodoSQL.updateChanging` runs for one update at most (it runs again when
+    /// the read after it found a change to make); then the locking statement decides. Each
+    /// statement has the request deadline of its own: an update that goes the whole way (five
+    /// statements, three of which can wait for the row's lock) can take several deadlines before
+    /// it fails.
     static let updateAttempts = 2
 
     public func update(

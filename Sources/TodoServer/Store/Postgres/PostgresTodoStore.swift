@@ -3,9 +3,9 @@ import LockTracing
 import PostgresLoop
 import Synchronization
 
-/// To-dos in PostgreSQL: each call is one prepared statement (`TodoSQL`; an update that does not
-/// change the to-do, two or more: `PostgresTodoStore+Update.swift`) sent by the pool of the calling
-/// event loop (`PostgresClient`), answered on that loop with no thread hop. A call not
+/// To-dos in PostgreSQL: each call is one prepared statement (`TodoSQL`; an update, one to five:
+/// `PostgresTodoStore+Update.swift`) sent by the pool of the calling event loop (`PostgresClient`),
+/// answered on that loop with no thread hop. A statement not
 /// answered within the configured deadline, or made while the database cannot be reached, fails
 /// with `StoreError(retryAfter:)` (503 + `Retry-After`); `writeRefusal` says the database is
 /// unavailable until a statement succeeds again.
