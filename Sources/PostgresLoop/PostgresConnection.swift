@@ -105,17 +105,20 @@ public final class PostgresConnection {
         execute(query, parameters, retriesLeft: configuration.retryLimit, completion: completion)
     }
 
-    /// `execute` with the deadline the request got before (in its pool's queue) instead of
-    /// `requestTimeout` from now.
+    /// `execute` with the deadline the request got before (in its pool's queue, or the call it is
+    /// part of) instead of `requestTimeout` from now; `arrived` is when it came (nil: a deadline
+    /// before the deadline, as for a request that waited in its pool's queue).
     public func execute(
-        _ query: PostgresQuery, _ parameters: [String?], deadline: ContinuousClock.Instant, completion: @escaping Completion
+        _ query: PostgresQuery, _ parameters: [String?], deadline: ContinuousClock.Instant, arrived: ContinuousClock.Instant? = nil,
+        completion: @escaping Completion
     ) {
-        execute(query, parameters, retriesLeft: configuration.retryLimit, deadline: deadline, completion: completion)
+        execute(
+            query, parameters, retriesLeft: configuration.retryLimit, deadline: deadline, arrived: arrived, completion: completion)
     }
 
     private func execute(
         _ query: PostgresQuery, _ parameters: [String?], retriesLeft: Int, deadline: ContinuousClock.Instant? = nil,
-        completion: @escaping Completion
+        arrived: ContinuousClock.Instant? = nil, completion: @escaping Completion
     ) {
         if parameters.contains(where: { $0?.utf8.contains(0) == true }) {
             completion(.failure(.server(ServerError(sqlState: "22021", message: "a text parameter contains a NUL character"))))
@@ -132,7 +135,7 @@ public final class PostgresConnection {
         }
         let now = clock.now
         // A request that waited in its pool's queue arrived a deadline before its deadline.
-        let arrived = deadline.map { $0 - configuration.timing.requestTimeout } ?? now
+        let arrived = arrived ?? deadline.map { $0 - configuration.timing.requestTimeout } ?? now
         requests[id] = Request(query: query, parameters: parameters, completion: finish, arrived: arrived)
         let statement: String? = if case .prepared(let statement) = query { statement.name } else { nil }
         if machine.inFlightCount == 0 { lastProgress = now }

@@ -113,8 +113,9 @@ public struct PostgresConnectionStateMachine: Sendable {
     }
 
     /// A new request; `statement` names a prepared statement (nil: unprepared SQL). Its deadline
-    /// is `deadline`, or `requestTimeout` from now (a request that waited in its pool's queue
-    /// brings the deadline it got on arrival).
+    /// is `deadline`, or `requestTimeout` from now (a request that waited in its pool's queue, or
+    /// one step of a call begun earlier, brings the deadline it got before). One whose deadline
+    /// has passed fails as timed out at once, unsent.
     public mutating func request(_ id: RequestID, statement: String?, now: Instant, deadline: Instant? = nil) -> [Action] {
         let deadline = deadline ?? now + timing.requestTimeout
         switch phase {
@@ -122,6 +123,8 @@ public struct PostgresConnectionStateMachine: Sendable {
             return [.fail(id, .closed)]
         case .backingOff(let reason):
             return [.fail(id, .unavailable(reason: reason))]
+        case _ where deadline <= now:
+            return [.fail(id, .timedOut)]
         case .idle:
             requests.append(Request(id: id, statement: statement, deadline: deadline))
             return withTimer(beginConnecting(now: now))

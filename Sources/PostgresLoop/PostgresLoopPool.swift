@@ -33,6 +33,9 @@ public final class PostgresLoopPool: PostgresExecuting {
         let query: PostgresQuery
         let parameters: [String?]
         let write: Bool
+        /// The deadline the caller gave (nil: `requestTimeout` from arrival).
+        let deadline: ContinuousClock.Instant?
+        let arrived: ContinuousClock.Instant
         let completion: PostgresConnection.Completion
     }
 
@@ -58,15 +61,29 @@ public final class PostgresLoopPool: PostgresExecuting {
     public func execute(
         _ query: PostgresQuery, _ parameters: [String?], completion: @escaping PostgresConnection.Completion
     ) {
-        submit(Waiting(query: query, parameters: parameters, write: false, completion: completion))
+        execute(query, parameters, deadline: nil, completion: completion)
+    }
+
+    /// `deadline`: the call's, when the request is one step of a call that began earlier (nil:
+    /// `requestTimeout` from now).
+    public func execute(
+        _ query: PostgresQuery, _ parameters: [String?], deadline: ContinuousClock.Instant?,
+        completion: @escaping PostgresConnection.Completion
+    ) {
+        submit(
+            Waiting(
+                query: query, parameters: parameters, write: false, deadline: deadline, arrived: clock.now, completion: completion))
     }
 
     /// `execute` for a statement that takes row locks (a write): to the ready connection with the
     /// fewest requests in flight (`leastBusy`).
     public func executeOnLeastBusy(
-        _ query: PostgresQuery, _ parameters: [String?], completion: @escaping PostgresConnection.Completion
+        _ query: PostgresQuery, _ parameters: [String?], deadline: ContinuousClock.Instant? = nil,
+        completion: @escaping PostgresConnection.Completion
     ) {
-        submit(Waiting(query: query, parameters: parameters, write: true, completion: completion))
+        submit(
+            Waiting(
+                query: query, parameters: parameters, write: true, deadline: deadline, arrived: clock.now, completion: completion))
     }
 
     /// Requests waiting for an answer on this loop, in its queue or on its connections.
@@ -86,13 +103,19 @@ public final class PostgresLoopPool: PostgresExecuting {
     }
 
     /// Sends `request` at once when nothing waits before it and a connection can take it, else
-    /// queues it.
+    /// queues it. A request with a deadline of its own (earlier than the ones queued before it)
+    /// fails when it reaches the queue's head or its connection, not before.
     private func submit(_ request: Waiting) {
         if waiting.isEmpty, let connection = target(write: request.write) {
-            connection.execute(request.query, request.parameters, completion: request.completion)
+            if let deadline = request.deadline {
+                connection.execute(
+                    request.query, request.parameters, deadline: deadline, arrived: request.arrived, completion: request.completion)
+            } else {
+                connection.execute(request.query, request.parameters, completion: request.completion)
+            }
             return
         }
-        waiting.append(request, deadline: clock.now + requestTimeout)
+        waiting.append(request, deadline: request.deadline ?? request.arrived + requestTimeout)
         armTimer()
     }
 
@@ -103,7 +126,9 @@ public final class PostgresLoopPool: PostgresExecuting {
         defer { pumping = false }
         while let next = waiting.first, let connection = target(write: next.element.write) {
             _ = waiting.removeFirst()
-            connection.execute(next.element.query, next.element.parameters, deadline: next.deadline, completion: next.element.completion)
+            connection.execute(
+                next.element.query, next.element.parameters, deadline: next.deadline, arrived: next.element.arrived,
+                completion: next.element.completion)
         }
         armTimer()
     }

@@ -45,6 +45,18 @@ import Testing
         #expect(!machine.expectsResults)
     }
 
+    @Test func aRequestWhoseDeadlineHasPassedFailsAsTimedOutUnsent() {
+        var machine = connectedMachine()
+        #expect(machine.request(1, statement: "one", now: at(100), deadline: at(100)) == [.fail(1, .timedOut)])
+        #expect(machine.request(2, statement: "one", now: at(100), deadline: at(50)) == [.fail(2, .timedOut)])
+        #expect(machine.pendingCount == 0)
+        // One with time left is sent (and prepared) as usual.
+        #expect(machine.request(3, statement: "one", now: at(100), deadline: at(101)).contains(.send(3, prepare: true)))
+        var connecting = Machine(timing: timing)
+        _ = connecting.start(now: at(0))
+        #expect(connecting.request(4, statement: nil, now: at(10), deadline: at(5)) == [.fail(4, .timedOut)])
+    }
+
     @Test func anErrorFailsOnlyItsOwnRequest() {
         var machine = connectedMachine()
         _ = machine.request(1, statement: nil, now: at(1))

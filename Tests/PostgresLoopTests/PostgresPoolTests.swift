@@ -57,6 +57,40 @@ struct PostgresPoolTests {
         #expect(Set(all).count == 1, "\(Set(all))")
     }
 
+    /// A request that is one step of a call begun earlier carries the call's deadline: once it has
+    /// passed, the request fails as timed out, whether it was sent at once or waited in the queue;
+    /// the requests around it are answered.
+    @Test func aRequestCarryingThePassedDeadlineOfItsCallFailsAsTimedOut() async throws {
+        let (loopThread, pool) = try readyPool(
+            PostgresConfiguration(connectionString: cluster.connectionString(), connectionsPerLoop: 1, pipelineDepth: 1))
+        defer {
+            pool.withValue { $0.close() }
+            loopThread.shutdown()
+        }
+        let answers = Mutex<[String: String]>([:])
+        @Sendable func record(_ name: String) -> PostgresConnection.Completion {
+            { result in
+                let answer =
+                    switch result {
+                    case .success(let rows): rows[0, 0] ?? "null"
+                    case .failure(.timedOut): "timed out"
+                    case .failure(let error): "\(error)"
+                    }
+                answers.withTracedLock { $0[name] = answer }
+            }
+        }
+        let passed = ContinuousClock.now - .seconds(1)
+        pool.withValue { pool in
+            // Sent at once with a passed deadline.
+            pool.execute(.unprepared("SELECT 'sent'"), [], deadline: passed, completion: record("sent"))
+            // The connection holds one: these wait in the queue.
+            pool.execute(.unprepared("SELECT 'queued'"), [], deadline: passed, completion: record("queued"))
+            pool.execute(.unprepared("SELECT 'after'"), [], completion: record("after"))
+        }
+        #expect(eventually { answers.withTracedLock { $0.count } == 3 })
+        #expect(answers.withTracedLock { $0 } == ["sent": "timed out", "queued": "timed out", "after": "after"])
+    }
+
     @Test func aStalledConnectionsNewRequestsGoToTheNextOne() async throws {
         var timing = PostgresTiming()
         timing.stallThreshold = .milliseconds(40)

@@ -221,6 +221,13 @@ extension LiveFeedOnPostgres {
             _ = try newer.blockingQuery("COMMIT")?.get()
             try update(older, title: "third", at: 1_800_000_000_003)
             _ = try older.blockingQuery("COMMIT")?.get()
+            #expect(changes(in: store.changes, after: afterInsert, count: 1).count == 1)
+            // The change dropped is the last row read: reads go on after it, reading nothing.
+            #expect(eventually { store.feed.rowsRead.load(ordering: .relaxed) >= 3 })
+            let rowsRead = store.feed.rowsRead.load(ordering: .relaxed)
+            let reads = store.feed.reads.load(ordering: .relaxed)
+            #expect(eventually { store.feed.reads.load(ordering: .relaxed) >= reads + 3 })
+            #expect(store.feed.rowsRead.load(ordering: .relaxed) == rowsRead)
             try await insert(2)
             let after = changes(in: store.changes, after: afterInsert, count: 2)
             let kept = after.map { change -> String in

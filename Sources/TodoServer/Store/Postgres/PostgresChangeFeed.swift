@@ -46,8 +46,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private var lastRead: ContinuousClock.Instant?
     /// Starts the read held back by `gap`.
     private var gapTimer: LoopTimer?
-    /// Reads started, and those of them held back by `gap` first (for tests).
-    let reads = Atomic<Int>(0), readsHeldBack = Atomic<Int>(0)
+    /// Reads started, those of them held back by `gap` first, and the rows they read (for tests).
+    let reads = Atomic<Int>(0), readsHeldBack = Atomic<Int>(0), rowsRead = Atomic<Int>(0)
     /// A read was asked for (`pollSoon`: a change was made through this instance) and has not
     /// started yet: later asks need not wake the loop. Taken as a read starts (a change made after
     /// that asks again), and then counts as a write for `wroteSinceRead`.
@@ -186,6 +186,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
             var full = false
             if case .success(let rows) = result {
                 let read = Self.changes(rows)
+                rowsRead.add(rows.count, ordering: .relaxed)
                 if let last = read.last?.position { readUpTo = last }
                 let changes = filter.keep(read)
                 log.append(changes)

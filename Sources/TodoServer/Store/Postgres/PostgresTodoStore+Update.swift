@@ -17,10 +17,10 @@ import PostgresLoop
 /// `updateChanging` and migration 7; docs/performance.md).
 extension PostgresTodoStore {
     /// How many times `TodoSQL.updateChanging` runs for one update at most (it runs again when
-    /// the read after it found a change to make); then the locking statement decides. Each
-    /// statement has the request deadline of its own: an update that goes the whole way (five
-    /// statements, three of which can wait for the row's lock) can take several deadlines before
-    /// it fails.
+    /// the read after it found a change to make); then the locking statement decides. All of an
+    /// update's statements share one request deadline, from when the update began: one that goes
+    /// the whole way (five statements, three of which can wait for the row's lock) fails as any
+    /// statement would, once the deadline has passed.
     static let updateAttempts = 2
 
     public func update(
@@ -29,6 +29,7 @@ extension PostgresTodoStore {
         guard TodoSQL.isTodoID(id) else { return .ready(.success(.notFound)) }
         let request = UpdateRequest(
             id: id, change: change, condition: condition, time: time,
+            deadline: ContinuousClock.now + client.configuration.timing.requestTimeout,
             parameters: TodoSQL.updateParameters(
                 id: id, title: change.title, completed: change.completed, order: Self.fieldChange(change.order),
                 dueDate: Self.fieldChange(change.dueDate), condition: Self.condition(condition), at: time))
@@ -41,6 +42,8 @@ extension PostgresTodoStore {
         let change: TodoChange
         let condition: RevisionCondition
         let time: Timestamp
+        /// The update's deadline, every statement's.
+        let deadline: ContinuousClock.Instant
         /// `TodoSQL.updateParameters`, for `updateChanging` and `update` alike.
         let parameters: [String?]
     }
@@ -48,7 +51,7 @@ extension PostgresTodoStore {
     /// `TodoSQL.updateChanging`; when it changed nothing, `decide`.
     private func change(_ request: UpdateRequest, attemptsLeft: Int, _ promise: Promise<Result<StoreUpdate, StoreError>>) {
         run(
-            TodoSQL.updateChanging, request.parameters,
+            TodoSQL.updateChanging, request.parameters, until: request.deadline,
             completion: { [self] (result: Result<Todo?, StoreError>) in
                 switch result {
                 case .success(let todo?):
@@ -66,7 +69,7 @@ extension PostgresTodoStore {
     /// to `change`, or to the locking statement when no attempt is left.
     private func decide(_ request: UpdateRequest, attemptsLeft: Int, _ promise: Promise<Result<StoreUpdate, StoreError>>) {
         run(
-            TodoSQL.get, [request.id],
+            TodoSQL.get, [request.id], until: request.deadline,
             completion: { [self] (result: Result<Todo?, StoreError>) in
                 switch result {
                 case .success(let stored):
@@ -88,7 +91,7 @@ extension PostgresTodoStore {
     /// `TodoSQL.update`: decides on the locked row.
     private func lockAndDecide(_ request: UpdateRequest, _ promise: Promise<Result<StoreUpdate, StoreError>>) {
         run(
-            TodoSQL.update, request.parameters,
+            TodoSQL.update, request.parameters, until: request.deadline,
             completion: { [self] (result: Result<StoreUpdate, StoreError>) in
                 if case .success(.updated) = result { feed.pollSoon() }
                 promise.fulfil(result)

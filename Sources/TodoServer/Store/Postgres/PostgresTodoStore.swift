@@ -5,7 +5,7 @@ import Synchronization
 
 /// To-dos in PostgreSQL: each call is one prepared statement (`TodoSQL`; an update, one to five:
 /// `PostgresTodoStore+Update.swift`) sent by the pool of the calling event loop (`PostgresClient`),
-/// answered on that loop with no thread hop. A statement not
+/// answered on that loop with no thread hop. A call not
 /// answered within the configured deadline, or made while the database cannot be reached, fails
 /// with `StoreError(retryAfter:)` (503 + `Retry-After`); `writeRefusal` says the database is
 /// unavailable until a statement succeeds again.
@@ -142,10 +142,11 @@ public final class PostgresTodoStore: TodoStore {
 
     /// Sends `statement` on the calling loop's pool (the store's own loop off the loops' threads)
     /// and answers `decode`'s value, or a `StoreError` (with `retryAfter` when the database is
-    /// unavailable or too slow: trying again later may work).
+    /// unavailable or too slow: trying again later may work). `until`: the deadline of the call
+    /// the statement is a step of (nil: the request deadline from now).
     func run<Value>(
-        _ statement: PostgresStatement, _ parameters: [String?], completion: @escaping (Result<Value, StoreError>) -> Void,
-        decode: @escaping (PostgresRows) -> Value?
+        _ statement: PostgresStatement, _ parameters: [String?], until callDeadline: ContinuousClock.Instant? = nil,
+        completion: @escaping (Result<Value, StoreError>) -> Void, decode: @escaping (PostgresRows) -> Value?
     ) {
         let health = self.health
         let deadline = client.configuration.timing.requestTimeout
@@ -167,9 +168,9 @@ public final class PostgresTodoStore: TodoStore {
                 }
             }
             if spread {
-                pool.executeOnLeastBusy(.prepared(statement), parameters, completion: answer)
+                pool.executeOnLeastBusy(.prepared(statement), parameters, deadline: callDeadline, completion: answer)
             } else {
-                pool.execute(.prepared(statement), parameters, completion: answer)
+                pool.execute(.prepared(statement), parameters, deadline: callDeadline, completion: answer)
             }
         }
         if let loop = EventLoop.current {
