@@ -241,5 +241,28 @@ extension LiveFeedOnPostgres {
             let table = try older.blockingQuery("SELECT title, revision FROM todo_events WHERE kind = 'u' ORDER BY xid, seq")?.get()
             #expect(table?.values == ["third", "3", "second", "2"])
         }
+
+        /// The read right after a write here can come too early to see it (an older transaction
+        /// elsewhere is still running): the feed reads again soon rather than at its next interval
+        /// (an hour here), so the change is read, and told to other instances, within a moment.
+        @Test func aChangeTheFirstReadAfterItCouldNotSeeIsReadSoonAfter() async throws {
+            let configuration = try await ContractStore.freshDatabase("feed_reread", feeds: true)
+            let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .seconds(3_600))
+            defer { store.close() }
+            #expect(eventually { store.feed.reads.load(ordering: .relaxed) >= 1 })
+            let start = store.changes.head
+            let blocker = try await PostgresTestSession.open(configuration)
+            defer { blocker.close() }
+            // An older transaction, still running when the write commits and is read.
+            _ = try blocker.blockingQuery("BEGIN")?.get()
+            _ = try blocker.blockingQuery("SELECT pg_current_xact_id()")?.get()
+            let reads = store.feed.reads.load(ordering: .relaxed)
+            _ = try await withCheckedThrowingContinuation { continuation in
+                store.insert(TodoSQLTests.todo(1)) { continuation.resume(with: $0) }
+            }
+            #expect(eventually { store.feed.reads.load(ordering: .relaxed) > reads })
+            _ = try blocker.blockingQuery("COMMIT")?.get()
+            #expect(changes(in: store.changes, after: start, count: 1).count == 1)
+        }
     }
 }

@@ -46,6 +46,14 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private var lastRead: ContinuousClock.Instant?
     /// Starts the read held back by `gap`.
     private var gapTimer: LoopTimer?
+    /// Reads again after a read that found nothing though a change was made here (or failed): its
+    /// transaction may not have been older than every running one yet.
+    private var rereadTimer: LoopTimer?
+    /// Such reads since the last that found changes or the last write here.
+    private var rereads = 0
+    /// The most of them, the first `gap` (at least 1 ms) after the read, each next after twice the
+    /// wait: ~1.3 s in all with the default gap, then the interval's reads go on.
+    static let rereadLimit = 8
     /// Reads started, those of them held back by `gap` first, and the rows they read (for tests).
     let reads = Atomic<Int>(0), readsHeldBack = Atomic<Int>(0), rowsRead = Atomic<Int>(0)
     /// A read was asked for (`pollSoon`: a change was made through this instance) and has not
@@ -89,6 +97,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
             timer = LoopTimer(loop: loop, repeating: true) { [unowned self] in poll() }
             timer?.schedule(after: interval)
             gapTimer = LoopTimer(loop: loop) { [unowned self] in poll(heldBack: true) }
+            rereadTimer = LoopTimer(loop: loop) { [unowned self] in poll() }
             loop.whenStopping { [self] in stopOnLoop() }
             let listener = PostgresConnection(loop: loop, configuration: client.configuration)
             listener.onNotification = { [unowned self] _ in poll() }
@@ -105,6 +114,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
         guard !readAsked.exchange(true, ordering: .acquiringAndReleasing) else { return }
         loop.execute { [self] in
             wroteSinceRead = true
+            rereads = 0
             poll()
         }
     }
@@ -120,6 +130,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
         timer = nil
         gapTimer?.cancel()
         gapTimer = nil
+        rereadTimer?.cancel()
+        rereadTimer = nil
         listener?.close()
         listener = nil
     }
@@ -184,12 +196,15 @@ final class PostgresChangeFeed: @unchecked Sendable {
             inFlight = false
             guard !closed else { return }
             var full = false
+            var found = false
             if case .success(let rows) = result {
                 let read = Self.changes(rows)
                 rowsRead.add(rows.count, ordering: .relaxed)
                 if let last = read.last?.position { readUpTo = last }
                 let changes = filter.keep(read)
                 log.append(changes)
+                found = !read.isEmpty
+                if found { rereads = 0 }
                 // A page cut short by a row this server cannot read is not followed at once: that
                 // row would come back first every time.
                 full = rows.count >= Self.pageSize && read.count == rows.count
@@ -204,8 +219,23 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 lastPrune = time
                 pool.execute(.prepared(TodoSQL.eventsPrune), [String(log.capacity)]) { _ in }
             }
-            if full || again { poll(catchingUp: full) }
+            if full || again {
+                poll(catchingUp: full)
+            } else if wroteSinceRead, !found {
+                rereadSoon()
+            }
         }
+    }
+
+    /// After a read that found nothing though a change was made here (the change's transaction
+    /// may not have been older than every running one yet), or that failed: another read soon, not
+    /// at the next interval, so that the change is told to the other instances within
+    /// milliseconds; at most `rereadLimit` of them, each waiting twice the one before.
+    private func rereadSoon() {
+        guard rereads < Self.rereadLimit, let rereadTimer, !rereadTimer.isScheduled else { return }
+        let first = max(gap, .milliseconds(1))
+        rereadTimer.schedule(after: first * (1 << rereads))
+        rereads += 1
     }
 
     /// Tells the other instances that changes made through this one can be read, once a read
