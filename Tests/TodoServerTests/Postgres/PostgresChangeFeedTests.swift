@@ -108,7 +108,13 @@ extension LiveFeedOnPostgres {
             #expect(left == "3")
             let floor = try session.blockingQuery("SELECT seq FROM todo_event_floor")?.get()[0, 0]
             #expect(floor == "5")
-            #expect(eventually { store.changes.retainedCount == 3 })
+            // Reads are paced (eventsReadGapMilliseconds): wait until the store has read all eight.
+            #expect(
+                eventually {
+                    guard case .resync = store.changes.replay(after: start) else { return false }
+                    return true
+                })
+            #expect(store.changes.retainedCount == 3)
             #expect(store.changes.replay(after: start) == .resync(head: store.changes.head))
             // A store started now begins its window at the floor.
             let fresh = try PostgresTodoStore(configuration: configuration, changesRetained: 10)

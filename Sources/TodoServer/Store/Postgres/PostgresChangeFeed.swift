@@ -68,6 +68,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private var wroteSinceRead = false
     /// A read found changes after one was made through this instance: tell the others.
     private var toAnnounce = false
+    /// The log's head when the others were last told: a write here is told once a read has moved
+    /// the head past it, even when the read that moved it started before the write asked (its
+    /// change read before its ask arrived).
+    private var announcedUpTo = ChangePosition(major: 0, minor: 0)
     private var announcing = false
 
     init(
@@ -152,6 +156,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 return
             }
             log.reset(to: ChangePosition(major: xid, minor: seq))
+            announcedUpTo = ChangePosition(major: xid, minor: seq)
             readUpTo = nil
             filter = ChangeFilter()
             loaded = true
@@ -208,8 +213,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 // A page cut short by a row this server cannot read is not followed at once: that
                 // row would come back first every time.
                 full = rows.count >= Self.pageSize && read.count == rows.count
-                if !changes.isEmpty, wroteSinceRead {
+                let head = log.head.after
+                if wroteSinceRead, head > announcedUpTo {
                     wroteSinceRead = false
+                    announcedUpTo = head
                     toAnnounce = true
                     announce()
                 }
