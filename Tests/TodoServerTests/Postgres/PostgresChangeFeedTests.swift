@@ -18,6 +18,13 @@ enum LiveFeedOnPostgres {}
 extension LiveFeedOnPostgres {
     @Suite(.enabled(if: PostgresTestCluster.isAvailable))
     struct PostgresChangeFeedTests {
+        /// Inserts `todo` through `store`, waiting for the answer.
+        static func insert(_ todo: Todo, into store: PostgresTodoStore) async throws {
+            _ = try await withCheckedThrowingContinuation { continuation in
+                store.insert(todo) { continuation.resume(with: $0) }
+            }
+        }
+
         /// Waits for `count` changes after `cursor` in `log`.
         private func changes(in log: ChangeLog, after cursor: ChangeCursor, count: Int) -> [StoreChange] {
             eventually {
@@ -70,11 +77,7 @@ extension LiveFeedOnPostgres {
             let configuration = try await ContractStore.freshDatabase("feed_listing", feeds: true)
             let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .milliseconds(20))
             defer { store.close() }
-            func insert(_ number: Int) async throws {
-                _ = try await withCheckedThrowingContinuation { continuation in
-                    store.insert(TodoSQLTests.todo(number)) { continuation.resume(with: $0) }
-                }
-            }
+            func insert(_ number: Int) async throws { try await Self.insert(TodoSQLTests.todo(number), into: store) }
             try await insert(1)
             let page = try await withCheckedThrowingContinuation { continuation in
                 store.list(TodoQuery()) { continuation.resume(with: $0) }
@@ -136,11 +139,7 @@ extension LiveFeedOnPostgres {
                 configuration: configuration, changesPollInterval: .seconds(600), changesReadGap: hour,
                 now: { ContinuousClock.now + .seconds(skipped.load(ordering: .relaxed)) })
             defer { store.close() }
-            func insert(_ number: Int) async throws {
-                _ = try await withCheckedThrowingContinuation { continuation in
-                    store.insert(TodoSQLTests.todo(number)) { continuation.resume(with: $0) }
-                }
-            }
+            func insert(_ number: Int) async throws { try await Self.insert(TodoSQLTests.todo(number), into: store) }
             func reads() -> Int { store.feed.reads.load(ordering: .relaxed) }
             let session = try await PostgresTestSession.open(configuration)
             defer { session.close() }
@@ -196,11 +195,7 @@ extension LiveFeedOnPostgres {
             let configuration = try await ContractStore.freshDatabase("feed_row_order", feeds: true)
             let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .milliseconds(20))
             defer { store.close() }
-            func insert(_ number: Int) async throws {
-                _ = try await withCheckedThrowingContinuation { continuation in
-                    store.insert(TodoSQLTests.todo(number, title: "t\(number)")) { continuation.resume(with: $0) }
-                }
-            }
+            func insert(_ number: Int) async throws { try await Self.insert(TodoSQLTests.todo(number, title: "t\(number)"), into: store) }
             let start = store.changes.head
             try await insert(1)
             #expect(changes(in: store.changes, after: start, count: 1).count == 1)
