@@ -17,14 +17,20 @@ public struct PostgresConfiguration: Sendable, Equatable {
     /// (40P01), the only failures that certainly did not commit.
     public var retryLimit: Int
     /// The most requests one connection holds in flight (pipelined); past it, a loop's requests wait
-    /// in its pool's queue for the first connection with room (`PostgresLoopPool`).
+    /// in its pool's queues for a connection that may take them (`PostgresLoopPool`).
     public var pipelineDepth: Int
+    /// The most reads the connection a loop's reads go to holds in flight (`PostgresLoopPool`:
+    /// reads stay on one connection while it answers, so it may pipeline more of them: one
+    /// backend reads many together, with fewer wake-ups of it and of the loop). Nil: `pipelineDepth`.
+    public var readPipelineDepth: Int?
 
     public init(
         connectionString: String, timing: PostgresTiming = PostgresTiming(), connectionsPerLoop: Int = 2,
-        retryLimit: Int = 2, settings: [String: String] = [:], pipelineDepth: Int = 8
+        retryLimit: Int = 2, settings: [String: String] = [:], pipelineDepth: Int = 8,
+        readPipelineDepth: Int? = nil
     ) {
         self.pipelineDepth = pipelineDepth
+        self.readPipelineDepth = readPipelineDepth
         self.connectionString = connectionString
         self.settings = settings
         self.timing = timing

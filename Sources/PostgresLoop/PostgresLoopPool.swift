@@ -3,16 +3,19 @@ import EventLoops
 /// A few connections on one event loop, each answered on this loop. Use it on its loop's thread only.
 ///
 /// A connection holds at most `pipelineDepth` requests in flight; past that, requests wait in the
-/// pool's queue (`PostgresPoolQueue`, arrival order, shared by the connections) and go to the first
-/// connection that answers one. Why: a request sent on a connection waits for every request sent
-/// before it there, so a backend that waits for a CPU or a row lock holds up all it was sent;
-/// bounded, it holds up a few, and the others go to a connection that answers (docs/performance.md,
-/// PostgreSQL).
+/// pool's queues (`PostgresPoolQueue`, one for reads and one for writes, each in arrival order)
+/// until a connection may take them (below). Why: a request sent on a connection waits for every
+/// request sent before it there, so a backend that waits for a CPU or a row lock holds up all it
+/// was sent; bounded, it holds up a few, and the others go to a connection that answers
+/// (docs/performance.md, PostgreSQL).
 ///
-/// `execute` sends to the loop's first ready connection with room, which pipelines them; the next
-/// connection takes requests only while the first is full, not ready (connecting, or backing off
-/// after a lost connection) or stalled: holding requests without having answered any for
-/// `stallThreshold`. Few busy backends per loop keep the CPUs' switching low.
+/// `execute` (a read) sends to the loop's first ready connection, which pipelines them; while it is
+/// full, reads wait in the queue for it as long as it answers. The next connection takes reads
+/// only while the first is not ready (connecting, or backing off after a lost connection), stalled
+/// (holding requests without having answered any for `stallThreshold`), or full and without an
+/// answer for `readSpillAfter`. One busy backend per loop for reads keeps the CPUs' switching low
+/// and the tail short when the database shares the server's CPUs (docs/performance.md, PostgreSQL);
+/// a statement that takes long holds up the loop's reads for `readSpillAfter` at most.
 ///
 /// `executeOnLeastBusy` sends to the ready connection with the fewest requests in flight: for
 /// statements that take row locks. A backend that holds a row's lock and has the next statement on
@@ -21,11 +24,23 @@ import EventLoops
 public final class PostgresLoopPool: PostgresExecuting {
     public let connections: [PostgresConnection]
     private let stallThreshold: Duration
+    private let readSpillAfter: Duration
+    /// The most requests a connection takes in flight: any (`depth`), reads (`readDepth`).
     private let depth: Int
+    private let readDepth: Int
     private let requestTimeout: Duration
     private let clock = ContinuousClock()
-    private var waiting = PostgresPoolQueue<Waiting>()
+    /// Reads and writes wait apart: a write is not held up by reads waiting for the first
+    /// connection while another has room (each queue keeps its own arrival order).
+    private var reads = PostgresPoolQueue<Waiting>()
+    private var writes = PostgresPoolQueue<Waiting>()
     private var deadlineTimer: LoopTimer?
+    /// Fires when a full connection that reads wait for has gone `readSpillAfter` without an
+    /// answer, so that they go to the next connection (nothing else may happen until then).
+    private var spillTimer: LoopTimer?
+    /// When each timer is armed to fire (meaningful while it `isScheduled`).
+    private var deadlineArmedFor = ContinuousClock.Instant.now
+    private var spillArmedFor = ContinuousClock.Instant.now
     /// `pump` is running (a completion it runs may tell it of room again).
     private var pumping = false
 
@@ -49,9 +64,15 @@ public final class PostgresLoopPool: PostgresExecuting {
             return connection
         }
         stallThreshold = configuration.timing.stallThreshold
+        // Past the stall threshold a connection counts as stalled and reads go elsewhere anyway.
+        readSpillAfter = min(configuration.timing.readSpillAfter, configuration.timing.stallThreshold)
         depth = max(1, configuration.pipelineDepth)
+        readDepth = max(1, configuration.readPipelineDepth ?? configuration.pipelineDepth)
         requestTimeout = configuration.timing.requestTimeout
         deadlineTimer = LoopTimer(loop: loop) { [weak self] in self?.expire() }
+        if connections.count > 1, readSpillAfter > .zero {
+            spillTimer = LoopTimer(loop: loop) { [weak self] in self?.pump() }
+        }
         for connection in connections {
             connection.onRoom = { [weak self] in self?.pump() }
             connection.start()
@@ -87,10 +108,10 @@ public final class PostgresLoopPool: PostgresExecuting {
     }
 
     /// Requests waiting for an answer on this loop, in its queue or on its connections.
-    public var pendingCount: Int { waiting.count + connections.reduce(0) { $0 + $1.pendingCount } }
+    public var pendingCount: Int { queuedCount + connections.reduce(0) { $0 + $1.pendingCount } }
 
-    /// Requests held in the queue, for no connection had room.
-    public var queuedCount: Int { waiting.count }
+    /// Requests held in the queues, for no connection could take them.
+    public var queuedCount: Int { reads.count + writes.count }
 
     /// Whether a connection is up.
     public var isReady: Bool { connections.contains { $0.isReady } }
@@ -98,15 +119,18 @@ public final class PostgresLoopPool: PostgresExecuting {
     /// Fails the queued requests and every connection's with `closed`.
     public func close() {
         deadlineTimer?.cancel()
-        for request in waiting.removeAll() { request.completion(.failure(.closed)) }
+        spillTimer?.cancel()
+        for request in writes.removeAll() + reads.removeAll() { request.completion(.failure(.closed)) }
         for connection in connections { connection.close() }
     }
 
-    /// Sends `request` at once when nothing waits before it and a connection can take it, else
-    /// queues it. A request with a deadline of its own (earlier than the ones queued before it)
-    /// fails when it reaches the queue's head or its connection, not before.
+    /// Sends `request` at once when nothing of its kind (read or write) waits before it and a
+    /// connection can take it, else queues it. A request with a deadline of its own (earlier than
+    /// the ones queued before it) fails when it reaches its queue's head or its connection, not
+    /// before.
     private func submit(_ request: Waiting) {
-        if waiting.isEmpty, let connection = target(write: request.write) {
+        let nothingBefore = request.write ? writes.isEmpty : reads.isEmpty
+        if nothingBefore, let connection = target(write: request.write) {
             if let deadline = request.deadline {
                 connection.execute(
                     request.query, request.parameters, deadline: deadline, arrived: request.arrived, completion: request.completion)
@@ -115,39 +139,79 @@ public final class PostgresLoopPool: PostgresExecuting {
             }
             return
         }
-        waiting.append(request, deadline: request.deadline ?? request.arrived + requestTimeout)
+        let deadline = request.deadline ?? request.arrived + requestTimeout
+        if request.write { writes.append(request, deadline: deadline) } else { reads.append(request, deadline: deadline) }
         armTimer()
+        armSpillTimer()
     }
 
-    /// Sends the queued requests, oldest first, while a connection can take them.
+    /// Sends the queued requests, each queue oldest first, a write and a read in turn, while a
+    /// connection can take them.
     private func pump() {
         guard !pumping else { return }
         pumping = true
         defer { pumping = false }
-        while let next = waiting.first, let connection = target(write: next.element.write) {
-            _ = waiting.removeFirst()
-            connection.execute(
-                next.element.query, next.element.parameters, deadline: next.deadline, arrived: next.element.arrived,
-                completion: next.element.completion)
+        var sent = true
+        while sent {
+            sent = false
+            if writes.first != nil, let connection = target(write: true), let next = writes.removeFirst() {
+                send(next, on: connection)
+                sent = true
+            }
+            if reads.first != nil, let connection = target(write: false), let next = reads.removeFirst() {
+                send(next, on: connection)
+                sent = true
+            }
         }
         armTimer()
+        armSpillTimer()
+    }
+
+    private func send(_ request: (element: Waiting, deadline: ContinuousClock.Instant), on connection: PostgresConnection) {
+        connection.execute(
+            request.element.query, request.element.parameters, deadline: request.deadline, arrived: request.element.arrived,
+            completion: request.element.completion)
     }
 
     /// Fails the queued requests past their deadline (`timedOut`: they were never sent).
     private func expire() {
-        for request in waiting.removeExpired(now: clock.now) { request.completion(.failure(.timedOut)) }
+        let now = clock.now
+        for request in writes.removeExpired(now: now) + reads.removeExpired(now: now) { request.completion(.failure(.timedOut)) }
         armTimer()
     }
 
-    /// Arms the timer for the oldest queued request's deadline, unless it is armed already (for
-    /// an earlier one: it then finds nothing or less to expire, and arms again).
+    /// Arms the timer for the earliest deadline at the head of a queue, unless it is armed already
+    /// for that or an earlier one (it then finds nothing or less to expire, and arms again).
     private func armTimer() {
         guard let timer = deadlineTimer else { return }
-        guard let deadline = waiting.nextDeadline else {
+        let heads = [writes.nextDeadline, reads.nextDeadline].compactMap { $0 }
+        guard let deadline = heads.min() else {
             if timer.isScheduled { timer.stop() }
             return
         }
-        if !timer.isScheduled { timer.schedule(after: deadline - clock.now) }
+        if !timer.isScheduled || deadline < deadlineArmedFor {
+            deadlineArmedFor = deadline
+            timer.schedule(after: deadline - clock.now)
+        }
+    }
+
+    /// While reads wait in their queue, arms the spill timer (unless it is armed already for that
+    /// moment or an earlier one) for the first moment a full connection will have gone
+    /// `readSpillAfter` without an answer: another connection may then take them. Fired early (an
+    /// answer came meanwhile), it finds nothing to send and arms again.
+    private func armSpillTimer() {
+        guard let timer = spillTimer, !reads.isEmpty else { return }
+        let now = clock.now
+        var next: ContinuousClock.Instant?
+        for connection in connections where connection.isReady && connection.inFlightCount >= readDepth {
+            let spill = connection.lastProgress + readSpillAfter
+            guard spill > now, now - connection.lastProgress < stallThreshold else { continue }
+            next = min(next ?? spill, spill)
+        }
+        if let next, !timer.isScheduled || next < spillArmedFor {
+            spillArmedFor = next
+            timer.schedule(after: next - now)
+        }
     }
 
     /// Where a request goes now: among ready connections, one with fewer than `depth` in flight
@@ -159,9 +223,11 @@ public final class PostgresLoopPool: PostgresExecuting {
         return write ? leastBusyWithRoom() : choose()
     }
 
-    /// The first ready connection with room that is not stalled. When only stalled ones have
-    /// room: nil while a connection that answers is full (the request waits for it, not behind a
-    /// stalled statement), else the one that answered last.
+    /// For a read: the first ready connection that is not stalled, if it has room; when it is full,
+    /// nil (the read waits for it) unless it has gone `readSpillAfter` without an answer, and then
+    /// the next one the same way. When only stalled ones have room: nil while a connection that
+    /// answers is full (the request waits for it, not behind a stalled statement), else the one
+    /// that answered last.
     private func choose() -> PostgresConnection? {
         var now: ContinuousClock.Instant?
         var leastStalled: PostgresConnection?
@@ -170,11 +236,15 @@ public final class PostgresLoopPool: PostgresExecuting {
             if connection.inFlightCount == 0 { return connection }
             let time = now ?? clock.now
             now = time
-            let stalled = time - connection.lastProgress >= stallThreshold
-            let room = connection.inFlightCount < depth
-            if !stalled, room { return connection }
-            if !stalled { answering = true }
-            if stalled, room, leastStalled.map({ connection.lastProgress > $0.lastProgress }) ?? true { leastStalled = connection }
+            let quiet = time - connection.lastProgress
+            let room = connection.inFlightCount < readDepth
+            if quiet < stallThreshold {
+                if room { return connection }
+                if quiet < readSpillAfter { return nil }
+                answering = true
+            } else if room, leastStalled.map({ connection.lastProgress > $0.lastProgress }) ?? true {
+                leastStalled = connection
+            }
         }
         return answering ? nil : leastStalled
     }

@@ -1,11 +1,11 @@
-/// The requests a loop's pool holds back while each of its ready connections has as many in
-/// flight as it may pipeline (`PostgresConfiguration.pipelineDepth`): one queue in arrival order,
-/// shared by the loop's connections, each request with the deadline it got on arrival. No I/O, no
-/// clock: time comes in with each call.
+/// Requests a loop's pool holds back while no connection may take them (each it could use has as
+/// many in flight as it may pipeline, `PostgresConfiguration.pipelineDepth`): a queue in arrival
+/// order, each request with the deadline it got on arrival (the pool keeps one for reads and one
+/// for writes). No I/O, no clock: time comes in with each call.
 ///
 /// Why hold them here rather than in a connection's pipeline: a request sent on a connection waits
 /// for every request sent before it there, however long the backend takes (waiting for a CPU, for
-/// a row lock); a request held here goes to whichever connection has room first.
+/// a row lock); a request held here goes to a connection once one may take it.
 public struct PostgresPoolQueue<Element> {
     public typealias Instant = ContinuousClock.Instant
 

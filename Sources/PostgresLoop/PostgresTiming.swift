@@ -18,13 +18,21 @@ public struct PostgresTiming: Sendable, Equatable {
     /// CPU or a row lock under load (routing around those only queues behind the same CPU or lock),
     /// short enough to route around a statement that takes seconds.
     public var stallThreshold: Duration
+    /// How long a loop's first answering connection, holding as many reads as it may pipeline,
+    /// may go without answering before its loop's pool sends reads to its next connection with
+    /// room (`PostgresLoopPool`). Zero: a read goes to any connection with room. Longer: reads stay
+    /// on one busy backend per loop while it answers (a second busy backend on the same CPUs adds a
+    /// few reads and lengthens the tail), and go elsewhere once it stops answering for this long
+    /// (a statement that takes long, a backend waiting for a CPU).
+    public var readSpillAfter: Duration
 
     public init(
         requestTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),
         backoffInitial: Duration = .milliseconds(50), backoffCap: Duration = .seconds(1),
         cancelGrace: Duration = .seconds(1), statementTimeoutMargin: Duration? = nil,
-        stallThreshold: Duration = .milliseconds(500)
+        stallThreshold: Duration = .milliseconds(500), readSpillAfter: Duration = .milliseconds(20)
     ) {
+        self.readSpillAfter = readSpillAfter
         self.statementTimeoutMargin = statementTimeoutMargin
         self.stallThreshold = stallThreshold
         self.requestTimeout = requestTimeout

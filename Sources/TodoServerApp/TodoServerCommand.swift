@@ -77,6 +77,14 @@ struct TodoServerCommand: AsyncParsableCommand {
         help: .init(ServerConfiguration.help(for: "databasePipelineDepth")))
     var databasePipelineDepth: String?
     @Option(
+        name: .customLong("database-read-pipeline-depth"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "databaseReadPipelineDepth")))
+    var databaseReadPipelineDepth: String?
+    @Option(
+        name: .customLong("database-read-spill-milliseconds"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "databaseReadSpillMilliseconds")))
+    var databaseReadSpillMilliseconds: String?
+    @Option(
         name: .customLong("database-timeout-ms"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "databaseTimeoutMs")))
     var databaseTimeoutMs: String?
     @Option(name: .customLong("fsync"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "fsync")))
@@ -249,6 +257,8 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("databaseUrl", databaseUrl),
             ("databaseConnectionsPerLoop", databaseConnectionsPerLoop),
             ("databasePipelineDepth", databasePipelineDepth),
+            ("databaseReadPipelineDepth", databaseReadPipelineDepth),
+            ("databaseReadSpillMilliseconds", databaseReadSpillMilliseconds),
             ("databaseTimeoutMs", databaseTimeoutMs),
             ("fsync", fsync),
             ("compactionBytes", compactionBytes),

@@ -6,8 +6,9 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// How a loop's pool shares requests among its connections: the first ready one takes them while it
-/// answers, the next one only while the first is down or stalled; writes go to the least busy.
+/// How a loop's pool shares requests among its connections: the first ready one takes reads while it
+/// answers (full, they wait for it), the next one only while the first is down, stalled, or full
+/// and without an answer for `readSpillAfter`; writes go to the least busy.
 @Suite(.enabled(if: PostgresTestCluster.isAvailable), .tags(.postgres))
 struct PostgresPoolTests {
     let cluster = PostgresTestCluster.shared!
@@ -97,9 +98,12 @@ struct PostgresPoolTests {
         // The slow statement waits until the test lets it go, however loaded the machine: a CI run
         // under load passed the default 5 s deadline, which failed it and dropped its connection.
         timing.requestTimeout = .seconds(600)
+        // Room for every quick read on the second connection: under a load that keeps it from
+        // answering for the threshold it looks stalled too, and a full one would leave the first,
+        // blocked, as the only one with room (CI under ThreadSanitizer once failed this way).
         let (loopThread, pool) = try readyPool(
             PostgresConfiguration(
-                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2))
+                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2, pipelineDepth: 64))
         let holder = try await PostgresTestSession.open(cluster)
         defer {
             pool.withValue { $0.close() }
@@ -206,10 +210,15 @@ struct PostgresPoolTests {
         }
     }
 
-    func blockedPool(connections: Int) async throws -> BlockedPool {
+    func blockedPool(
+        connections: Int, readSpillAfter: Duration = .milliseconds(20), stallThreshold: Duration = .seconds(600)
+    ) async throws -> BlockedPool {
         var timing = PostgresTiming()
-        timing.stallThreshold = .seconds(600)
+        timing.stallThreshold = stallThreshold
+        timing.readSpillAfter = readSpillAfter
         timing.requestTimeout = .seconds(600)
+        // No other timer of the connections' in reach either (it would tell the pool of room).
+        timing.connectTimeout = .seconds(600)
         let (loopThread, pool) = try readyPool(
             PostgresConfiguration(
                 connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: connections,
@@ -223,28 +232,125 @@ struct PostgresPoolTests {
 
     /// Issue 22: a loop's reads all went to its first connection while it answered within the
     /// stall threshold, so each waited for every request sent before it there, a slow one
-    /// included. A connection now holds at most `pipelineDepth`: the next request goes to a
-    /// connection with room and is answered while the slow statement still runs.
-    @Test func aFullConnectionsNextRequestGoesToOneWithRoom() async throws {
-        // Never stalled here, and no deadline in reach: only the depth sends requests elsewhere.
-        let blocked = try await blockedPool(connections: 2)
+    /// included. A connection now holds at most `pipelineDepth`, and reads wait for a full one only
+    /// while it answers: once it has gone `readSpillAfter` without an answer, they go to the next
+    /// connection (a timer tells the pool: nothing else happens meanwhile) and are answered while
+    /// the slow statement still runs.
+    @Test func readsGoToTheNextConnectionOnceAFullOneHasNotAnsweredForTheSpillTime() async throws {
+        // Never stalled here, and no deadline in reach: only the spill time sends reads elsewhere.
+        let spill = Duration.milliseconds(500)
+        let blocked = try await blockedPool(connections: 2, readSpillAfter: spill)
         defer { blocked.close() }
         let (pool, waiting) = (blocked.pool, blocked.waiting)
-        let quick = Mutex<[String?]>([])
-        pool.withValue { pool in
+        let lastAnswer = pool.onLoop { $0.connections[0].lastProgress }
+        let clock = ContinuousClock()
+        let quick = Mutex<[(backend: String?, at: ContinuousClock.Instant)]>([])
+        let (queued, quiet) = pool.onLoop { pool in
             for _ in 0..<20 {
                 pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
-                    quick.withTracedLock { $0.append((try? result.get())?[0, 0]) }
+                    quick.withTracedLock { $0.append(((try? result.get())?[0, 0], clock.now)) }
                 }
             }
+            return (pool.queuedCount, clock.now - pool.connections[0].lastProgress)
         }
+        // Unless the machine took the spill time to get here, the reads wait for the timer.
+        if quiet < spill { #expect(queued == 20, "quiet for \(quiet)") }
         #expect(eventually { quick.withTracedLock { $0.count } == 20 })
         #expect(!blocked.slow.withTracedLock { $0.done }, "the slow statement still waits for the lock")
         let answers = quick.withTracedLock { $0 }
-        #expect(answers.allSatisfy { $0 != nil && $0 != waiting }, "\(answers) on the slow backend \(waiting)")
+        #expect(answers.allSatisfy { $0.backend != nil && $0.backend != waiting }, "\(answers) on the slow backend \(waiting)")
+        #expect(answers.allSatisfy { $0.at - lastAnswer >= spill }, "answered before the first connection was quiet for \(spill)")
         blocked.release()
         #expect(eventually { blocked.slow.withTracedLock { $0.done } })
         #expect(blocked.slow.withTracedLock { $0.backend } == waiting)
+    }
+
+    /// While the first connection is full and answers, reads wait for it in the queue rather than
+    /// going to the loop's next connection (one busy backend per loop for reads); with no spill
+    /// time they go to any connection with room. Full for reads means `readPipelineDepth` in
+    /// flight when it is set (writes keep `pipelineDepth`).
+    @Test(
+        arguments: [
+            (Duration.seconds(600), nil, 29, 1), (Duration.zero, nil, 28, 2), (Duration.seconds(600), 4, 26, 1),
+        ] as [(Duration, Int?, Int, Int)])
+    func readsWaitForAFullConnectionThatAnswers(readSpillAfter: Duration, readDepth: Int?, queued: Int, backendsUsed: Int)
+        async throws
+    {
+        var timing = PostgresTiming()
+        timing.stallThreshold = .seconds(600)
+        timing.readSpillAfter = readSpillAfter
+        let (loopThread, pool) = try readyPool(
+            PostgresConfiguration(
+                connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2, pipelineDepth: 1,
+                readPipelineDepth: readDepth))
+        defer {
+            pool.withValue { $0.close() }
+            loopThread.shutdown()
+        }
+        let backends = Mutex<[String?]>([])
+        let queuedAtOnce = pool.onLoop { pool in
+            for _ in 0..<30 {
+                pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
+                    backends.withTracedLock { $0.append((try? result.get())?[0, 0]) }
+                }
+            }
+            return pool.queuedCount
+        }
+        #expect(queuedAtOnce == queued)
+        #expect(eventually { backends.withTracedLock { $0.count } == 30 })
+        let all = backends.withTracedLock { $0 }
+        #expect(!all.contains(nil))
+        #expect(Set(all).count == backendsUsed, "\(Set(all))")
+    }
+
+    /// A write does not wait behind reads that wait for the first connection: it goes to the
+    /// connection with the fewest in flight at once (reads and writes queue apart).
+    @Test func aWriteIsNotHeldUpByReadsWaitingForTheFirstConnection() async throws {
+        let blocked = try await blockedPool(connections: 2, readSpillAfter: .seconds(600))
+        defer { blocked.close() }
+        let (pool, waiting) = (blocked.pool, blocked.waiting)
+        let reads = Mutex<[String?]>([])
+        let write = Mutex<String??>(nil)
+        let queued = pool.onLoop { pool in
+            for _ in 0..<5 {
+                pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
+                    reads.withTracedLock { $0.append((try? result.get())?[0, 0]) }
+                }
+            }
+            pool.executeOnLeastBusy(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
+                write.withTracedLock { $0 = .some((try? result.get())?[0, 0]) }
+            }
+            return pool.queuedCount
+        }
+        #expect(queued == 5)
+        let writeBackend = try #require(eventually { write.withTracedLock { $0 } })
+        #expect(writeBackend != nil && writeBackend != waiting, "the write ran on \(String(describing: writeBackend))")
+        #expect(reads.withTracedLock { $0 }.isEmpty, "the reads still wait for the first connection")
+        #expect(pool.onLoop { $0.queuedCount } == 5)
+        blocked.release()
+        #expect(eventually { reads.withTracedLock { $0.count } == 5 })
+        #expect(reads.withTracedLock { $0 } == Array(repeating: waiting, count: 5))
+    }
+
+    /// A spill time longer than the stall threshold is cut to it: past the threshold the full
+    /// connection counts as stalled, and the timer tells the pool then (not at the longer time).
+    @Test func aSpillTimePastTheStallThresholdSpillsAtTheThreshold() async throws {
+        let blocked = try await blockedPool(connections: 2, readSpillAfter: .seconds(600), stallThreshold: .milliseconds(200))
+        defer { blocked.close() }
+        let (pool, waiting) = (blocked.pool, blocked.waiting)
+        let answers = Mutex<[String?]>([])
+        pool.withValue { pool in
+            for _ in 0..<3 {
+                pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
+                    answers.withTracedLock { $0.append((try? result.get())?[0, 0]) }
+                }
+            }
+        }
+        #expect(eventually { answers.withTracedLock { $0.count } == 3 })
+        #expect(!blocked.slow.withTracedLock { $0.done })
+        #expect(answers.withTracedLock { $0 }.allSatisfy { $0 != nil && $0 != waiting })
+        blocked.release()
+        #expect(eventually { blocked.slow.withTracedLock { $0.done } })
     }
 
     /// With every connection full, requests wait in the pool's queue (never sent, so no backend

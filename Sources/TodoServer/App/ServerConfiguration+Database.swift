@@ -7,8 +7,11 @@ extension ServerConfiguration {
         let deadline = Duration.milliseconds(databaseTimeoutMs)
         return PostgresConfiguration(
             connectionString: databaseURL,
-            timing: PostgresTiming(requestTimeout: deadline, connectTimeout: max(deadline, .seconds(2))),
-            connectionsPerLoop: databaseConnectionsPerLoop, pipelineDepth: databasePipelineDepth)
+            timing: PostgresTiming(
+                requestTimeout: deadline, connectTimeout: max(deadline, .seconds(2)),
+                readSpillAfter: .milliseconds(databaseReadSpillMilliseconds)),
+            connectionsPerLoop: databaseConnectionsPerLoop, pipelineDepth: databasePipelineDepth,
+            readPipelineDepth: databaseReadPipelineDepth)
     }
 
     /// `databaseURL` with its password masked, for the banner and logs.

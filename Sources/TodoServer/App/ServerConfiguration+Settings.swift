@@ -91,7 +91,16 @@ extension ServerConfiguration {
                 "PostgreSQL connections each event loop keeps (with databaseUrl)."),
             .integer(
                 "databasePipelineDepth", \.databasePipelineDepth, 1...1024,
-                "Requests one PostgreSQL connection holds in flight; more wait in the loop's queue for the first connection with room."),
+                "Requests one PostgreSQL connection holds in flight; more wait in the loop's queues (reads for its first connection while it answers, writes for any with room)."
+            ),
+            .integer(
+                "databaseReadPipelineDepth", \.databaseReadPipelineDepth, 1...1024,
+                "Reads the PostgreSQL connection a loop's reads go to holds in flight; more wait in the loop's queue for it while it answers."
+            ),
+            .integer(
+                "databaseReadSpillMilliseconds", \.databaseReadSpillMilliseconds, 0...500,
+                "Milliseconds a loop's first PostgreSQL connection, full, may go without answering before reads go to its next connection (0: reads go to any connection with room; 500 ms without an answer counts as stalled)."
+            ),
             .integer(
                 "databaseTimeoutMs", \.databaseTimeoutMs, 10...600_000,
                 "Milliseconds a request waits for PostgreSQL before it gets a 503 with Retry-After and the connection is recycled."),

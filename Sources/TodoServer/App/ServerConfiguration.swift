@@ -38,8 +38,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Connections each event loop keeps to the database.
     public var databaseConnectionsPerLoop = 2
     /// Requests one database connection holds in flight (pipelined) before the loop's others wait
-    /// in its queue for a connection with room.
+    /// in its queues (reads for its first connection while that answers, writes for any with room).
     public var databasePipelineDepth = 8
+    /// Reads the connection a loop's reads go to holds in flight (they stay on it while it answers).
+    public var databaseReadPipelineDepth = 32
+    /// How long a loop's first database connection, full of reads, may go without an answer before
+    /// reads go to its next connection (`PostgresTiming.readSpillAfter`; 0: to any with room).
+    public var databaseReadSpillMilliseconds = 20
     /// How long a request waits for the database before it gets a 503 with `Retry-After`.
     public var databaseTimeoutMs = 2000
     /// When journal writes are forced to disk (with a data directory).

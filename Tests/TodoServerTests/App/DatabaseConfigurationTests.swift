@@ -26,6 +26,8 @@ struct DatabaseConfigurationTests {
         #expect(configuration.postgres == nil)
         #expect(configuration.databaseConnectionsPerLoop == 2)
         #expect(configuration.databasePipelineDepth == 8)
+        #expect(configuration.databaseReadSpillMilliseconds == 20)
+        #expect(configuration.databaseReadPipelineDepth == 32)
         #expect(configuration.databaseTimeoutMs == 2000)
     }
 
@@ -35,11 +37,17 @@ struct DatabaseConfigurationTests {
             flags: ["databaseTimeoutMs": "750"],
             environment: [
                 "TODO_DATABASE_URL": url, "TODO_DATABASE_CONNECTIONS_PER_LOOP": "3", "TODO_DATABASE_PIPELINE_DEPTH": "5",
+                "TODO_DATABASE_READ_SPILL_MILLISECONDS": "0", "TODO_DATABASE_READ_PIPELINE_DEPTH": "12",
             ], filePath: nil)
         let postgres = try #require(configuration.postgres)
         #expect(postgres.connectionString == url)
         #expect(postgres.connectionsPerLoop == 3)
         #expect(postgres.pipelineDepth == 5)
+        #expect(postgres.timing.readSpillAfter == .zero)
+        #expect(postgres.readPipelineDepth == 12)
+        #expect(
+            try ServerConfiguration.load(flags: [:], environment: ["TODO_DATABASE_URL": url], filePath: nil).postgres?.timing.readSpillAfter
+                == .milliseconds(20))
         #expect(postgres.timing.requestTimeout == .milliseconds(750))
         #expect(configuration.provenance.sources["databaseUrl"] == .environment("TODO_DATABASE_URL"))
         let socket = try ServerConfiguration.load(
@@ -55,6 +63,14 @@ struct DatabaseConfigurationTests {
             (["TODO_DATABASE_URL": "host=/tmp dbname"], "cannot be parsed"),
             (["TODO_DATABASE_CONNECTIONS_PER_LOOP": "0"], "'databaseConnectionsPerLoop' is '0' but must be an integer from 1 to 64"),
             (["TODO_DATABASE_PIPELINE_DEPTH": "0"], "'databasePipelineDepth' is '0' but must be an integer from 1 to 1024"),
+            (
+                ["TODO_DATABASE_READ_PIPELINE_DEPTH": "1025"],
+                "'databaseReadPipelineDepth' is '1025' but must be an integer from 1 to 1024"
+            ),
+            (
+                ["TODO_DATABASE_READ_SPILL_MILLISECONDS": "501"],
+                "'databaseReadSpillMilliseconds' is '501' but must be an integer from 0 to 500"
+            ),
             (["TODO_DATABASE_TIMEOUT_MS": "5"], "'databaseTimeoutMs' is '5' but must be an integer from 10 to 600000"),
         ])
     func refused(environment: [String: String], message: String) throws {
