@@ -228,6 +228,86 @@ struct TodoSQLTests {
         #expect(events.values == ["c", "a", "1", "u", "b", "2"])
     }
 
+    /// `updateOrRead`: `updated` and the to-do as changed, with its event, when the condition passes
+    /// and a field changes; otherwise `current` and the to-do as stored, nothing written; no row for
+    /// a missing to-do.
+    @Test func anUpdateOrReadAnswersTheChangeOrTheToDoAsStored() async throws {
+        let session = try await session("sql_update_or_read")
+        defer { session.close() }
+        let original = Self.todo(1, title: "a", order: 5)
+        _ = try await insert(session, original)
+        func updateOrRead(
+            _ number: Int = 1, title: String? = nil, order: TodoSQL.FieldChange<Int>? = nil, condition: TodoSQL.Condition = .init(),
+            at time: Int64
+        ) async throws -> (outcome: String?, todo: Todo?)? {
+            let rows = try await run(
+                session, TodoSQL.updateOrRead,
+                TodoSQL.updateParameters(
+                    id: Self.id(number), title: title, completed: nil, order: order, dueDate: nil, condition: condition,
+                    at: Timestamp(millisecondsSinceEpoch: time)))
+            #expect(rows.count <= 1)
+            return rows.count == 0 ? nil : (rows[0, 0], TodoRowDecoder.todo(rows, row: 0, first: 1))
+        }
+        var expected = original
+        expected.title = "b"
+        expected.revision = 2
+        expected.updatedAt = Timestamp(millisecondsSinceEpoch: 2_000_000_000_000)
+        let changed = try #require(try await updateOrRead(title: "b", condition: .init(ifMatch: [1]), at: 2_000_000_000_000))
+        #expect(changed.outcome == "updated" && changed.todo == expected)
+        // The same values, a stale tag, If-None-Match: *: the to-do as stored; a missing one: no row.
+        for (title, condition, time) in [
+            ("b", TodoSQL.Condition(), Int64(2_100_000_000_000)), ("c", .init(ifMatch: [1]), 2_200_000_000_000),
+            ("c", .init(ifNoneMatchAny: true), 2_300_000_000_000),
+        ] {
+            let answer = try #require(try await updateOrRead(title: title, condition: condition, at: time))
+            #expect(answer.outcome == "current" && answer.todo == expected, "\(title) \(condition)")
+        }
+        #expect(try await updateOrRead(2, title: "x", at: 2_400_000_000_000) == nil)
+        #expect(try await get(session, 1) == expected)
+        let events = try await session.connection.query("SELECT kind::text, title, revision FROM todo_events ORDER BY xid, seq")
+        #expect(events.values == ["c", "a", "1", "u", "b", "2"])
+    }
+
+    /// The read after an `UPDATE` that changed nothing sees a change committed while the `UPDATE`
+    /// waited for the row: in one SQL statement it would read the to-do as it was when the
+    /// statement began (its one snapshot), before that change, and the update would go round again.
+    @Test func anUpdateOrReadThatWaitedReadsTheChangeItWaitedFor() async throws {
+        let database = try freshDatabase("sql_update_or_read_waits")
+        let session = try await session(database: database)
+        defer { session.close() }
+        _ = try await insert(session, Self.todo(1, title: "a"))
+        let holder = try await PostgresTestSession.open(cluster, database: database)
+        defer { holder.close() }
+        _ = try holder.blockingQuery("BEGIN")?.get()
+        _ = try holder.blockingQuery(
+            TodoSQL.updateChanging.sql,
+            TodoSQL.updateParameters(
+                id: Self.id(1), title: "b", completed: nil, order: nil, dueDate: nil, condition: .init(),
+                at: Timestamp(millisecondsSinceEpoch: 1_900_000_000_000)))?.get()
+        let holderPid = try #require(try holder.blockingQuery("SELECT pg_backend_pid()::text")?.get()[0, 0])
+        // The same title: once the holder commits, it changes nothing.
+        let waiting = Task {
+            try await run(
+                session, TodoSQL.updateOrRead,
+                TodoSQL.updateParameters(
+                    id: Self.id(1), title: "b", completed: nil, order: nil, dueDate: nil, condition: .init(),
+                    at: Timestamp(millisecondsSinceEpoch: 1_900_000_000_001)))
+        }
+        #expect(
+            eventually {
+                guard
+                    case .success(let rows) = holder.blockingQuery(
+                        "SELECT count(*)::text FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))", [holderPid])
+                else { return false }
+                return rows[0, 0] == "1"
+            })
+        _ = try holder.blockingQuery("COMMIT")?.get()
+        let rows = try await waiting.value
+        #expect(rows.count == 1 && rows[0, 0] == "current")
+        let current = try #require(TodoRowDecoder.todo(rows, row: 0, first: 1))
+        #expect(current.title == "b" && current.revision == 2)
+    }
+
     /// An update that changed nothing is answered by the in-memory rules (`StoreUpdate.decide`) on
     /// the to-do as read: on every edge they must answer what the statements answer (the locking
     /// `update`, and whether `updateChanging` changes the row).
@@ -272,6 +352,18 @@ struct TodoSQLTests {
                 #expect(changing.count == 1 && TodoRowDecoder.todo(changing, row: 0) == todo, "\(label)")
             } else {
                 #expect(changing.count == 0, "\(label)")
+            }
+            // `updateOrRead` on a third copy: the change, or the to-do the rules then decide on.
+            let third = 2 * cases.count + index + 1
+            let rulesAgain = try await decided(third)
+            let read = try #require(PostgresTodoStore.updateOrRead(try await run(session, TodoSQL.updateOrRead, parameters(third))))
+            switch (rulesAgain, read) {
+            case (.updated(let todo), .updated(let changed)): #expect(changed == todo, "\(label)")
+            case (_, .current(let stored)):
+                let again = StoreUpdate.decide(stored: stored, change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
+                #expect(again == rulesAgain, "\(label)")
+                if case .updated = again { Issue.record("\(label): read a change to make") }
+            default: Issue.record("\(label): \(rulesAgain) against \(read)")
             }
         }
     }

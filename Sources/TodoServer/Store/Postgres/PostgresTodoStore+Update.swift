@@ -2,25 +2,26 @@ import PostgresLoop
 
 /// An update in as few and as cheap statements as its answer allows.
 ///
-/// A change that changes something is one plain `UPDATE` and its event (`TodoSQL.updateChanging`:
-/// under read committed its `WHERE` is checked again on the newest version of a row changed
-/// meanwhile, which is what the condition must pass on). When it changed nothing, the to-do is read
-/// (`TodoSQL.get`) and decides as in memory (`StoreUpdate.decide`): missing, a failed condition or
-/// nothing to change are answered as of that read. If the read shows a change to make after all
-/// (another request changed the to-do between the two statements), the change is tried again; after
-/// `updateAttempts` such turns, the locking statement (`TodoSQL.update`) decides on the locked row.
-/// Every answer is one a single statement could have given at some point during the request.
+/// Usually one round trip (`TodoSQL.updateOrRead`): a plain `UPDATE` and its event
+/// (`TodoSQL.changing`: under read committed its `WHERE` is checked again on the newest version of
+/// a row changed meanwhile, which is what the condition must pass on), and when it changed nothing,
+/// the to-do as stored right after, which decides as in memory (`StoreUpdate.decide`): missing, a
+/// failed condition or nothing to change are answered as of that read. If the read shows a change
+/// to make after all (another request changed the to-do between the two), the change is tried
+/// again; after `updateAttempts` such turns, the locking statement (`TodoSQL.update`) decides on
+/// the locked row. Every answer is one a single statement could have given at some point during
+/// the request.
 ///
 /// Why not the locking statement every time: its `SELECT … FOR UPDATE` in a CTE is a plan of many
 /// nodes that PostgreSQL builds on every execution, and builds again for each row version it waits
-/// for (issue 22: a PATCH cost PostgreSQL ~558,000 instructions that way, ~368,000 with
-/// `updateChanging` and migration 7; docs/performance.md).
+/// for (issue 22: a PATCH cost PostgreSQL ~558,000 instructions that way, ~368,000 with the plain
+/// `UPDATE` and migration 7; docs/performance.md).
 extension PostgresTodoStore {
-    /// How many times `TodoSQL.updateChanging` runs for one update at most (it runs again when
-    /// the read after it found a change to make); then the locking statement decides. All of an
-    /// update's statements share one request deadline, from when the update began: one that goes
-    /// the whole way (five statements, three of which can wait for the row's lock) fails as any
-    /// statement would, once the deadline has passed.
+    /// How many times `TodoSQL.updateOrRead` runs for one update at most (it runs again when its
+    /// read found a change to make); then the locking statement decides. All of an update's
+    /// statements share one request deadline, from when the update began: one that goes the whole
+    /// way (three statements, each of which can wait for the row's lock) fails as any statement
+    /// would, once the deadline has passed.
     static let updateAttempts = 2
 
     public func update(
@@ -44,48 +45,50 @@ extension PostgresTodoStore {
         let time: Timestamp
         /// The update's deadline, every statement's.
         let deadline: ContinuousClock.Instant
-        /// `TodoSQL.updateParameters`, for `updateChanging` and `update` alike.
+        /// `TodoSQL.updateParameters`, for `updateOrRead` and `update` alike.
         let parameters: [String?]
     }
 
-    /// `TodoSQL.updateChanging`; when it changed nothing, `decide`.
+    /// `TodoSQL.updateOrRead`; when it changed nothing, the to-do it read decides: a change to make
+    /// after all goes round again, or to the locking statement when no attempt is left.
     private func change(_ request: UpdateRequest, attemptsLeft: Int, _ promise: Promise<Result<StoreUpdate, StoreError>>) {
         run(
-            TodoSQL.updateChanging, request.parameters, until: request.deadline,
-            completion: { [self] (result: Result<Todo?, StoreError>) in
+            TodoSQL.updateOrRead, request.parameters, until: request.deadline,
+            completion: { [self] (result: Result<UpdateOrRead, StoreError>) in
                 switch result {
-                case .success(let todo?):
+                case .success(.updated(let todo)):
                     feed.pollSoon()
                     promise.fulfil(.success(.updated(todo)))
-                case .success(nil):
-                    decide(request, attemptsLeft: attemptsLeft - 1, promise)
-                case .failure(let error):
-                    promise.fulfil(.failure(error))
-                }
-            }, decode: Self.optionalTodo)
-    }
-
-    /// No change was made: the to-do as stored now decides; a change to make after all goes back
-    /// to `change`, or to the locking statement when no attempt is left.
-    private func decide(_ request: UpdateRequest, attemptsLeft: Int, _ promise: Promise<Result<StoreUpdate, StoreError>>) {
-        run(
-            TodoSQL.get, [request.id], until: request.deadline,
-            completion: { [self] (result: Result<Todo?, StoreError>) in
-                switch result {
-                case .success(let stored):
+                case .success(.current(let stored)):
                     let outcome = StoreUpdate.decide(
                         stored: stored, change: request.change, condition: request.condition, at: request.time,
                         nextRevision: { $0.revision + 1 })
                     guard case .updated = outcome else { return promise.fulfil(.success(outcome)) }
-                    if attemptsLeft > 0 {
-                        change(request, attemptsLeft: attemptsLeft, promise)
+                    if attemptsLeft > 1 {
+                        change(request, attemptsLeft: attemptsLeft - 1, promise)
                     } else {
                         lockAndDecide(request, promise)
                     }
                 case .failure(let error):
                     promise.fulfil(.failure(error))
                 }
-            }, decode: Self.optionalTodo)
+            }, decode: Self.updateOrRead)
+    }
+
+    /// What `TodoSQL.updateOrRead` answers: the to-do as changed, or as stored (nil: none).
+    enum UpdateOrRead {
+        case updated(Todo)
+        case current(Todo?)
+    }
+
+    static func updateOrRead(_ rows: PostgresRows) -> UpdateOrRead? {
+        guard rows.count == 1 else { return rows.count == 0 ? .current(nil) : nil }
+        guard let todo = TodoRowDecoder.todo(rows, row: 0, first: 1) else { return nil }
+        return switch rows[0, 0] {
+        case "updated": .updated(todo)
+        case "current": .current(todo)
+        default: nil
+        }
     }
 
     /// `TodoSQL.update`: decides on the locked row.

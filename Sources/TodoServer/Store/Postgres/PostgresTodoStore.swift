@@ -72,7 +72,7 @@ public final class PostgresTodoStore: TodoStore {
         return configuration
     }
 
-    /// A to-do, or nil for no row (`TodoSQL.get`, `TodoSQL.updateChanging`).
+    /// A to-do, or nil for no row (`TodoSQL.get`).
     static func optionalTodo(_ rows: PostgresRows) -> Todo?? {
         rows.count == 0 ? .some(nil) : rows.count == 1 ? TodoRowDecoder.todo(rows, row: 0).map { .some($0) } : nil
     }
@@ -186,7 +186,7 @@ public final class PostgresTodoStore: TodoStore {
     /// The statements that take row locks: spread over a loop's connections
     /// (`PostgresLoopPool.executeOnLeastBusy`); the others go to its first connection.
     static let writes: Set<String> = [
-        TodoSQL.insert.name, TodoSQL.updateChanging.name, TodoSQL.update.name, TodoSQL.remove.name, TodoSQL.removeAll.name,
+        TodoSQL.insert.name, TodoSQL.updateOrRead.name, TodoSQL.updateChanging.name, TodoSQL.update.name, TodoSQL.remove.name, TodoSQL.removeAll.name,
     ]
 
     /// One statement on the store's own loop to learn whether the database is back.

@@ -76,21 +76,23 @@ enum TodoSQL {
     /// the to-do, `PostgresTodoStore+Update.swift`). A PATCH that changes something cost PostgreSQL
     /// ~21 % fewer instructions this way than with `update` (docs/performance.md): no `FOR UPDATE`
     /// step, no CTE of decisions to build, and to build again for each row version waited for.
-    static let updateChanging = PostgresStatement(
-        name: "todo_update_changing",
-        sql: """
-            WITH updated AS (
-                UPDATE todos t SET title = coalesce($2::text, t.title), title_key = coalesce($3::text, t.title_key),
-                    title_nfc = coalesce($13::text, t.title_nfc), completed = coalesce($4::boolean, t.completed),
-                    "order" = \(newOrder("t")), due_date = \(newDueDate("t")), updated_at = \(timestamp(12)), revision = t.revision + 1
-                WHERE t.id = $1::uuid AND \(condition(match: 9, noneAny: 10, none: 11))
-                    AND (coalesce($2::text, t.title) IS DISTINCT FROM t.title OR coalesce($4::boolean, t.completed) IS DISTINCT FROM t.completed
-                        OR \(newOrder("t")) IS DISTINCT FROM t."order" OR \(newDueDate("t")) IS DISTINCT FROM t.due_date)
-                RETURNING t.*
-            )
+    static let updateChanging = PostgresStatement(name: "todo_update_changing", sql: "\(changing) SELECT \(columns) FROM updated")
+
+    /// `updateChanging`'s modifications: `updated`, the to-do as changed (no row when nothing
+    /// changes), and its event; `updateOrRead`'s function runs them too.
+    static let changing = """
+        WITH updated AS (
+            UPDATE todos t SET title = coalesce($2::text, t.title), title_key = coalesce($3::text, t.title_key),
+                title_nfc = coalesce($13::text, t.title_nfc), completed = coalesce($4::boolean, t.completed),
+                "order" = \(newOrder("t")), due_date = \(newDueDate("t")), updated_at = \(timestamp(12)), revision = t.revision + 1
+            WHERE t.id = $1::uuid AND \(condition(match: 9, noneAny: 10, none: 11))
+                AND (coalesce($2::text, t.title) IS DISTINCT FROM t.title OR coalesce($4::boolean, t.completed) IS DISTINCT FROM t.completed
+                    OR \(newOrder("t")) IS DISTINCT FROM t."order" OR \(newDueDate("t")) IS DISTINCT FROM t.due_date)
+            RETURNING t.*
+        ), event AS (
             \(recordEvent(TodoEventsSchema.updated, from: "updated"))
-            RETURNING \(columns)
-            """)
+        )
+        """
 
     /// $1 id; $2 title, $3 its key and $13 its NFC form (NULL keeps); $4 completed (NULL keeps); $5 whether to set
     /// order to $6 (NULL clears); $7 whether to set the due date to $8; $9-$11 the condition

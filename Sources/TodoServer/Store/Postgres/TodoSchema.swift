@@ -81,6 +81,9 @@ public enum TodoSchema {
         // A cheaper trigger for a change of `completed`: its slot worked out once, its condition in
         // the function (`TodoTalliesSchema.slotOnce`).
         PostgresMigration(version: 7, name: "todo_tallies_slot_once", statements: TodoTalliesSchema.slotOnce),
+        // An update and, when it changed nothing, the read that decides, in one round trip
+        // (`TodoSQL+UpdateOrRead.swift`).
+        PostgresMigration(version: 8, name: "todo_update_or_read", statements: [TodoSQL.updateOrReadFunction]),
     ]
 
     public static var migrator: PostgresMigrator {

@@ -1,0 +1,40 @@
+import PostgresLoop
+
+/// An update in one round trip: `updateChanging`, and when it changed nothing the to-do as stored
+/// right after it, from a PL/pgSQL function (migration 8).
+///
+/// Why a function: one SQL statement reads with one snapshot, taken when it starts, so a read in
+/// the statement that updates would show the to-do as it was before a change it waited for. In a
+/// function under read committed each statement takes a snapshot of its own: the read after the
+/// `UPDATE` sees every change committed before it, as the separate `get` did one round trip later
+/// (issue 22: the read that followed an unchanging `UPDATE` was over half of a PATCH's statements
+/// under contention, and a third of those found the to-do changed again meanwhile).
+///
+/// The function's body is built from the statements' own fragments when the migration runs; a
+/// later change to `changing` or `columns` needs a migration that replaces the function.
+extension TodoSQL {
+    /// `update`'s parameters. One row: `outcome` `updated` and the to-do as changed, or `current`
+    /// and the to-do as stored (nothing changed: the condition failed, nothing to change, or its
+    /// newest version no longer passed); no row: no such to-do.
+    static let updateOrRead = PostgresStatement(
+        name: "todo_update_or_read",
+        sql: "SELECT * FROM todo_update_or_read(\((1...13).map { "$\($0)" }.joined(separator: ", ")))")
+
+    /// Migration 8: the function `updateOrRead` calls. Its parameters are text, as the statements'
+    /// (each fragment casts its own); `#variable_conflict use_column`: the result's column names
+    /// are the table's, and a name in a query means the column.
+    static let updateOrReadFunction = """
+        CREATE FUNCTION todo_update_or_read(\(Array(repeating: "text", count: 13).joined(separator: ", ")))
+        RETURNS TABLE (outcome text, id text, title text, completed boolean, "order" bigint, due_day integer,
+            created_ms bigint, updated_ms bigint, revision bigint)
+        LANGUAGE plpgsql AS $function$
+        #variable_conflict use_column
+        BEGIN
+            RETURN QUERY \(changing) SELECT 'updated'::text, \(columns) FROM updated;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT 'current'::text, \(columns) FROM todos WHERE todos.id = $1::uuid;
+            END IF;
+        END
+        $function$
+        """
+}
