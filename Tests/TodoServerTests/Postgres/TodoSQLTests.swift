@@ -360,7 +360,8 @@ struct TodoSQLTests {
             switch (rulesAgain, read) {
             case (.updated(let todo), .updated(let changed)): #expect(changed == todo, "\(label)")
             case (_, .current(let stored)):
-                let again = StoreUpdate.decide(stored: stored, change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
+                let again = StoreUpdate.decide(
+                    stored: stored, change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
                 #expect(again == rulesAgain, "\(label)")
                 if case .updated = again { Issue.record("\(label): read a change to make") }
             default: Issue.record("\(label): \(rulesAgain) against \(read)")
