@@ -5,8 +5,8 @@ import Testing
 @testable import PostgresLoop
 @testable import TodoServer
 
-/// The store's update: a plain `UPDATE` first (`TodoSQL.updateChanging`); when that changed
-/// nothing, the to-do read and decided on as in memory, a second try, then `TodoSQL.update` on the
+/// The store's update: a plain `UPDATE` and, when that changed nothing, the to-do read and decided
+/// on as in memory, in one call (`TodoSQL.updateOrRead`); a second try, then `TodoSQL.update` on the
 /// locked row. Under contention for one to-do, every answer must still be
 /// one a single statement could have given.
 @Suite(.enabled(if: PostgresTestCluster.isAvailable), .tags(.postgres))

@@ -268,6 +268,17 @@ struct TodoSQLTests {
         #expect(events.values == ["c", "a", "1", "u", "b", "2"])
     }
 
+    /// Migration 8's function is built from statement fragments, and a migrated database keeps the
+    /// text it was given: an edit of a fragment that changes the text must come with a migration
+    /// that replaces the function (then pin the new text here). FNV-1a of the text's bytes.
+    @Test func migration8sFunctionTextIsPinned() {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in TodoSQL.updateOrReadFunction.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        #expect(
+            String(hash, radix: 16) == "dc2a40178cf3193b",
+            "migration 8's function text changed: add a migration that replaces todo_update_or_read, then pin the new text")
+    }
+
     /// The read after an `UPDATE` that changed nothing sees a change committed while the `UPDATE`
     /// waited for the row: in one SQL statement it would read the to-do as it was when the
     /// statement began (its one snapshot), before that change, and the update would go round again.

@@ -186,8 +186,7 @@ public final class PostgresTodoStore: TodoStore {
     /// The statements that take row locks: spread over a loop's connections
     /// (`PostgresLoopPool.executeOnLeastBusy`); the others go to its first connection.
     static let writes: Set<String> = [
-        TodoSQL.insert.name, TodoSQL.updateOrRead.name, TodoSQL.updateChanging.name, TodoSQL.update.name, TodoSQL.remove.name,
-        TodoSQL.removeAll.name,
+        TodoSQL.insert.name, TodoSQL.updateOrRead.name, TodoSQL.update.name, TodoSQL.remove.name, TodoSQL.removeAll.name,
     ]
 
     /// One statement on the store's own loop to learn whether the database is back.

@@ -10,8 +10,8 @@ import PostgresLoop
 /// (issue 22: the read that followed an unchanging `UPDATE` was over half of a PATCH's statements
 /// under contention, and a third of those found the to-do changed again meanwhile).
 ///
-/// The function's body is built from the statements' own fragments when the migration runs; a
-/// later change to `changing` or `columns` needs a migration that replaces the function.
+/// The function's body is built from the statements' own fragments (`TodoSQL`'s note: an edit
+/// that changes its text needs a migration that replaces the function).
 extension TodoSQL {
     /// `update`'s parameters. One row: `outcome` `updated` and the to-do as changed, or `current`
     /// and the to-do as stored (nothing changed: the condition failed, nothing to change, or its
@@ -20,8 +20,9 @@ extension TodoSQL {
         name: "todo_update_or_read",
         sql: "SELECT * FROM todo_update_or_read(\((1...13).map { "$\($0)" }.joined(separator: ", ")))")
 
-    /// Migration 8: the function `updateOrRead` calls. Its parameters are text, as the statements'
-    /// (each fragment casts its own); `#variable_conflict use_column`: the result's column names
+    /// Migration 8: the function `updateOrRead` calls. Its parameters are text (each fragment casts
+    /// its own, where the top-level statements' parameter types come from those casts);
+    /// `#variable_conflict use_column`: the result's column names
     /// are the table's, and a name in a query means the column.
     static let updateOrReadFunction = """
         CREATE FUNCTION todo_update_or_read(\(Array(repeating: "text", count: 13).joined(separator: ", ")))

@@ -5,10 +5,16 @@ import PostgresLoop
 /// columns of `columns` (`TodoRowDecoder`).
 ///
 /// Concurrency rests on PostgreSQL's row locks under READ COMMITTED: a conditional change either
-/// updates with the condition in its `WHERE` (`updateChanging`: a row changed meanwhile is checked
-/// again in its newest version) or locks the row (`FOR UPDATE`, which waits for a concurrent change
+/// updates with the condition in its `WHERE` (`changing`, run by `updateOrRead`'s function: a row
+/// changed meanwhile is checked again in its newest version) or locks the row (`FOR UPDATE`, which waits for a concurrent change
 /// and then sees its result), decides on the locked row, and changes it in the same statement; so
 /// two instances' `If-Match` requests with the same tag serialize and exactly one passes.
+///
+/// Migration 8's function (`updateOrReadFunction`) is built from `changing`, `columns`,
+/// `condition`, `newOrder`, `newDueDate`, `timestamp` and `recordEvent`: a database migrated
+/// keeps the text it was given, so an edit of those that changes the function's text needs a
+/// migration that replaces the function (`TodoSQLTests.migration8sFunctionTextIsPinned` fails
+/// until its pin is updated).
 enum TodoSQL {
     /// The to-do columns every statement answers, in `TodoRowDecoder`'s order: id, title, completed,
     /// order, due date as days since 1970-01-01, created and updated in ms since the epoch, revision.
@@ -72,8 +78,9 @@ enum TodoSQL {
     /// `update` when it changes the to-do, in one plain `UPDATE` and the change's event: the
     /// parameters of `update`; one row, the to-do as updated, when the condition passed and a
     /// field changes; no row otherwise (no such to-do, the condition failed, nothing changes, or the
-    /// row was changed meanwhile so that its newest version no longer passes: the store then reads
-    /// the to-do, `PostgresTodoStore+Update.swift`). A PATCH that changes something cost PostgreSQL
+    /// row was changed meanwhile so that its newest version no longer passes). The store runs it
+    /// inside `updateOrRead`'s function, which then reads the to-do; this statement alone serves the
+    /// tests and the measurements (docs/performance.md). A PATCH that changes something cost PostgreSQL
     /// ~21 % fewer instructions this way than with `update` (docs/performance.md): no `FOR UPDATE`
     /// step, no CTE of decisions to build, and to build again for each row version waited for.
     static let updateChanging = PostgresStatement(name: "todo_update_changing", sql: "\(changing) SELECT \(columns) FROM updated")
