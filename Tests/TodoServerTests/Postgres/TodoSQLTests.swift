@@ -143,15 +143,23 @@ struct TodoSQLTests {
         #expect(try #require(TodoRowDecoder.todos(rows)).map(\.id) == [5, 4, 1, 3].map(Self.id))
     }
 
+    /// `TodoSQL.updateParameters` for to-do `number`, no due date, the time in ms.
+    static func updateParameters(
+        _ number: Int, title: String? = nil, completed: Bool? = nil, order: TodoSQL.FieldChange<Int>? = nil,
+        condition: TodoSQL.Condition = .init(), at time: Int64
+    ) -> [String?] {
+        TodoSQL.updateParameters(
+            id: id(number), title: title, completed: completed, order: order, dueDate: nil, condition: condition,
+            at: Timestamp(millisecondsSinceEpoch: time))
+    }
+
     func update(
         _ session: PostgresTestSession, _ number: Int, title: String? = nil, completed: Bool? = nil,
         order: TodoSQL.FieldChange<Int>? = nil, condition: TodoSQL.Condition = .init(), at time: Int64
     ) async throws -> (outcome: String, todo: Todo)? {
         let rows = try await run(
             session, TodoSQL.update,
-            TodoSQL.updateParameters(
-                id: Self.id(number), title: title, completed: completed, order: order, dueDate: nil, condition: condition,
-                at: Timestamp(millisecondsSinceEpoch: time)))
+            Self.updateParameters(number, title: title, completed: completed, order: order, condition: condition, at: time))
         #expect(rows.count <= 1)
         guard rows.count == 1 else { return nil }
         return (try #require(rows[0, 0]), try #require(TodoRowDecoder.todo(rows, row: 0, first: 1)))
@@ -205,10 +213,7 @@ struct TodoSQLTests {
             at time: Int64
         ) async throws -> PostgresRows {
             try await run(
-                session, TodoSQL.updateChanging,
-                TodoSQL.updateParameters(
-                    id: Self.id(number), title: title, completed: nil, order: order, dueDate: nil, condition: condition,
-                    at: Timestamp(millisecondsSinceEpoch: time)))
+                session, TodoSQL.updateChanging, Self.updateParameters(number, title: title, order: order, condition: condition, at: time))
         }
         var expected = original
         expected.title = "b"
@@ -241,10 +246,7 @@ struct TodoSQLTests {
             at time: Int64
         ) async throws -> (outcome: String?, todo: Todo?)? {
             let rows = try await run(
-                session, TodoSQL.updateOrRead,
-                TodoSQL.updateParameters(
-                    id: Self.id(number), title: title, completed: nil, order: order, dueDate: nil, condition: condition,
-                    at: Timestamp(millisecondsSinceEpoch: time)))
+                session, TodoSQL.updateOrRead, Self.updateParameters(number, title: title, order: order, condition: condition, at: time))
             #expect(rows.count <= 1)
             return rows.count == 0 ? nil : (rows[0, 0], TodoRowDecoder.todo(rows, row: 0, first: 1))
         }
@@ -290,19 +292,11 @@ struct TodoSQLTests {
         let holder = try await PostgresTestSession.open(cluster, database: database)
         defer { holder.close() }
         _ = try holder.blockingQuery("BEGIN")?.get()
-        _ = try holder.blockingQuery(
-            TodoSQL.updateChanging.sql,
-            TodoSQL.updateParameters(
-                id: Self.id(1), title: "b", completed: nil, order: nil, dueDate: nil, condition: .init(),
-                at: Timestamp(millisecondsSinceEpoch: 1_900_000_000_000)))?.get()
+        _ = try holder.blockingQuery(TodoSQL.updateChanging.sql, Self.updateParameters(1, title: "b", at: 1_900_000_000_000))?.get()
         let holderPid = try #require(try holder.blockingQuery("SELECT pg_backend_pid()::text")?.get()[0, 0])
         // The same title: once the holder commits, it changes nothing.
         let waiting = Task {
-            try await run(
-                session, TodoSQL.updateOrRead,
-                TodoSQL.updateParameters(
-                    id: Self.id(1), title: "b", completed: nil, order: nil, dueDate: nil, condition: .init(),
-                    at: Timestamp(millisecondsSinceEpoch: 1_900_000_000_001)))
+            try await run(session, TodoSQL.updateOrRead, Self.updateParameters(1, title: "b", at: 1_900_000_000_001))
         }
         #expect(
             eventually {
