@@ -100,7 +100,7 @@ struct PostgresPoolTests {
         timing.requestTimeout = .seconds(600)
         // Room for every quick read on the second connection: under a load that keeps it from
         // answering for the threshold it looks stalled too, and a full one would leave the first,
-        // blocked, as the only one with room (CI under ThreadSanitizer once failed this way).
+        // blocked, as the only one with room.
         let (loopThread, pool) = try readyPool(
             PostgresConfiguration(
                 connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2, pipelineDepth: 64))
@@ -134,8 +134,18 @@ struct PostgresPoolTests {
                 return rows[0, 0]
             })
         // Past the threshold with no answer from the first connection: new requests go to the
-        // second one, and are answered while the slow statement still waits.
+        // second one, and are answered while the slow statement still waits. The threshold counts
+        // from when the loop sent the statement (`lastProgress`), which a loaded machine can make
+        // later than `sent` by more than the threshold: CI failed this test twice when it counted
+        // from `sent`, and the quick reads went to the first connection, not yet stalled.
         #expect(eventually { clock.now - sent > timing.stallThreshold })
+        let threshold = timing.stallThreshold
+        #expect(
+            eventually {
+                pool.onLoop { pool in
+                    pool.connections.allSatisfy { $0.inFlightCount == 0 || ContinuousClock.now - $0.lastProgress > threshold }
+                }
+            })
         let quick = Mutex<[String?]>([])
         pool.withValue { pool in
             for _ in 0..<20 {
