@@ -15,7 +15,8 @@ enum DatabaseStartup {
         return try PostgresTodoStore(
             configuration: postgres, changesRetained: configuration.eventsRetained,
             changesPollInterval: .milliseconds(configuration.eventsPollMilliseconds),
-            changesReadGap: .milliseconds(configuration.eventsReadGapMilliseconds))
+            changesReadGap: .milliseconds(configuration.eventsReadGapMilliseconds),
+            clearLockWait: .milliseconds(configuration.databaseClearLockWaitMilliseconds))
     }
 
     static func migrate(_ configuration: ServerConfiguration, logger: Logger) async throws {
@@ -23,14 +24,18 @@ enum DatabaseStartup {
         let database = configuration.maskedDatabaseURL ?? ""
         let started = ContinuousClock.now
         do {
-            let applied = try await TodoSchema.migrate(postgres)
+            let (applied, newer) = try await TodoSchema.migrate(postgres)
             let elapsed = ContinuousClock.now - started
-            logger.info(
-                "database schema ready",
-                metadata: [
-                    "database": "\(database)", "applied": "\(applied.map(String.init).joined(separator: ","))",
-                    "ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
-                ])
+            var metadata: Logger.Metadata = [
+                "database": "\(database)", "applied": "\(applied.map(String.init).joined(separator: ","))",
+                "ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+            ]
+            if !newer.isEmpty {
+                // A rollback: a newer build migrated the database, with versions this one runs with.
+                metadata["newer"] = "\(newer.map(String.init).joined(separator: ","))"
+                metadata["known"] = "\(TodoSchema.migrator.newestVersion)"
+            }
+            logger.info("database schema ready", metadata: metadata)
         } catch let error as PostgresMigrationError {
             let what =
                 switch error {

@@ -87,6 +87,10 @@ struct TodoServerCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("database-timeout-ms"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "databaseTimeoutMs")))
     var databaseTimeoutMs: String?
+    @Option(
+        name: .customLong("database-clear-lock-wait-milliseconds"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "databaseClearLockWaitMilliseconds")))
+    var databaseClearLockWaitMilliseconds: String?
     @Option(name: .customLong("fsync"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "fsync")))
     var fsync: String?
     @Option(name: .customLong("compaction-bytes"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "compactionBytes")))
@@ -260,6 +264,7 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("databaseReadPipelineDepth", databaseReadPipelineDepth),
             ("databaseReadSpillMilliseconds", databaseReadSpillMilliseconds),
             ("databaseTimeoutMs", databaseTimeoutMs),
+            ("databaseClearLockWaitMilliseconds", databaseClearLockWaitMilliseconds),
             ("fsync", fsync),
             ("compactionBytes", compactionBytes),
             ("authTokens", authTokens),

@@ -34,16 +34,38 @@ package struct PostgresTestSession {
 
     /// Sends one request and waits for its answer (nil if none came within `seconds`).
     package func blockingQuery(_ sql: String, _ parameters: [String?] = [], seconds: Int = 20) -> Result<PostgresRows, PostgresError>? {
-        let result = Mutex<Result<PostgresRows, PostgresError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
+        send(.unprepared(sql), parameters).answer(within: seconds)
+    }
+
+    /// Sends one request from the session's loop and returns at once: for a statement that is to
+    /// wait (for a lock) while the test goes on, with no task that must first get a thread to send it.
+    package func send(_ query: PostgresQuery, _ parameters: [String?] = []) -> SentQuery {
+        let sent = SentQuery()
         connection.withValue { connection in
-            connection.execute(.unprepared(sql), parameters) { answer in
-                result.withTracedLock { $0 = answer }
-                done.signal()
-            }
+            connection.execute(query, parameters) { sent.received($0) }
         }
-        guard done.wait(timeout: .now() + .seconds(seconds)) == .success else { return nil }
-        return result.withTracedLock { $0 }
+        return sent
+    }
+
+    /// A request `send` sent: its answer, once it comes.
+    package final class SentQuery: Sendable {
+        private let result = Mutex<Result<PostgresRows, PostgresError>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        fileprivate func received(_ answer: Result<PostgresRows, PostgresError>) {
+            result.withTracedLock { $0 = answer }
+            done.signal()
+        }
+
+        /// The answer, waiting for it up to `seconds` (nil if it did not come).
+        package func answer(within seconds: Int = 20) -> Result<PostgresRows, PostgresError>? {
+            guard done.wait(timeout: .now() + .seconds(seconds)) == .success else { return nil }
+            done.signal()  // a later call answers at once
+            return result.withTracedLock { $0 }
+        }
+
+        /// Whether the answer has come (never waits).
+        package var isAnswered: Bool { result.withTracedLock { $0 != nil } }
     }
 
     /// Statements of `database` running now (not this session's own), whose text is LIKE

@@ -85,4 +85,30 @@ struct DatabaseStartupEndToEndTests {
         let versions = try await session.connection.query("SELECT max(version) FROM schema_migrations")
         #expect(versions.values == [String(known + 97)])
     }
+    /// A rollback: a database a newer build migrated with versions recorded as compatible with this
+    /// build starts it; the start-up line names them, and the to-dos are served.
+    @Test(.enabled(if: PostgresTestCluster.isAvailable))
+    func aSchemaANewerBuildMigratedCompatiblyStartsThisBuildAndSaysSo() async throws {
+        let cluster = PostgresTestCluster.shared!
+        let database = "rollback_\(UInt32.random(in: 0...UInt32.max))"
+        try cluster.createDatabase(database)
+        let session = try await PostgresTestSession.open(cluster, database: database)
+        defer { session.close() }
+        try await TodoSchema.migrator.migrate(session.connection)
+        let known = TodoSchema.migrator.newestVersion
+        _ = try await session.connection.query(
+            "INSERT INTO schema_migrations (version, name, compatible_from) VALUES ($1::integer, 'from a newer build', $2::integer)",
+            [String(known + 1), String(known)])
+
+        let server = try ServerProcess(
+            arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", cluster.connectionString(database: database)])
+        defer { server.signal(SIGTERM) }
+        let port = try server.waitForPort()
+        let ready = try #require(server.lines(containing: "database schema ready").first)
+        #expect(ready.contains("applied= ") || ready.hasSuffix("applied="), "\(ready)")
+        #expect(ready.contains("newer=\(known + 1)") && ready.contains("known=\(known)"), "\(ready)")
+        let created = try TestHTTPClient(port: port).request(
+            "POST", "/todos", headers: [("Content-Type", "application/json")], body: #"{"title":"after a rollback"}"#)
+        #expect(created.status == 201)
+    }
 }

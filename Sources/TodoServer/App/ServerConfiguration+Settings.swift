@@ -104,6 +104,10 @@ extension ServerConfiguration {
             .integer(
                 "databaseTimeoutMs", \.databaseTimeoutMs, 10...600_000,
                 "Milliseconds a request waits for PostgreSQL before it gets a 503 with Retry-After and the connection is recycled."),
+            .integer(
+                "databaseClearLockWaitMilliseconds", \.databaseClearLockWaitMilliseconds, 0...600_000,
+                "Milliseconds DELETE /todos waits for PostgreSQL writes in progress to end (the to-do table's lock; writes that come meanwhile wait behind it) before it gets a 503 with Retry-After (0: up to databaseTimeoutMs)."
+            ),
             .choice("fsync", \.fsync, "When journal writes reach the disk."),
             .integer("compactionBytes", \.compactionBytes, 4096...(1 << 40), "Journal size in bytes that triggers a snapshot."),
             .choice(

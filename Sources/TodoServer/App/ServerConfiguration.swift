@@ -47,6 +47,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var databaseReadSpillMilliseconds = 20
     /// How long a request waits for the database before it gets a 503 with `Retry-After`.
     public var databaseTimeoutMs = 2000
+    /// How long `DELETE /todos` waits for the to-do table's lock (for writes in progress to end)
+    /// before it gets a 503 with `Retry-After` (`TodoSQL+RemoveAll.swift`; 0: up to the deadline).
+    public var databaseClearLockWaitMilliseconds = 1000
     /// When journal writes are forced to disk (with a data directory).
     public var fsync = FsyncPolicy.interval
     /// Journal size at which it is compacted into a snapshot.

@@ -29,6 +29,7 @@ struct DatabaseConfigurationTests {
         #expect(configuration.databaseReadSpillMilliseconds == 20)
         #expect(configuration.databaseReadPipelineDepth == 32)
         #expect(configuration.databaseTimeoutMs == 2000)
+        #expect(configuration.databaseClearLockWaitMilliseconds == 1000)
     }
 
     @Test func theUrlAndPoolSettingsLoadFromEveryLayer() throws {
@@ -38,7 +39,9 @@ struct DatabaseConfigurationTests {
             environment: [
                 "TODO_DATABASE_URL": url, "TODO_DATABASE_CONNECTIONS_PER_LOOP": "3", "TODO_DATABASE_PIPELINE_DEPTH": "5",
                 "TODO_DATABASE_READ_SPILL_MILLISECONDS": "0", "TODO_DATABASE_READ_PIPELINE_DEPTH": "12",
+                "TODO_DATABASE_CLEAR_LOCK_WAIT_MILLISECONDS": "0",
             ], filePath: nil)
+        #expect(configuration.databaseClearLockWaitMilliseconds == 0)
         let postgres = try #require(configuration.postgres)
         #expect(postgres.connectionString == url)
         #expect(postgres.connectionsPerLoop == 3)
@@ -72,6 +75,10 @@ struct DatabaseConfigurationTests {
                 "'databaseReadSpillMilliseconds' is '501' but must be an integer from 0 to 500"
             ),
             (["TODO_DATABASE_TIMEOUT_MS": "5"], "'databaseTimeoutMs' is '5' but must be an integer from 10 to 600000"),
+            (
+                ["TODO_DATABASE_CLEAR_LOCK_WAIT_MILLISECONDS": "-1"],
+                "'databaseClearLockWaitMilliseconds' is '-1' but must be an integer from 0 to 600000"
+            ),
         ])
     func refused(environment: [String: String], message: String) throws {
         let error = try #require(loadError(environment: environment))

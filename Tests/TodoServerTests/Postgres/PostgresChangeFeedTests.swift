@@ -1,4 +1,5 @@
 import Foundation
+import LockTracing
 import PostgresLoop
 import Synchronization
 import TestSupport
@@ -241,6 +242,46 @@ extension LiveFeedOnPostgres {
             // The table holds both, in the order of the transactions' ids.
             let table = try older.blockingQuery("SELECT title, revision FROM todo_events WHERE kind = 'u' ORDER BY xid, seq")?.get()
             #expect(table?.values == ["third", "3", "second", "2"])
+        }
+
+        /// A clear that waited for an insert in progress removed it and comes after it in the feed: a
+        /// subscriber's view ends as the table does, empty. (Without the clear's table lock the
+        /// to-do stayed in the table while the feed, `created` then `cleared`, said it was gone.)
+        @Test func aClearComesAfterTheInsertItWaitedForAndRemovedIt() async throws {
+            let configuration = try await ContractStore.freshDatabase("feed_clear_order", feeds: true)
+            let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .milliseconds(20))
+            defer { store.close() }
+            let start = store.changes.head
+            try await Self.insert(TodoSQLTests.todo(1), into: store)
+            let holder = try await PostgresTestSession.open(configuration)
+            defer { holder.close() }
+            _ = try holder.blockingQuery("BEGIN")?.get()
+            _ = try holder.blockingQuery(TodoSQL.insert.sql, TodoSQL.insertParameters(TodoSQLTests.todo(2)))?.get()
+            let cleared = Mutex<Result<Void, StoreError>?>(nil)
+            store.removeAll { result in cleared.withTracedLock { $0 = result } }
+            #expect(eventually { TodoSQLTests.tableLocksWaiting(holder) == 1 }, "the clear waits for the insert")
+            _ = try holder.blockingQuery("COMMIT")?.get()
+            let result = try #require(eventually { cleared.withTracedLock { $0 } })
+            _ = try result.get()
+            var view: Set<String> = []
+            for change in changes(in: store.changes, after: start, count: 3) {
+                switch change.kind {
+                case .created(let todo), .updated(let todo): view.insert(todo.id)
+                case .deleted(let id): view.remove(id)
+                case .cleared: view.removeAll()
+                }
+            }
+            let table = try holder.blockingQuery("SELECT id::text FROM todos")?.get()
+            #expect(table?.count == 0)
+            #expect(view.isEmpty)
+            let kinds = changes(in: store.changes, after: start, count: 3).map { change -> String in
+                switch change.kind {
+                case .created(let todo): "created \(todo.id.suffix(1))"
+                case .updated, .deleted: "other"
+                case .cleared: "cleared"
+                }
+            }
+            #expect(kinds == ["created 1", "created 2", "cleared"])
         }
 
         /// The read right after a write here can come too early to see it (an older transaction

@@ -47,7 +47,10 @@ struct PostgresMigratorTests {
         let versions = try await session.connection.query("SELECT version, name FROM schema_migrations ORDER BY version")
         #expect(versions.values == TodoSchema.migrations.flatMap { [String($0.version), $0.name] })
         #expect(Array(versions.values.prefix(6)) == ["1", "todos", "2", "todo_counts", "3", "title_case_folding"])
-        #expect(versions.values.suffix(6) == ["6", "todo_tallies", "7", "todo_tallies_slot_once", "8", "todo_update_or_read"])
+        #expect(
+            versions.values.suffix(8) == [
+                "6", "todo_tallies", "7", "todo_tallies_slot_once", "8", "todo_update_or_read", "9", "todo_remove_all",
+            ])
         // Inserts and deletes are counted per statement: a row-level trigger on them would make a
         // bulk insert or delete quadratic (`TodoTalliesSchema`).
         let triggers = try await session.connection.query(
@@ -92,7 +95,7 @@ struct PostgresMigratorTests {
             SELECT ('8f0c2f1e-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 't', 't', 't', g % 3 = 0, now(), now(), 1
             FROM generate_series(1, 50) AS g
             """)
-        #expect(try await TodoSchema.migrator.migrate(session.connection) == [6, 7, 8])
+        #expect(try await TodoSchema.migrator.migrate(session.connection) == [6, 7, 8, 9])
         let tallies = "SELECT sum(total)::bigint, sum(done)::bigint, count(*) FROM todo_tallies"
         #expect(try await session.connection.query(tallies).values == ["50", "16", "16"])
         _ = try await session.connection.query("UPDATE todos SET completed = NOT completed WHERE id::text LIKE '%1_'")
@@ -107,12 +110,45 @@ struct PostgresMigratorTests {
         let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("newer"))
         defer { session.close() }
         try await TodoSchema.migrator.migrate(session.connection)
+        // The table as builds before `compatible_from` leave it: their versions need their build.
+        _ = try await session.connection.query("ALTER TABLE schema_migrations DROP COLUMN compatible_from")
         _ = try await session.connection.query("INSERT INTO schema_migrations (version, name) VALUES (40, 'future')")
         await #expect(throws: PostgresMigrationError.schemaNewer(database: 40, known: TodoSchema.migrator.newestVersion)) {
             try await TodoSchema.migrator.migrate(session.connection)
         }
         let versions = try await session.connection.query("SELECT count(*) FROM schema_migrations")
         #expect(versions.values == [String(TodoSchema.migrations.count + 1)])
+    }
+
+    /// A rollback: a database that a newer build migrated is run with when each version this build
+    /// lacks was recorded as compatible with it (nothing applied, nothing changed), and refused once
+    /// one is not: a build must know it.
+    @Test func aNewerSchemaRecordedAsCompatibleIsRunWithAndOneThatIsNotRefused() async throws {
+        let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("rollback"))
+        defer { session.close() }
+        let known = TodoSchema.migrator.newestVersion
+        let additive = PostgresMigration(
+            version: known + 1, name: "an index", statements: ["CREATE INDEX todos_created ON todos (created_at)"],
+            compatibleFrom: known)
+        let newer = PostgresMigrator(migrations: TodoSchema.migrations + [additive], lockKey: TodoSchema.migrationLockKey)
+        #expect(try await newer.migrate(session.connection) == TodoSchema.migrations.map(\.version) + [known + 1])
+        let back = try await TodoSchema.migrator.migrateReporting(session.connection)
+        #expect(back.applied == [] && back.newerCompatible == [known + 1])
+        let recorded = try await session.connection.query(
+            "SELECT version, compatible_from FROM schema_migrations WHERE version >= 7 ORDER BY version")
+        #expect(recorded.values == ["7", "7", "8", "7", "9", "7", String(known + 1), String(known)])
+        let breaking = PostgresMigration(
+            version: known + 2, name: "a column renamed", statements: [#"ALTER TABLE todos RENAME COLUMN "order" TO position"#])
+        let newest = PostgresMigrator(migrations: newer.migrations + [breaking], lockKey: TodoSchema.migrationLockKey)
+        #expect(try await newest.migrate(session.connection) == [known + 2])
+        await #expect(throws: PostgresMigrationError.schemaNewer(database: known + 2, known: known)) {
+            try await TodoSchema.migrator.migrate(session.connection)
+        }
+        await #expect(throws: PostgresMigrationError.schemaNewer(database: known + 2, known: known + 1)) {
+            try await newer.migrate(session.connection)
+        }
+        let versions = try await session.connection.query("SELECT count(*) FROM schema_migrations")
+        #expect(versions.values == [String(TodoSchema.migrations.count + 2)])
     }
 
     @Test func twoMigratorsStartingTogetherNeverFail() async throws {

@@ -273,12 +273,17 @@ struct TodoSQLTests {
     /// Migration 8's function is built from statement fragments, and a migrated database keeps the
     /// text it was given: an edit of a fragment that changes the text must come with a migration
     /// that replaces the function (then pin the new text here). FNV-1a of the text's bytes.
-    @Test func migration8sFunctionTextIsPinned() {
+    /// The functions migrations 8 and 9 create are built from `TodoSQL`'s fragments: an edit of one
+    /// of those must come with a migration that replaces the function (FNV-1a of each text).
+    @Test(arguments: [
+        (8, TodoSQL.updateOrReadFunction, "dc2a40178cf3193b"), (9, TodoSQL.removeAllFunction, "a7896b9d43ae0475"),
+    ])
+    func migrationFunctionTextsArePinned(version: Int, text: String, pinned: String) {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in TodoSQL.updateOrReadFunction.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         #expect(
-            String(hash, radix: 16) == "dc2a40178cf3193b",
-            "migration 8's function text changed: add a migration that replaces todo_update_or_read, then pin the new text")
+            String(hash, radix: 16) == pinned,
+            "migration \(version)'s function text changed: add a migration that replaces the function, then pin the new text")
     }
 
     /// The read after an `UPDATE` that changed nothing sees a change committed while the `UPDATE`
@@ -408,9 +413,76 @@ struct TodoSQLTests {
         #expect(try await list(session, TodoQuery(limit: 1)).total == 34)
         #expect(try await list(session, TodoQuery(completed: true, limit: 1)).total == Int(counted[1, 1]!)!)
         #expect(try await run(session, TodoSQL.count, []).values == ["34"])
-        _ = try await run(session, TodoSQL.removeAll, [])
+        _ = try await run(session, TodoSQL.removeAll, TodoSQL.removeAllParameters(lockWait: .seconds(1)))
         #expect(try await run(session, TodoSQL.count, []).values == ["0"])
         #expect(try await list(session, TodoQuery()) == ([], 0))
+    }
+
+    /// A clear waits for a write in progress and removes what it wrote, and a write that comes while
+    /// the clear waits goes after it: the feed's order (transaction ids) is the table's. Without the
+    /// table lock the clear ran at once, past the uncommitted insert: the to-do stayed in the table
+    /// with its `created` (the older id) read before `cleared`.
+    @Test func aClearWaitsForWritesInProgressAndLaterWritesWaitForIt() async throws {
+        let database = try freshDatabase("sql_clear_order")
+        let session = try await session(database: database)
+        defer { session.close() }
+        _ = try await insert(session, Self.todo(1))
+        let holder = try await PostgresTestSession.open(cluster, database: database)
+        defer { holder.close() }
+        let later = try await PostgresTestSession.open(cluster, database: database)
+        defer { later.close() }
+        _ = try holder.blockingQuery("BEGIN")?.get()
+        _ = try holder.blockingQuery(TodoSQL.insert.sql, TodoSQL.insertParameters(Self.todo(2)))?.get()
+        let clear = session.send(.prepared(TodoSQL.removeAll), TodoSQL.removeAllParameters(lockWait: .zero))
+        #expect(eventually { Self.tableLocksWaiting(holder) == 1 }, "the clear waits for the insert in progress")
+        let update = later.send(.unprepared(TodoSQL.updateChanging.sql), Self.updateParameters(1, title: "after", at: 1_900_000_000_000))
+        #expect(eventually { Self.tableLocksWaiting(holder) == 2 }, "the update waits for the clear")
+        #expect(!clear.isAnswered && !update.isAnswered)
+        _ = try holder.blockingQuery("COMMIT")?.get()
+        _ = try #require(clear.answer()).get()
+        #expect(try #require(update.answer()).get().count == 0, "the update finds the to-do removed")
+        #expect(try await run(session, TodoSQL.count, []).values == ["0"])
+        #expect(try await list(session, TodoQuery()) == ([], 0))
+        let events = try await session.connection.query("SELECT kind::text, id::text FROM todo_events ORDER BY xid, seq")
+        #expect(events.values == ["c", Self.id(1), "c", Self.id(2), "x", nil])
+    }
+
+    /// A clear that cannot have the table within its wait (a transaction holds it open) fails with
+    /// 55P03 (the store's 503 with `Retry-After`) and changes nothing; once the table is free it runs.
+    @Test func aClearThatCannotHaveTheTableWithinItsWaitFailsAndChangesNothing() async throws {
+        let database = try freshDatabase("sql_clear_wait")
+        let session = try await session(database: database)
+        defer { session.close() }
+        _ = try await insert(session, Self.todo(1))
+        let holder = try await PostgresTestSession.open(cluster, database: database)
+        defer { holder.close() }
+        _ = try holder.blockingQuery("BEGIN")?.get()
+        _ = try holder.blockingQuery(TodoSQL.insert.sql, TodoSQL.insertParameters(Self.todo(2)))?.get()
+        let refused = try #require(
+            session.send(.prepared(TodoSQL.removeAll), TodoSQL.removeAllParameters(lockWait: .milliseconds(50))).answer())
+        guard case .failure(.server(let error)) = refused else {
+            Issue.record("the clear did not fail on the lock: \(refused)")
+            return
+        }
+        #expect(error.sqlState == PostgresTodoStore.lockNotAvailable)
+        let mapped = PostgresTodoStore.storeError(.server(error), load: PostgresLoad(waiting: 0, connections: 1, deadline: .seconds(2)))
+        #expect(mapped.retryAfter == 1)
+        #expect(try await run(session, TodoSQL.count, []).values == ["1"])
+        _ = try holder.blockingQuery("ROLLBACK")?.get()
+        _ = try await run(session, TodoSQL.removeAll, TodoSQL.removeAllParameters(lockWait: .milliseconds(50)))
+        #expect(try await run(session, TodoSQL.count, []).values == ["0"])
+        let events = try await session.connection.query("SELECT kind::text FROM todo_events ORDER BY xid, seq")
+        #expect(events.values == ["c", "x"])
+    }
+
+    /// Lock requests on the to-do table not granted yet (`pg_locks` is read live, not from the
+    /// snapshot of the activity a transaction keeps).
+    static func tableLocksWaiting(_ session: PostgresTestSession) -> Int? {
+        guard
+            case .success(let rows) = session.blockingQuery(
+                "SELECT count(*)::text FROM pg_locks WHERE NOT granted AND locktype = 'relation' AND relation = 'todos'::regclass")
+        else { return nil }
+        return rows[0, 0].flatMap { Int($0) }
     }
 
     @Test func twoSessionsRacingOneTagGetExactlyOneUpdate() async throws {

@@ -15,8 +15,9 @@
 /// the to-do changes again). A listing's cursor is not affected: a listing that saw the change kept
 /// saw the one dropped too.
 ///
-/// Not covered: `cleared` (a `DELETE` of every to-do) against changes made while it ran; its
-/// position says nothing of the to-dos it waited for.
+/// `cleared` needs no filtering: a clear locks the table's writes out (`TodoSQL+RemoveAll.swift`),
+/// so every change before it has a smaller position and every change after it a larger one (a
+/// clear by a build before migration 9, in a rolling upgrade or after a rollback, does not).
 struct ChangeFilter {
     private var latest: [String: (revision: UInt64, xid: UInt64)] = [:]
     /// To-dos remembered before the older half of them is forgotten.

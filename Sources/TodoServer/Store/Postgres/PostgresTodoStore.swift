@@ -24,15 +24,19 @@ public final class PostgresTodoStore: TodoStore {
 
     /// Reads the change feed's table into `changes`.
     let feed: PostgresChangeFeed
+    /// How long `removeAll` waits for the table's lock (`TodoSQL+RemoveAll.swift`).
+    let clearLockWait: Duration
 
     /// `changesRetained` changes are kept for replay (in the table and in memory); the table is read
     /// for changes made through other instances every `changesPollInterval`, and reads start at
-    /// least `changesReadGap` apart (`PostgresChangeFeed`), timed by `now`.
+    /// least `changesReadGap` apart (`PostgresChangeFeed`), timed by `now`. `removeAll` waits up to
+    /// `clearLockWait` for writes in progress to end (zero: up to the request deadline).
     public init(
         configuration: PostgresConfiguration, changesRetained: Int = 10_000, changesPollInterval: Duration = .milliseconds(100),
         changesReadGap: Duration = .milliseconds(ServerConfiguration.defaultEventsReadGapMilliseconds),
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        clearLockWait: Duration = .seconds(1), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) throws {
+        self.clearLockWait = clearLockWait
         client = PostgresClient(configuration: Self.withGenericPlans(configuration))
         fallback = try LoopThread()
         health = PostgresStoreHealth()
@@ -125,7 +129,7 @@ public final class PostgresTodoStore: TodoStore {
     }
 
     public func removeAll() -> Pending<Result<Void, StoreError>> {
-        answer(TodoSQL.removeAll, [], changing: true) { _ in () }
+        answer(TodoSQL.removeAll, TodoSQL.removeAllParameters(lockWait: clearLockWait), changing: true) { _ in () }
     }
 
     public func statistics() -> Pending<Result<StoreStatistics, StoreError>> {
@@ -194,6 +198,9 @@ public final class PostgresTodoStore: TodoStore {
         run(TodoSQL.count, [], completion: { (_: Result<Void, StoreError>) in }) { _ in () }
     }
 
+    /// SQLSTATE 55P03: a lock not granted within `lock_timeout`.
+    static let lockNotAvailable = "55P03"
+
     static func describe(_ error: PostgresError) -> String {
         switch error {
         case .unavailable(let reason): "the database is unavailable: \(reason)"
@@ -206,6 +213,10 @@ public final class PostgresTodoStore: TodoStore {
     }
 
     static func storeError(_ error: PostgresError, load: PostgresLoad) -> StoreError {
+        if case .server(let server) = error, server.sqlState == lockNotAvailable {
+            // A lock not had within its wait (a clear's, `TodoSQL+RemoveAll.swift`): later may work.
+            return StoreError(reason: describe(error), retryAfter: load.retryAfterSeconds)
+        }
         guard error.isUnavailable else { return StoreError(reason: describe(error)) }
         let wait =
             switch error {

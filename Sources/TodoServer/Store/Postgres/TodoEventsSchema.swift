@@ -1,8 +1,8 @@
 import PostgresLoop
 
 /// The change feed's table (migration 4): one row per change, written by the changing statement
-/// itself (a CTE of `TodoSQL.insert`, `update`, `remove`, `removeAll`), so that a change and its
-/// event commit together or not at all.
+/// itself (a CTE of `TodoSQL.insert`, `update`, `remove`; in the same function as `updateOrRead`'s
+/// and `removeAll`'s change), so that a change and its event commit together or not at all.
 ///
 /// A change's position is (`xid`, `seq`): the writing transaction's id, then a number from a
 /// sequence. Neither is in commit order — a transaction can commit after one that started later —

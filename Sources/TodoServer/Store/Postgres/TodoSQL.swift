@@ -13,7 +13,7 @@ import PostgresLoop
 /// Migration 8's function (`updateOrReadFunction`) is built from `changing`, `columns`,
 /// `condition`, `newOrder`, `newDueDate`, `timestamp` and `recordEvent`: a database migrated
 /// keeps the text it was given, so an edit of those that changes the function's text needs a
-/// migration that replaces the function (`TodoSQLTests.migration8sFunctionTextIsPinned` fails
+/// migration that replaces the function (`TodoSQLTests.migrationFunctionTextsArePinned` fails
 /// until its pin is updated).
 enum TodoSQL {
     /// The to-do columns every statement answers, in `TodoRowDecoder`'s order: id, title, completed,
@@ -150,13 +150,6 @@ enum TodoSQL {
                 INSERT INTO todo_events (kind, id) SELECT '\(TodoEventsSchema.deleted)', id FROM removed
             )
             SELECT CASE WHEN allowed THEN 'removed' ELSE 'failed' END AS outcome, \(columns) FROM cur
-            """)
-
-    static let removeAll = PostgresStatement(
-        name: "todo_remove_all",
-        sql: """
-            WITH removed AS (DELETE FROM todos)
-            INSERT INTO todo_events (kind) VALUES ('\(TodoEventsSchema.cleared)')
             """)
 
     /// Every to-do, from the kept counts.

@@ -5,10 +5,12 @@ extension TodoSchema {
     /// Brings the database of `configuration` to the newest schema before the server accepts
     /// requests: one connection on a loop of its own, closed afterwards. Waiting for another
     /// instance's migration (the advisory lock) may take up to `patience`; the database not reachable
-    /// within the connect time-out fails (`PostgresError.unavailable`). Answers the versions applied.
+    /// within the connect time-out fails (`PostgresError.unavailable`). Answers the versions applied,
+    /// and the newer ones (a newer build's) this build runs with (`PostgresMigration.compatibleFrom`).
+    @discardableResult
     public static func migrate(
         _ configuration: PostgresConfiguration, patience: Duration = .seconds(60)
-    ) async throws -> [Int] {
+    ) async throws -> (applied: [Int], newerCompatible: [Int]) {
         var configuration = configuration
         configuration.timing.requestTimeout = max(configuration.timing.requestTimeout, patience)
         configuration.retryLimit = 0
@@ -24,6 +26,6 @@ extension TodoSchema {
             connection.withValue { $0.close() }
             loopThread.shutdown()
         }
-        return try await migrator.migrate(connection)
+        return try await migrator.migrateReporting(connection)
     }
 }

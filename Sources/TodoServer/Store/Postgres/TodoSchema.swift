@@ -82,8 +82,13 @@ public enum TodoSchema {
         // the function (`TodoTalliesSchema.slotOnce`).
         PostgresMigration(version: 7, name: "todo_tallies_slot_once", statements: TodoTalliesSchema.slotOnce),
         // An update and, when it changed nothing, the read that decides, in one round trip
-        // (`TodoSQL+UpdateOrRead.swift`).
-        PostgresMigration(version: 8, name: "todo_update_or_read", statements: [TodoSQL.updateOrReadFunction]),
+        // (`TodoSQL+UpdateOrRead.swift`). Only adds a function: builds that know version 7 run with it.
+        PostgresMigration(
+            version: 8, name: "todo_update_or_read", statements: [TodoSQL.updateOrReadFunction], compatibleFrom: 7),
+        // `DELETE /todos` ordered against every other change in the feed (`TodoSQL+RemoveAll.swift`).
+        // Only adds a function: builds that know version 7 run with it (their clears unordered).
+        // Recorded as such from this build on; builds before it refuse any newer version.
+        PostgresMigration(version: 9, name: "todo_remove_all", statements: [TodoSQL.removeAllFunction], compatibleFrom: 7),
     ]
 
     public static var migrator: PostgresMigrator {
