@@ -45,6 +45,10 @@ enum DatabaseStartup {
                 }
             logger.critical("\(what)", metadata: ["database": "\(database)", "reason": "\(error)"])
             throw ExitCode(unreachableExitCode)
+        } catch let error as TodoSchemaError {
+            logger.critical(
+                "the database's isolation level is not read committed", metadata: ["database": "\(database)", "reason": "\(error)"])
+            throw ExitCode(unreachableExitCode)
         }
     }
 }

@@ -111,4 +111,19 @@ struct DatabaseStartupEndToEndTests {
             "POST", "/todos", headers: [("Content-Type", "application/json")], body: #"{"title":"after a rollback"}"#)
         #expect(created.status == 201)
     }
+    /// The statements rely on read committed: sessions that start at another isolation level (here
+    /// from the URL's options) stop start-up with status 4, naming the level, before the server
+    /// listens.
+    @Test(.enabled(if: PostgresTestCluster.isAvailable))
+    func sessionsAtAnotherIsolationLevelStopStartUpWithStatus4() throws {
+        let cluster = PostgresTestCluster.shared!
+        let database = "isolation_\(UInt32.random(in: 0...UInt32.max))"
+        try cluster.createDatabase(database)
+        let url = cluster.connectionString(database: database) + " options='-c default_transaction_isolation=serializable'"
+        let server = try ServerProcess(arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", url])
+        #expect(server.waitForExit() == 4)
+        let line = try #require(server.lines(containing: "the database's isolation level is not read committed").first)
+        #expect(line.contains("start at isolation level 'serializable'"), "\(line)")
+        #expect(server.lines(containing: "listening").isEmpty)
+    }
 }

@@ -18,7 +18,9 @@ extension LiveFeedOnPostgres {
             let leaving = try pair.a.subscribe(after: position)
             let seed = UInt64.random(in: 0...UInt64.max)
             print("LiveFeed two instances seed: \(seed)")
-            let writers = FeedWriters(ports: [pair.a.port, pair.b.port, pair.a.port, pair.b.port], rounds: 40, seed: seed)
+            // Clears among the writes: each must sit in the feed after every change it removed and
+            // before every change after it, or a mirror ends holding a to-do that is gone or missing one.
+            let writers = FeedWriters(ports: [pair.a.port, pair.b.port, pair.a.port, pair.b.port], rounds: 40, seed: seed, clears: true)
             // One subscriber leaves after a few changes and comes back on the other instance.
             let before = try leaving.events(5)
             leaving.client.reset()

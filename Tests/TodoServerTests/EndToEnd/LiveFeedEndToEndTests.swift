@@ -57,11 +57,12 @@ struct MirroredTodos: Equatable, CustomStringConvertible {
     var description: String { "\(revisions.count) to-dos, contradictions: \(contradictions)" }
 }
 
-/// Writers on their own threads and connections: creates, changes and deletes, with a seed printed.
+/// Writers on their own threads and connections: creates, changes and deletes, with a seed printed;
+/// with `clears`, now and then a `DELETE /todos` too (one round in 32), racing the others' writes.
 final class FeedWriters {
     private let group = DispatchGroup()
 
-    init(ports: [Int], rounds: Int, seed: UInt64) {
+    init(ports: [Int], rounds: Int, seed: UInt64, clears: Bool = false) {
         for (index, port) in ports.enumerated() {
             group.enter()
             Thread.detachNewThread { [group] in
@@ -70,6 +71,11 @@ final class FeedWriters {
                 guard let client = try? TestHTTPClient(port: port) else { return }
                 var mine: [String] = []
                 for round in 0..<rounds {
+                    if clears, random.next() % 32 == 0 {
+                        _ = try? client.request("DELETE", "/todos")
+                        mine = []
+                        continue
+                    }
                     switch random.next() % 4 {
                     case 0 where !mine.isEmpty:
                         let id = mine.remove(at: Int(random.next() % UInt64(mine.count)))
