@@ -65,14 +65,9 @@ struct DatabaseStartupEndToEndTests {
     @Test(.enabled(if: PostgresTestCluster.isAvailable))
     func aSchemaNewerThanThisBuildKnowsStopsStartUpWithStatus4NamingBothVersions() async throws {
         let cluster = PostgresTestCluster.shared!
-        let database = "newer_\(UInt32.random(in: 0...UInt32.max))"
-        try cluster.createDatabase(database)
-        let session = try await PostgresTestSession.open(cluster, database: database)
-        defer { session.close() }
-        try await TodoSchema.migrator.migrate(session.connection)
         let known = TodoSchema.migrator.newestVersion
-        _ = try await session.connection.query(
-            "INSERT INTO schema_migrations (version, name) VALUES ($1::integer, 'from a newer build')", [String(known + 97)])
+        let (database, session) = try await Self.migratedByANewerBuild("newer", version: known + 97, compatibleFrom: nil)
+        defer { session.close() }
 
         let server = try ServerProcess(
             arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", cluster.connectionString(database: database)])
@@ -85,20 +80,31 @@ struct DatabaseStartupEndToEndTests {
         let versions = try await session.connection.query("SELECT max(version) FROM schema_migrations")
         #expect(versions.values == [String(known + 97)])
     }
+
+    /// A fresh database migrated by this build, then recorded as migrated to `version` by a newer
+    /// build (`compatibleFrom` nil: as builds before the column wrote it); and a session on it.
+    static func migratedByANewerBuild(
+        _ label: String, version: Int, compatibleFrom: Int?
+    ) async throws -> (database: String, session: PostgresTestSession) {
+        let cluster = PostgresTestCluster.shared!
+        let database = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
+        try cluster.createDatabase(database)
+        let session = try await PostgresTestSession.open(cluster, database: database)
+        try await TodoSchema.migrator.migrate(session.connection)
+        _ = try await session.connection.query(
+            "INSERT INTO schema_migrations (version, name, compatible_from) VALUES ($1::integer, 'from a newer build', $2::integer)",
+            [String(version), compatibleFrom.map(String.init)])
+        return (database, session)
+    }
+
     /// A rollback: a database a newer build migrated with versions recorded as compatible with this
     /// build starts it; the start-up line names them, and the to-dos are served.
     @Test(.enabled(if: PostgresTestCluster.isAvailable))
     func aSchemaANewerBuildMigratedCompatiblyStartsThisBuildAndSaysSo() async throws {
         let cluster = PostgresTestCluster.shared!
-        let database = "rollback_\(UInt32.random(in: 0...UInt32.max))"
-        try cluster.createDatabase(database)
-        let session = try await PostgresTestSession.open(cluster, database: database)
-        defer { session.close() }
-        try await TodoSchema.migrator.migrate(session.connection)
         let known = TodoSchema.migrator.newestVersion
-        _ = try await session.connection.query(
-            "INSERT INTO schema_migrations (version, name, compatible_from) VALUES ($1::integer, 'from a newer build', $2::integer)",
-            [String(known + 1), String(known)])
+        let (database, session) = try await Self.migratedByANewerBuild("rollback", version: known + 1, compatibleFrom: known)
+        defer { session.close() }
 
         let server = try ServerProcess(
             arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", cluster.connectionString(database: database)])
@@ -111,6 +117,7 @@ struct DatabaseStartupEndToEndTests {
             "POST", "/todos", headers: [("Content-Type", "application/json")], body: #"{"title":"after a rollback"}"#)
         #expect(created.status == 201)
     }
+
     /// The statements rely on read committed: sessions that start at another isolation level (here
     /// from the URL's options) stop start-up with status 4, naming the level, before the server
     /// listens.
