@@ -122,7 +122,7 @@ struct DatabaseStartupEndToEndTests {
     /// from the URL's options) stop start-up with status 4, naming the level, before the server
     /// listens.
     @Test(.enabled(if: PostgresTestCluster.isAvailable))
-    func sessionsAtAnotherIsolationLevelStopStartUpWithStatus4() throws {
+    func sessionsAtAnotherIsolationLevelStopStartUpWithStatus4() async throws {
         let cluster = PostgresTestCluster.shared!
         let database = "isolation_\(UInt32.random(in: 0...UInt32.max))"
         try cluster.createDatabase(database)
@@ -132,5 +132,10 @@ struct DatabaseStartupEndToEndTests {
         let line = try #require(server.lines(containing: "the database's isolation level is not read committed").first)
         #expect(line.contains("start at isolation level 'serializable'"), "\(line)")
         #expect(server.lines(containing: "listening").isEmpty)
+        // Refused before anything was migrated.
+        let session = try await PostgresTestSession.open(cluster, database: database)
+        defer { session.close() }
+        let tables = try await session.connection.query("SELECT count(*) FROM pg_tables WHERE tablename = 'schema_migrations'")
+        #expect(tables.values == ["0"])
     }
 }

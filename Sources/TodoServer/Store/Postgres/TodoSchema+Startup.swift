@@ -8,7 +8,7 @@ extension TodoSchema {
     /// within the connect time-out fails (`PostgresError.unavailable`). Answers the versions applied,
     /// and the newer ones (a newer build's) this build runs with (`PostgresMigration.compatibleFrom`).
     /// A session that starts at another isolation level than read committed is refused
-    /// (`TodoSchemaError.isolationLevel`).
+    /// (`TodoSchemaError.isolationLevel`) before anything is migrated.
     @discardableResult
     public static func migrate(
         _ configuration: PostgresConfiguration, patience: Duration = .seconds(60)
@@ -28,10 +28,10 @@ extension TodoSchema {
             connection.withValue { $0.close() }
             loopThread.shutdown()
         }
-        let report = try await migrator.migrateReporting(connection)
+        // Checked first: a database this server cannot run on is left as it was.
         let level = try await isolationLevel(connection)
         guard level == "read committed" else { throw TodoSchemaError.isolationLevel(level) }
-        return report
+        return try await migrator.migrateReporting(connection)
     }
 
     /// The isolation level the connection's transactions start at.
