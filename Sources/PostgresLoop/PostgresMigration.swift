@@ -100,13 +100,20 @@ public struct PostgresMigrator: Sendable {
         _ = try await connection.query("BEGIN")
         do {
             _ = try await connection.query("SELECT pg_advisory_xact_lock($1::bigint)", [String(lockKey)])
-            _ = try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS schema_migrations (
-                    version integer PRIMARY KEY,
-                    name text NOT NULL,
-                    applied_at timestamptz NOT NULL DEFAULT now())
-                """)
+            // Looked up first: `CREATE TABLE IF NOT EXISTS` needs the right to create in the schema
+            // even when the table is there (PostgreSQL 15 grants it on `public` to its owner only),
+            // and a role that only uses a database migrated by another need not have it.
+            let table = try await connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL")
+            if table[0, 0] != "t" {
+                _ = try await connection.query(
+                    """
+                    CREATE TABLE schema_migrations (
+                        version integer PRIMARY KEY,
+                        name text NOT NULL,
+                        applied_at timestamptz NOT NULL DEFAULT now(),
+                        compatible_from integer)
+                    """)
+            }
             // NULL in rows written by builds before the column: they need a build that knows them.
             // Looked up first: `ALTER TABLE` needs the table's owner and its strongest lock even
             // when the column is there.

@@ -151,6 +151,33 @@ struct PostgresMigratorTests {
         #expect(versions.values == [String(TodoSchema.migrations.count + 2)])
     }
 
+    /// A role that may use the tables but neither own them nor create in the schema (PostgreSQL 15's
+    /// default for `public`) runs on a database its owner migrated: the migrator looks before it
+    /// creates or alters, so it asks for neither.
+    @Test func aRoleThatOnlyUsesTheTablesRunsOnADatabaseItsOwnerMigrated() async throws {
+        let database = try freshDatabase("user_role")
+        let owner = try await PostgresTestSession.open(cluster, database: database)
+        defer { owner.close() }
+        try await TodoSchema.migrator.migrate(owner.connection)
+        let role = "app_\(UInt32.random(in: 0...UInt32.max))"
+        for statement in [
+            "CREATE ROLE \(role) LOGIN", "REVOKE CREATE ON SCHEMA public FROM PUBLIC", "GRANT USAGE ON SCHEMA public TO \(role)",
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(role)",
+            "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO \(role)",
+        ] {
+            _ = try await owner.connection.query(statement)
+        }
+        let user = try await PostgresTestSession.open(
+            PostgresConfiguration(
+                connectionString: cluster.connectionString(database: database).replacingOccurrences(
+                    of: "user=postgres", with: "user=\(role)")))
+        defer { user.close() }
+        #expect(try await user.connection.query("SELECT current_user").values == [role])
+        #expect(try await TodoSchema.migrator.migrate(user.connection) == [])
+        // It may not create: what the migrator no longer asks for.
+        await #expect(throws: PostgresError.self) { try await user.connection.query("CREATE TABLE t (x integer)") }
+    }
+
     @Test func twoMigratorsStartingTogetherNeverFail() async throws {
         let migrator = PostgresMigrator(
             migrations: TodoSchema.migrations + [
