@@ -17,8 +17,8 @@ import EventLoops
 /// and the tail short when the database shares the server's CPUs (docs/performance.md, PostgreSQL);
 /// a statement that takes long holds up the loop's reads for `readSpillAfter` at most.
 ///
-/// `executeOnLeastBusy` sends to the ready connection with the fewest requests in flight: for
-/// statements that take row locks. A backend that holds a row's lock and has the next statement on
+/// `executeOnLeastBusy` sends to the ready connection with the fewest requests in flight (of equals,
+/// the last, away from the reads): for statements that take row locks. A backend that holds a row's lock and has the next statement on
 /// that row queued takes the lock again as soon as it commits, before the waiter it woke runs; one
 /// busy backend per loop would keep a to-do's writes from the other loops while its pipeline stays full.
 public final class PostgresLoopPool: PostgresExecuting {
@@ -250,10 +250,14 @@ public final class PostgresLoopPool: PostgresExecuting {
     }
 
     /// The ready connection with the fewest requests in flight, cancelled ones included, if it
-    /// has room.
+    /// has room; of equals, the last: the first is where the loop's reads go, and a write that waits
+    /// (for a row's lock, or a clear for the table's) holds up every read sent behind it.
     private func leastBusyWithRoom() -> PostgresConnection? {
-        let ready = connections.lazy.filter(\.isReady)
-        guard let least = ready.min(by: { $0.inFlightCount < $1.inFlightCount }), least.inFlightCount < depth else { return nil }
+        var least: PostgresConnection?
+        for connection in connections where connection.isReady {
+            if least.map({ connection.inFlightCount <= $0.inFlightCount }) ?? true { least = connection }
+        }
+        guard let least, least.inFlightCount < depth else { return nil }
         return least
     }
 

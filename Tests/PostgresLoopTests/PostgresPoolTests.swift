@@ -434,6 +434,33 @@ struct PostgresPoolTests {
         #expect(progress >= started, "the stall clock starts when the session is up")
     }
 
+    /// On an idle pool a write goes to another connection than the reads': a write that waits for a
+    /// lock would hold up every read sent behind it on theirs.
+    @Test func aWriteOnAnIdlePoolGoesToAnotherConnectionThanTheReads() async throws {
+        let (loopThread, pool) = try readyPool(PostgresConfiguration(connectionString: cluster.connectionString(), connectionsPerLoop: 2))
+        defer {
+            pool.withValue { $0.close() }
+            loopThread.shutdown()
+        }
+        func backend(write: Bool) -> String? {
+            let answer = Mutex<String??>(nil)
+            pool.withValue { pool in
+                let completion: PostgresConnection.Completion = { result in answer.withTracedLock { $0 = .some((try? result.get())?[0, 0]) }
+                }
+                if write {
+                    pool.executeOnLeastBusy(.unprepared("SELECT pg_backend_pid()::text"), [], completion: completion)
+                } else {
+                    pool.execute(.unprepared("SELECT pg_backend_pid()::text"), [], completion: completion)
+                }
+            }
+            return eventually { answer.withTracedLock { $0 } } ?? nil
+        }
+        let read = try #require(backend(write: false))
+        let write = try #require(backend(write: true))
+        #expect(write != read)
+        #expect(backend(write: false) == read)
+    }
+
     @Test func writesSpreadOverTheLoopsConnections() async throws {
         // Room for all on either connection: this is about where writes go, not about the queue.
         let (loopThread, pool) = try readyPool(

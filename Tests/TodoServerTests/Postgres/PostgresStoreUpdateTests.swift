@@ -1,3 +1,4 @@
+import LockTracing
 import Synchronization
 import TestSupport
 import Testing
@@ -20,6 +21,32 @@ struct PostgresStoreUpdateTests {
                 at: Timestamp(millisecondsSinceEpoch: time)
             ) { continuation.resume(with: $0) }
         }
+    }
+
+    /// A clear waiting for the table's lock (a transaction holds the table) does not hold up the
+    /// reads of its loop: on an idle pool a write goes to another connection than the reads'.
+    @Test func aClearWaitingForTheTableDoesNotHoldUpReads() async throws {
+        let configuration = try await ContractStore.freshDatabase("clear_reads")
+        let store = try PostgresTodoStore(configuration: configuration, clearLockWait: .zero)
+        defer { store.close() }
+        _ = try await withCheckedThrowingContinuation { continuation in
+            store.insert(TodoSQLTests.todo(1)) { continuation.resume(with: $0) }
+        }
+        let holder = try await PostgresTestSession.open(configuration)
+        defer { holder.close() }
+        _ = try holder.blockingQuery("BEGIN")?.get()
+        _ = try holder.blockingQuery("LOCK TABLE todos IN ROW EXCLUSIVE MODE")?.get()
+        let cleared = Mutex<Result<Void, StoreError>?>(nil)
+        store.removeAll { result in cleared.withTracedLock { $0 = result } }
+        #expect(eventually { TodoSQLTests.tableLocksWaiting(holder) == 1 }, "the clear waits for the table")
+        let read = Mutex<Result<Todo?, StoreError>?>(nil)
+        store.todo(id: TodoSQLTests.id(1)) { result in read.withTracedLock { $0 = result } }
+        let answered = eventually { read.withTracedLock { $0 } }
+        #expect(cleared.withTracedLock { $0 } == nil, "the clear still waits")
+        #expect(answered.flatMap { try? $0.get() }??.id == TodoSQLTests.id(1))
+        _ = try holder.blockingQuery("COMMIT")?.get()
+        let result = try #require(eventually { cleared.withTracedLock { $0 } })
+        _ = try result.get()
     }
 
     /// Two stores (two loops, two connections each) change one to-do at once, half of the
