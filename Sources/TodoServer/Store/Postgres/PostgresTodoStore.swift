@@ -172,7 +172,9 @@ public final class PostgresTodoStore: TodoStore {
                 }
             }
             if spread {
-                pool.executeOnLeastBusy(.prepared(statement), parameters, deadline: callDeadline, completion: answer)
+                pool.executeOnLeastBusy(
+                    .prepared(statement), parameters, deadline: callDeadline, awayFromReads: statement.name == TodoSQL.removeAll.name,
+                    completion: answer)
             } else {
                 pool.execute(.prepared(statement), parameters, deadline: callDeadline, completion: answer)
             }
@@ -188,7 +190,8 @@ public final class PostgresTodoStore: TodoStore {
     }
 
     /// The statements that take row locks: spread over a loop's connections
-    /// (`PostgresLoopPool.executeOnLeastBusy`); the others go to its first connection.
+    /// (`PostgresLoopPool.executeOnLeastBusy`); the others go to its first connection. A clear,
+    /// which may wait for the table's lock, goes away from the reads' connection when it can.
     static let writes: Set<String> = [
         TodoSQL.insert.name, TodoSQL.updateOrRead.name, TodoSQL.update.name, TodoSQL.remove.name, TodoSQL.removeAll.name,
     ]
