@@ -21,9 +21,13 @@ import EventLoops
 /// statements that take row locks. Of equals, the first; `awayFromReads` (a statement that may wait
 /// long for a lock, such as a clear for its table's): the last, since every read sent behind it on
 /// the reads' connection would wait too. (Ties to the last for every write lengthened the POST and
-/// PATCH tails in an A/B of 8 rounds each: POST p99 median 23.5 ms against 18.8.) A backend that holds a row's lock and has the next statement on
-/// that row queued takes the lock again as soon as it commits, before the waiter it woke runs; one
-/// busy backend per loop would keep a to-do's writes from the other loops while its pipeline stays full.
+/// PATCH tails in an A/B of 8 rounds each: POST p99 median 23.5 ms against 18.8.) Writes spread:
+/// a backend that holds a row's lock and has the next statement on that row queued takes the lock
+/// again as soon as it commits, before the waiter it woke runs; one busy backend per loop would keep
+/// a to-do's writes from the other loops while its pipeline stays full. Not covered: while a clear
+/// waits for its table, another write of the loop queues behind it in PostgreSQL, and when that
+/// write went to the reads' connection (the least busy), reads sent behind it wait too, up to the
+/// stall threshold.
 public final class PostgresLoopPool: PostgresExecuting {
     public let connections: [PostgresConnection]
     private let stallThreshold: Duration
@@ -103,7 +107,7 @@ public final class PostgresLoopPool: PostgresExecuting {
     }
 
     /// `execute` for a statement that takes row locks (a write): to the ready connection with the
-    /// fewest requests in flight (`leastBusy`); `awayFromReads`: of equals, not the reads' one.
+    /// fewest requests in flight (`leastBusyWithRoom`); `awayFromReads`: of equals, not the reads' one.
     public func executeOnLeastBusy(
         _ query: PostgresQuery, _ parameters: [String?], deadline: ContinuousClock.Instant? = nil, awayFromReads: Bool = false,
         completion: @escaping PostgresConnection.Completion

@@ -24,7 +24,9 @@ struct PostgresStoreUpdateTests {
     }
 
     /// A clear waiting for the table's lock (a transaction holds the table) does not hold up the
-    /// reads of its loop: on an idle pool a write goes to another connection than the reads'.
+    /// reads of its loop: it goes away from the reads' connection (`awayFromReads`). (A change-feed
+    /// read in flight on the first connection would send it to the second anyway: the pool's own
+    /// test, `onAnIdlePoolAWriteAwayFromReads…`, is the one that always tells.)
     @Test func aClearWaitingForTheTableDoesNotHoldUpReads() async throws {
         let configuration = try await ContractStore.freshDatabase("clear_reads")
         let store = try PostgresTodoStore(configuration: configuration, clearLockWait: .zero)
