@@ -114,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPValuesTests",
-            dependencies: ["HTTPValues"]
+            dependencies: ["HTTPValues", "TestSupport"]
         ),
         .testTarget(
             name: "EventHTTPTests",

@@ -14,11 +14,13 @@ TARGETS=${TARGETS:-"RequestFuzzer FramingFuzzer ConnectionFuzzer UpcomingFuzzer"
 swift build -Xswiftc -sanitize=fuzzer,address >/dev/null
 # One target: its summary line on stdout; a failure also prints the crash's first lines.
 fuzz_one() {
-  local target=$1 seeds="Corpus/${1%Fuzzer}" work=".corpus/$1" log status=0 runs
+  local target=$1 seeds="Corpus/${1%Fuzzer}" work=".corpus/$1" log status=0 runs dict=()
   mkdir -p "$work"
+  # The wire's targets get its dictionary: tokens and number spellings at every wrap boundary.
+  case "$target" in FramingFuzzer | ConnectionFuzzer) dict=(-dict=Dictionaries/wire.dict) ;; esac
   log="$(mktemp)"
   ".build/debug/$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-    -artifact_prefix=./crash- "$work" "$seeds" >"$log" 2>&1 || status=$?
+    -artifact_prefix=./crash- "${dict[@]}" "$work" "$seeds" >"$log" 2>&1 || status=$?
   runs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log")
   if [ "$status" -ne 0 ]; then
     grep -E "Precondition|Fatal|ERROR|SUMMARY" "$log" | head -5

@@ -90,8 +90,9 @@ extension HTTPConnection {
             }
             if events.messagesCompleted > 0 {
                 messageArrived()
-            } else if !framing.isIdle, pendingHead == nil {
-                // Part of a head: it must be whole within the time-out, however slowly it comes.
+            } else if framing.headBegun, pendingHead == nil {
+                // Part of a head (or empty lines before one): it must be whole within the time-out,
+                // however slowly it comes.
                 server.machine.headStarted(id, now: .now)
             }
         }

@@ -1,3 +1,5 @@
+import HTTPValues
+
 /// Follows one connection's request byte stream as RFC 9112 frames it (request line, header
 /// fields, Content-Length and chunked bodies, trailers), so that it knows where each request
 /// starts and ends, and refuses what RFC 9112 does not allow.
@@ -39,7 +41,7 @@ struct HTTPFraming {
     private var name = FieldName()
     private var field = Field.other
     private var valueState: UInt8 = 0
-    private var contentLength = 0
+    private var contentLength = WireNumber(radix: .decimal)
     private var contentLengths = 0
     private var hosts = 0
     private var transferCodings = 0
@@ -50,8 +52,7 @@ struct HTTPFraming {
     private var transferEncodingFields = 0
     private var remaining = 0
     private var bodyBytes = 0
-    private var chunkSize = 0
-    private var chunkDigits = 0
+    private var chunkSize = WireNumber(radix: .hexadecimal)
     private var chunkLineBytes = 0
     private var extensionStart = -1
     private var extensionHasSemicolon = false
@@ -70,6 +71,11 @@ struct HTTPFraming {
 
     /// Between requests: no part of a request is pending.
     var isIdle: Bool { state == .requestStart }
+
+    /// Something of the next request has arrived: part of its head, or empty lines before its
+    /// request line (RFC 9112 §2.2 lets a server skip those, not wait for them for ever: a client
+    /// sending one now and then must not keep the connection past the head's time-out).
+    var headBegun: Bool { state != .requestStart || emptyLineBytes > 0 }
 
     /// Stream offset of the current (or last) request line's first byte.
     private(set) var requestStart = 0
@@ -183,12 +189,12 @@ struct HTTPFraming {
     private mutating func takeTarget(_ bytes: UnsafeRawBufferPointer, from index: Int) -> Int {
         let end = headWindowEnd(from: index, bytes.count)
         if schemeIndex == 0 {
-            // The target's first byte: only "h" or "H" can start the absolute form.
-            guard index < end, isTargetByte(bytes[index]), bytes[index] | 0x20 != UInt8(ascii: "h") else { return 0 }
+            // The target's first byte: "/" starts the origin form; `step` reads any other.
+            guard index < end, bytes[index] == UInt8(ascii: "/") else { return 0 }
             schemeIndex = -1
         }
         guard schemeIndex < 0 else { return 0 }
-        var scan = skipWords(in: bytes, from: index, to: end, atLeast: space + 1)
+        var scan = skipWords(in: bytes, from: index, to: end, atLeast: space + 1, asciiOnly: true)
         while scan < end, isTargetByte(bytes[scan]) { scan += 1 }
         if scan < end, bytes[scan] == space {
             scan += 1
@@ -268,22 +274,18 @@ struct HTTPFraming {
         return scan - index
     }
 
-    /// Leading white space and up to 18 digits (no overflow) of a Content-Length value before `end`;
-    /// returns where they end.
+    /// Leading white space and the digits of a Content-Length value before `end`, while their number
+    /// is no larger than `Int.max` (`step` refuses the digit that passes it); returns where they end.
     private mutating func takeContentLengthStart(_ bytes: UnsafeRawBufferPointer, from index: Int, to end: Int) -> Int {
         var scan = index
         while scan < end, bytes[scan] == space || bytes[scan] == tab { scan += 1 }
         let digitsStart = scan
-        let digitsEnd = min(end, digitsStart + 18)
-        var value = 0
-        while scan < digitsEnd, isDigit(bytes[scan]) {
-            value = value * 10 + Int(bytes[scan] &- zero)
+        var value = contentLength
+        while scan < end, value.append(bytes[scan]), !value.exceeds(maxLength) {
+            contentLength = value
             scan += 1
         }
-        if scan > digitsStart {
-            contentLength = value
-            valueState = 1
-        }
+        if scan > digitsStart { valueState = 1 }
         return scan
     }
 
@@ -362,10 +364,15 @@ struct HTTPFraming {
         case .target:
             guard countHeadByte(&events) else { return }
             if byte == space {
+                // A target that ends inside "http://" or right after it names no resource.
+                guard schemeIndex < 0 || (schemeIndex == 8 && position > authorityStart) else { return refuseTarget(&events) }
                 beginVersion()
-            } else if byte <= space || byte == 0x7F {
+            } else if byte < space || byte == 0x7F {
                 refuse(
                     400, "The request line is malformed: the target is followed by one space and the HTTP version.", at: lineStart, &events)
+            } else if byte > 0x7F {
+                refuse(
+                    400, "The request target contains a byte that is not ASCII; percent-encode it (RFC 3986 §2.1).", at: lineStart, &events)
             } else if schemeIndex >= 0 {
                 absoluteFormByte(byte, &events)
             }
@@ -442,11 +449,10 @@ struct HTTPFraming {
         case .chunkSizeStart:
             lineStart = position
             chunkLineBytes = 1
-            guard let digit = hexValue(byte) else {
+            chunkSize = WireNumber(radix: .hexadecimal)
+            guard chunkSize.append(byte) else {
                 return refuse(400, "A chunk size is not a hexadecimal number (RFC 9112 §7.1).", at: lineStart, &events)
             }
-            chunkSize = digit
-            chunkDigits = 1
             extensionStart = -1
             extensionHasSemicolon = false
             state = .chunkSize
@@ -461,12 +467,9 @@ struct HTTPFraming {
                 }
                 if extensionStart >= 0 { events.removals.append(extensionStart..<position) }
                 if byte == cr { state = .chunkLineCR } else { chunkLineEnd(&events) }
-            } else if state == .chunkSize, let digit = hexValue(byte) {
-                guard chunkDigits < 16 else {
-                    return refuse(413, "The request body is larger than the limit of \(limits.maxBodyBytes) bytes.", at: lineStart, &events)
-                }
-                chunkSize = chunkSize << 4 | digit
-                chunkDigits += 1
+            } else if state == .chunkSize, chunkSize.append(byte) {
+                // Leading zeros are digits like any other: the line's length bounds them.
+                if chunkSize.exceeds(UInt64(limits.maxBodyBytes)) { return refuseBodyOverLimit(&events) }
             } else if state == .chunkSize, byte == semicolon || byte == space || byte == tab {
                 state = .chunkExtension
                 extensionStart = position
@@ -550,29 +553,47 @@ struct HTTPFraming {
         }
     }
 
-    /// Absolute form (`http://host/todos`, RFC 9112 §3.2.2): its scheme and authority are reported
-    /// as a removal (the request is routed by its origin form, `/todos`). A target without a path
-    /// is left as it is.
+    /// The target's forms (RFC 9112 §3.2): the origin form (`/todos`), the asterisk form (`*`), the
+    /// authority form of a CONNECT, or the absolute form of an `http` or `https` URI with a host
+    /// (`http://host/todos`), whose scheme and authority are reported as a removal (the request is
+    /// routed by its origin form, `/todos`; `HTTPRequest` takes the authority as its host). Any
+    /// other target is refused: another scheme is not this server's to answer.
     private mutating func absoluteFormByte(_ byte: UInt8, _ events: inout FramingEvents) {
         let lower = byte | 0x20
+        let matches: Bool
         switch schemeIndex {
-        case 0: schemeIndex = lower == UInt8(ascii: "h") ? 1 : -1
-        case 1, 2: schemeIndex = lower == UInt8(ascii: "t") ? schemeIndex + 1 : -1
-        case 3: schemeIndex = lower == UInt8(ascii: "p") ? 4 : -1
-        case 4: schemeIndex = lower == UInt8(ascii: "s") ? 5 : byte == colon ? 6 : -1
-        case 5: schemeIndex = byte == colon ? 6 : -1
-        case 6: schemeIndex = byte == UInt8(ascii: "/") ? 7 : -1
+        case 0:
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "*") || methodCode == methodCONNECT {
+                schemeIndex = -1
+                return
+            }
+            matches = lower == UInt8(ascii: "h")
+        case 1, 2: matches = lower == UInt8(ascii: "t")
+        case 3: matches = lower == UInt8(ascii: "p")
+        case 4:
+            matches = lower == UInt8(ascii: "s") || byte == colon
+            if byte == colon { schemeIndex = 5 }
+        case 5: matches = byte == colon
+        case 6: matches = byte == UInt8(ascii: "/")
         case 7:
-            schemeIndex = byte == UInt8(ascii: "/") ? 8 : -1
+            matches = byte == UInt8(ascii: "/")
             authorityStart = position + 1
         default:
-            if byte == UInt8(ascii: "/") {
-                if position > authorityStart { events.removals.append(targetStart..<position) }
-                schemeIndex = -1
-            } else if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                guard position > authorityStart else { return refuseTarget(&events) }
+                if byte == UInt8(ascii: "/") { events.removals.append(targetStart..<position) }
                 schemeIndex = -1
             }
+            return
         }
+        guard matches else { return refuseTarget(&events) }
+        schemeIndex += 1
+    }
+
+    private mutating func refuseTarget(_ events: inout FramingEvents) {
+        refuse(
+            400, "The request target must be a path (/todos) or an http or https URI with a host (RFC 9112 §3.2).", at: lineStart,
+            &events)
     }
 
     /// Counts one more byte of the head; refuses once it passes the limit.
@@ -591,7 +612,7 @@ struct HTTPFraming {
         headBytes = 1
         emptyLineBytes = 0
         lineStart = position
-        contentLength = 0
+        contentLength = WireNumber(radix: .decimal)
         contentLengths = 0
         hosts = 0
         transferCodings = 0
@@ -620,7 +641,7 @@ struct HTTPFraming {
         switch field {
         case .contentLength:
             contentLengths += 1
-            contentLength = 0
+            contentLength = WireNumber(radix: .decimal)
         case .transferEncoding:
             transferEncodingFields += 1
             coding = FieldName()
@@ -642,13 +663,10 @@ struct HTTPFraming {
             break
         case .contentLength:
             // valueState: 0 leading white space, 1 digits, 2 trailing white space.
-            if isDigit(byte), valueState < 2 {
-                let (times, overflow) = contentLength.multipliedReportingOverflow(by: 10)
-                let (sum, overflow2) = times.addingReportingOverflow(Int(byte - zero))
-                guard !overflow, !overflow2 else {
+            if valueState < 2, contentLength.append(byte) {
+                guard !contentLength.exceeds(maxLength) else {
                     return refuse(400, "Content-Length is too large a number.", at: lineStart, &events)
                 }
-                contentLength = sum
                 valueState = 1
             } else if byte == space || byte == tab {
                 if valueState == 1 { valueState = 2 }
@@ -711,12 +729,11 @@ struct HTTPFraming {
                 return refuse(501, "Transfer codings other than chunked are not supported.", at: lineStart, &events)
             }
         }
-        if contentLength > limits.maxBodyBytes {
-            return refuse(
-                413, "The request body is larger than the limit of \(limits.maxBodyBytes) bytes.", at: lineStart, &events)
-        }
+        // At most `maxLength` (checked digit by digit): a body of up to `Int.max` bytes is a number.
+        let length = contentLength.intValue(atMost: Int.max) ?? 0
+        if length > limits.maxBodyBytes { return refuseBodyOverLimit(&events) }
         events.headsCompleted += 1
-        let hasBody = chunked || contentLength > 0
+        let hasBody = chunked || length > 0
         guard hasBody else {
             state = .requestStart
             events.messagesCompleted += 1
@@ -726,24 +743,29 @@ struct HTTPFraming {
         if chunked {
             state = .chunkSizeStart
         } else {
-            remaining = contentLength
+            remaining = length
             state = .body
         }
     }
 
     private mutating func chunkLineEnd(_ events: inout FramingEvents) {
-        let (sum, overflow) = bodyBytes.addingReportingOverflow(chunkSize)
-        guard !overflow, sum <= limits.maxBodyBytes else {
-            return refuse(413, "The request body is larger than the limit of \(limits.maxBodyBytes) bytes.", at: lineStart, &events)
+        // bodyBytes ≤ maxBodyBytes, so the room left is never negative; a size past it (or past
+        // UInt64) is no value at all.
+        guard let size = chunkSize.intValue(atMost: limits.maxBodyBytes - bodyBytes) else {
+            return refuseBodyOverLimit(&events)
         }
-        bodyBytes = sum
-        if chunkSize == 0 {
+        bodyBytes += size
+        if size == 0 {
             headBytes = 0
             state = .trailerStart
         } else {
-            remaining = chunkSize
+            remaining = size
             state = .chunkData
         }
+    }
+
+    private mutating func refuseBodyOverLimit(_ events: inout FramingEvents) {
+        refuse(413, "The request body is larger than the limit of \(limits.maxBodyBytes) bytes.", at: lineStart, &events)
     }
 
     private mutating func messageComplete(_ events: inout FramingEvents) {
@@ -858,6 +880,8 @@ private let colon = UInt8(ascii: ":")
 private let semicolon = UInt8(ascii: ";")
 private let comma = UInt8(ascii: ",")
 private let zero = UInt8(ascii: "0")
+/// The largest Content-Length read as a number (larger ones are refused, as too large a number).
+private let maxLength = UInt64(Int.max)
 /// The bytes of "HTTP/".
 @inline(__always) private func httpPrefix(_ index: Int) -> UInt8 {
     switch index {
@@ -869,18 +893,20 @@ private let zero = UInt8(ascii: "0")
 }
 
 /// A byte of a target in origin form (or of the rest of an absolute-form one): visible ASCII.
-@inline(__always) private func isTargetByte(_ byte: UInt8) -> Bool { byte > space && byte != 0x7F }
+@inline(__always) private func isTargetByte(_ byte: UInt8) -> Bool { byte > space && byte < 0x7F }
 
 /// A field value byte that is not CR, LF or a control character: visible ASCII, SP, HTAB, obs-text.
 @inline(__always) private func isPlainValueByte(_ byte: UInt8) -> Bool { byte >= space ? byte != 0x7F : byte == tab }
 
 /// Skips whole words of eight bytes from `index` to at most `end` in which every byte is at least
-/// `floor` (at most 0x80; bytes from 0x80 up count as above it) and none is DEL; returns where it
-/// stopped. For each byte lane (SWAR), subtracting `floor` borrows, and sets the lane's high bit while
+/// `floor` (at most 0x80; bytes from 0x80 up count as above it, unless `asciiOnly` stops at them)
+/// and none is DEL; returns where it stopped. For each byte lane (SWAR), subtracting `floor` borrows, and sets the lane's high bit while
 /// the byte's own is clear, only if the byte is below `floor`; the lowest such lane gets no borrow
 /// from below, so a word passes exactly when none of its bytes is below `floor` (DEL likewise, as a
 /// zero byte of `word ^ DEL`).
-@inline(__always) private func skipWords(in bytes: UnsafeRawBufferPointer, from index: Int, to end: Int, atLeast floor: UInt8) -> Int {
+@inline(__always) private func skipWords(
+    in bytes: UnsafeRawBufferPointer, from index: Int, to end: Int, atLeast floor: UInt8, asciiOnly: Bool = false
+) -> Int {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let highBits: UInt64 = 0x8080_8080_8080_8080
     var scan = index
@@ -889,7 +915,7 @@ private let zero = UInt8(ascii: "0")
         let below = (word &- ones &* UInt64(floor)) & ~word
         let delXor = word ^ (ones &* 0x7F)
         let del = (delXor &- ones) & ~delXor
-        guard (below | del) & highBits == 0 else { break }
+        guard (below | del | (asciiOnly ? word : 0)) & highBits == 0 else { break }
         scan += 8
     }
     return scan
@@ -927,15 +953,6 @@ private let zero = UInt8(ascii: "0")
 
 /// CTL other than HTAB (RFC 5234), including DEL.
 @inline(__always) private func isControl(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != tab) || byte == 0x7F }
-
-@inline(__always) private func hexValue(_ byte: UInt8) -> Int? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - zero)
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a") + 10)
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A") + 10)
-    default: nil
-    }
-}
 
 /// tchar (RFC 9110 §5.6.2): ALPHA, DIGIT and "!#$%&'*+-.^_`|~". Bit sets of bytes 0-63 and
 /// 64-127 (literals, so no lazily initialised global is consulted per byte).

@@ -6,7 +6,8 @@ extension HTTPRequest {
     /// byte to the empty line's end): the framing checked every byte of it, so this only splits
     /// it — the method and target at their spaces, each field line at its colon, values without
     /// their surrounding white space. An absolute-form target (`http://host/todos?x`, RFC 9112
-    /// §3.2.2) is routed by its path and query.
+    /// §3.2.2) is routed by its path and query, and its authority is kept as `targetAuthority`
+    /// (it wins over `Host`, §3.2.2), so that URLs the server builds name the host asked for.
     init(acceptedHead head: UnsafeRawBufferPointer, clientAddress: String) {
         let bytes = head.bindMemory(to: UInt8.self)
         let count = bytes.count
@@ -16,7 +17,7 @@ extension HTTPRequest {
         index = min(index + 1, count)
         let targetStart = index
         while index < count, bytes[index] != space { index += 1 }
-        let target = Self.originForm(UnsafeBufferPointer(rebasing: bytes[targetStart..<index]))
+        let (target, authority) = Self.originForm(UnsafeBufferPointer(rebasing: bytes[targetStart..<index]))
         index = min(index + 1, count)
         // "HTTP/1.x": the framing accepts 1.0 and 1.1 only.
         let minor = index + 7 < count ? Int(bytes[index + 7] &- UInt8(ascii: "0")) : 1
@@ -39,23 +40,26 @@ extension HTTPRequest {
             headers.add(name, String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self))
         }
         self.init(method: method, uri: target, headers: headers, version: (1, minor))
+        targetAuthority = authority
         self.clientAddress = clientAddress
     }
 
-    /// The origin form of `target`: itself when it starts with "/" (or is "*"); the path and query
-    /// of an absolute form ("/" when it has no path).
-    private static func originForm(_ target: UnsafeBufferPointer<UInt8>) -> String {
+    /// The origin form of `target`: itself when it starts with "/" (or is "*", or a CONNECT's
+    /// authority); the path and query of an absolute form ("/" when it has no path), with its
+    /// authority (the framing let through only `http` and `https` ones, with a host).
+    private static func originForm(_ target: UnsafeBufferPointer<UInt8>) -> (target: String, authority: String?) {
         guard let first = target.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*"),
             let schemeEnd = target.firstIndex(of: colon), schemeEnd + 2 < target.count,
             target[schemeEnd + 1] == UInt8(ascii: "/"), target[schemeEnd + 2] == UInt8(ascii: "/")
-        else { return String(decoding: target, as: UTF8.self) }
+        else { return (String(decoding: target, as: UTF8.self), nil) }
         let authorityStart = schemeEnd + 3
         var index = authorityStart
         while index < target.count, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(target[index]) {
             index += 1
         }
+        let authority = String(decoding: UnsafeBufferPointer(rebasing: target[authorityStart..<index]), as: UTF8.self)
         let rest = String(decoding: UnsafeBufferPointer(rebasing: target[index...]), as: UTF8.self)
-        return rest.utf8.first == UInt8(ascii: "/") ? rest : "/" + rest
+        return (rest.utf8.first == UInt8(ascii: "/") ? rest : "/" + rest, authority)
     }
 
     /// Whether the client asks to keep the connection: HTTP/1.1 unless `Connection` lists

@@ -14,6 +14,11 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The HTTP version as (major, minor).
     public var version: (major: Int, minor: Int)
+    /// The authority (`host[:port]`) of an absolute-form target (`http://host/todos`), which the
+    /// transport routes by its path: it names the host the request is for, not `Host` (RFC 9112 §3.2.2).
+    public var targetAuthority: String?
+    /// The host the request is for: the target's authority, else `Host`.
+    public var host: String? { targetAuthority ?? headers["Host"] }
     /// The peer's address and port (`127.0.0.1:50312`, `[::1]:50312`), for the access log.
     public var clientAddress = ""
 

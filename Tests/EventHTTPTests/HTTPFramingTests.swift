@@ -130,6 +130,124 @@ struct HTTPFramingTests {
         }
     }
 
+    @Test("issue 35: chunk sizes of 2^63 and more are too large, never negative: the chunk's body is never read as a request")
+    func chunkSizesThatWrapped() {
+        let chunked = "POST /todos HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let smuggled = "DELETE /todos HTTP/1.1\r\nHost: h\r\n\r\n"
+        let bodyLimits = HTTPFraming.Limits(maxHeadBytes: 1024, maxBodyBytes: 1 << 20, maxChunkLineBytes: 1024)
+        for size in ["ffffffffffffffff", "8000000000000000", "fffffffffffffff0", "FFFFFFFFFFFFFFFFF", "10000000000000000"] {
+            let stream = chunked + size + "\r\n" + smuggled
+            for pieces in [nil, 1, 5] {
+                var (events, framing) = frame(Array(stream.utf8), pieces: pieces, limits: bodyLimits)
+                #expect(events.refusal?.status == 413, "\(size) pieces \(String(describing: pieces))")
+                #expect(events.refusal?.cutOffset == chunked.utf8.count, "\(size)")
+                #expect(events.headsCompleted == 1, "\(size): only the POST's head")
+                #expect(events.messagesCompleted == 0, "\(size)")
+                #expect(framing.isFinished)
+                // Nothing after the refusal is ever framed, however much comes.
+                var more = FramingEvents()
+                Array(repeating: UInt8(ascii: "a"), count: 4096).withUnsafeBytes { _ = framing.consume($0, into: &more) }
+                #expect(more.headsCompleted == 0 && more.messagesCompleted == 0 && more.bodySpans.isEmpty)
+            }
+        }
+        // 2^63 then 2^63 - 1: the sum may not wrap below the limit either.
+        let (sum, _) = frame(
+            Array((chunked + "1\r\nx\r\n7fffffffffffffff\r\n").utf8),
+            limits: HTTPFraming.Limits(maxHeadBytes: 1024, maxBodyBytes: Int.max, maxChunkLineBytes: 64))
+        #expect(sum.refusal?.status == 413)
+        // At the largest limit, a chunk of Int.max bytes is a chunk (its data is awaited), one more is too large.
+        let largest = HTTPFraming.Limits(maxHeadBytes: 1024, maxBodyBytes: Int.max, maxChunkLineBytes: 64)
+        let (atMost, open) = frame(Array((chunked + "7fffffffffffffff\r\n" + smuggled).utf8), limits: largest)
+        #expect(atMost.refusal == nil)
+        #expect(atMost.messagesCompleted == 0 && !open.isIdle && !open.isFinished)
+        let (pastIt, _) = frame(Array((chunked + "8000000000000000\r\n").utf8), limits: largest)
+        #expect(pastIt.refusal?.status == 413)
+    }
+
+    @Test("issue 35: leading zeros are digits, never value: an 18-digit chunk size of 17 and a 25-digit Content-Length of 5")
+    func leadingZeros() {
+        let chunked = "POST /todos HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let body = String(repeating: "x", count: 17)
+        for pieces in [nil, 1, 4] {
+            let (events, framing) = frame(chunked + "000000000000000011\r\n" + body + "\r\n0\r\n\r\n", pieces: pieces)
+            #expect(events.refusal == nil)
+            #expect(events.messagesCompleted == 1)
+            #expect(framing.isIdle)
+            let (length, _) = frame(
+                "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Length: 0000000000000000000000005\r\n\r\nabcdeGET / HTTP/1.1\r\nHost: h\r\n\r\n",
+                pieces: pieces)
+            #expect(length.refusal == nil)
+            #expect(length.messagesCompleted == 2)
+        }
+        // The most digits a chunk-size line holds: its limit (64 here), whatever they are.
+        let (long, _) = frame(chunked + String(repeating: "0", count: 70) + "1\r\n")
+        #expect(long.refusal?.status == 400)
+        #expect(long.refusal?.detail.contains("longer than 64 bytes") == true)
+    }
+
+    @Test("issue 35: Content-Length up to Int.max is a number (413 past the body limit); past it, too large a number (400)")
+    func contentLengthBoundaries() {
+        let post = "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Length: "
+        let largest = HTTPFraming.Limits(maxHeadBytes: 1024, maxBodyBytes: Int.max, maxChunkLineBytes: 64)
+        for (value, status) in [
+            ("9223372036854775807", nil), ("09223372036854775807", nil), ("9223372036854775808", 400), ("18446744073709551616", 400),
+            ("18446744073709551615", 400),
+        ] as [(String, Int?)] {
+            for pieces in [nil, 1, 3] {
+                var framing = HTTPFraming(limits: largest)
+                var events = FramingEvents()
+                let bytes = Array((post + value + "\r\n\r\n").utf8)
+                var start = 0
+                while start < bytes.count {
+                    let end = min(bytes.count, start + (pieces ?? bytes.count))
+                    bytes[start..<end].withUnsafeBytes { _ = framing.consume($0, into: &events) }
+                    start = end
+                }
+                #expect(events.refusal?.status == status, "\(value) pieces \(String(describing: pieces))")
+                #expect(events.headsCompleted == (status == nil ? 1 : 0), "\(value)")
+            }
+        }
+        let (overLimit, _) = frame(post + "101\r\n\r\n")
+        #expect(overLimit.refusal?.status == 413)
+    }
+
+    @Test("issue 35: a target is a path, *, a CONNECT's authority, or an http(s) URI with a host; others and non-ASCII bytes are 400")
+    func targets() {
+        func outcome(_ method: String, _ target: [UInt8]) -> (FramingEvents, HTTPFraming) {
+            frame(Array("\(method) ".utf8) + target + Array(" HTTP/1.1\r\nHost: h\r\n\r\n".utf8))
+        }
+        for target in ["ftp://x/healthz", "http:///todos", "http://", "https://?q", "http:/a", "healthz", "hxxp://a/", "http//a/", "h"] {
+            let (events, _) = outcome("GET", Array(target.utf8))
+            #expect(events.refusal?.status == 400, "\(target)")
+            #expect(events.refusal?.detail.contains("a path (/todos) or an http or https URI with a host") == true, "\(target)")
+        }
+        for target in [[UInt8(ascii: "/"), 0xFF], Array("/todos?q=".utf8) + [0xC3, 0xA9], [UInt8(ascii: "/"), 0x80]] {
+            let (events, _) = outcome("GET", target)
+            #expect(events.refusal?.status == 400, "\(target)")
+            #expect(events.refusal?.detail.contains("not ASCII") == true, "\(target)")
+        }
+        for (method, target) in [
+            ("GET", "/todos"), ("OPTIONS", "*"), ("CONNECT", "example.com:443"), ("GET", "http://a"), ("GET", "HTTPS://a:1/x"),
+            ("GET", "http://a?b"),
+        ] {
+            let (events, _) = outcome(method, Array(target.utf8))
+            #expect(events.refusal == nil, "\(method) \(target)")
+            #expect(events.headsCompleted == 1, "\(method) \(target)")
+        }
+    }
+
+    @Test("issue 35: empty lines before a request line begin its head (its time-out runs), though the framing is still idle")
+    func emptyLinesBeginAHead() {
+        let (none, idle) = frame("")
+        #expect(none.removals.isEmpty && idle.isIdle && !idle.headBegun)
+        let (lines, framing) = frame("\r\n\r\n")
+        #expect(lines.removals == [0..<4])
+        #expect(framing.isIdle && framing.headBegun)
+        let (whole, after) = frame("\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(whole.messagesCompleted == 1)
+        #expect(after.isIdle && !after.headBegun)
+    }
+
     @Test("chunk extensions and bad whitespace before them: extensions are accepted and marked for removal")
     func chunkExtensions() {
         let head = "POST /t HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"

@@ -31,11 +31,11 @@ struct RequestIdentity: Sendable {
         }
     }
 
-    /// `publicURL`, else `http://` and the request's `Host`, else `fallback` (HTTP/1.0 without
-    /// `Host`). `RequestScreening` answers 400 to an invalid `Host` before any module reads this.
+    /// `publicURL`, else `http://` and the request's host (an absolute-form target's authority, or
+    /// `Host`), else `fallback` (HTTP/1.0 without `Host`). `RequestScreening` answers 400 to an invalid `Host` before any module reads this.
     func baseURL(for request: HTTPRequest, fallback: @autoclosure () -> String) -> String {
         if let publicURL { return publicURL }
-        if let host = request.headers["Host"] { return baseURL(host: host) }
+        if let host = request.host { return baseURL(host: host) }
         return fallback()
     }
 

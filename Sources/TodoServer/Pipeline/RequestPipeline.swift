@@ -132,7 +132,7 @@ public struct RequestPipeline: Sendable {
     /// What the modules know of `request`: its base URL, id, query, path, conditions and logger.
     private func context(for request: HTTPRequest, requestID: String, loop: Int) -> RequestContext {
         let baseURL: String
-        if identity.publicURL == nil, let host = request.headers["Host"] {
+        if identity.publicURL == nil, let host = request.host {
             baseURL = baseURLs.url(loop: loop, host: host) { [identity] in identity.baseURL(host: $0) }
         } else {
             baseURL = identity.baseURL(for: request, fallback: fallbackBaseURL())

@@ -98,6 +98,9 @@ public struct RequestScreening: Sendable {
         if let host, !Self.isValidHost(host) {
             return (.badRequest("The Host header is not a host name or address with an optional port."), true)
         }
+        if let authority = request.targetAuthority, !Self.isValidHost(authority) {
+            return (.badRequest("The request target's authority is not a host name or address with an optional port."), true)
+        }
         if let emptyCondition {
             return (.badRequest("The \(emptyCondition) header is empty; send * or one or more entity tags, or leave it out."), false)
         }
