@@ -103,6 +103,9 @@ struct TodosViewDecodingTests {
             ("completed=yes", "completed"), ("sort=priority", "sort"), ("sort=-", "sort"), ("limit=0", "limit"),
             ("limit=1001", "limit"), ("limit=abc", "limit"), ("offset=-1", "offset"), ("offset=1.5", "offset"),
             ("limit=1&limit=2", "limit"),
+            // Issue 35: digits only, read without wrapping (Swift's Int("+5") would take a sign).
+            ("limit=+5", "limit"), ("offset=+1", "offset"), ("offset=-0", "offset"), ("limit=%2B5", "limit"),
+            ("offset=99999999999999999999", "offset"), ("offset=9223372036854775808", "offset"), ("limit=18446744073709551621", "limit"),
         ] {
             let capture = ResponseCapture()
             view.handleList(

@@ -1,3 +1,5 @@
+import HTTPValues
+
 /// Turns `GET /todos` query parameters into a `TodoQuery`, or names the bad parameter.
 /// Parameters it does not know (a front end's cache buster, say) are left alone.
 struct TodoListQueryDecoder: Sendable {
@@ -24,15 +26,16 @@ struct TodoListQueryDecoder: Sendable {
                 }
                 query.sort = sort
             case "limit":
-                guard let limit = Int(value), (1...TodoQuery.maxLimit).contains(limit) else {
+                // Digits only (no sign), read without wrapping, as every number a client sends.
+                guard let limit = WireNumber.parse(value, max: UInt64(TodoQuery.maxLimit)), limit >= 1 else {
                     return .failure(.badQueryParameter(name: name, value: value, expected: "an integer from 1 to \(TodoQuery.maxLimit)"))
                 }
-                query.limit = limit
+                query.limit = Int(limit)
             default:
-                guard let offset = Int(value), offset >= 0 else {
+                guard let offset = WireNumber.parse(value, max: UInt64(Int.max)) else {
                     return .failure(.badQueryParameter(name: name, value: value, expected: "an integer of 0 or more"))
                 }
-                query.offset = offset
+                query.offset = Int(offset)
             }
         }
         return .success(query)

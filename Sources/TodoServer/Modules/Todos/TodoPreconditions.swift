@@ -1,3 +1,5 @@
+import HTTPValues
+
 /// The preconditions of a change to one to-do as the request states them (`If-Match`,
 /// `If-None-Match`, entity tags), and the `RevisionCondition` they mean for the store.
 public struct TodoPreconditions: Sendable, Equatable {
@@ -32,7 +34,6 @@ extension EntityTag {
     /// The revision a to-do's tag names (`"7"`: 7), nil for a tag in another format (`"07"`,
     /// `"list-…"`, `"x"`).
     var revision: UInt64? {
-        guard let value = UInt64(opaque), String(value) == opaque else { return nil }
-        return value
+        WireNumber.parse(opaque, canonical: true)
     }
 }
