@@ -14,7 +14,8 @@ public struct RequestPipeline: Sendable {
     private let identity: RequestIdentity
     /// Each loop's last base URL built from `Host`.
     private let baseURLs: BaseURLCache
-    private let metrics: RequestMetrics
+    /// Per loop; `internal` for the tests that check whose loop touches it.
+    let metrics: RequestMetrics
     private let accessLog: AccessLog
     /// The server's logger; each request's `RequestContext.logger` adds its `request_id`.
     private let logger: Logger

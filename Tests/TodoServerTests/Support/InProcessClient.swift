@@ -15,7 +15,7 @@ import TestSupport
 /// is passed), as the server runs a request on the loop it came in on: a store that answers later
 /// (PostgreSQL, the journal) answers on that loop too, so the loop's own state (its metrics) is
 /// only ever touched there. Called from the test's thread, a request raced the store's answers
-/// for the same loop (a ThreadSanitizer finding, issue 35).
+/// for the same loop (a ThreadSanitizer finding, issue 35); `LoopAffinity` now stops that at once.
 struct InProcessClient {
     let application: TodoApplication
     /// What `send` answers the pipeline: `.connectionClosed` plays a client that hung up.
