@@ -166,6 +166,16 @@ struct SecretsStayOutOfLogsTests {
                     }
                 }
             }
+            // A head refused before its body (`Expect: 100-continue`, `RequestPipeline.answer(toHead:)`).
+            let waiting = [("Expect", "100-continue"), ("Content-Type", "application/json"), ("Content-Length", "17")]
+            probes += [
+                Probe(
+                    method: "POST", target: "/todos/events?%61ccess_token=\(encoded)", headers: waiting,
+                    status: token == writeToken ? 405 : 403, loggedTarget: "/todos/events?%61ccess_token=(redacted)"),
+                Probe(
+                    method: "POST", target: "/todos?ACCESS_TOKEN=\(encoded)&access_token=\(encoded)", headers: waiting, status: 401,
+                    loggedTarget: "/todos?ACCESS_TOKEN=(redacted)&access_token=(redacted)"),
+            ]
             // The header: never logged, whatever its spelling or scheme.
             let other = token == writeToken ? 204 : 403
             probes += [
