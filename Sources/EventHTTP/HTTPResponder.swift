@@ -1,6 +1,7 @@
 import HTTPValues
 
-/// The one-shot answer channel of a request; use it on the request's loop thread only.
+/// The one-shot answer channel of a request; use it on the request's loop thread only (asserted
+/// in debug builds: the connection is the loop's, without a lock).
 public struct HTTPResponder {
     let connection: HTTPConnection
     let request: ConnectionStateMachine.RequestID
@@ -20,6 +21,7 @@ public struct HTTPResponder {
     /// GET would have, and no body.
     @discardableResult
     public func send(_ response: HTTPResponse) -> Delivery {
-        connection.answer(response, to: request)
+        assert(connection.server.loop.isCurrent, "an answer sent off its request's loop thread")
+        return connection.answer(response, to: request)
     }
 }

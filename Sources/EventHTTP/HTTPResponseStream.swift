@@ -7,8 +7,8 @@ import HTTPValues
 /// HTTP/1.0 client), with back-pressure: each write says whether the connection's output is over
 /// its bound, and the stream's event handler hears when it has drained and when the connection
 /// closed. Use it on the request's loop thread only (it may be carried there in work queued with
-/// `EventLoop.execute`, hence `Sendable`); `finish` ends the answer and the connection goes on
-/// with the client's next request.
+/// `EventLoop.execute`, hence `Sendable`; asserted in debug builds); `finish` ends the answer and
+/// the connection goes on with the client's next request.
 public struct HTTPResponseStream: @unchecked Sendable {
     let connection: HTTPConnection
     let request: ConnectionStateMachine.RequestID
@@ -16,18 +16,21 @@ public struct HTTPResponseStream: @unchecked Sendable {
     /// Queues `bytes` as the next part of the body and writes it out as far as the socket takes it.
     @discardableResult
     public func write(_ bytes: [UInt8]) -> HTTPStreamWrite {
-        connection.streamWrite(bytes, request: request, flushing: true)
+        assertOnLoop()
+        return connection.streamWrite(bytes, request: request, flushing: true)
     }
 
     /// Queues `bytes` as the next part of the body without writing: a batch of parts goes out in
     /// one system call at the next `flush()` (or write).
     @discardableResult
     public func queue(_ bytes: [UInt8]) -> HTTPStreamWrite {
-        connection.streamWrite(bytes, request: request, flushing: false)
+        assertOnLoop()
+        return connection.streamWrite(bytes, request: request, flushing: false)
     }
 
     /// Writes what is queued (as one chunk) as far as the socket takes it.
     public func flush() {
+        assertOnLoop()
         guard isOpen else { return }
         connection.sealStagedChunk()
         if !connection.servicing { connection.flush() }
@@ -36,6 +39,7 @@ public struct HTTPResponseStream: @unchecked Sendable {
     /// Ends the body. The connection then reads the client's next request (or closes, when the
     /// answer said so).
     public func finish() {
+        assertOnLoop()
         connection.streamFinish(request: request)
     }
 
@@ -47,6 +51,7 @@ public struct HTTPResponseStream: @unchecked Sendable {
 
     /// Asks for `.drained` once at most `bytes` are pending (after the socket has taken the rest).
     public func notifyWhenDrained(below bytes: Int) {
+        assertOnLoop()
         guard isOpen else { return }
         connection.server.machine.streamDrainRequested(connection.id, below: bytes)
     }
@@ -54,8 +59,15 @@ public struct HTTPResponseStream: @unchecked Sendable {
     /// Closes the connection now, without ending the body (a subscriber cut off): the client sees
     /// the stream break, not end.
     public func abort() {
+        assertOnLoop()
         guard isOpen else { return }
         connection.close()
+    }
+
+    /// Stops a debug build when the stream is used off its loop's thread: its connection is the
+    /// loop's, without a lock, and a write from elsewhere would race the loop's own.
+    private func assertOnLoop() {
+        assert(connection.server.loop.isCurrent, "a response stream used off its request's loop thread")
     }
 }
 
@@ -67,6 +79,7 @@ extension HTTPResponder {
     public func startStream(
         status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
     ) -> HTTPResponseStream? {
+        assert(connection.server.loop.isCurrent, "a response stream started off its request's loop thread")
         guard connection.startStream(status: status, headers: headers, request: request, onEvent: onEvent) else { return nil }
         return HTTPResponseStream(connection: connection, request: request)
     }

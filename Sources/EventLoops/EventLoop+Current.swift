@@ -9,6 +9,9 @@ extension EventLoop {
         return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
     }
 
+    /// Whether the calling thread is this loop's.
+    public var isCurrent: Bool { EventLoop.current === self }
+
     /// Makes the calling thread this loop's for `current`, for the thread's life (set once, by
     /// `run`; whoever runs the loop keeps it alive while its thread runs).
     func bindCurrentThread() {

@@ -23,8 +23,10 @@ public final class PostgresClient: Sendable {
         phases.withTracedLock { $0 = (makeObserver, skipping?.identity) }
     }
 
-    /// The pool of `loop`; call it on that loop's thread.
+    /// The pool of `loop`; call it on that loop's thread (asserted in debug builds: the pool is the
+    /// loop's, without a lock).
     public func pool(on loop: EventLoop) -> PostgresLoopPool {
+        assert(loop.isCurrent, "a loop's PostgreSQL pool asked for off that loop's thread")
         if let pool = pools.withTracedLock({ $0[loop.identity] }) { return pool.valueOnLoop }
         let make = phases.withTracedLock { phases in phases.flatMap { $0.skipping == loop.identity ? nil : $0.makeObserver } }
         let observer = make?()

@@ -4,6 +4,10 @@ import Logging
 /// Writes one line per request: method, target with its query, status, body bytes, duration and,
 /// for 4xx and 5xx, the problem's detail; the request id and client address as metadata. At trace
 /// level the request's header fields come first (never `Authorization`, `Proxy-Authorization` or `Cookie`).
+///
+/// Secrets never reach a line: the query is written with the value of every secret parameter
+/// masked (`QueryParameters.maskingSecrets`, which reads names as the router does), here where the
+/// line is made rather than by each caller: this is the server's one line that writes a request's query.
 public struct AccessLog: Sendable {
     let logger: Logger
     /// The logger's handler when it is the server's own without metadata of its own: lines go to it
@@ -34,19 +38,20 @@ public struct AccessLog: Sendable {
             guard logger.logLevel <= .info else { return }
         }
         let microseconds = duration.wholeMicroseconds
+        let query = request.query.map(QueryParameters.maskingSecrets)
         // The server's own handler gets the line's parts and writes the bytes at once, skipping
         // swift-log's message interpolation, metadata dictionary, merge and key sort.
         if let handler = direct, microseconds >= 0 {
             let detail = response.status >= 400 ? Self.problemDetail(of: response) : nil
             handler.logAccess(
                 StdoutLogHandler.AccessEntry(
-                    method: request.method.rawValue, path: request.path, query: request.query, status: response.status,
+                    method: request.method.rawValue, path: request.path, query: query, status: response.status,
                     bodyBytes: response.body.count, microseconds: microseconds, detail: detail, requestID: requestID,
                     client: request.clientAddress))
             return
         }
         let milliseconds = DecimalText.milliseconds(duration)
-        let target = request.query.map { "\(request.path)?\($0)" } ?? request.path
+        let target = query.map { "\(request.path)?\($0)" } ?? request.path
         var message = "\(request.method.rawValue) \(target) \(response.status) \(response.body.count) \(milliseconds)ms"
         if response.status >= 400, let detail = Self.problemDetail(of: response) {
             message += " — \(detail)"

@@ -1,4 +1,5 @@
 import CoreMetrics
+import EventLoops
 import HTTPValues
 
 /// Counts requests by route template, method and status, and times them, through swift-metrics.
@@ -16,13 +17,22 @@ public final class RequestMetrics: Sendable {
         loops = (0..<max(1, loopCount)).map { LoopMetrics(index: $0, factory: factory) }
     }
 
-    /// Records one answered request; call it on the loop thread `loop`.
+    /// Records one answered request; call it on the loop thread `loop` (checked in debug builds:
+    /// `LoopMetrics`).
     public func record(loop: Int, route: String, method: HTTPMethod, status: Int, duration: Duration) {
         loops[loop % loops.count].record(route: route, method: method, status: status, duration: duration)
     }
+
+    /// Whether the calling thread may record for `loop`, as `record` asserts: it is the loop that
+    /// recorded for it first (or becomes it, when none has yet).
+    func allowsCaller(loop: Int) -> Bool {
+        loops[loop % loops.count].affinity.allowsCaller()
+    }
 }
 
-/// One loop's metric handles. Only its loop thread touches the cache.
+/// One loop's metric handles. Only its loop thread touches the cache: its `affinity` checks that,
+/// in debug builds on every record, so that a caller off the loop (or recording for another loop's
+/// number) fails a plain test run at once, not a ThreadSanitizer run now and then.
 ///
 /// The handles a loop used last are found by comparison in a short list before the dictionary:
 /// route templates are the route table's strings (equal by identity), so a hit costs a few integer
@@ -38,18 +48,24 @@ private final class LoopMetrics: @unchecked Sendable {
     /// steady traffic.
     private static let recentCapacity = 16
 
+    private let index: Int
     private let factory: any MetricsFactory
+    let affinity = LoopAffinity()
     private let timer: CoreMetrics.Timer
     private var recent: [(key: Key, counter: Counter)] = []
     private var counters: [Key: Counter] = [:]
 
     init(index: Int, factory: any MetricsFactory) {
+        self.index = index
         self.factory = factory
         timer = CoreMetrics.Timer(label: RequestMetrics.durationLabel, dimensions: [("loop", String(index))], factory: factory)
         recent.reserveCapacity(Self.recentCapacity)
     }
 
     func record(route: String, method: HTTPMethod, status: Int, duration: Duration) {
+        assert(
+            affinity.allowsCaller(),
+            "loop \(index)'s request metrics touched off loop \(index)'s thread: \(method.rawValue) \(route) \(status)")
         counter(route: route, method: method, status: status).increment()
         timer.recordNanoseconds(duration.wholeNanoseconds)
     }

@@ -3,14 +3,31 @@ public struct QueryParameters: Sendable, Equatable {
     public private(set) var pairs: [(name: String, value: String)]
 
     public init(_ query: String? = nil) {
-        pairs = []
-        guard let query, !query.isEmpty else { return }
+        var pairs: [(name: String, value: String)] = []
+        if let query, !query.isEmpty {
+            Self.forEachItem(in: query) { name, rawValue in
+                pairs.append((name: name, value: rawValue.map(Self.decode) ?? ""))
+            }
+        }
+        self.pairs = pairs
+    }
+
+    /// Reads `query` the one way the server reads a query: `init` for the router and the modules
+    /// (the live feed's `access_token=` among them), `maskingSecrets(in:)` for the logs, so that
+    /// the name a parameter is found under is the name it is masked under, however it was spelled.
+    /// `&` separates items (empty ones are skipped) and an item's first `=` its name from its value;
+    /// `visit` gets each item's decoded name (`decode`) and its raw value, a slice of `query` (nil
+    /// without `=`).
+    static func forEachItem(in query: String, _ visit: (_ name: String, _ rawValue: Substring?) -> Void) {
         for item in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = PercentDecoding.decode(parts[0], plusIsSpace: true)
-            let value = parts.count > 1 ? PercentDecoding.decode(parts[1], plusIsSpace: true) : ""
-            pairs.append((name: name, value: value))
+            visit(decode(parts[0]), parts.count > 1 ? parts[1] : nil)
         }
+    }
+
+    /// A name or value as sent in a query, decoded: `+` is a space, `%XX` a byte.
+    static func decode(_ raw: Substring) -> String {
+        PercentDecoding.decode(raw, plusIsSpace: true)
     }
 
     /// The first value given for `name`.

@@ -69,7 +69,7 @@ struct HeadRefusalTests {
         let (method, target, headers) = Self.refused[index]
         let client = try client()
         let head = head(method, target, headers)
-        let fromHead = try #require(client.application.pipeline.answer(toHead: head), "\(method) \(target) \(headers)")
+        let fromHead = try #require(await client.answer(toHead: head), "\(method) \(target) \(headers)")
         #expect(fromHead.status >= 400)
         #expect(fromHead.headers["X-Request-ID"] != nil)
         var whole = head
@@ -79,35 +79,35 @@ struct HeadRefusalTests {
     }
 
     @Test("a head whose answer depends on its body or its module gets none: the wire sends 100 Continue", arguments: accepted.indices)
-    func noAnswerFromHead(index: Int) throws {
+    func noAnswerFromHead(index: Int) async throws {
         let (method, target, headers) = Self.accepted[index]
-        #expect(try client().application.pipeline.answer(toHead: head(method, target, headers)) == nil, "\(method) \(target) \(headers)")
+        #expect(try await client().answer(toHead: head(method, target, headers)) == nil, "\(method) \(target) \(headers)")
     }
 
     @Test("a chunked body's type is judged once it is read: no 415 from the head (the body may be empty)")
-    func chunkedType() throws {
+    func chunkedType() async throws {
         var headers: HTTPHeaders = ["Host": "h", "Authorization": "Bearer rw", "Content-Type": "text/plain"]
         headers.add("Transfer-Encoding", "chunked")
         headers.add("Expect", "100-continue")
-        #expect(try client().application.pipeline.answer(toHead: HTTPRequest(method: .post, uri: "/todos", headers: headers)) == nil)
+        #expect(try await client().answer(toHead: HTTPRequest(method: .post, uri: "/todos", headers: headers)) == nil)
     }
 
     @Test("a connection over the limit: the head gets the 503")
-    func overLimit() throws {
+    func overLimit() async throws {
         let head = head(.post, "/todos", ["Authorization": "Bearer rw", "Content-Type": "application/json"])
-        let answer = try #require(try client().application.pipeline.answer(toHead: head, connectionOverLimit: true))
+        let answer = try #require(try await client().answer(toHead: head, connectionOverLimit: true))
         #expect(answer.status == 503)
         #expect(answer.headers["Retry-After"] == "1")
     }
 
     @Test("a refusal from the head is logged like any answer, with its request id; an accepted head logs nothing")
-    func accessLog() throws {
+    func accessLog() async throws {
         let storage = CapturingLogHandler.Storage()
         let client = try client(logHandler: CapturingLogHandler(storage: storage))
         var head = head(.post, "/todos", ["Content-Type": "application/json"])
         head.headers.add("X-Request-ID", "head-1")
-        #expect(client.application.pipeline.answer(toHead: head)?.status == 401)
-        _ = client.application.pipeline.answer(toHead: self.head(.post, "/todos", ["Authorization": "Bearer rw"]))
+        #expect(await client.answer(toHead: head)?.status == 401)
+        _ = await client.answer(toHead: self.head(.post, "/todos", ["Authorization": "Bearer rw"]))
         let lines = storage.lines.withTracedLock { $0 }
         #expect(lines.count == 1, "\(lines.map(\.message))")
         let line = try #require(lines.first)
