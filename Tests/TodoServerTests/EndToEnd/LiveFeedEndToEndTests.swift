@@ -229,6 +229,31 @@ struct LiveFeedEndToEndTests {
         #expect(try unknown.nextEvent()?.event == "resync")
     }
 
+    /// Issue 35: a memory store took a cursor with a PostgreSQL snapshot it never hands out (4,096
+    /// transactions "in progress"); the stream never advanced nor resynced, and every write
+    /// rescanned the retained changes against the list. Such a token is unknown: a resync, then on.
+    @Test func aForgedSnapshotCursorOnTheMemoryStoreGetsAResyncThenHearsLaterChanges() throws {
+        let server = try LiveServer()
+        _ = try server.request("POST", "/todos", body: #"{"title":"before"}"#)
+        let (_, position) = try server.listing()
+        let tag = try #require(position.split(separator: ".").first.map(String.init))
+        #expect(position == "\(tag).1.1")
+        let inProgress = (2...4097).map(String.init).joined(separator: "_")
+        for forged in ["\(tag).1.0~1.5000.\(inProgress)", "\(tag).1.0~2.3."] {
+            let stream = try server.subscribe(headers: [("Last-Event-ID", forged)])
+            #expect(stream.status == 200)
+            let resync = try #require(try stream.nextEvent())
+            #expect(resync.event == "resync")
+            #expect(resync.id == (try server.listing().position))
+            let created = try server.request("POST", "/todos", body: #"{"title":"after"}"#)
+            #expect(created.status == 201)
+            let heard = try #require(try stream.nextEvent())
+            #expect(heard.event == "created")
+            #expect(heard.id == (try server.listing().position))
+            #expect(heard.data?.contains(#""title":"after""#) == true)
+        }
+    }
+
     @Test func theStreamStartsWithARetryHintAndHeadAnswersTheHeadOnly() throws {
         let server = try LiveServer()
         let stream = try server.subscribe()
