@@ -233,7 +233,11 @@ struct LiveFeedEndToEndTests {
     /// transactions "in progress"); the stream never advanced nor resynced, and every write
     /// rescanned the retained changes against the list. Such a token is unknown: a resync, then on.
     @Test func aForgedSnapshotCursorOnTheMemoryStoreGetsAResyncThenHearsLaterChanges() throws {
-        let server = try LiveServer()
+        // No heartbeat within the clients' 20 s receive time-out: a stream that hears nothing fails.
+        let server = try LiveServer(configure: {
+            $0.eventsHeartbeatSeconds = 600
+            $0.timeoutSeconds = 1_200
+        })
         _ = try server.request("POST", "/todos", body: #"{"title":"before"}"#)
         let (_, position) = try server.listing()
         let tag = try #require(position.split(separator: ".").first.map(String.init))
