@@ -258,6 +258,29 @@ struct LiveFeedEndToEndTests {
         }
     }
 
+    /// Issue 35: a feed slot whose client closed stayed taken until the second heartbeat that
+    /// found it gone (~30 s at the defaults). The heartbeat here is ten minutes: only the close
+    /// can free the one slot in time.
+    @Test func aClientThatClosesItsConnectionFreesItsSlotAtOnce() throws {
+        let server = try LiveServer(configure: {
+            $0.eventsMaxSubscribers = 1
+            $0.eventsHeartbeatSeconds = 600
+            $0.timeoutSeconds = 1_200
+        })
+        let first = try server.subscribe()
+        #expect(try first.next()?.retry == 2000)
+        // All it was sent is read: the close is a FIN, not the reset that unread bytes would make.
+        first.client.close()
+        let second = eventually(timeout: .seconds(10)) { () -> EventStreamClient? in
+            guard let stream = try? server.subscribe(), (try? stream.next())?.retry == 2000 else { return nil }
+            return stream
+        }
+        let admitted = try #require(second, "the closed stream's slot is still taken")
+        #expect(try server.request("GET", "/metrics").text.contains("feed_subscribers 1"))
+        _ = try server.request("POST", "/todos", body: #"{"title":"heard"}"#)
+        #expect(try admitted.nextEvent()?.event == "created")
+    }
+
     @Test func theStreamStartsWithARetryHintAndHeadAnswersTheHeadOnly() throws {
         let server = try LiveServer()
         let stream = try server.subscribe()
