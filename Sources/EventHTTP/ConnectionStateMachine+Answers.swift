@@ -105,6 +105,11 @@ extension ConnectionStateMachine {
         connections.values[index].clientEnded = true
     }
 
+    /// Whether a read on `connection` found the end of the client's stream.
+    func clientHasEnded(_ connection: ConnectionID) -> Bool {
+        connections[connection]?.clientEnded == true
+    }
+
     /// Whether `connection` closes now because its client ended its stream and every whole request
     /// it sent is answered and written: nothing is with the handler or streaming, nothing read
     /// waits to be framed (`unframedBytes`; what is left is no whole request) and nothing waits to

@@ -24,6 +24,8 @@ extension ConnectionStateMachine {
         var overBound = false
         /// Pending bytes at or below which `.drained` is told (nil: half the output bound).
         var drainBelow: Int?
+        /// `.clientEnded` was told.
+        var clientEndTold = false
     }
 
     /// What a write to a stream tells its writer.
@@ -85,6 +87,16 @@ extension ConnectionStateMachine {
         guard flow.overBound, pendingBytes <= flow.drainBelow ?? budget.maxOutputBytes / 2 else { return false }
         connections.values[index].streamFlow.overBound = false
         connections.values[index].streamFlow.drainBelow = nil
+        return true
+    }
+
+    /// Whether the stream on `connection` hears `.clientEnded` now: its client ended its side (a
+    /// read found the end of its stream, before the stream started or while it runs). Told once.
+    mutating func streamClientEnded(_ connection: ConnectionID) -> Bool {
+        guard let index = connections.index(forKey: connection), connections.values[index].streaming,
+            connections.values[index].clientEnded, !connections.values[index].streamFlow.clientEndTold
+        else { return false }
+        connections.values[index].streamFlow.clientEndTold = true
         return true
     }
 

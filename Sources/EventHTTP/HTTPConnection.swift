@@ -95,6 +95,7 @@ final class HTTPConnection {
         if readable || closed { readPending = true }
         if closed { peerHalfClosed = true }
         service()
+        tellStreamIfClientEnded()
     }
 
     /// Asks for `service` in a later turn of the loop: a zero time-out runs after the loop has
@@ -184,4 +185,5 @@ private let resumeCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointe
     let connection = Unmanaged<HTTPConnection>.fromOpaque(context!).takeUnretainedValue()
     connection.readPending = true
     connection.service()
+    connection.tellStreamIfClientEnded()
 }

@@ -124,8 +124,11 @@ extension HTTPConnection {
         stream = StreamState(request: request, chunked: decided.chunked, onEvent: onEvent)
         if decided.bodiless {
             streamFinish(request: request)
-        } else if !servicing {
-            service()
+        } else {
+            // A client that ended its side before the stream started (its end read with the
+            // request) sends no readiness edge again: a callback of its own tells the stream.
+            if !servicing { service() }
+            if isOpen, server.machine.clientHasEnded(id) { resumeLater() }
         }
         return true
     }
@@ -201,6 +204,14 @@ extension HTTPConnection {
         guard let current = stream, server.machine.streamOutputDrained(id, pendingBytes: pendingBytes) else { return false }
         current.onEvent(.drained)
         return true
+    }
+
+    /// Tells the stream that its client ended its side, when the machine says so (once). Called at
+    /// the end of the loop's callbacks only, never from inside a handler's call into the
+    /// connection: the handler that is still starting its stream hears it after it returned.
+    func tellStreamIfClientEnded() {
+        guard isOpen, let current = stream, server.machine.streamClientEnded(id) else { return }
+        current.onEvent(.clientEnded)
     }
 
     /// At close: forgets the stream, and tells it that it is over when the machine says it was cut.

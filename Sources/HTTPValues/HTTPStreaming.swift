@@ -14,6 +14,12 @@ public enum HTTPStreamEvent: Sendable, Equatable {
     /// The connection closed (the client left, its time-out passed, the server stopped): stop
     /// writing; the stream is over.
     case closed
+    /// The client ended its side of the connection (a read found the end of what it sends), told
+    /// once. A client may half-close and still read its answer, so the stream goes on unless its
+    /// writer ends it; a writer whose client sends nothing after its request and reads until it
+    /// leaves (an event stream: `EventSource.close()` closes the connection) ends it here, not at
+    /// the write that finds the client gone (a heartbeat or two later).
+    case clientEnded
 }
 
 /// What became of a write to a streamed answer.

@@ -229,8 +229,37 @@ struct ResponseStreamTests {
             client.endSending()
             #expect(try client.readResponse().text == "one,two,three")
             #expect(client.serverClosed())
-            // Noted on the loop after `finish()`, which may close the connection first.
-            #expect(eventually { handler.events == ["finished"] }, "\(handler.events)")
+            // Noted on the loop after `finish()`, which may close the connection first; the end
+            // of the client's side is told when it was read before the stream finished.
+            #expect(eventually { handler.events.last == "finished" }, "\(handler.events)")
+            #expect([["finished"], ["clientEnded", "finished"]].contains(handler.events), "\(handler.events)")
+        }
+    }
+
+    @Test("a client that ends its side while its stream runs: its handler hears clientEnded once, and the stream goes on")
+    func clientEndedIsTold() throws {
+        try withServer { port, handler in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            try client.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = try client.readHead()
+            #expect(try client.readChunk() == Array("held".utf8))
+            client.endSending()
+            #expect(eventually { handler.events == ["clientEnded"] }, "\(handler.events)")
+            // Still open: the stream's writer decides (this one holds it), not the connection.
+            #expect(!client.hasInput())
+            #expect(handler.events == ["clientEnded"])
+        }
+    }
+
+    @Test("a client whose end arrives with its request: the stream hears clientEnded once it has started")
+    func clientEndedBeforeTheStream() throws {
+        try withServer { port, handler in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            try client.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
+            client.endSending()
+            #expect(eventually { handler.events == ["clientEnded"] }, "\(handler.events)")
+            _ = try client.readHead()
+            #expect(try client.readChunk() == Array("held".utf8))
         }
     }
 

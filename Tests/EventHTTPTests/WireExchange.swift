@@ -72,6 +72,7 @@ final class EchoHandler: HTTPHandler, Sendable {
             switch event {
             case .drained: state.resume()
             case .closed: state.stop()
+            case .clientEnded: break
             }
         }
         guard let stream else { return }

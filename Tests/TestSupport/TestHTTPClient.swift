@@ -153,6 +153,14 @@ package final class TestHTTPClient {
         shutdown(socket, Int32(SHUT_WR))
     }
 
+    /// Closes the connection as a client that leaves does (`close(2)`: a FIN, or a reset when
+    /// bytes it did not read wait in its socket); the client is unusable afterwards.
+    package func close() {
+        guard socket >= 0 else { return }
+        Glibc.close(socket)
+        socket = -1
+    }
+
     /// Resets the connection (an abortive close: SO_LINGER 0 sends RST), as a client that crashed
     /// does; the client is unusable afterwards.
     package func reset() {

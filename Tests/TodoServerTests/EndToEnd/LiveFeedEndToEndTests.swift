@@ -229,6 +229,58 @@ struct LiveFeedEndToEndTests {
         #expect(try unknown.nextEvent()?.event == "resync")
     }
 
+    /// Issue 35: a memory store took a cursor with a PostgreSQL snapshot it never hands out (4,096
+    /// transactions "in progress"); the stream never advanced nor resynced, and every write
+    /// rescanned the retained changes against the list. Such a token is unknown: a resync, then on.
+    @Test func aForgedSnapshotCursorOnTheMemoryStoreGetsAResyncThenHearsLaterChanges() throws {
+        // No heartbeat within the clients' 20 s receive time-out: a stream that hears nothing fails.
+        let server = try LiveServer(configure: {
+            $0.eventsHeartbeatSeconds = 600
+            $0.timeoutSeconds = 1_200
+        })
+        _ = try server.request("POST", "/todos", body: #"{"title":"before"}"#)
+        let (_, position) = try server.listing()
+        let tag = try #require(position.split(separator: ".").first.map(String.init))
+        #expect(position == "\(tag).1.1")
+        let inProgress = (2...4097).map(String.init).joined(separator: "_")
+        for forged in ["\(tag).1.0~1.5000.\(inProgress)", "\(tag).1.0~2.3."] {
+            let stream = try server.subscribe(headers: [("Last-Event-ID", forged)])
+            #expect(stream.status == 200)
+            let resync = try #require(try stream.nextEvent())
+            #expect(resync.event == "resync")
+            #expect(resync.id == (try server.listing().position))
+            let created = try server.request("POST", "/todos", body: #"{"title":"after"}"#)
+            #expect(created.status == 201)
+            let heard = try #require(try stream.nextEvent())
+            #expect(heard.event == "created")
+            #expect(heard.id == (try server.listing().position))
+            #expect(heard.data?.contains(#""title":"after""#) == true)
+        }
+    }
+
+    /// Issue 35: a feed slot whose client closed stayed taken until the second heartbeat that
+    /// found it gone (~30 s at the defaults). The heartbeat here is ten minutes: only the close
+    /// can free the one slot in time.
+    @Test func aClientThatClosesItsConnectionFreesItsSlotAtOnce() throws {
+        let server = try LiveServer(configure: {
+            $0.eventsMaxSubscribers = 1
+            $0.eventsHeartbeatSeconds = 600
+            $0.timeoutSeconds = 1_200
+        })
+        let first = try server.subscribe()
+        #expect(try first.next()?.retry == 2000)
+        // All it was sent is read: the close is a FIN, not the reset that unread bytes would make.
+        first.client.close()
+        let second = eventually(timeout: .seconds(10)) { () -> EventStreamClient? in
+            guard let stream = try? server.subscribe(), (try? stream.next())?.retry == 2000 else { return nil }
+            return stream
+        }
+        let admitted = try #require(second, "the closed stream's slot is still taken")
+        #expect(try server.request("GET", "/metrics").text.contains("feed_subscribers 1"))
+        _ = try server.request("POST", "/todos", body: #"{"title":"heard"}"#)
+        #expect(try admitted.nextEvent()?.event == "created")
+    }
+
     @Test func theStreamStartsWithARetryHintAndHeadAnswersTheHeadOnly() throws {
         let server = try LiveServer()
         let stream = try server.subscribe()
@@ -333,7 +385,8 @@ struct LiveFeedEndToEndTests {
         #expect(try browser.next()?.comment?.hasPrefix("too many subscribers") == true)
         #expect(try browser.next() == nil)
         first.client.reset()
-        #expect(eventually { (try? server.subscribe())?.status == 200 })
+        // A refused event-stream client gets 200 too: admitted is the stream's own retry hint.
+        #expect(eventually { (try? server.subscribe()).flatMap { try? $0.next() }?.retry == 2000 })
     }
 
     @Test func readTokensMaySubscribeWithTheHeaderOrTheQueryAndTheTokenIsNeverLogged() throws {

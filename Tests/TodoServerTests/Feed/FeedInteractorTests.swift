@@ -408,6 +408,8 @@ final class FeedInteractorTests {
         "an unknown or too old position gets one resync, then the changes after the current one",
         arguments: [
             "nonsense", "m0.1.1", "mt.1.0",
+            // Forms the memory log never hands out (issue 35): a snapshot, a sign, a leading zero.
+            "mt.1.8~2.3.", "mt.1.8~1.5000.2_3", "mt.+1.8", "mt.01.8", "mt.1.08",
         ])
     func unknownOrTooOld(position: String) throws {
         for index in 1...8 { log.appendNext(.deleted(id: "\(index)")) }  // the window holds 4...8
@@ -418,6 +420,34 @@ final class FeedInteractorTests {
         log.appendNext(.cleared)
         loop.run()
         #expect(subscriber.items == [.resync(position: "mt.1.8"), .change(position: "mt.1.9", .cleared)])
+    }
+
+    /// A cursor that claims to have seen every retained change (a PostgreSQL listing's snapshot)
+    /// costs the log each change once: the subscription moves past what it skipped, however many
+    /// passes follow (issue 35: every write rescanned every retained change against the snapshot,
+    /// on the loops and under the log's lock).
+    @Test func aSnapshotThatSawEveryRetainedChangeHasEachLookedAtOnceThenHearsWhatItDidNotSee() throws {
+        let log = ChangeLog(tag: "p", capacity: 1_000, start: ChangePosition(major: 1_000, minor: 0), handsOutSnapshots: true)
+        let hub = FeedHub(maxSubscribers: 2, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero)
+        log.append((1...500).map { StoreChange(position: ChangePosition(major: 1_000 + UInt64($0), minor: UInt64($0)), kind: .cleared) })
+        let subscriber = RecordingSubscriber()
+        // Seen: every transaction below 2,000.
+        let request = FeedRequest(lastEventID: "p.1000.0~1000.2000.")
+        let subscription = try #require(interactor.subscribe(request, subscriber: subscriber))
+        subscription.start()
+        #expect(log.examinedCount == 500)
+        for index in 501...600 {
+            log.append([StoreChange(position: ChangePosition(major: 1_000 + UInt64(index), minor: UInt64(index)), kind: .cleared)])
+            loop.run()
+        }
+        #expect(subscriber.items.isEmpty, "it saw them all")
+        #expect(log.examinedCount == 600, "each change once")
+        log.append([StoreChange(position: ChangePosition(major: 2_000, minor: 601), kind: .deleted(id: "a"))])
+        loop.run()
+        #expect(subscriber.items == [.change(position: "p.2000.601", .deleted(id: "a"))])
+        #expect(log.examinedCount == 601)
+        subscription.cancel()
     }
 
     @Test func aPausedSubscriberGetsNothingUntilResumedThenEverythingInOrder() throws {

@@ -13,7 +13,7 @@ struct ChangeLogTests {
     }
 
     private func positions(_ replay: ChangeLog.Replay) -> [UInt64] {
-        guard case .changes(let changes) = replay else { return [] }
+        guard case .changes(let changes, _) = replay else { return [] }
         return changes.map(\.position.minor)
     }
 
@@ -28,8 +28,8 @@ struct ChangeLogTests {
         #expect(log.headToken == "mt.1.4")
         #expect(positions(log.replay(after: ChangeCursor(after: first))) == [2, 3, 4])
         #expect(positions(log.replay(after: ChangeCursor(after: first), limit: 2)) == [2, 3])
-        #expect(log.replay(after: log.head) == .changes([]))
-        guard case .changes(let all) = log.replay(after: ChangeCursor(after: ChangePosition(major: 1, minor: 0))) else {
+        #expect(log.replay(after: log.head) == .changes([], end: log.head))
+        guard case .changes(let all, _) = log.replay(after: ChangeCursor(after: ChangePosition(major: 1, minor: 0))) else {
             Issue.record("expected changes")
             return
         }
@@ -57,16 +57,107 @@ struct ChangeLogTests {
     @Test func tokensRoundTripAndTokensOfAnotherOrderAreUnknown() {
         let plain = ChangeCursor(after: ChangePosition(major: 7, minor: 42))
         #expect(plain.token(tag: "j") == "j.7.42")
-        #expect(ChangeCursor(token: "j.7.42", tag: "j") == plain)
-        #expect(ChangeCursor(token: "j.7.42", tag: "m1") == nil)
+        #expect(ChangeCursor(token: "j.7.42", tag: "j", snapshots: false) == plain)
+        #expect(ChangeCursor(token: "j.7.42", tag: "j", snapshots: true) == plain)
+        #expect(ChangeCursor(token: "j.7.42", tag: "m1", snapshots: false) == nil)
+        #expect(ChangeCursor(token: "j.0.0", tag: "j", snapshots: false) == ChangeCursor(after: ChangePosition(major: 0, minor: 0)))
+        let largest = ChangeCursor(token: "j.18446744073709551615.18446744073709551615", tag: "j", snapshots: false)
+        #expect(largest == ChangeCursor(after: ChangePosition(major: .max, minor: .max)))
         let snapshot = TransactionSnapshot(xmin: 100, xmax: 105, inProgress: [103, 100])
         let listed = ChangeCursor(after: ChangePosition(major: 100, minor: 0), seen: snapshot)
         #expect(listed.token(tag: "p") == "p.100.0~100.105.100_103")
-        #expect(ChangeCursor(token: listed.token(tag: "p"), tag: "p") == listed)
-        for bad in ["", "j", "j.7", "j.7.x", "j.-1.2", "j.1.2.3", "j.1.2~", "j.1.2~5.4.", "j.1.2~1.5.9", "j.1.2~1.5.2_x"] {
-            #expect(ChangeCursor(token: bad, tag: "j") == nil, "\(bad)")
+        #expect(ChangeCursor(token: listed.token(tag: "p"), tag: "p", snapshots: true) == listed)
+        // A listing that saw every transaction below xmax but none in progress: an empty list.
+        let none = ChangeCursor(
+            after: ChangePosition(major: 100, minor: 0), seen: TransactionSnapshot(xmin: 100, xmax: 105, inProgress: []))
+        #expect(none.token(tag: "p") == "p.100.0~100.105.")
+        #expect(ChangeCursor(token: "p.100.0~100.105.", tag: "p", snapshots: true) == none)
+        #expect(ChangeCursor(token: "j." + String(repeating: "1", count: 100_000) + ".1", tag: "j", snapshots: false) == nil)
+    }
+
+    /// Every spelling a log does not hand out is unknown (a resync), never read some other way:
+    /// numbers are canonical decimal within `UInt64`, and a snapshot only on the PostgreSQL log's
+    /// cursors, exactly as it writes one (issue 35).
+    @Test(
+        "a token in any form its log does not hand out is unknown",
+        arguments: [
+            // The position: three parts, canonical decimal, no wrap.
+            "", "j", "j.7", "j.7.", "j..7", ".7.42", "j.7.x", "j.-1.2", "j.+1.2", "j.1.+2", "j. 1.2", "j.1.2 ", "j.01.2", "j.1.02",
+            "j.00.2", "j.1.2.3", "j.1.2.", "j.18446744073709551616.1", "j.1.18446744073709551616",
+            "j.99999999999999999999999.1", "j.1.0x10", "j.１.2",
+            // The snapshot's form: three parts, none but the list empty, canonical numbers.
+            "j.1.2~", "j.1.2~1.5", "j.1.2~1.5.2.3", "j.1.2~.5.", "j.1.2~1..", "j.1.2~01.5.", "j.1.2~1.05.", "j.1.2~+1.5.",
+            "j.1.2~1.5.2_x", "j.1.2~1.5.02", "j.1.2~1.5.+2", "j.1.2~1.5._2", "j.1.2~1.5.2_", "j.1.2~1.5.2__3", "j.1.2~1.5.2,3",
+            "j.1.2~1.18446744073709551616.2", "j.1.2~1.5.2~3", "j.1.2~1.5.2.",
+            // Its bounds: xmin ≤ major < xmax, the list strictly ascending within [xmin, xmax).
+            "j.1.2~5.4.", "j.1.2~2.5.", "j.5.2~1.5.", "j.6.2~1.5.", "j.1.2~1.1.", "j.1.2~1.5.9", "j.1.2~1.5.5", "j.2.2~2.5.1",
+            "j.1.2~1.5.3_2", "j.1.2~1.5.2_2", "j.1.2~1.5.2_3_3_4",
+        ])
+    func malformedToken(_ token: String) {
+        #expect(ChangeCursor(token: token, tag: "j", snapshots: true) == nil)
+        #expect(ChangeCursor(token: token, tag: "j", snapshots: false) == nil)
+    }
+
+    @Test func aSnapshotOfAtMost4096TransactionsInProgressIsTakenOnlyByALogThatHandsOutSnapshots() throws {
+        let most = (2...4097).map(String.init).joined(separator: "_")
+        let memory = ChangeLog(tag: "m1", capacity: 10, start: ChangePosition(major: 1, minor: 0))
+        let postgres = ChangeLog(tag: "m1", capacity: 10, start: ChangePosition(major: 1, minor: 0), handsOutSnapshots: true)
+        #expect(!memory.handsOutSnapshots)
+        // The issue's forged tokens: a memory (or journal) log never hands out a snapshot.
+        #expect(memory.cursor(fromToken: "m1.1.0~1.5000.\(most)") == nil)
+        #expect(memory.cursor(fromToken: "m1.1.0~2.3.") == nil)
+        #expect(memory.cursor(fromToken: "m1.1.0") == ChangeCursor(after: ChangePosition(major: 1, minor: 0)))
+        let taken = try #require(postgres.cursor(fromToken: "m1.1.0~1.5000.\(most)"))
+        #expect(taken.seen?.inProgress.count == 4096)
+        #expect(taken.seen?.inProgress.first == 2 && taken.seen?.inProgress.last == 4097)
+        #expect(postgres.cursor(fromToken: "m1.1.0~1.5000.\(most)_4098") == nil, "4,097 in progress")
+        #expect(postgres.cursor(fromToken: "m1.1.0~2.3.") == nil, "a major below xmin")
+        // PostgreSQL's own text form reads the same way, from the database and from a client.
+        #expect(TransactionSnapshot(postgresText: "100:105:100,103") == TransactionSnapshot(xmin: 100, xmax: 105, inProgress: [100, 103]))
+        #expect(TransactionSnapshot(postgresText: "100:100:") == TransactionSnapshot(xmin: 100, xmax: 100, inProgress: []))
+        for bad in [
+            "100:105:103,100", "100:105:100,100", "0100:105:", "100:+105:", "100:105:,", "100:105:100,", "100:99:", "1:5:5", "1:2:3:4",
+        ] {
+            #expect(TransactionSnapshot(postgresText: bad) == nil, "\(bad)")
         }
-        #expect(ChangeCursor(token: "j." + String(repeating: "1", count: 100_000) + ".1", tag: "j") == nil)
+        let list = (1...4097).map(String.init).joined(separator: ",")
+        #expect(TransactionSnapshot(postgresText: "1:5000:\(list)") == nil)
+    }
+
+    @Test func aSnapshotSeesExactlyWhatIsBelowXmaxAndNotInProgress() {
+        let inProgress = (0..<4096).map { 1_000 + UInt64($0) * 3 }
+        let snapshot = TransactionSnapshot(xmin: 1_000, xmax: 20_000, inProgress: inProgress.reversed())
+        let running = Set(inProgress)
+        let unseen = (0..<21_000).filter { !snapshot.sees(UInt64($0)) }
+        #expect(unseen == (0..<21_000).filter { $0 >= 20_000 || running.contains(UInt64($0)) })
+        #expect(TransactionSnapshot(xmin: 5, xmax: 9, inProgress: []).sees(8))
+        #expect(!TransactionSnapshot(xmin: 5, xmax: 9, inProgress: []).sees(9))
+    }
+
+    /// What a reader costs the log is bounded by the changes that come, not by what its cursor
+    /// claims: the changes its snapshot saw are skipped once, and the cursor it reads on from is
+    /// past them (issue 35: each write rescanned every retained change against the snapshot).
+    @Test func changesACursorsSnapshotSawAreSkippedOnceAndTheCursorMovesPastThem() throws {
+        let log = ChangeLog(tag: "p", capacity: 100, start: ChangePosition(major: 1_000, minor: 0), handsOutSnapshots: true)
+        log.append((1...50).map { StoreChange(position: ChangePosition(major: 1_000 + UInt64($0), minor: UInt64($0)), kind: .cleared) })
+        // Seen: every transaction below 5,000 but 1,020 (in progress when it listed).
+        let cursor = try #require(log.cursor(fromToken: "p.1000.0~1000.5000.1020"))
+        guard case .changes(let found, let end) = log.replay(after: cursor) else {
+            Issue.record("expected changes")
+            return
+        }
+        #expect(found.map(\.position) == [ChangePosition(major: 1_020, minor: 20)])
+        #expect(end.after == ChangePosition(major: 1_050, minor: 50))
+        #expect(end.seen == cursor.seen, "kept: xmax is ahead")
+        #expect(log.examinedCount == 50)
+        #expect(log.replay(after: end) == .changes([], end: end))
+        #expect(log.examinedCount == 50, "nothing new: nothing looked at")
+        // With a limit, the end is the last change found: what is after it is looked at next time.
+        guard case .changes(_, let limited) = log.replay(after: cursor, limit: 1) else {
+            Issue.record("expected changes")
+            return
+        }
+        #expect(limited.after == ChangePosition(major: 1_020, minor: 20))
     }
 
     @Test func aListingSnapshotHidesExactlyTheChangesItSawUntilTheCursorPassesIt() {
@@ -95,7 +186,8 @@ struct ChangeLogTests {
             StoreChange(position: ChangePosition(major: 9, minor: 3), kind: .cleared),
         ])
         #expect(log.retainedCount == 2)
-        #expect(log.replay(after: ChangeCursor(after: ChangePosition(major: 500, minor: 0))) == .changes([]))
+        let ahead = ChangeCursor(after: ChangePosition(major: 500, minor: 0))
+        #expect(log.replay(after: ahead) == .changes([], end: ahead))
         #expect(log.replay(after: ChangeCursor(after: ChangePosition(major: 5_000, minor: 0))) == .resync(head: log.head))
     }
 

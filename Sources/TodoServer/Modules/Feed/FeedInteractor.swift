@@ -231,9 +231,18 @@ public final class FeedSubscription: @unchecked Sendable {
                 hub.resyncs.increment()
                 guard deliver(.resync(position: head.token(tag: log.tag))) else { return false }
             case .run(let run):
-                guard !run.items.isEmpty, let subscriber else { return false }
+                // Nothing to send, but maybe changes skipped (seen already): never looked at again.
+                guard !run.items.isEmpty else {
+                    cursor = run.end
+                    return false
+                }
+                guard let subscriber else { return false }
                 let answer = subscriber.receive(run: run)
-                if answer.taken > 0 { cursor = run.cursors[answer.taken - 1] }
+                if answer.taken == run.items.count {
+                    cursor = run.end
+                } else if answer.taken > 0 {
+                    cursor = run.cursors[answer.taken - 1]
+                }
                 // The item that found the subscriber gone or cut it off was not sent.
                 let sent = answer.delivery == .more || answer.delivery == .paused ? answer.taken : answer.taken - 1
                 if sent > 0 { hub.eventsSent.increment(by: sent) }

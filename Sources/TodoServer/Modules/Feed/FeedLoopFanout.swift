@@ -106,8 +106,8 @@ final class FeedLoopFanout: @unchecked Sendable {
         switch log.replay(after: cursor, limit: limit) {
         case .resync(let head):
             return .resync(head: head)
-        case .changes(let changes):
-            let run = FeedRun(changes: changes, after: cursor, tag: log.tag)
+        case .changes(let changes, let end):
+            let run = FeedRun(changes: changes, after: cursor, end: end, tag: log.tag)
             if passing { runs.keep(run, after: cursor) }
             return .run(run)
         }

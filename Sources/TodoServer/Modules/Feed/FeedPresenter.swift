@@ -48,6 +48,14 @@ public struct FeedPresenter: Sendable {
                     // A stream closed with output the client had not taken (the connection's
                     // time-out for a client that does not read) was cut off.
                     case .closed: subscription.cancel(cutOff: session?.display?.hasUnsentOutput == true)
+                    // An event-stream client sends nothing after its request: the end of its side
+                    // is its leaving (`EventSource.close()` closes the connection). Its slot is
+                    // free now, not at the second heartbeat that finds it gone (issue 35: ~30 s);
+                    // the stream ends cleanly, for a client that half-closed and still reads. The
+                    // stream first: the subscription lets go of the session when it ends.
+                    case .clientEnded:
+                        session?.endStream()
+                        subscription.cancel()
                     }
                 })
         else {

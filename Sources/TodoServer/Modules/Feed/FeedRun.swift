@@ -6,8 +6,13 @@ public final class FeedRun: Sendable {
     public let items: [FeedItem]
     /// The cursor once each item has been heard.
     let cursors: [ChangeCursor]
+    /// The cursor once every item has been heard: past the changes the log looked at and skipped
+    /// after the last item too (those the cursor's snapshot had seen), which a subscriber that
+    /// takes every item (or is sent none) moves to, so that they are not looked at again.
+    let end: ChangeCursor
 
-    init(changes: [StoreChange], after cursor: ChangeCursor, tag: String) {
+    init(changes: [StoreChange], after cursor: ChangeCursor, end: ChangeCursor, tag: String) {
+        self.end = end
         var cursor = cursor
         var items: [FeedItem] = []
         var cursors: [ChangeCursor] = []

@@ -14,6 +14,9 @@ public final class ChangeLog: Sendable {
     /// How far past `head`'s major a cursor may be and still be taken (PostgreSQL: another instance
     /// may have delivered a change this one has not fetched yet); 0: not at all.
     let aheadAllowance: UInt64
+    /// Its cursors may carry a PostgreSQL snapshot (a listing's, `PostgresChangeFeed`); a token
+    /// with one is unknown to every other log, which never hands one out.
+    public let handsOutSnapshots: Bool
     private let state: Mutex<State>
 
     private struct State {
@@ -25,6 +28,8 @@ public final class ChangeLog: Sendable {
         var head: ChangeCursor
         /// Changes appended so far (a reset does not count).
         var appended = 0
+        /// Retained changes replays looked at so far (each at most once per cursor that reads on).
+        var examined = 0
         var observers: [UInt64: @Sendable () -> Void] = [:]
         var nextObserver: UInt64 = 0
     }
@@ -32,17 +37,21 @@ public final class ChangeLog: Sendable {
     /// What a reader at some cursor gets.
     public enum Replay: Sendable, Equatable {
         /// The changes after the cursor (at most the limit asked for), in order; empty when there
-        /// are none yet.
-        case changes([StoreChange])
+        /// are none yet. `end`: the cursor once every change the replay looked at has been passed,
+        /// those the cursor had seen already (its snapshot's) included: a reader that goes on from
+        /// it never looks at them again, so that what a reader costs the log is bounded by the
+        /// changes that come, not by what its cursor claims to have seen.
+        case changes([StoreChange], end: ChangeCursor)
         /// The cursor is older than the window, or not one of this order: start again from `head`.
         case resync(head: ChangeCursor)
     }
 
     /// An empty log whose changes come after `start` (kept in order: every append comes after it).
-    public init(tag: String, capacity: Int, start: ChangePosition, aheadAllowance: UInt64 = 0) {
+    public init(tag: String, capacity: Int, start: ChangePosition, aheadAllowance: UInt64 = 0, handsOutSnapshots: Bool = false) {
         self.tag = tag
         self.capacity = max(1, capacity)
         self.aheadAllowance = aheadAllowance
+        self.handsOutSnapshots = handsOutSnapshots
         state = Mutex(State(floor: start, head: ChangeCursor(after: start)))
     }
 
@@ -58,6 +67,9 @@ public final class ChangeLog: Sendable {
 
     /// Changes currently retained.
     public var retainedCount: Int { state.withTracedLock { $0.changes.count - $0.start } }
+
+    /// How many retained changes replays have looked at so far (what readers cost the log).
+    var examinedCount: Int { state.withTracedLock { $0.examined } }
 
     /// Appends `kind` at the next position on `head`'s major; answers that position.
     @discardableResult
@@ -122,7 +134,7 @@ public final class ChangeLog: Sendable {
                 if aheadAllowance == 0 || (!allowed.overflow && cursor.after.major > allowed.partialValue) {
                     return .resync(head: state.head)
                 }
-                return .changes([])
+                return .changes([], end: cursor)
             }
             // The first retained change after the cursor, by bisection.
             var low = state.start, high = state.changes.count
@@ -131,19 +143,22 @@ public final class ChangeLog: Sendable {
                 if state.changes[middle].position <= cursor.after { low = middle + 1 } else { high = middle }
             }
             var found: [StoreChange] = []
+            var end = cursor
             var index = low
             while index < state.changes.count, found.count < limit {
                 let change = state.changes[index]
                 if !cursor.hasSeen(change.position) { found.append(change) }
+                end.advance(to: change.position)
                 index += 1
             }
-            return .changes(found)
+            state.examined += index - low
+            return .changes(found, end: end)
         }
     }
 
     /// The cursor `token` names, nil when it is not a token of this log.
     public func cursor(fromToken token: String) -> ChangeCursor? {
-        ChangeCursor(token: token, tag: tag)
+        ChangeCursor(token: token, tag: tag, snapshots: handsOutSnapshots)
     }
 
     /// Calls `wake` after every append (on the appending thread, outside the log's lock) until

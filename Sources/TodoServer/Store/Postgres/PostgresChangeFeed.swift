@@ -84,7 +84,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
         self.interval = interval
         self.gap = gap
         log = ChangeLog(
-            tag: Self.tag, capacity: capacity, start: ChangePosition(major: 0, minor: 0), aheadAllowance: Self.aheadAllowance)
+            tag: Self.tag, capacity: capacity, start: ChangePosition(major: 0, minor: 0), aheadAllowance: Self.aheadAllowance,
+            handsOutSnapshots: true)
         lastPrune = now()
     }
 
