@@ -1,9 +1,11 @@
-/// Reads a request body that must be one JSON object, with `StrictJSONParser`.
+/// Reads a request body that must be one JSON object, with `StrictJSONParser`; a number whose
+/// exact value is an integer that fits in `Int` (`1.0`, `3e2` too) is `.integer`, and every other
+/// number `.number` (`StrictJSONParser.parse`'s `integersByValue`).
 struct JSONObjectReader: Sendable {
     /// The body's members, or a 400 problem saying what is wrong with the JSON.
     func readObject(_ body: [UInt8]) -> Result<[String: JSONValue], ProblemDetails> {
         guard !body.isEmpty else { return .failure(.badRequest("The request body is empty; a JSON object is expected.")) }
-        switch StrictJSONParser.parse(body) {
+        switch StrictJSONParser.parse(body, integersByValue: true) {
         case .failure(let failure):
             if Self.looksFormEncoded(body) {
                 return .failure(

@@ -14,9 +14,16 @@ struct StrictJSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private let maxDepth: Int
+    private let integersByValue: Bool
 
-    static func parse(_ bytes: [UInt8], maxDepth: Int = 64) -> Result<JSONValue, Failure> {
-        var parser = StrictJSONParser(bytes: bytes, maxDepth: maxDepth)
+    /// With `integersByValue`, a number literal whose exact value is an integer that fits in `Int`
+    /// is `.integer` whatever its spelling (`1.0`, `3e2`, `100e-2`, `-0.0`), decided on its digits
+    /// (`exactInteger`); every `.number` is then a literal whose exact value has a non-zero fraction
+    /// or lies outside `Int`, so a reader that wants an integer refuses any `.number` instead of
+    /// looking at a `Double` that may have rounded the fraction away (`9007199254740990.9`).
+    /// Without it (the default), only a plain integer literal that fits in `Int` is `.integer`.
+    static func parse(_ bytes: [UInt8], maxDepth: Int = 64, integersByValue: Bool = false) -> Result<JSONValue, Failure> {
+        var parser = StrictJSONParser(bytes: bytes, maxDepth: maxDepth, integersByValue: integersByValue)
         do throws(Failure) {
             parser.skipWhitespace()
             let value = try parser.value(depth: 0)
@@ -28,9 +35,10 @@ struct StrictJSONParser {
         }
     }
 
-    private init(bytes: [UInt8], maxDepth: Int) {
+    private init(bytes: [UInt8], maxDepth: Int, integersByValue: Bool) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.integersByValue = integersByValue
     }
 
     private func failure(_ message: String) -> Failure {
@@ -194,7 +202,8 @@ struct StrictJSONParser {
         return value
     }
 
-    /// An integer when the lexeme is one that fits in `Int`, else a `Double` (infinite when too large).
+    /// An integer when the lexeme is one that fits in `Int` (or, with `integersByValue`, when its
+    /// exact value is such an integer), else a `Double` (infinite when too large).
     private mutating func number() throws(Failure) -> JSONValue {
         let start = index
         if current == UInt8(ascii: "-") { index += 1 }
@@ -214,7 +223,50 @@ struct StrictJSONParser {
         }
         let lexeme = String(decoding: bytes[start..<index], as: UTF8.self)
         if let integer = Int(lexeme) { return .integer(integer) }
+        if integersByValue, let integer = Self.exactInteger(bytes[start..<index]) { return .integer(integer) }
         return .number(Double(lexeme) ?? .infinity)
+    }
+
+    /// The integer a well-formed number literal denotes exactly, or nil when its exact value has a
+    /// non-zero fraction or lies outside `Int`. The literal is its significant digits times ten to
+    /// a power: the exponent less the count of digits after the point, plus one for each trailing
+    /// zero taken off the digits. Digits left (none is zero) with a negative power are a fraction.
+    static func exactInteger(_ literal: ArraySlice<UInt8>) -> Int? {
+        var position = literal.startIndex
+        let negative = literal[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        var digits: [UInt8] = []  // without leading zeros
+        var power = 0
+        var afterPoint = false
+        while position < literal.endIndex, literal[position] != UInt8(ascii: "e"), literal[position] != UInt8(ascii: "E") {
+            let byte = literal[position]
+            if byte == UInt8(ascii: ".") {
+                afterPoint = true
+            } else {
+                if afterPoint { power -= 1 }
+                if !digits.isEmpty || byte != UInt8(ascii: "0") { digits.append(byte - UInt8(ascii: "0")) }
+            }
+            position += 1
+        }
+        if position < literal.endIndex {
+            position += 1
+            let negativeExponent = literal[position] == UInt8(ascii: "-")
+            if literal[position] == UInt8(ascii: "-") || literal[position] == UInt8(ascii: "+") { position += 1 }
+            // Capped far beyond any body's length, so that the sign of the power stays right.
+            var exponent = 0
+            for byte in literal[position...] { exponent = min(exponent * 10 + Int(byte - UInt8(ascii: "0")), 1 << 40) }
+            power += negativeExponent ? -exponent : exponent
+        }
+        while digits.last == 0 {
+            digits.removeLast()
+            power += 1
+        }
+        if digits.isEmpty { return 0 }
+        guard power >= 0, digits.count + power <= 19 else { return nil }  // `Int.max` has 19 digits
+        var magnitude: UInt64 = 0  // at most 19 digits: below `UInt64.max`
+        for digit in digits { magnitude = magnitude * 10 + UInt64(digit) }
+        for _ in 0..<power { magnitude *= 10 }
+        return Int(exactly: negative ? -Int128(magnitude) : Int128(magnitude))
     }
 
     private mutating func digits() throws(Failure) -> Int {

@@ -65,6 +65,22 @@ struct StrictJSONParserTests {
         #expect(failure(Array(fine.utf8)) == nil)
     }
 
+    @Test("integersByValue: an integer by its literal's exact value, a fraction at any precision stays a number")
+    func integersByValue() {
+        func value(_ text: String) -> JSONValue? { try? StrictJSONParser.parse(Array(text.utf8), integersByValue: true).get() }
+        #expect(
+            value("[1.0,1e2,100e-2,-0.0,0e-99999999999999999999,-9223372036854775808.0]")
+                == .array([
+                    .integer(1), .integer(100), .integer(1), .integer(0), .integer(0), .integer(Int.min),
+                ]))
+        #expect(
+            value("[9007199254740990.9,1.0000000000000001,1e-400,2.5,9223372036854775808.0,1e400]")
+                == .array([
+                    .number(9_007_199_254_740_991), .number(1), .number(0), .number(2.5), .number(9_223_372_036_854_775_808),
+                    .number(.infinity),
+                ]))
+    }
+
     @Test("builds the values: integers, doubles, escapes, nesting")
     func values() {
         #expect(
@@ -76,6 +92,7 @@ struct StrictJSONParserTests {
         #expect(value("9223372036854775808") == .number(9_223_372_036_854_775_808))
         #expect(value("1e400") == .number(.infinity))
         #expect(value("-0") == .integer(0))
+        #expect(value("1.0") == .number(1))
         #expect(value(#""\ud83d\ude00""#) == .string("😀"))
     }
 }

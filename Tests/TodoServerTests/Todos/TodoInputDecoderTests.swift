@@ -124,6 +124,38 @@ struct TodoInputDecoderTests {
         #expect(try draft(#"{"title":"x","order":null,"dueDate":null}"#).get() == TodoDraft(title: "x", completed: false))
     }
 
+    /// `order` literals and what they give: the integer, or nil for a 422 naming `order`. The
+    /// decision is on the literal's exact value, not on the `Double` it rounds to: a hostile
+    /// tester's `9007199254740990.9` was once rounded to 9007199254740991 and accepted.
+    static let orderLiterals: [(literal: String, order: Int?)] = [
+        ("9007199254740990.9", nil), ("9007199254740991.4", nil), ("1.0000000000000001", nil), ("7.0000000000000001", nil),
+        ("1e-400", nil), ("-1e-400", nil), ("2.5", nil), ("4503599627370495.5", nil), ("0.00000000000000000001", nil),
+        ("9007199254740991.0000000001", nil), ("-9007199254740991.0000000001", nil), ("9007199254740992", nil),
+        ("-9007199254740992", nil), ("9007199254740992.0", nil), ("1e400", nil), ("-1e400", nil), ("1e16", nil),
+        ("9223372036854775808", nil), ("0.5e1", 5), ("1.5e1", 15), ("15e-1", nil), ("100e-2", 1), ("1.0", 1), ("7.00", 7),
+        ("-0.0", 0), ("-0", 0), ("0e-999999999999999999999", 0), ("1e2", 100), ("3e2", 300), ("-32395008938.0", -32_395_008_938),
+        ("9007199254740991", 9_007_199_254_740_991), ("9007199254740991.000", 9_007_199_254_740_991),
+        ("-9007199254740991", -9_007_199_254_740_991), ("90071992547409.91e2", 9_007_199_254_740_991),
+        ("9.007199254740991e15", 9_007_199_254_740_991), ("9.0071992547409915e15", nil),
+    ]
+
+    @Test("order is decided on the literal's exact value: a fraction at any precision is 422 (POST and PUT, PATCH)")
+    func orderLiterals() throws {
+        let refused = [FieldError(field: "order", message: "must be an integer from -9007199254740991 to 9007199254740991")]
+        for (literal, order) in Self.orderLiterals {
+            // POST and PUT both read the body with `draft(from:)`, PATCH with `patch(from:)`.
+            let created = draft(#"{"title":"x","order":"# + literal + "}")
+            let patched = patch(#"{"order":"# + literal + "}")
+            if let order {
+                #expect((try? created.get())?.order == order, "POST/PUT \(literal)")
+                #expect((try? patched.get()) == TodoChange(order: .set(order)), "PATCH \(literal)")
+            } else {
+                #expect(fieldErrors(created) == refused, "POST/PUT \(literal)")
+                #expect(fieldErrors(patched) == refused, "PATCH \(literal)")
+            }
+        }
+    }
+
     @Test("malformed JSON and non-objects are 400, with the reason")
     func malformed() {
         #expect(badRequestDetail(draft("")) == "The request body is empty; a JSON object is expected.")

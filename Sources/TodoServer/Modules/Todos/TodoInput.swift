@@ -119,17 +119,16 @@ struct TodoInputDecoder: Sendable {
         return flag
     }
 
-    /// `.some(nil)` for an explicit null.
+    /// `.some(nil)` for an explicit null. A number with no fraction (`3.0`, `3e2`) is an integer, as
+    /// JSON Schema counts it: the reader makes it `.integer`, deciding on the literal's digits, so
+    /// every `.number` has a fraction (at whatever precision: `9007199254740990.9`, `1e-400`) or is
+    /// beyond `Int`, and is refused; its `Double` may have rounded the fraction away.
     private func validOrder(_ value: JSONValue, _ errors: inout [FieldError]) -> Int?? {
         switch value {
         case .null:
             return .some(nil)
         case .integer(let order) where Self.orderRange.contains(order):
             return .some(order)
-        case .number(let order)
-        where order.rounded() == order && Double(Self.orderRange.lowerBound)...Double(Self.orderRange.upperBound) ~= order:
-            // A number with no fraction (`3.0`, `3e2`) is an integer, as JSON Schema counts it.
-            return .some(Int(order))
         case .integer, .number:
             errors.append(
                 FieldError(
