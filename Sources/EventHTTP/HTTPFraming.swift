@@ -56,6 +56,8 @@ struct HTTPFraming {
     private var chunkLineBytes = 0
     private var extensionStart = -1
     private var extensionHasSemicolon = false
+    /// Where in a chunk extension's grammar the line is (`ExtensionPart`).
+    private var extensionPart = ExtensionPart.beforeSemicolon
     private var targetStart = 0
     private var authorityStart = 0
     /// Progress through "http://" or "https://" at the start of the target, 8 once in the authority,
@@ -465,6 +467,12 @@ struct HTTPFraming {
                 if state == .chunkExtension, !extensionHasSemicolon {
                     return refuse(400, "A chunk size is followed by something other than a chunk extension.", at: lineStart, &events)
                 }
+                if state == .chunkExtension, !extensionPart.mayEndLine {
+                    return refuse(
+                        400, "A chunk extension is cut short: a name, a value or a closing quote is missing (RFC 9112 §7.1.1).",
+                        at: lineStart,
+                        &events)
+                }
                 if extensionStart >= 0 { events.removals.append(extensionStart..<position) }
                 if byte == cr { state = .chunkLineCR } else { chunkLineEnd(&events) }
             } else if state == .chunkSize, chunkSize.append(byte) {
@@ -474,13 +482,19 @@ struct HTTPFraming {
                 state = .chunkExtension
                 extensionStart = position
                 extensionHasSemicolon = byte == semicolon
+                extensionPart = byte == semicolon ? .afterSemicolon : .beforeSemicolon
             } else if state == .chunkExtension {
-                if byte == semicolon {
-                    extensionHasSemicolon = true
-                } else if !extensionHasSemicolon, byte != space, byte != tab {
-                    refuse(400, "A chunk size is followed by something other than a chunk extension.", at: lineStart, &events)
-                } else if isControl(byte) {
+                if isControl(byte) {
                     refuse(400, "A chunk extension contains a control character.", at: lineStart, &events)
+                } else if !extensionHasSemicolon, byte != space, byte != tab, byte != semicolon {
+                    refuse(400, "A chunk size is followed by something other than a chunk extension.", at: lineStart, &events)
+                } else if let next = extensionPart.next(byte) {
+                    extensionPart = next
+                    if byte == semicolon { extensionHasSemicolon = true }
+                } else {
+                    refuse(
+                        400, "A chunk extension is not `;name` or `;name=value` with a token or quoted-string value (RFC 9112 §7.1.1).",
+                        at: lineStart, &events)
                 }
             } else {
                 refuse(400, "A chunk size is not a hexadecimal number (RFC 9112 §7.1).", at: lineStart, &events)
@@ -776,6 +790,42 @@ struct HTTPFraming {
     private mutating func refuse(_ status: Int, _ detail: String, at offset: Int, _ events: inout FramingEvents) {
         state = .refused
         events.refusal = Refusal(status: status, detail: detail, cutOffset: offset)
+    }
+}
+
+/// The grammar of chunk extensions (RFC 9112 §7.1.1), a byte at a time, CR and LF aside:
+/// `*( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] )`. Read strictly, so that no
+/// reading of the line by another server (a proxy in front, say) can end it elsewhere: a quoted
+/// string that is not closed before the line ends is refused, not ended at the line's end.
+enum ExtensionPart: UInt8 {
+    case beforeSemicolon, afterSemicolon, name, afterName, afterEquals, token, quoted, quotedPair
+
+    /// Whether the line may end here (after a name or a value, or white space after a value).
+    var mayEndLine: Bool {
+        switch self {
+        case .beforeSemicolon, .name, .afterName, .token: true
+        case .afterSemicolon, .afterEquals, .quoted, .quotedPair: false
+        }
+    }
+
+    /// Where `byte` (not CR, LF or another control character but HTAB) leads; nil: not allowed here.
+    func next(_ byte: UInt8) -> ExtensionPart? {
+        let space = byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+        let semicolon = byte == UInt8(ascii: ";")
+        switch self {
+        case .beforeSemicolon: return space ? self : semicolon ? .afterSemicolon : nil
+        case .afterSemicolon: return space ? self : isTokenCharacter(byte) ? .name : nil
+        case .name, .afterName:
+            if isTokenCharacter(byte) { return self == .name ? .name : nil }
+            return space ? .afterName : semicolon ? .afterSemicolon : byte == UInt8(ascii: "=") ? .afterEquals : nil
+        case .afterEquals:
+            return space ? self : byte == UInt8(ascii: "\"") ? .quoted : isTokenCharacter(byte) ? .token : nil
+        case .token: return isTokenCharacter(byte) ? self : space ? .beforeSemicolon : semicolon ? .afterSemicolon : nil
+        case .quoted:
+            // qdtext: HTAB, SP and visible bytes but DQUOTE and backslash, obs-text.
+            return byte == UInt8(ascii: "\"") ? .beforeSemicolon : byte == UInt8(ascii: "\\") ? .quotedPair : self
+        case .quotedPair: return .quoted
+        }
     }
 }
 

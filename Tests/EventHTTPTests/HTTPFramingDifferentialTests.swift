@@ -189,6 +189,9 @@ struct HTTPFramingDifferentialTests {
             // Issue 35: sizes of 2^63 and more, and leading zeros (the line's length bounds them).
             post("Transfer-Encoding: chunked\r\n", body: "ffffffffffffffff\r\n\r\nDELETE /todos HTTP/1.1\r\nHost: h\r\n\r\n"),
             post("Transfer-Encoding: chunked\r\n", body: "8000000000000000\r\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "1;a=\"x \\\"y\"\r\nx\r\n0\r\n\r\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "0;a=\"\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n\"\r\n\r\n"),
+            post("Transfer-Encoding: chunked\r\n", body: "1;a==b\r\nx\r\n0\r\n\r\n"),
             post("Transfer-Encoding: chunked\r\n", body: "fffffffffffffff0\r\n"),
             post("Transfer-Encoding: chunked\r\n", body: "000000000000000011\r\n" + String(repeating: "x", count: 17) + "\r\n0\r\n\r\n"),
             post("Transfer-Encoding: chunked\r\n", body: "0000000000000000000000000000000001\r\nx\r\n0\r\n\r\n"),

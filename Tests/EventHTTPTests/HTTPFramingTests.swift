@@ -248,6 +248,30 @@ struct HTTPFramingTests {
         #expect(after.isIdle && !after.headBegun)
     }
 
+    @Test(
+        "issue 35 round 3: chunk extensions are read by their grammar; a quoted string not closed on its line is refused, not ended there")
+    func chunkExtensionGrammar() {
+        let head = "POST /t HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+        for accepted in [
+            "1;a\r\n", "1;a=b\r\n", "1 ; a = b ; c\r\n", "1;a=\"x y\\\"z;\\\\\"\r\n", "1;a=\"\"\r\n", "1\t;a=b \r\n", "1;a;b=c\r\n",
+        ] {
+            let (events, framing) = frame(head + accepted + "x\r\n0\r\n\r\n")
+            #expect(events.refusal == nil, "\(accepted.debugDescription)")
+            #expect(events.messagesCompleted == 1 && framing.isIdle, "\(accepted.debugDescription)")
+        }
+        let smuggled = "0;a=\"\r\n\r\nDELETE /todos HTTP/1.1\r\nHost: x\r\n\r\n\"\r\n\r\n"
+        for refused in [
+            "1;a=\"b\r\n", "1;=\r\n", "1;a==b\r\n", "1;a=b c\r\n", "1;@\r\n", "1;a=(x)\r\n", "1;\r\n", "1;a=\r\n", "1;a b\r\n", smuggled,
+        ] {
+            for pieces in [nil, 1] {
+                let (events, _) = frame(head + refused + "x\r\n0\r\n\r\n", pieces: pieces)
+                #expect(events.refusal?.status == 400, "\(refused.debugDescription)")
+                #expect(events.refusal?.cutOffset == head.utf8.count, "\(refused.debugDescription)")
+                #expect(events.messagesCompleted == 0, "\(refused.debugDescription)")
+            }
+        }
+    }
+
     @Test("chunk extensions and bad whitespace before them: extensions are accepted and marked for removal")
     func chunkExtensions() {
         let head = "POST /t HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"

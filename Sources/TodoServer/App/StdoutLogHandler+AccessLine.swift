@@ -60,8 +60,8 @@ extension StdoutLogHandler {
 
     /// The most bytes `writeMessage` writes for `entry`.
     private static func messageCapacity(of entry: AccessEntry) -> Int {
-        entry.method.utf8.count + 1 + entry.path.utf8.count + 1 + (entry.query?.utf8.count ?? 0) + 1
-            + 2 * LineBytes.decimalCapacity + 2 + LineBytes.decimalCapacity + 4 + 2 + 5 + (entry.detail?.utf8.count ?? 0)
+        LineBytes.capacity(of: entry.method) + 1 + LineBytes.capacity(of: entry.path) + 1 + (entry.query.map(LineBytes.capacity) ?? 0) + 1
+            + 2 * LineBytes.decimalCapacity + 2 + LineBytes.decimalCapacity + 4 + 2 + 5 + (entry.detail.map(LineBytes.capacity) ?? 0)
     }
 
     /// `appendMessage`'s bytes through `line`.
@@ -124,8 +124,8 @@ extension StdoutLogHandler {
         // `<time> info <label>: client=<client> request_id=<id> <message>`: keys in sorted order.
         // One reservation for the whole line, stored through a pointer (`LineBytes`).
         let capacity =
-            LineBytes.timeCapacity + 6 + label.utf8.count + 9 + entry.client.utf8.count + 12
-            + entry.requestID.utf8.count + 1 + messageCapacity(of: entry) + 1
+            LineBytes.timeCapacity + 6 + LineBytes.capacity(of: label) + 9 + LineBytes.capacity(of: entry.client) + 12
+            + LineBytes.capacity(of: entry.requestID) + 1 + messageCapacity(of: entry) + 1
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             let start = buffer.baseAddress!
             var line = LineBytes(start)

@@ -28,17 +28,24 @@ struct LineBytes {
         pointer += count
     }
 
-    /// The UTF-8 bytes of `text`, as they are.
+    /// Room `text` may take: at most `LogText.maxEscapedBytes` bytes for each of its bytes (a control character escaped).
+    static func capacity(of text: String) -> Int { text.utf8.count * LogText.maxEscapedBytes }
+
+    /// The UTF-8 bytes of `text`, control characters escaped (`LogText`): a client's bytes quoted in
+    /// a line (a problem's detail echoes a decoded value) can neither end the line nor forge the next.
     @inline(__always)
     mutating func text(_ text: String) {
-        let copied: Int? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            if let source = bytes.baseAddress { _ = memcpy(pointer, source, bytes.count) }
-            return bytes.count
-        }
-        if let copied {
+        // -1: a byte needs escaping (or the bytes are not contiguous): one at a time.
+        let copied: Int =
+            text.utf8.withContiguousStorageIfAvailable { bytes in
+                guard !bytes.contains(where: LogText.needsEscape) else { return -1 }
+                if let source = bytes.baseAddress { _ = memcpy(pointer, source, bytes.count) }
+                return bytes.count
+            } ?? -1
+        if copied >= 0 {
             pointer += copied
         } else {
-            for byte in text.utf8 { self.byte(byte) }
+            for byte in text.utf8 { LogText.write(byte) { self.byte($0) } }
         }
     }
 

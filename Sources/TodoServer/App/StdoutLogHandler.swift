@@ -94,10 +94,10 @@ public struct StdoutLogHandler: LogHandler {
             line.append(UInt8(ascii: " "))
             line.append(contentsOf: key.utf8)
             line.append(UInt8(ascii: "="))
-            line.append(contentsOf: metadata[key]!.description.utf8)
+            LogText.append(metadata[key]!.description, to: &line)
         }
         line.append(UInt8(ascii: " "))
-        line.append(contentsOf: message.utf8)
+        LogText.append(message, to: &line)
         line.append(UInt8(ascii: "\n"))
         return line
     }

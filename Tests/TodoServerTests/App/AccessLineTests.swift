@@ -55,6 +55,34 @@ struct AccessLineTests {
         )
     }
 
+    @Test("issue 35 round 3: a client's control characters in a detail or message are escaped: one line per request, no forged line")
+    func controlCharactersAreEscaped() {
+        let forged = "1\n2026-01-01T00:00:00.000Z info todo-server: client=10.9.9.9:1 request_id=forged DELETE /todos 204 0 0.100ms"
+        let detail = "'limit' is '\(forged)\r\u{1B}[31mRED\u{1B}[0m\u{0}\u{7F}\t'; expected an integer from 1 to 1000."
+        let entry = Entry(
+            method: "GET", path: "/todos", query: "limit=1%0A2026", status: 400, bodyBytes: 10, microseconds: 1, detail: detail,
+            requestID: "q", client: "127.0.0.1:1")
+        let escaped =
+            "'limit' is '1\\n2026-01-01T00:00:00.000Z info todo-server: client=10.9.9.9:1 request_id=forged DELETE /todos 204 0 0.100ms"
+            + "\\r\\x1B[31mRED\\x1B[0m\\x00\\x7F\\t'; expected an integer from 1 to 1000."
+        let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: .text, time: Self.time)
+        let general = StdoutLogHandler.line(
+            level: .info, label: "todo-server", metadata: ["request_id": "q", "client": "127.0.0.1:1"],
+            message: "GET /todos?limit=1%0A2026 400 10 0.001ms — \(detail)", format: .text, time: Self.time)
+        for line in [fast, general] {
+            let text = String(decoding: line, as: UTF8.self)
+            #expect(
+                text
+                    == "2026-11-22T10:00:00.123Z info todo-server: client=127.0.0.1:1 request_id=q GET /todos?limit=1%0A2026 400 10 0.001ms — \(escaped)\n"
+            )
+            #expect(line.filter { $0 < 0x20 || $0 == 0x7F } == [0x0A], "one line feed, at the end; no other control byte")
+        }
+        // Metadata values too.
+        let metadata = StdoutLogHandler.line(
+            level: .warning, label: "l", metadata: ["k": "a\nb\u{1B}"], message: "m", format: .text, time: Self.time)
+        #expect(String(decoding: metadata, as: UTF8.self) == "2026-11-22T10:00:00.123Z warning l: k=a\\nb\\x1B m\n")
+    }
+
     @Test("text lines at times the line writer formats itself or hands on: midnight, 1969, year 9999, year 10000")
     func textTimes() {
         let entry = Self.cases[0].0

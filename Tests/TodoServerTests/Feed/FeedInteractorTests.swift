@@ -427,7 +427,8 @@ final class FeedInteractorTests {
     /// passes follow (issue 35: every write rescanned every retained change against the snapshot,
     /// on the loops and under the log's lock).
     @Test func aSnapshotThatSawEveryRetainedChangeHasEachLookedAtOnceThenHearsWhatItDidNotSee() throws {
-        let log = ChangeLog(tag: "p", capacity: 1_000, start: ChangePosition(major: 1_000, minor: 0), handsOutSnapshots: true)
+        let log = ChangeLog(
+            tag: "p", capacity: 1_000, start: ChangePosition(major: 1_000, minor: 0), aheadAllowance: 1 << 24, handsOutSnapshots: true)
         let hub = FeedHub(maxSubscribers: 2, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
         let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero)
         log.append((1...500).map { StoreChange(position: ChangePosition(major: 1_000 + UInt64($0), minor: UInt64($0)), kind: .cleared) })

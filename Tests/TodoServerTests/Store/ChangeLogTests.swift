@@ -138,7 +138,9 @@ struct ChangeLogTests {
     /// claims: the changes its snapshot saw are skipped once, and the cursor it reads on from is
     /// past them (issue 35: each write rescanned every retained change against the snapshot).
     @Test func changesACursorsSnapshotSawAreSkippedOnceAndTheCursorMovesPastThem() throws {
-        let log = ChangeLog(tag: "p", capacity: 100, start: ChangePosition(major: 1_000, minor: 0), handsOutSnapshots: true)
+        // As the PostgreSQL log: a snapshot's xmax may be ahead of the head, within the allowance.
+        let log = ChangeLog(
+            tag: "p", capacity: 100, start: ChangePosition(major: 1_000, minor: 0), aheadAllowance: 10_000, handsOutSnapshots: true)
         log.append((1...50).map { StoreChange(position: ChangePosition(major: 1_000 + UInt64($0), minor: UInt64($0)), kind: .cleared) })
         // Seen: every transaction below 5,000 but 1,020 (in progress when it listed).
         let cursor = try #require(log.cursor(fromToken: "p.1000.0~1000.5000.1020"))
@@ -189,6 +191,17 @@ struct ChangeLogTests {
         let ahead = ChangeCursor(after: ChangePosition(major: 500, minor: 0))
         #expect(log.replay(after: ahead) == .changes([], end: ahead))
         #expect(log.replay(after: ChangeCursor(after: ChangePosition(major: 5_000, minor: 0))) == .resync(head: log.head))
+        // A snapshot's xmax is bound the same way (a hostile tester's `p.M.0~M.18446744073709551615.`
+        // saw every later change, so its stream stayed silent): past the allowance it is a resync.
+        let seenFar = ChangeCursor(
+            after: ChangePosition(major: 9, minor: 3), seen: TransactionSnapshot(xmin: 9, xmax: .max, inProgress: []))
+        #expect(log.replay(after: seenFar) == .resync(head: log.head))
+        let seenNear = ChangeCursor(
+            after: ChangePosition(major: 9, minor: 3), seen: TransactionSnapshot(xmin: 9, xmax: 1_009, inProgress: []))
+        #expect(log.replay(after: seenNear) == .changes([], end: seenNear))
+        let seenPast = ChangeCursor(
+            after: ChangePosition(major: 9, minor: 3), seen: TransactionSnapshot(xmin: 9, xmax: 1_011, inProgress: []))
+        #expect(log.replay(after: seenPast) == .resync(head: log.head))
     }
 
     @Test func observersAreWokenAfterEveryAppendUntilTheyStop() {

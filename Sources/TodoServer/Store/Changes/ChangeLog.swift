@@ -129,6 +129,12 @@ public final class ChangeLog: Sendable {
     public func replay(after cursor: ChangeCursor, limit: Int = .max) -> Replay {
         state.withTracedLock { state in
             if cursor.after < state.floor { return .resync(head: state.head) }
+            // A snapshot cannot have seen further than a position can be ahead: one that claims to
+            // (xmax far past the head) would hide every later change from its reader for good.
+            if let seen = cursor.seen {
+                let (allowed, overflow) = state.head.after.major.addingReportingOverflow(aheadAllowance)
+                if !overflow, seen.xmax > allowed, seen.xmax - allowed > 1 { return .resync(head: state.head) }
+            }
             if cursor.after > state.head.after {
                 let allowed = state.head.after.major.addingReportingOverflow(aheadAllowance)
                 if aheadAllowance == 0 || (!allowed.overflow && cursor.after.major > allowed.partialValue) {
