@@ -103,6 +103,10 @@ struct TodoServerCommand: AsyncParsableCommand {
     var authTokensFile: String?
     @Option(name: .customLong("read-tokens-file"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "readTokensFile")))
     var readTokensFile: String?
+    @Option(name: .customLong("owner-tokens"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "ownerTokens")))
+    var ownerTokens: String?
+    @Option(name: .customLong("owner-tokens-file"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "ownerTokensFile")))
+    var ownerTokensFile: String?
     @Option(name: .customLong("metrics-public"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "metricsPublic")))
     var metricsPublic: String?
     @Option(
@@ -271,6 +275,8 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("readTokens", readTokens),
             ("authTokensFile", authTokensFile),
             ("readTokensFile", readTokensFile),
+            ("ownerTokens", ownerTokens),
+            ("ownerTokensFile", ownerTokensFile),
             ("metricsPublic", metricsPublic),
             ("maxPipelinedRequests", maxPipelinedRequests),
             ("maxOutputBytes", maxOutputBytes),

@@ -67,6 +67,7 @@ extension ServerConfiguration {
 
     /// Rules between settings, reported against the key whose source set it.
     private func checkCombinations() throws(ConfigurationError) {
+        try checkOwnerTokens()
         if maxURIBytes >= maxHeaderBytes {
             if let source = provenance.sources["maxUriBytes"] {
                 throw ConfigurationError(
@@ -100,6 +101,38 @@ extension ServerConfiguration {
             throw ConfigurationError(
                 key: "corsCredentials", value: Self.shown("true", source),
                 expected: "false while corsOrigin is * (list the origins that may send credentials in corsOrigin)", source: source)
+        }
+    }
+
+    /// A token names one owner, and is either an owner's or a plain one: an error names the
+    /// setting and the owners, never the token. Owners are kept in memory only, for now.
+    private func checkOwnerTokens() throws(ConfigurationError) {
+        guard !ownerTokens.isEmpty else { return }
+        let key = provenance.sources["ownerTokens"] != nil ? "ownerTokens" : "ownerTokensFile"
+        let source = provenance.sources[key]
+        var owners: [String: Owner] = [:]
+        for entry in ownerTokens {
+            if let first = owners[entry.token], first != entry.owner {
+                throw ConfigurationError(
+                    key: key,
+                    problem: "'\(key)' gives one token to two owners (\(first.name) and \(entry.owner.name)): give each owner its own",
+                    source: source)
+            }
+            owners[entry.token] = entry.owner
+        }
+        let plain = Set(authTokens + readTokens)
+        if let shared = ownerTokens.first(where: { plain.contains($0.token) }) {
+            throw ConfigurationError(
+                key: key,
+                problem:
+                    "'\(key)' gives \(shared.owner.name) a token that authTokens or readTokens also lists: a token is an owner's or the shared list's, not both",
+                source: source)
+        }
+        for (store, set) in [("dataDir", dataDirectory != nil), ("databaseUrl", databaseURL != nil)] where set {
+            throw ConfigurationError(
+                key: key,
+                problem: "'\(key)' with '\(store)': owners' to-dos are kept in memory only in this version; unset one of them",
+                source: source)
         }
     }
 

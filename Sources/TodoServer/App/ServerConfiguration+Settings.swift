@@ -121,6 +121,11 @@ extension ServerConfiguration {
             .tokens("readTokens", \.readTokens, "Comma-separated bearer tokens that may only read (GET, HEAD)."),
             .tokensFile("authTokensFile", \.authTokens, "File of read-write tokens, one per line (a container secret)."),
             .tokensFile("readTokensFile", \.readTokens, "File of read-only tokens, one per line."),
+            .ownerTokens(
+                "ownerTokens",
+                "Comma-separated owner:token pairs: each token reads and writes its owner's to-dos only (owner: 1-128 of A-Z a-z 0-9 . _ @ -); prefer TODO_OWNER_TOKENS or a file."
+            ),
+            .ownerTokensFile("ownerTokensFile", "File of owner:token pairs, one per line (a container secret)."),
             .boolean("metricsPublic", \.metricsPublic, "Serve /metrics without a token when tokens are on."),
             .integer(
                 "eventsRetained", \.eventsRetained, 1...10_000_000,
@@ -301,6 +306,65 @@ extension Setting {
                     return nil
                 }
                 return "\(expected) (token \(bad + 1) has a character a bearer token cannot have)"
+            },
+            render: { _ in "" }, refusesBlank: true)
+    }
+}
+
+extension Setting {
+    static let ownerTokenExpectation =
+        "owner:token pairs separated by commas (owner: 1-128 of A-Z a-z 0-9 . _ @ -; token: letters, digits and -._~+/ with optional trailing =)"
+
+    /// `owner:token` (the owner is everything before the first `:`), nil when either part is not valid.
+    static func ownerToken(_ pair: String) -> OwnerToken? {
+        guard let colon = pair.firstIndex(of: ":") else { return nil }
+        let token = String(pair[pair.index(after: colon)...])
+        guard let owner = Owner(name: String(pair[..<colon])), isValidToken(token) else { return nil }
+        return OwnerToken(owner: owner, token: token)
+    }
+
+    static func ownerTokens(_ key: String, _ help: String) -> Setting {
+        Setting(
+            key: key, kind: .list, help: help, secret: true, expected: ownerTokenExpectation,
+            apply: { configuration, text in
+                if text.trimmingWhitespace().isEmpty { return nil }
+                let pairs = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingWhitespace() }
+                var tokens: [OwnerToken] = []
+                for (index, pair) in pairs.enumerated() {
+                    // The pair's place, never its text: the token is a secret.
+                    guard let token = ownerToken(pair) else { return "\(ownerTokenExpectation) (pair \(index + 1) is not)" }
+                    tokens.append(token)
+                }
+                configuration.ownerTokens += tokens
+                return nil
+            },
+            render: { "\($0.ownerTokens.count) owner tokens" }, refusesBlank: true)
+    }
+
+    /// A file of `owner:token` pairs, one per line (blank lines and `#` comments skipped).
+    static func ownerTokensFile(_ key: String, _ help: String) -> Setting {
+        let expected = "a readable file of owner:token pairs, one per line"
+        return Setting(
+            key: key, kind: .string, help: help, secret: false, expected: expected,
+            apply: { configuration, filePath in
+                if filePath.isEmpty { return nil }
+                let bytes: [UInt8]
+                switch ConfigurationFile.read(filePath) {
+                case .success(let read): bytes = read
+                case .failure(let reason): return "\(expected) (\(reason))"
+                }
+                let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
+                    .map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+                guard !lines.isEmpty else { return "\(expected) (the file holds no pair)" }
+                var tokens: [OwnerToken] = []
+                for (index, line) in lines.enumerated() {
+                    guard let token = ownerToken(line) else {
+                        return "\(expected) (pair \(index + 1) is not owner:token with a valid owner name and token)"
+                    }
+                    tokens.append(token)
+                }
+                configuration.ownerTokens += tokens
+                return nil
             },
             render: { _ in "" }, refusesBlank: true)
     }

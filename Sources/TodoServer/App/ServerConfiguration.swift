@@ -61,6 +61,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var authTokens: [String] = []
     /// Bearer tokens that may only read (GET, HEAD).
     public var readTokens: [String] = []
+    /// Owner tokens: each reads and writes its owner's to-dos only (`ownerTokens`, `ownerTokensFile`).
+    public var ownerTokens: [OwnerToken] = []
     /// Whether `/metrics` answers without a token when tokens are on.
     public var metricsPublic = false
     /// `text` (one line per event) or `json` (one JSON object per line).
@@ -110,7 +112,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public init() {}
 
     /// Whether requests need a bearer token.
-    public var requiresTokens: Bool { !authTokens.isEmpty || !readTokens.isEmpty }
+    public var requiresTokens: Bool { !authTokens.isEmpty || !readTokens.isEmpty || !ownerTokens.isEmpty }
+
+    /// Whether requests may act on owners' lists (owner tokens are configured).
+    public var hasOwners: Bool { !ownerTokens.isEmpty }
 
     /// The thread count to run: `threads`, or the number of cores when it is 0.
     public var effectiveThreads: Int {

@@ -51,8 +51,11 @@ struct StartupBanner {
         guard configuration.requiresTokens else {
             return "access: no token needed — anyone who reaches \(configuration.host):\(port) may read and change to-dos"
         }
+        let owners = Set(configuration.ownerTokens.map(\.owner)).count
+        let identities =
+            owners > 0 ? ", \(configuration.ownerTokens.count) owner tokens for \(owners) owners (each sees only their own to-dos)" : ""
         return
-            "access: bearer tokens required (\(configuration.authTokens.count) read-write, \(configuration.readTokens.count) read-only); "
+            "access: bearer tokens required (\(configuration.authTokens.count) read-write, \(configuration.readTokens.count) read-only\(identities)); "
             + "/metrics \(configuration.metricsPublic ? "public" : "needs a token")"
     }
 

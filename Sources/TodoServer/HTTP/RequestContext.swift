@@ -14,6 +14,9 @@ public struct RequestContext: Sendable {
     public var ifMatch: EntityTagCondition?
     /// `If-None-Match`, when sent.
     public var ifNoneMatch: EntityTagCondition?
+    /// Whose to-dos the request acts on: the router sets it from the request's token (the shared
+    /// list unless an owner's token, or a JSON Web Token, names an owner).
+    public var owner = Owner.shared
     /// The server's logger, which `logger` adds the request id to.
     private let baseLogger: Logger
 

@@ -44,7 +44,7 @@ public struct RequestPipeline: Sendable {
                 maxConnections: configuration.maxConnections),
             cors: cors,
             authentication: BearerAuthentication(
-                authTokens: configuration.authTokens, readTokens: configuration.readTokens,
+                authTokens: configuration.authTokens, readTokens: configuration.readTokens, ownerTokens: configuration.ownerTokens,
                 metricsPublic: configuration.metricsPublic),
             feed: FeedSettings(configuration: configuration))
     }

@@ -104,7 +104,7 @@ public struct AppRouter: Sendable {
             feed: FeedView(
                 presenter: FeedPresenter(
                     interactor: FeedInteractor(
-                        log: store.changes, scheduler: dependencies.feedScheduler, heartbeat: feed.heartbeat,
+                        log: store.changes, store: store, scheduler: dependencies.feedScheduler, heartbeat: feed.heartbeat,
                         hub: dependencies.feedHub, batchInterval: feed.batchInterval,
                         loopSharePercent: feed.loopSharePercent)),
                 serializer: serializer, maxBufferedBytes: feed.maxBufferedBytes),
@@ -138,9 +138,15 @@ public struct AppRouter: Sendable {
         _ request: HTTPRequest, to route: Route?, context: RequestContext, openStream: @escaping StreamOpener = { _, _, _ in nil },
         respond: @escaping Respond
     ) {
-        if let (problem, headers) = refusal(of: request, route: route, context: context, hasContent: !request.body.isEmpty) {
+        let access = authentication.decide(
+            method: request.method, route: route, authorization: Self.authorization(of: request, route: route, context: context))
+        if let (problem, headers) = refusal(of: request, route: route, access: access, context: context, hasContent: !request.body.isEmpty)
+        {
             return routeProblem(problem, headers: headers, respond: respond)
         }
+        // The owner whose to-dos every module acts on (the shared list unless an owner's token says).
+        var context = context
+        if case .owner(let owner) = access { context.owner = owner }
         if request.method == .options, request.path == "*" {
             // The server in general (RFC 9110 §9.3.7): every method some route allows.
             return respond(HTTPResponse(status: 204, headers: ["Allow": Route.allMethodsAllow]))
@@ -179,7 +185,10 @@ public struct AppRouter: Sendable {
     /// judged once it is read.
     public func refusal(ofHead head: HTTPRequest, route: Route?, context: RequestContext) -> HTTPResponse? {
         let declared = head.headers["Content-Length"].flatMap { Int($0) }.map { $0 > 0 } ?? false
-        guard let (problem, headers) = refusal(of: head, route: route, context: context, hasContent: declared) else { return nil }
+        let access = authentication.decide(
+            method: head.method, route: route, authorization: Self.authorization(of: head, route: route, context: context))
+        guard let (problem, headers) = refusal(of: head, route: route, access: access, context: context, hasContent: declared)
+        else { return nil }
         return serializer.display(ResponseViewModel(problem: problem, headers: headers))
     }
 
@@ -188,14 +197,14 @@ public struct AppRouter: Sendable {
     /// method the route does not allow (`OPTIONS` is a preflight), a body (`hasContent`) of a type
     /// the API does not read. Nothing here reads the body.
     private func refusal(
-        of request: HTTPRequest, route: Route?, context: RequestContext, hasContent: Bool
+        of request: HTTPRequest, route: Route?, access: BearerAuthentication.Decision, context: RequestContext, hasContent: Bool
     ) -> (ProblemDetails, HTTPHeaders)? {
         if let refusal = screening.refusal(of: request) {
             context.logger.debug(
                 "screening refused the request", metadata: ["status": "\(refusal.problem.status)", "reason": "\(refusal.problem.detail)"])
             return (refusal.problem, refusal.headers)
         }
-        if let denial = denial(of: request, route: route, context: context) { return denial }
+        if let denial = denial(of: request, access: access, context: context) { return denial }
         if request.method == .options, request.path == "*" { return nil }
         guard let route else { return (.notFound("No route matches '\(request.path)'."), [:]) }
         if request.method == .options { return nil }
@@ -234,15 +243,15 @@ public struct AppRouter: Sendable {
     }
 
     /// The 401 or 403 for a request whose token does not allow it, if tokens are on.
-    private func denial(of request: HTTPRequest, route: Route?, context: RequestContext) -> (ProblemDetails, HTTPHeaders)? {
-        let decision = authentication.decide(
-            method: request.method, route: route, authorization: Self.authorization(of: request, route: route, context: context))
+    private func denial(
+        of request: HTTPRequest, access decision: BearerAuthentication.Decision, context: RequestContext
+    ) -> (ProblemDetails, HTTPHeaders)? {
         if authentication.isEnabled, context.logs(at: .debug) {
             context.logger.debug(
                 "token check", metadata: ["decision": "\(decision)", "method": "\(request.method.rawValue)", "path": "\(request.path)"])
         }
         switch decision {
-        case .open, .readWrite, .readOnly:
+        case .open, .readWrite, .readOnly, .owner:
             return nil
         // RFC 6750 §3.1: an error code only when the request carried a bearer token.
         case .missingToken:
@@ -261,6 +270,11 @@ public struct AppRouter: Sendable {
             )
         case .writeWithReadToken:
             return (.forbidden("The token may only read (GET, HEAD); \(request.method.rawValue) needs a read-write token."), [:])
+        case .ownerOnOperations:
+            return (
+                .forbidden("An owner's token does not read the server's metrics: they need an operator's token (authTokens, readTokens)."),
+                [:]
+            )
         }
     }
 

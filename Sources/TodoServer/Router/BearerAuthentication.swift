@@ -2,8 +2,10 @@ import HTTPValues
 
 /// Bearer-token access (RFC 6750): with tokens configured, every request needs
 /// `Authorization: Bearer <token>` except CORS preflights, `GET`/`HEAD /healthz` and, when
-/// `metricsPublic`, `/metrics`. Read tokens may only GET and HEAD. Tokens are compared in
-/// constant time, and never logged.
+/// `metricsPublic`, `/metrics`. Read tokens may only GET and HEAD; an owner token reads and writes
+/// its owner's to-dos. Plain tokens are compared in constant time; owner tokens (any number of
+/// them) are found by a table lookup keyed by the whole token, whose hash is seeded at random per
+/// process. Tokens are never logged.
 public struct BearerAuthentication: Sendable {
     /// What a request may do.
     public enum Decision: Sendable, Equatable {
@@ -13,6 +15,8 @@ public struct BearerAuthentication: Sendable {
         case readWrite
         /// A read token on a read.
         case readOnly
+        /// An owner token: reads and writes that owner's to-dos.
+        case owner(Owner)
         /// No `Authorization` header (401).
         case missingToken
         /// An `Authorization` header without a bearer token: another scheme (`Basic …`), or
@@ -22,26 +26,36 @@ public struct BearerAuthentication: Sendable {
         case unknownToken
         /// A read token on a write (403).
         case writeWithReadToken
+        /// An owner's token on `/metrics`, which shows the whole server: operators' tokens only (403).
+        case ownerOnOperations
     }
 
     private let authTokens: [[UInt8]]
     private let readTokens: [[UInt8]]
+    private let ownerTokens: [[UInt8]: Owner]
     private let metricsPublic: Bool
 
-    public init(authTokens: [String] = [], readTokens: [String] = [], metricsPublic: Bool = false) {
+    /// `ownerTokens`: each token with the owner it stands for (a token names one owner:
+    /// configuration refuses one given to two).
+    public init(authTokens: [String] = [], readTokens: [String] = [], ownerTokens: [OwnerToken] = [], metricsPublic: Bool = false) {
         self.authTokens = authTokens.map { Array($0.utf8) }
         self.readTokens = readTokens.map { Array($0.utf8) }
+        self.ownerTokens = Dictionary(ownerTokens.map { (Array($0.token.utf8), $0.owner) }, uniquingKeysWith: { first, _ in first })
         self.metricsPublic = metricsPublic
     }
 
     /// Whether any token is configured.
-    public var isEnabled: Bool { !authTokens.isEmpty || !readTokens.isEmpty }
+    public var isEnabled: Bool { !authTokens.isEmpty || !readTokens.isEmpty || !ownerTokens.isEmpty }
+
+    /// Whether requests act on owners' lists (owner tokens are configured).
+    public var hasOwners: Bool { !ownerTokens.isEmpty }
 
     /// The decision for `method` on `route` (nil: no route matches) with this `Authorization` value.
     public func decide(method: HTTPMethod, route: Route?, authorization: String?) -> Decision {
         guard isEnabled, !isOpen(method: method, route: route) else { return .open }
         guard let authorization else { return .missingToken }
         guard let token = Self.bearerToken(in: authorization) else { return .otherScheme }
+        if let owner = ownerTokens[token] { return route == .metrics ? .ownerOnOperations : .owner(owner) }
         let (writes, reads) = matches(token)
         if writes { return .readWrite }
         guard reads else { return .unknownToken }
@@ -50,10 +64,12 @@ public struct BearerAuthentication: Sendable {
 
     /// Whether a request with this `Authorization` value may see operational details (the to-do
     /// count and the store's reason on `/healthz`): whoever may read `/metrics`, that is anyone
-    /// while tokens are off or `metricsPublic` is set, else a request with a valid token.
+    /// while tokens are off or `metricsPublic` is set, else a request with a valid operator's token
+    /// (not an owner's: an owner sees nothing of other owners, not even how many to-dos there are).
     public func showsDetails(authorization: String?) -> Bool {
         guard isEnabled, !metricsPublic else { return true }
         guard let token = authorization.flatMap(Self.bearerToken) else { return false }
+        if ownerTokens[token] != nil { return false }
         let (writes, reads) = matches(token)
         return writes || reads
     }
@@ -97,5 +113,16 @@ public struct BearerAuthentication: Sendable {
             difference |= Int(given[index] ^ expected[index % expected.count])
         }
         return difference == 0
+    }
+}
+
+/// An owner token as configured: the token, and the owner whose to-dos it reads and writes.
+public struct OwnerToken: Sendable, Equatable {
+    public let owner: Owner
+    public let token: String
+
+    public init(owner: Owner, token: String) {
+        self.owner = owner
+        self.token = token
     }
 }

@@ -54,6 +54,13 @@ public final class DurableTodoStore: TodoStore {
     /// Every change, in journal order.
     public var changes: ChangeLog { memory.changes }
 
+    /// The shared list only, for now: the configuration refuses owners with a data directory
+    /// until the journal records owners.
+    public func owned(by owner: Owner) -> any TodoStore {
+        precondition(owner.isShared, "owners are not journaled yet: the configuration refuses owners with dataDir")
+        return self
+    }
+
     /// What start-up recovered.
     public let report: RecoveryReport
 

@@ -67,6 +67,14 @@ public final class InMemoryTodoStore: TodoStore {
     /// Every change, in the order applied (appended under `state`'s lock, so that a page and the
     /// cursor it reports agree).
     public let changes: ChangeLog
+    /// Each named owner's to-dos, in a store of their own (its own records, indexes and change
+    /// log, a sibling of this one's), made on first use: an owner's list costs what a store
+    /// holding only that owner's to-dos costs. Only the shared list's store (the one the server
+    /// makes) has them; an owner's store is reached through it.
+    private let owners: Mutex<[Owner: InMemoryTodoStore]>
+    /// In an owner's store: whose it is, and the store that holds it.
+    private let owner: Owner
+    private weak let parent: InMemoryTodoStore?
 
     /// A change log for a store that lives as long as the process: tagged at random, so that a
     /// cursor from an earlier life is unknown rather than misread.
@@ -79,6 +87,9 @@ public final class InMemoryTodoStore: TodoStore {
     /// A store holding `todos` exactly as given, revisions included: what recovery from disk builds.
     public init(restoring todos: [String: Todo], changes: ChangeLog = InMemoryTodoStore.processChangeLog(retaining: 10_000)) {
         self.changes = changes
+        owners = Mutex([:])
+        owner = .shared
+        parent = nil
         state.withTracedLock { state in
             for todo in todos.values { _ = state.slots.add(todo) }
             state.reindex()
@@ -88,6 +99,9 @@ public final class InMemoryTodoStore: TodoStore {
     /// A store holding `initial`, each at revision 1; `changesRetained` changes kept for replay.
     public init(_ initial: [Todo] = [], changesRetained: Int = 10_000) {
         changes = Self.processChangeLog(retaining: changesRetained)
+        owners = Mutex([:])
+        owner = .shared
+        parent = nil
         state.withTracedLock { state in
             for var todo in initial {
                 todo.revision = 1
@@ -96,11 +110,42 @@ public final class InMemoryTodoStore: TodoStore {
         }
     }
 
-    /// The number of to-dos, read without waiting.
+    /// An owner's store in `parent`.
+    private init(owner: Owner, of parent: InMemoryTodoStore) {
+        changes = parent.changes.sibling()
+        owners = Mutex([:])
+        self.owner = owner
+        self.parent = parent
+    }
+
+    /// `owner`'s to-dos: this store for the shared list, else the owner's own store (made now if
+    /// the owner has none yet).
+    public func owned(by owner: Owner) -> any TodoStore { store(of: owner) }
+
+    /// `owner`'s store (`owned(by:)`, typed).
+    public func store(of owner: Owner) -> InMemoryTodoStore {
+        if owner == self.owner { return self }
+        if let parent { return parent.store(of: owner) }
+        return owners.withTracedLock { owners in
+            if let store = owners[owner] { return store }
+            let store = InMemoryTodoStore(owner: owner, of: self)
+            owners[owner] = store
+            return store
+        }
+    }
+
+    /// Every owner's store (the shared list's not included).
+    var ownerStores: [InMemoryTodoStore] { owners.withTracedLock { Array($0.values) } }
+
+    /// The number of to-dos in this list, read without waiting.
     public var count: Int { state.withTracedLock { $0.slots.liveCount } }
 
+    /// The number of to-dos of every owner together (what the shared list's store reports in its
+    /// statistics: `/metrics` and `/healthz` show the server's, never an owner's).
+    public var totalCount: Int { ownerStores.reduce(count) { $0 + $1.count } }
+
     public func statistics() -> Pending<Result<StoreStatistics, StoreError>> {
-        .ready(.success(StoreStatistics(count: count)))
+        .ready(.success(StoreStatistics(count: parent == nil ? totalCount : count)))
     }
 
     public func insert(_ todo: Todo) -> Pending<Result<Todo, StoreError>> {

@@ -22,8 +22,12 @@ public protocol TodoStore: Sendable {
     /// In one atomic step: removes the to-do if `condition` holds for it.
     func remove(id: String, condition: RevisionCondition) -> Pending<Result<StoreRemoval, StoreError>>
     func removeAll() -> Pending<Result<Void, StoreError>>
-    /// Figures about the whole store (for metrics and health).
+    /// Figures about the whole store (for metrics and health), every owner's to-dos together.
     func statistics() -> Pending<Result<StoreStatistics, StoreError>>
+    /// The same store acting on `owner`'s to-dos only: every call of the answer reads and changes
+    /// that owner's to-dos and no one else's, and its `changes` are that owner's. For
+    /// `Owner.shared`, the shared list (the to-dos from before owners existed).
+    func owned(by owner: Owner) -> any TodoStore
     /// Why the store refuses changes now, nil while it takes them; read without waiting (for
     /// `/healthz`): a journal on a failing disk, a database found unreachable by the last attempts.
     var writeRefusal: String? { get }

@@ -90,6 +90,15 @@ final class FakeTodoStore: TodoStore, @unchecked Sendable {
         todos.withTracedLock { for todo in initial { $0[todo.id] = todo } }
     }
 
+    /// The owners `owned(by:)` was asked for, in order.
+    let ownersAsked = Mutex<[Owner]>([])
+
+    /// Itself, whatever the owner (one list), noting the owner in `ownersAsked`.
+    func owned(by owner: Owner) -> any TodoStore {
+        ownersAsked.withTracedLock { $0.append(owner) }
+        return self
+    }
+
     var count: Int { todos.withTracedLock { $0.count } }
     var stored: [String: Todo] { todos.withTracedLock { $0 } }
     /// The names of the calls so far, in order.

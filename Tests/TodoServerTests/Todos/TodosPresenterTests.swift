@@ -54,6 +54,14 @@ final class StubTodosUseCases: TodosUseCases {
     let todo: Result<Todo, TodosError>
     let all: [Todo]
     let calls = Mutex<[Call]>([])
+    /// The owners the presenter asked for, one per request, in order.
+    let owners = Mutex<[Owner]>([])
+
+    /// Itself (canned answers), noting the owner.
+    func owned(by owner: Owner) -> StubTodosUseCases {
+        owners.withTracedLock { $0.append(owner) }
+        return self
+    }
 
     init(todo: Result<Todo, TodosError>, all: [Todo] = []) {
         self.todo = todo
@@ -118,6 +126,24 @@ struct TodosPresenterTests {
     let data = makeTodo("abc", title: "Buy milk", order: 3, due: "2026-11-24", revision: 17)
     let context = RequestContext(baseURL: "http://localhost:8080")
     let draft = TodoDraft(title: "Buy milk", order: 3)
+
+    @Test("every use case is asked of the request's owner's use cases, once per request")
+    func owners() throws {
+        let stub = StubTodosUseCases(todo: .success(data), all: [data])
+        let presenter = TodosPresenter(interactor: stub)
+        var owned = context
+        owned.owner = Owner(name: "alice")!
+        let view = CapturingTodosView()
+        presenter.presentList(TodoQuery(), context: owned).kept(in: view)
+        presenter.presentCreation(draft, context: owned).kept(in: view)
+        presenter.presentTodo(id: "abc", context: context).kept(in: view)
+        presenter.presentPatch(id: "abc", TodoChange(title: "x"), condition: .none, context: owned).kept(in: view)
+        presenter.presentReplacement(id: "abc", draft, condition: .none, context: owned).kept(in: view)
+        presenter.presentDeletion(id: "abc", condition: .none, context: owned).kept(in: view)
+        presenter.presentDeletionOfAll(context: owned).kept(in: view)
+        let alice = Owner(name: "alice")!
+        #expect(stub.owners.withTracedLock { $0 } == [alice, alice, .shared, alice, alice, alice, alice])
+    }
 
     @Test("a created to-do is 201 with Location and an absolute url")
     func created() throws {

@@ -7,8 +7,15 @@ import Testing
 final class StubUpcomingUseCases: UpcomingUseCases, @unchecked Sendable {
     let answer: Result<UpcomingData, UpcomingError>
     var asked: [UpcomingRequest] = []
+    /// The owners the presenter asked for, one per request.
+    var owners: [Owner] = []
 
     init(_ answer: Result<UpcomingData, UpcomingError>) { self.answer = answer }
+
+    func owned(by owner: Owner) -> StubUpcomingUseCases {
+        owners.append(owner)
+        return self
+    }
 
     func upcoming(_ request: UpcomingRequest) -> Pending<Result<UpcomingData, UpcomingError>> {
         asked.append(request)

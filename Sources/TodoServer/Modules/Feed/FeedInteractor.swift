@@ -8,6 +8,8 @@ import Synchronization
 /// `maxSubscribers` at once. Hands out to-dos as values.
 public struct FeedInteractor: Sendable {
     private let log: ChangeLog
+    /// The store whose owners' logs `owned(by:)` subscribes to (nil: `log` is every change).
+    private let store: (any TodoStore)?
     private let scheduler: any FeedScheduler
     private let heartbeat: Duration
     private let batchInterval: Duration
@@ -18,16 +20,27 @@ public struct FeedInteractor: Sendable {
     /// out together (a change after a quiet spell goes at once): one write carries many events when
     /// changes come fast. `loopSharePercent`: the most of a loop's time a pass over its subscribers
     /// takes once its slices take long (`FeedLoopFanout`).
+    /// `store`: the store `log` is the change log of, whose owners' own logs `owned(by:)` reads.
     public init(
-        log: ChangeLog, scheduler: any FeedScheduler, heartbeat: Duration, hub: FeedHub,
+        log: ChangeLog, store: (any TodoStore)? = nil, scheduler: any FeedScheduler, heartbeat: Duration, hub: FeedHub,
         batchInterval: Duration = FeedSubscription.defaultBatchInterval, loopSharePercent: Int = 100
     ) {
         self.loopSharePercent = min(100, max(1, loopSharePercent))
         self.log = log
+        self.store = store
         self.scheduler = scheduler
         self.heartbeat = heartbeat
         self.hub = hub
         self.batchInterval = batchInterval
+    }
+
+    /// The same feed carrying `owner`'s changes only (their own change log: nobody else's change is
+    /// ever read for them); `Owner.shared`: the shared list's.
+    public func owned(by owner: Owner) -> FeedInteractor {
+        guard !owner.isShared, let store else { return self }
+        return FeedInteractor(
+            log: store.owned(by: owner).changes, store: store, scheduler: scheduler, heartbeat: heartbeat, hub: hub,
+            batchInterval: batchInterval, loopSharePercent: loopSharePercent)
     }
 
     /// The current position (what `GET /todos` reports when its store cannot say).

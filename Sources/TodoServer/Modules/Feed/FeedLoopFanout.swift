@@ -306,24 +306,30 @@ final class FeedLoopFanout: @unchecked Sendable {
     }
 }
 
-/// The fan-outs of one change log, one per loop. Held by the feed's hub, not by the loops: a
-/// fan-out holds its loop, so a loop holding it would keep both alive after the server is gone.
+/// The fan-outs of the feed's change logs (the shared list's, and each owner's), one per log and
+/// loop. Held by the feed's hub, not by the loops: a fan-out holds its loop, so a loop holding it
+/// would keep both alive after the server is gone.
 final class FeedLoopFanouts: Sendable {
-    private let fanouts = Mutex<[UInt: FeedLoopFanout]>([:])
+    private struct Key: Hashable {
+        let log: ObjectIdentifier
+        let loop: UInt
+    }
+
+    private let fanouts = Mutex<[Key: FeedLoopFanout]>([:])
 
     /// `loop`'s fan-out of `log` (made on first use).
     func fanout(of log: ChangeLog, on loop: any FeedLoop, batchInterval: Duration, loopSharePercent: Int = 100) -> FeedLoopFanout {
         fanouts.withTracedLock { fanouts in
-            if let fanout = fanouts[loop.identity] { return fanout }
+            let key = Key(log: ObjectIdentifier(log), loop: loop.identity)
+            if let fanout = fanouts[key] { return fanout }
             let fanout = FeedLoopFanout(log: log, loop: loop, batchInterval: batchInterval, loopSharePercent: loopSharePercent)
-            fanouts[loop.identity] = fanout
+            fanouts[key] = fanout
             // A stopped loop's fan-out has its timers cancelled: a later loop at the same address
             // (the identity) gets a fan-out of its own.
-            let identity = loop.identity
             loop.whenStopping { [weak self, weak fanout] in
                 guard let self, let fanout else { return }
                 self.fanouts.withTracedLock { fanouts in
-                    if fanouts[identity] === fanout { fanouts[identity] = nil }
+                    if fanouts[key] === fanout { fanouts[key] = nil }
                 }
             }
             return fanout

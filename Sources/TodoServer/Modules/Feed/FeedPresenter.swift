@@ -21,7 +21,7 @@ public struct FeedPresenter: Sendable {
     /// most subscribers (or is stopping).
     public func presentSubscription(_ request: FeedRequest, context: RequestContext, view: some FeedStreamDisplay) {
         let session = FeedSession(baseURL: context.baseURL)
-        guard let subscription = interactor.subscribe(request, subscriber: session) else {
+        guard let subscription = interactor.owned(by: context.owner).subscribe(request, subscriber: session) else {
             // An `EventSource` that gets an error status gives up for good (browsers ignore
             // `Retry-After`): an event-stream client gets a stream that only says when to retry.
             if request.acceptsEventStream,

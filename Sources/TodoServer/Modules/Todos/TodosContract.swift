@@ -26,6 +26,8 @@ public protocol TodosModuleInput: Sendable {
 /// missing to-do means. Knows nothing of HTTP: typed requests in, domain data or a domain error
 /// out (`Pending`: ready when the store answered at once, later when it answers on the loop).
 public protocol TodosUseCases: Sendable {
+    /// The same use cases acting on `owner`'s to-dos only (`Owner.shared`: the shared list).
+    func owned(by owner: Owner) -> Self
     /// One page of to-dos; by default `order` (unset last), then `createdAt`, then `id`.
     func list(_ query: TodoQuery) -> Pending<Result<TodoListData, TodosError>>
     /// Stores a new to-do with a fresh id, created and updated now.

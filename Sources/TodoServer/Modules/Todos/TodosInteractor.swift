@@ -11,6 +11,10 @@ public struct TodosInteractor: TodosUseCases {
         self.ids = ids
     }
 
+    public func owned(by owner: Owner) -> TodosInteractor {
+        owner.isShared ? self : TodosInteractor(store: store.owned(by: owner), clock: clock, ids: ids)
+    }
+
     public func list(_ query: TodoQuery) -> Pending<Result<TodoListData, TodosError>> {
         store.list(query).map(with: (query, store.changes)) { result, captured in
             let (query, changes) = captured

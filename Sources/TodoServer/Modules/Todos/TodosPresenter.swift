@@ -12,7 +12,7 @@ public struct TodosPresenter<UseCases: TodosUseCases>: TodosModuleInput {
     }
 
     public func presentList(_ query: TodoQuery, context: RequestContext) -> Pending<ViewAnswer<TodoListViewModel>> {
-        interactor.list(query).map(with: context) { result, context in
+        interactor.owned(by: context.owner).list(query).map(with: context) { result, context in
             switch result {
             case .success(let list):
                 var headers: HTTPHeaders = ["ETag": list.entityTag.description, "X-Total-Count": String(list.total)]
@@ -33,17 +33,18 @@ public struct TodosPresenter<UseCases: TodosUseCases>: TodosModuleInput {
     }
 
     public func presentCreation(_ draft: TodoDraft, context: RequestContext) -> Pending<ViewAnswer<TodoViewModel>> {
-        interactor.create(draft).map(with: context.baseURL) { (result: consuming Result<Todo, TodosError>, baseURL) in
+        interactor.owned(by: context.owner).create(draft).map(with: context.baseURL) {
+            (result: consuming Result<Todo, TodosError>, baseURL) in
             Self.todo(consume result, status: 201, baseURL: baseURL)
         }
     }
 
     public func presentDeletionOfAll(context: RequestContext) -> Pending<ViewAnswer<NoBody>> {
-        interactor.deleteAll().map(with: ()) { result, _ in Self.noContent(result) }
+        interactor.owned(by: context.owner).deleteAll().map(with: ()) { result, _ in Self.noContent(result) }
     }
 
     public func presentTodo(id: String, context: RequestContext) -> Pending<ViewAnswer<TodoViewModel>> {
-        interactor.get(id: id).map(with: context) { result, context in
+        interactor.owned(by: context.owner).get(id: id).map(with: context) { result, context in
             if case .success(let todo) = result, context.ifNoneMatch?.matchesWeakly(todo.entityTag) == true {
                 let headers: HTTPHeaders = ["ETag": todo.entityTag.description]
                 return .model(ResponseViewModel(status: 304, headers: headers, body: nil))
@@ -55,7 +56,7 @@ public struct TodosPresenter<UseCases: TodosUseCases>: TodosModuleInput {
     public func presentPatch(
         id: String, _ change: TodoChange, condition: RevisionCondition, context: RequestContext
     ) -> Pending<ViewAnswer<TodoViewModel>> {
-        interactor.patch(id: id, with: change, condition: condition).map(with: context.baseURL) {
+        interactor.owned(by: context.owner).patch(id: id, with: change, condition: condition).map(with: context.baseURL) {
             (result: consuming Result<Todo, TodosError>, baseURL) in Self.todo(consume result, status: 200, baseURL: baseURL)
         }
     }
@@ -63,13 +64,13 @@ public struct TodosPresenter<UseCases: TodosUseCases>: TodosModuleInput {
     public func presentReplacement(
         id: String, _ draft: TodoDraft, condition: RevisionCondition, context: RequestContext
     ) -> Pending<ViewAnswer<TodoViewModel>> {
-        interactor.replace(id: id, with: draft, condition: condition).map(with: context.baseURL) {
+        interactor.owned(by: context.owner).replace(id: id, with: draft, condition: condition).map(with: context.baseURL) {
             (result: consuming Result<Todo, TodosError>, baseURL) in Self.todo(consume result, status: 200, baseURL: baseURL)
         }
     }
 
     public func presentDeletion(id: String, condition: RevisionCondition, context: RequestContext) -> Pending<ViewAnswer<NoBody>> {
-        interactor.delete(id: id, condition: condition).map(with: ()) { result, _ in Self.noContent(result) }
+        interactor.owned(by: context.owner).delete(id: id, condition: condition).map(with: ()) { result, _ in Self.noContent(result) }
     }
 
     /// A single to-do with its `ETag`; a 201 also carries `Location`.

@@ -13,6 +13,8 @@ public protocol UpcomingModuleInput: Sendable {
 /// nothing of HTTP: a typed request in, domain data or a domain error out (`Pending`: the store
 /// may answer later, on the loop).
 public protocol UpcomingUseCases: Sendable {
+    /// The same use case over `owner`'s to-dos only (`Owner.shared`: the shared list).
+    func owned(by owner: Owner) -> Self
     func upcoming(_ request: UpcomingRequest) -> Pending<Result<UpcomingData, UpcomingError>>
 }
 

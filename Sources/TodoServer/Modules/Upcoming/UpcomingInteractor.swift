@@ -10,6 +10,10 @@ public struct UpcomingInteractor: UpcomingUseCases {
         self.defaultTimeZone = defaultTimeZone
     }
 
+    public func owned(by owner: Owner) -> UpcomingInteractor {
+        owner.isShared ? self : UpcomingInteractor(store: store.owned(by: owner), clock: clock, defaultTimeZone: defaultTimeZone)
+    }
+
     public func upcoming(_ request: UpcomingRequest) -> Pending<Result<UpcomingData, UpcomingError>> {
         let zone = request.timeZone ?? defaultTimeZone
         let window = UpcomingWindow(today: Self.today(at: clock.now(), in: zone), weekStart: request.weekStart ?? .monday)

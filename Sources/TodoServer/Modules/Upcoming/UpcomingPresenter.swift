@@ -10,7 +10,7 @@ public struct UpcomingPresenter<UseCases: UpcomingUseCases>: UpcomingModuleInput
     }
 
     public func presentUpcoming(_ request: UpcomingRequest, context: RequestContext) -> Pending<ViewAnswer<UpcomingViewModel>> {
-        interactor.upcoming(request).map(with: context) { result, context in
+        interactor.owned(by: context.owner).upcoming(request).map(with: context) { result, context in
             switch result {
             case .success(let data):
                 return .model(ResponseViewModel(status: 200, body: UpcomingViewModel(data, baseURL: context.baseURL)))

@@ -17,6 +17,14 @@ public final class ChangeLog: Sendable {
     /// Its cursors may carry a PostgreSQL snapshot (a listing's, `PostgresChangeFeed`); a token
     /// with one is unknown to every other log, which never hands one out.
     public let handsOutSnapshots: Bool
+    /// Where `start` was: a sibling log begins there too.
+    private let origin: ChangePosition
+    /// The minors `appendNext` hands out, shared with this log's siblings (one position order
+    /// across the owners of a store).
+    private let sequence: ChangeSequence
+    /// The retention budget this log shares with its siblings, nil while it is alone (it keeps its
+    /// own last `capacity` changes).
+    private let retention: ChangeRetention?
     private let state: Mutex<State>
 
     private struct State {
@@ -47,12 +55,58 @@ public final class ChangeLog: Sendable {
     }
 
     /// An empty log whose changes come after `start` (kept in order: every append comes after it).
-    public init(tag: String, capacity: Int, start: ChangePosition, aheadAllowance: UInt64 = 0, handsOutSnapshots: Bool = false) {
+    public convenience init(tag: String, capacity: Int, start: ChangePosition, aheadAllowance: UInt64 = 0, handsOutSnapshots: Bool = false)
+    {
+        self.init(
+            tag: tag, capacity: capacity, start: start, aheadAllowance: aheadAllowance, handsOutSnapshots: handsOutSnapshots,
+            sequence: ChangeSequence(after: start.minor), retention: nil)
+    }
+
+    private init(
+        tag: String, capacity: Int, start: ChangePosition, aheadAllowance: UInt64, handsOutSnapshots: Bool, sequence: ChangeSequence,
+        retention: ChangeRetention?
+    ) {
         self.tag = tag
         self.capacity = max(1, capacity)
         self.aheadAllowance = aheadAllowance
         self.handsOutSnapshots = handsOutSnapshots
+        self.sequence = sequence
+        self.retention = retention
+        origin = start
         state = Mutex(State(floor: start, head: ChangeCursor(after: start)))
+    }
+
+    /// A log for another owner of the same store: the same tag and cursor form, positions from
+    /// the same order (`appendNext` of either never hands out a position the other did), and
+    /// the last `capacity` changes of all of them retained together, whichever log they are in.
+    /// Call it on the store's first log before that log has changes of its own.
+    public func sibling() -> ChangeLog {
+        let shared =
+            retention
+            ?? sharedRetention.withTracedLock { shared in
+                if let shared { return shared }
+                let made = ChangeRetention(capacity: capacity)
+                made.enroll(self, retained: retainedCount)
+                shared = made
+                hasSiblings.store(true, ordering: .releasing)
+                return made
+            }
+        return ChangeLog(
+            tag: tag, capacity: capacity, start: origin, aheadAllowance: aheadAllowance, handsOutSnapshots: handsOutSnapshots,
+            sequence: sequence, retention: shared)
+    }
+
+    /// The budget the first log made when it got its first sibling (a change appended while that
+    /// happens may count against its own capacity instead: the budget is off by that much).
+    private let sharedRetention = Mutex<ChangeRetention?>(nil)
+    /// Whether `sharedRetention` is set: a log without siblings appends without taking its lock.
+    private let hasSiblings = Atomic<Bool>(false)
+
+    /// The budget this log's changes count against, nil: its own capacity.
+    private var budget: ChangeRetention? {
+        if let retention { return retention }
+        guard hasSiblings.load(ordering: .acquiring) else { return nil }
+        return sharedRetention.withTracedLock { $0 }
     }
 
     /// The cursor of a reader that has seen every change so far.
@@ -74,11 +128,13 @@ public final class ChangeLog: Sendable {
     /// Appends `kind` at the next position on `head`'s major; answers that position.
     @discardableResult
     public func appendNext(_ kind: StoreChangeKind) -> ChangePosition {
+        let budget = budget
         let (position, wakes) = state.withTracedLock { state -> (ChangePosition, [@Sendable () -> Void]) in
-            let position = ChangePosition(major: state.head.after.major, minor: state.head.after.minor + 1)
-            Self.add(StoreChange(position: position, kind: kind), to: &state, capacity: capacity)
+            let position = ChangePosition(major: state.head.after.major, minor: sequence.next(after: state.head.after.minor))
+            Self.add(StoreChange(position: position, kind: kind), to: &state, capacity: budget == nil ? capacity : .max)
             return (position, Array(state.observers.values))
         }
+        budget?.retained(1, by: self)
         for wake in wakes { wake() }
         return position
     }
@@ -87,15 +143,30 @@ public final class ChangeLog: Sendable {
     /// overlapped the last one).
     public func append(_ changes: [StoreChange]) {
         guard !changes.isEmpty else { return }
-        let wakes = state.withTracedLock { state -> [@Sendable () -> Void] in
-            var added = false
+        let budget = budget
+        let (added, wakes) = state.withTracedLock { state -> (Int, [@Sendable () -> Void]) in
+            var added = 0
             for change in changes where change.position > state.head.after {
-                Self.add(change, to: &state, capacity: capacity)
-                added = true
+                Self.add(change, to: &state, capacity: budget == nil ? capacity : .max)
+                added += 1
             }
-            return added ? Array(state.observers.values) : []
+            return (added, added > 0 ? Array(state.observers.values) : [])
         }
+        if added > 0 { budget?.retained(added, by: self) }
         for wake in wakes { wake() }
+    }
+
+    /// Lets its oldest retained change leave the window (the shared budget is full).
+    fileprivate func dropOldest() {
+        state.withTracedLock { state in
+            guard state.start < state.changes.count else { return }
+            state.floor = state.changes[state.start].position
+            state.start += 1
+            if state.start >= capacity || state.start == state.changes.count {
+                state.changes.removeFirst(state.start)
+                state.start = 0
+            }
+        }
     }
 
     /// Moves `head` to `position` without a change (PostgreSQL: the window starts where the table's
@@ -183,4 +254,76 @@ public final class ChangeLog: Sendable {
     public func stopObserving(_ observer: UInt64) {
         _ = state.withTracedLock { $0.observers.removeValue(forKey: observer) }
     }
+}
+
+/// The minors a store's logs hand out (`appendNext`): each one past every minor handed out before
+/// and past the asking log's head.
+final class ChangeSequence: Sendable {
+    private let last: Atomic<UInt64>
+
+    init(after minor: UInt64) {
+        last = Atomic(minor)
+    }
+
+    func next(after minor: UInt64) -> UInt64 {
+        var current = last.load(ordering: .relaxed)
+        while true {
+            let next = max(current, minor) + 1
+            let (exchanged, original) = last.compareExchange(
+                expected: current, desired: next, successOrdering: .acquiringAndReleasing, failureOrdering: .relaxed)
+            if exchanged { return next }
+            current = original
+        }
+    }
+}
+
+/// The retention budget of sibling logs (one per owner of a store): they keep the last
+/// `capacity` changes of all of them together, in the order they were appended, so that a
+/// thousand owners cost what one does. Each append is noted here after the log took it; once past
+/// the budget, the log that holds the oldest retained change lets it go.
+final class ChangeRetention: Sendable {
+    let capacity: Int
+    private let order = Mutex(Order())
+
+    private struct Order {
+        /// Which log took each retained change, oldest first from `start`.
+        var logs: [WeakLog] = []
+        var start = 0
+    }
+
+    private struct WeakLog: @unchecked Sendable {
+        weak var log: ChangeLog?
+    }
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Counts the changes `log` already holds (the first log, when it gets a sibling).
+    func enroll(_ log: ChangeLog, retained: Int) {
+        order.withTracedLock { order in
+            for _ in 0..<retained { order.logs.append(WeakLog(log: log)) }
+        }
+    }
+
+    /// `log` took `count` changes: the oldest changes past the budget leave their logs.
+    func retained(_ count: Int, by log: ChangeLog) {
+        let leaving = order.withTracedLock { order -> [WeakLog] in
+            for _ in 0..<count { order.logs.append(WeakLog(log: log)) }
+            let excess = order.logs.count - order.start - capacity
+            guard excess > 0 else { return [] }
+            let leaving = Array(order.logs[order.start..<(order.start + excess)])
+            order.start += excess
+            if order.start >= capacity {
+                order.logs.removeFirst(order.start)
+                order.start = 0
+            }
+            return leaving
+        }
+        // Outside the budget's lock: a log's lock is never taken while it is held.
+        for entry in leaving { entry.log?.dropOldest() }
+    }
+
+    /// Changes the budget counts now.
+    var retainedCount: Int { order.withTracedLock { $0.logs.count - $0.start } }
 }

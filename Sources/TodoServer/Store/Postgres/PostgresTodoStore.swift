@@ -22,6 +22,13 @@ public final class PostgresTodoStore: TodoStore {
     /// a loop tries again within 1 s); past the deadline it is `PostgresLoad.retryAfterSeconds`.
     public static let retryAfterSeconds = 1
 
+    /// The shared list only, for now: the configuration refuses owners with a database until
+    /// its rows carry owners.
+    public func owned(by owner: Owner) -> any TodoStore {
+        precondition(owner.isShared, "owners are not in the database yet: the configuration refuses owners with databaseUrl")
+        return self
+    }
+
     /// Reads the change feed's table into `changes`.
     let feed: PostgresChangeFeed
     /// How long `removeAll` waits for the table's lock (`TodoSQL+RemoveAll.swift`).

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import TodoServer
+
+/// `ownerTokens` / `TODO_OWNER_TOKENS` / `ownerTokensFile`: as strict as the other token settings,
+/// and no error ever shows a token.
+@Suite("ServerConfiguration: owner tokens")
+struct OwnerTokensConfigurationTests: ConfigurationFixtures {
+    @Test("owner:token pairs from the environment, a flag, the file and a secret file; the owner ends at the first colon")
+    func pairs() throws {
+        let environment = try ServerConfiguration.load(
+            flags: [:], environment: ["TODO_OWNER_TOKENS": "alice@example.com:tok-a"], filePath: nil)
+        // "tok:b=" has a character a bearer token cannot have: refused below; here the good pair.
+        #expect(environment.ownerTokens == [OwnerToken(owner: Owner(name: "alice@example.com")!, token: "tok-a")])
+        #expect(environment.requiresTokens && environment.hasOwners)
+
+        let file = try writeFile("# owners\nalice:one\n\n bob:two \n")
+        let both = try ServerConfiguration.load(
+            flags: ["ownerTokens": "carol:three", "ownerTokensFile": file], environment: [:], filePath: nil)
+        #expect(both.ownerTokens.map(\.owner.name) == ["carol", "alice", "bob"])
+        #expect(both.ownerTokens.map(\.token) == ["three", "one", "two"])
+        let json = try writeFile(#"{"ownerTokens": ["dave:four", "erin:five"]}"#)
+        #expect(
+            try ServerConfiguration.load(flags: [:], environment: [:], filePath: json).ownerTokens.map(\.owner.name) == ["dave", "erin"])
+    }
+
+    @Test(
+        "a pair that is not owner:token is refused by its place, never its text",
+        arguments: [
+            "alice", ":secret-token", "al ice:secret-token", "alice:", "alice:sec ret", "alice:secret-token,,bob:x",
+            String(repeating: "a", count: 129) + ":secret-token", "älice:secret-token", "alice/x:secret-token", "bob:secret:token",
+        ])
+    func badPair(value: String) throws {
+        let error = try #require(loadError(environment: ["TODO_OWNER_TOKENS": value]))
+        #expect(error.key == "ownerTokens")
+        #expect(!error.description.contains("secret"))
+        #expect(error.description.contains("owner:token pairs"))
+        #expect(error.description.hasSuffix("(set by TODO_OWNER_TOKENS)"))
+    }
+
+    @Test("blank is refused, as for every token setting")
+    func blank() throws {
+        for (variable, key) in [("TODO_OWNER_TOKENS", "ownerTokens"), ("TODO_OWNER_TOKENS_FILE", "ownerTokensFile")] {
+            let error = try #require(loadError(environment: [variable: " "]))
+            #expect(error.key == key)
+            #expect(error.description.contains("is set but empty or white space"))
+        }
+        let empty = try writeFile("# nobody\n")
+        #expect(loadError(flags: ["ownerTokensFile": empty])?.description.contains("(the file holds no pair)") == true)
+    }
+
+    @Test("one token for two owners, or an owner's token that is also a plain token, is refused naming the owners, not the token")
+    func ambiguous() throws {
+        let twice = try #require(loadError(environment: ["TODO_OWNER_TOKENS": "alice:s3cr3t-shared,bob:s3cr3t-shared"]))
+        #expect(twice.key == "ownerTokens")
+        #expect(twice.description.contains("gives one token to two owners (alice and bob)"))
+        #expect(!twice.description.contains("s3cr3t"))
+        let file = try writeFile("bob:s3cr3t-shared\n")
+        let acrossSources = try #require(
+            loadError(flags: ["ownerTokensFile": file], environment: ["TODO_OWNER_TOKENS": "alice:s3cr3t-shared"]))
+        #expect(acrossSources.description.contains("two owners (alice and bob)"))
+        // The same owner may have two tokens; one token listed twice for one owner is harmless.
+        #expect(loadError(environment: ["TODO_OWNER_TOKENS": "alice:one,alice:two,alice:one"]) == nil)
+        let plain = try #require(loadError(environment: ["TODO_OWNER_TOKENS": "alice:s3cr3t", "TODO_READ_TOKENS": "s3cr3t"]))
+        #expect(plain.description.contains("gives alice a token that authTokens or readTokens also lists"))
+        #expect(!plain.description.contains("s3cr3t'"))
+    }
+
+    @Test("owners with a journal or a database are refused while those stores keep no owners")
+    func storesWithoutOwners() throws {
+        let error = try #require(loadError(environment: ["TODO_OWNER_TOKENS": "alice:one", "TODO_DATA_DIR": "/tmp/x"]))
+        #expect(error.description.contains("'ownerTokens' with 'dataDir'"))
+    }
+
+    @Test("the dump counts owner tokens and never shows one")
+    func dump() throws {
+        let configuration = try ServerConfiguration.load(flags: [:], environment: ["TODO_OWNER_TOKENS": "alice:hidden-1"], filePath: nil)
+        let setting = try #require(ServerConfiguration.settings.first { $0.key == "ownerTokens" })
+        #expect(setting.secret)
+        #expect(setting.render(configuration) == "1 owner tokens")
+    }
+}
