@@ -32,6 +32,14 @@ let package = Package(
             providers: [.apt(["libevent-dev"])]
         ),
         .systemLibrary(name: "CSupport"),
+        // OpenSSL's libcrypto, for the signatures of JSON Web Tokens (Sources/TodoServer/Identity):
+        // libssl-dev at build time (libpq-dev depends on it), libcrypto.so.3 at run time (libpq5's
+        // libssl3 brings it).
+        .systemLibrary(
+            name: "CLibcrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // libpq's header at build time (libpq-dev); the library itself is opened on first use
         // (Sources/CLibpq/loader.c), so a server without a database URL never maps it.
         .target(
@@ -70,6 +78,7 @@ let package = Package(
                 "PostgresLoop",
                 "LockTracing",
                 "CSupport",
+                "CLibcrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
