@@ -35,7 +35,8 @@ final class SignatureKey: @unchecked Sendable {
     }
 
     /// An RSA public key from its modulus and exponent (big-endian, unsigned), checked by OpenSSL
-    /// (SP 800-56B's public key checks: an odd modulus that is not prime, an odd exponent above 2^16).
+    /// (`EVP_PKEY_public_check`: an odd modulus, an odd exponent above 1; an even modulus and
+    /// `e = 1` are refused, `e = 3` is not). The bounds on their sizes are the caller's.
     static func rsa(modulus: [UInt8], exponent: [UInt8]) -> Result<SignatureKey, Refusal> {
         let made = modulus.withUnsafeBufferPointer { n in
             exponent.withUnsafeBufferPointer { e in

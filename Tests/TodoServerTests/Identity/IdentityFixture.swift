@@ -68,6 +68,10 @@ struct IdentityFixture: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todo-identity-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
+            let interpreter = try interpreter()
+            func python(_ arguments: [String], input: Data = Data()) throws -> Data {
+                try run(interpreter, [script] + arguments, input: input)
+            }
             _ = try python(["keys", directory + "/a", "--kid-prefix", "a-"])
             _ = try python(["keys", directory + "/b", "--kid-prefix", "b-"])
             let setA = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/a/jwks.json")))
@@ -97,20 +101,32 @@ struct IdentityFixture: Sendable {
         }
     }
 
-    /// Runs `scripts/dev-tokens.py` with `arguments` (`python3` from PATH), `input` on its standard
-    /// input; its standard output, or a failure with its standard error.
-    private static func python(_ arguments: [String], input: Data = Data()) throws -> Data {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../scripts/dev-tokens.py")
-            .standardized.path
+    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../scripts/dev-tokens.py").standardized.path
+
+    /// The first of PATH's `python3` and `/usr/bin/python3` that has `cryptography`
+    /// (scripts/install-deps.sh installs Debian's package when neither has it).
+    private static func interpreter() throws -> [String] {
+        let candidates = [["/usr/bin/env", "python3"], ["/usr/bin/python3"]]
+        for candidate in candidates where (try? run(candidate, ["-c", "import cryptography"])) != nil {
+            return candidate
+        }
+        throw Failure(
+            description: "no python3 with the cryptography package (PATH's python3, /usr/bin/python3); scripts/install-deps.sh installs it")
+    }
+
+    /// Runs `command` with `arguments`, `input` on its standard input; its standard output, or a
+    /// failure with its standard error.
+    private static func run(_ command: [String], _ arguments: [String], input: Data = Data()) throws -> Data {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst()) + arguments
         let standardInput = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = standardInput
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        // The input is small (under a pipe's 64 KiB) and read whole before anything is written.
+        // Written whole, then closed: the script reads all of its input before it writes.
         standardInput.fileHandleForWriting.write(input)
         try standardInput.fileHandleForWriting.close()
         let printed = output.fileHandleForReading.readDataToEndOfFile()
@@ -118,8 +134,8 @@ struct IdentityFixture: Sendable {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw Failure(
-                description: "scripts/dev-tokens.py \(arguments.first ?? "") exited \(process.terminationStatus) (python3 with the "
-                    + "cryptography package is needed): \(String(decoding: complaints, as: UTF8.self))")
+                description: "\((command + arguments.prefix(2)).joined(separator: " ")) exited \(process.terminationStatus): "
+                    + String(decoding: complaints, as: UTF8.self))
         }
         return printed
     }
