@@ -9,6 +9,11 @@ missing=()
 for package in libevent-dev libpq-dev libmimalloc-dev postgresql-15 python3-venv; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
+# Python's cryptography, with which the JWT tests make their keys and tokens (scripts/dev-tokens.py):
+# Debian's package for /usr/bin/python3 when no python3 has it (the tests try PATH's, then that one).
+if ! python3 -c 'import cryptography' >/dev/null 2>&1 && ! /usr/bin/python3 -c 'import cryptography' >/dev/null 2>&1; then
+  missing+=(python3-cryptography)
+fi
 if ((${#missing[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
