@@ -107,6 +107,17 @@ struct TodoServerCommand: AsyncParsableCommand {
     var ownerTokens: String?
     @Option(name: .customLong("owner-tokens-file"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "ownerTokensFile")))
     var ownerTokensFile: String?
+    @Option(name: .customLong("jwt-jwks-file"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "jwtJwksFile")))
+    var jwtJwksFile: String?
+    @Option(name: .customLong("jwt-issuer"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "jwtIssuer")))
+    var jwtIssuer: String?
+    @Option(name: .customLong("jwt-audience"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "jwtAudience")))
+    var jwtAudience: String?
+    @Option(name: .customLong("jwt-owner-claim"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "jwtOwnerClaim")))
+    var jwtOwnerClaim: String?
+    @Option(
+        name: .customLong("jwt-leeway-seconds"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "jwtLeewaySeconds")))
+    var jwtLeewaySeconds: String?
     @Option(name: .customLong("metrics-public"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "metricsPublic")))
     var metricsPublic: String?
     @Option(
@@ -277,6 +288,11 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("readTokensFile", readTokensFile),
             ("ownerTokens", ownerTokens),
             ("ownerTokensFile", ownerTokensFile),
+            ("jwtJwksFile", jwtJwksFile),
+            ("jwtIssuer", jwtIssuer),
+            ("jwtAudience", jwtAudience),
+            ("jwtOwnerClaim", jwtOwnerClaim),
+            ("jwtLeewaySeconds", jwtLeewaySeconds),
             ("metricsPublic", metricsPublic),
             ("maxPipelinedRequests", maxPipelinedRequests),
             ("maxOutputBytes", maxOutputBytes),

@@ -107,8 +107,10 @@ extension ServerConfiguration {
     /// A token names one owner, and is either an owner's or a plain one: an error names the
     /// setting and the owners, never the token. Owners are kept in memory only, for now.
     private func checkOwnerTokens() throws(ConfigurationError) {
-        guard !ownerTokens.isEmpty else { return }
-        let key = provenance.sources["ownerTokens"] != nil ? "ownerTokens" : "ownerTokensFile"
+        try checkJWT()
+        guard hasOwners else { return }
+        let key =
+            ownerTokens.isEmpty ? "jwtJwksFile" : provenance.sources["ownerTokens"] != nil ? "ownerTokens" : "ownerTokensFile"
         let source = provenance.sources[key]
         var owners: [String: Owner] = [:]
         for entry in ownerTokens {
@@ -133,6 +135,35 @@ extension ServerConfiguration {
                 key: key,
                 problem: "'\(key)' with '\(store)': owners' to-dos are kept in memory only in this version; unset one of them",
                 source: source)
+        }
+    }
+
+    /// `jwtIssuer` and `jwtAudience` go with `jwtJwksFile`, and its file holds a usable JWK Set.
+    private func checkJWT() throws(ConfigurationError) {
+        guard let file = jwtJwksFile else {
+            for key in ["jwtIssuer", "jwtAudience"] where (key == "jwtIssuer" ? jwtIssuer : jwtAudience) != nil {
+                throw ConfigurationError(
+                    key: key, problem: "'\(key)' is set without 'jwtJwksFile': name the provider's JWK Set too, or unset it",
+                    source: provenance.sources[key])
+            }
+            return
+        }
+        for key in ["jwtIssuer", "jwtAudience"] where (key == "jwtIssuer" ? jwtIssuer : jwtAudience) == nil {
+            throw ConfigurationError(
+                key: key, problem: "'jwtJwksFile' needs '\(key)' too: a token is accepted only for this server's issuer and audience",
+                source: provenance.sources["jwtJwksFile"])
+        }
+        let source = provenance.sources["jwtJwksFile"]
+        let bytes: [UInt8]
+        switch ConfigurationFile.read(file) {
+        case .success(let read): bytes = read
+        case .failure(let reason):
+            throw ConfigurationError(
+                key: "jwtJwksFile", problem: "'jwtJwksFile' is '\(file)' but must be a readable JWK Set file (\(reason))", source: source)
+        }
+        if case .failure(let failure) = JWKSet.parse(bytes) {
+            throw ConfigurationError(
+                key: "jwtJwksFile", problem: "'jwtJwksFile' is '\(file)' but must be a JWK Set (\(failure.description))", source: source)
         }
     }
 

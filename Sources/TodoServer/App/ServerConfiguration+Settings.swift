@@ -126,6 +126,27 @@ extension ServerConfiguration {
                 "Comma-separated owner:token pairs: each token reads and writes its owner's to-dos only (owner: 1-128 of A-Z a-z 0-9 . _ @ -); prefer TODO_OWNER_TOKENS or a file."
             ),
             .ownerTokensFile("ownerTokensFile", "File of owner:token pairs, one per line (a container secret)."),
+            .optionalText(
+                "jwtJwksFile", \.jwtJwksFile,
+                "JWK Set file of the OpenID Connect provider whose JSON Web Tokens are accepted (each reads and writes its owner's to-dos); read again when it changes.",
+                expected: "a file path"
+            ) {
+                $0.contains("\0") ? nil : $0
+            },
+            .optionalText(
+                "jwtIssuer", \.jwtIssuer, "The iss a JSON Web Token must carry (required with jwtJwksFile).", expected: "an issuer"
+            ) {
+                $0
+            },
+            .optionalText(
+                "jwtAudience", \.jwtAudience, "The audience a JSON Web Token's aud must name (required with jwtJwksFile).",
+                expected: "an audience"
+            ) { $0 },
+            .text(
+                "jwtOwnerClaim", \.jwtOwnerClaim, "The JSON Web Token claim that names the owner.",
+                expected: "a claim name such as sub, oid or email"
+            ) { !$0.isEmpty && !$0.contains("\0") },
+            .integer("jwtLeewaySeconds", \.jwtLeewaySeconds, 0...3600, "Clock skew allowed on a JSON Web Token's exp and nbf, in seconds."),
             .boolean("metricsPublic", \.metricsPublic, "Serve /metrics without a token when tokens are on."),
             .integer(
                 "eventsRetained", \.eventsRetained, 1...10_000_000,

@@ -63,6 +63,17 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var readTokens: [String] = []
     /// Owner tokens: each reads and writes its owner's to-dos only (`ownerTokens`, `ownerTokensFile`).
     public var ownerTokens: [OwnerToken] = []
+    /// A JWK Set file whose keys sign the JSON Web Tokens this server accepts (`jwtJwksFile`);
+    /// read again when it changes. Nil: no JWTs.
+    public var jwtJwksFile: String?
+    /// The `iss` a JWT must carry (required with `jwtJwksFile`).
+    public var jwtIssuer: String?
+    /// The audience a JWT's `aud` must name (required with `jwtJwksFile`).
+    public var jwtAudience: String?
+    /// The claim that names a JWT's owner.
+    public var jwtOwnerClaim = "sub"
+    /// Clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
+    public var jwtLeewaySeconds = 60
     /// Whether `/metrics` answers without a token when tokens are on.
     public var metricsPublic = false
     /// `text` (one line per event) or `json` (one JSON object per line).
@@ -112,10 +123,17 @@ public struct ServerConfiguration: Sendable, Equatable {
     public init() {}
 
     /// Whether requests need a bearer token.
-    public var requiresTokens: Bool { !authTokens.isEmpty || !readTokens.isEmpty || !ownerTokens.isEmpty }
+    public var requiresTokens: Bool { !authTokens.isEmpty || !readTokens.isEmpty || hasOwners }
 
-    /// Whether requests may act on owners' lists (owner tokens are configured).
-    public var hasOwners: Bool { !ownerTokens.isEmpty }
+    /// Whether requests may act on owners' lists (owner tokens or JSON Web Tokens are configured).
+    public var hasOwners: Bool { !ownerTokens.isEmpty || jwtJwksFile != nil }
+
+    /// The JWT verifier's settings, nil without JWTs.
+    public var jwtVerification: JWTVerifier.Configuration? {
+        guard jwtJwksFile != nil, let jwtIssuer, let jwtAudience else { return nil }
+        return JWTVerifier.Configuration(
+            issuer: jwtIssuer, audience: jwtAudience, ownerClaim: jwtOwnerClaim, leewaySeconds: jwtLeewaySeconds)
+    }
 
     /// The thread count to run: `threads`, or the number of cores when it is 0.
     public var effectiveThreads: Int {

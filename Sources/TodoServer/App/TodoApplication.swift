@@ -1,4 +1,5 @@
 import CSupport
+import Dispatch
 import EventHTTP
 import HTTPValues
 import LockTracing
@@ -18,6 +19,16 @@ public final class TodoApplication: HTTPHandler {
     /// The live feed's subscribers: their streams end at a stop.
     private let feedHub: FeedHub
     private let boundPort = BoundPort()
+    /// JSON Web Tokens, when `jwtJwksFile` is set: their key file is looked at once a second.
+    let jwt: JWTAuthentication?
+    private let keyRefresh = Mutex<KeyRefresh?>(nil)
+
+    /// The timer that looks at the JWT key file (cancelled at a stop; Dispatch's timers are
+    /// thread-safe).
+    private final class KeyRefresh: @unchecked Sendable {
+        let timer: DispatchSourceTimer
+        init(_ timer: DispatchSourceTimer) { self.timer = timer }
+    }
 
     /// The port `start` bound, for base URLs when a request names no host.
     private final class BoundPort: Sendable {
@@ -53,8 +64,20 @@ public final class TodoApplication: HTTPHandler {
         feedHub = dependencies.feedHub
         (store as? PostgresTodoStore)?.recordPhases(into: dependencies.metricsFactory)
         let boundPort = self.boundPort
+        if let verification = configuration.jwtVerification, let file = configuration.jwtJwksFile {
+            do {
+                jwt = try JWTAuthentication(verifier: JWTVerifier(verification), jwksFile: file, clock: clock, logger: logger)
+            } catch {
+                // The configuration read it a moment ago: it changed since.
+                throw ConfigurationError(
+                    key: "jwtJwksFile", problem: "'jwtJwksFile' is '\(file)' but must be a JWK Set (\(error.description))",
+                    source: configuration.provenance.sources["jwtJwksFile"])
+            }
+        } else {
+            jwt = nil
+        }
         pipeline = RequestPipeline(
-            configuration: configuration, dependencies: dependencies, logger: logger,
+            configuration: configuration, dependencies: dependencies, jwt: jwt, logger: logger,
             fallbackBaseURL: { "http://localhost:\(boundPort.value.load(ordering: .relaxed))" })
     }
 
@@ -77,6 +100,14 @@ public final class TodoApplication: HTTPHandler {
         }
         let port = try http.start()
         boundPort.value.store(port, ordering: .relaxed)
+        if let jwt {
+            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+            timer.schedule(deadline: .now() + 1, repeating: 1)
+            timer.setEventHandler { jwt.refreshKeys() }
+            timer.resume()
+            let refresh = KeyRefresh(timer)
+            keyRefresh.withTracedLock { $0 = refresh }
+        }
         StartupBanner(configuration: configuration, port: port).log(to: logger)
         if stopRequested { requestStop() }
         return port
@@ -90,6 +121,10 @@ public final class TodoApplication: HTTPHandler {
             return state.server
         }
         http?.shutdown(gracePeriodSeconds: Double(configuration.shutdownGraceSeconds))
+        keyRefresh.withTracedLock { refresh in
+            refresh?.timer.cancel()
+            refresh = nil
+        }
         // Open event streams end cleanly (their clients reconnect elsewhere); answers in flight
         // finish first, as their connections are not streams.
         feedHub.endAll()

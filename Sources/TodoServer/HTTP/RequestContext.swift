@@ -17,6 +17,9 @@ public struct RequestContext: Sendable {
     /// Whose to-dos the request acts on: the router sets it from the request's token (the shared
     /// list unless an owner's token, or a JSON Web Token, names an owner).
     public var owner = Owner.shared
+    /// When the request's credential ends (a JSON Web Token's `exp`), nil when it does not: a live
+    /// feed stream opened with it ends then.
+    public var credentialExpiry: Timestamp?
     /// The server's logger, which `logger` adds the request id to.
     private let baseLogger: Logger
 

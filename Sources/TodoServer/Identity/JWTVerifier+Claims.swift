@@ -31,7 +31,7 @@ extension JWTVerifier {
         let claim = configuration.ownerClaim
         guard let value = claims[claim] else { throw .malformed("no \(claim) claim (the owner)") }
         guard case .string(let owner) = value else { throw .malformed("\(claim) is not a string") }
-        guard Self.isOwnerName(owner) else {
+        guard Owner.isValidName(owner) else {
             throw .malformed("\(claim) is not an owner name (1 to 128 of A-Z a-z 0-9 . _ @ -)")
         }
         return VerifiedToken(owner: owner, expiresAt: Int64(expiry.rounded(.down)), grants: try Self.grants(claims))
@@ -77,20 +77,5 @@ extension JWTVerifier {
         }
         guard named else { return VerifiedToken.Grants(read: true, write: true) }
         return VerifiedToken.Grants(read: read || write, write: write)
-    }
-
-    /// Whether `name` is an owner name: 1 to 128 of `A-Z a-z 0-9 . _ @ -` (the contract's, shared
-    /// with the owner tokens).
-    static func isOwnerName(_ name: String) -> Bool {
-        let bytes = name.utf8
-        return (1...128).contains(bytes.count)
-            && bytes.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                    UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "@"), UInt8(ascii: "-"):
-                    true
-                default: false
-                }
-            }
     }
 }

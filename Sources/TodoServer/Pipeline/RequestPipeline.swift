@@ -25,7 +25,7 @@ public struct RequestPipeline: Sendable {
     /// Wires the modules around `dependencies` with the limits, CORS and tokens of `configuration`;
     /// lines go to `logger` (nowhere by default), each request's with its `request_id`.
     public init(
-        configuration: ServerConfiguration, dependencies: ModuleDependencies,
+        configuration: ServerConfiguration, dependencies: ModuleDependencies, jwt: JWTAuthentication? = nil,
         logger: Logger = RequestContext.silentLogger,
         fallbackBaseURL: @escaping @Sendable () -> String = { "http://localhost" }
     ) {
@@ -45,6 +45,7 @@ public struct RequestPipeline: Sendable {
             cors: cors,
             authentication: BearerAuthentication(
                 authTokens: configuration.authTokens, readTokens: configuration.readTokens, ownerTokens: configuration.ownerTokens,
+                jwt: jwt,
                 metricsPublic: configuration.metricsPublic),
             feed: FeedSettings(configuration: configuration))
     }

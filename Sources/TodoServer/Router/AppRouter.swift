@@ -106,7 +106,7 @@ public struct AppRouter: Sendable {
                     interactor: FeedInteractor(
                         log: store.changes, store: store, scheduler: dependencies.feedScheduler, heartbeat: feed.heartbeat,
                         hub: dependencies.feedHub, batchInterval: feed.batchInterval,
-                        loopSharePercent: feed.loopSharePercent)),
+                        loopSharePercent: feed.loopSharePercent, clock: dependencies.clock)),
                 serializer: serializer, maxBufferedBytes: feed.maxBufferedBytes),
             screening: screening, cors: cors, authentication: authentication, serializer: serializer)
     }
@@ -146,7 +146,10 @@ public struct AppRouter: Sendable {
         }
         // The owner whose to-dos every module acts on (the shared list unless an owner's token says).
         var context = context
-        if case .owner(let owner) = access { context.owner = owner }
+        if case .owner(let owner, let expiresAt) = access {
+            context.owner = owner
+            context.credentialExpiry = expiresAt.map { Timestamp(millisecondsSinceEpoch: $0 * 1000) }
+        }
         if request.method == .options, request.path == "*" {
             // The server in general (RFC 9110 §9.3.7): every method some route allows.
             return respond(HTTPResponse(status: 204, headers: ["Allow": Route.allMethodsAllow]))
@@ -270,6 +273,18 @@ public struct AppRouter: Sendable {
             )
         case .writeWithReadToken:
             return (.forbidden("The token may only read (GET, HEAD); \(request.method.rawValue) needs a read-write token."), [:])
+        case .invalidJWT(let refusal):
+            // The reason is the verifier's fixed text (no part of the token): safe in a quoted-string.
+            let reason = refusal.description.filter { $0 != "\"" && $0 != "\\" }
+            return (
+                .unauthorized("The bearer token is not accepted: \(reason)."),
+                ["WWW-Authenticate": "Bearer error=\"invalid_token\", error_description=\"" + reason + "\""]
+            )
+        case .insufficientScope(let scope):
+            return (
+                .forbidden("The token's scopes do not allow \(request.method.rawValue): it needs \(scope)."),
+                ["WWW-Authenticate": "Bearer error=\"insufficient_scope\", scope=\"" + scope + "\""]
+            )
         case .ownerOnOperations:
             return (
                 .forbidden("An owner's token does not read the server's metrics: they need an operator's token (authTokens, readTokens)."),

@@ -15,8 +15,15 @@ public struct BearerAuthentication: Sendable {
         case readWrite
         /// A read token on a read.
         case readOnly
-        /// An owner token: reads and writes that owner's to-dos.
-        case owner(Owner)
+        /// An owner token, or a verified JSON Web Token: that owner's to-dos; `expiresAt` (seconds
+        /// since the epoch) when the credential ends (a JWT's `exp`), nil when it does not.
+        case owner(Owner, expiresAt: Int64?)
+        /// A JSON Web Token that is refused, and why (401, `error="invalid_token"` with the reason
+        /// as `error_description`).
+        case invalidJWT(TokenRefusal)
+        /// A JSON Web Token whose `todos:` scopes do not allow this method (403,
+        /// `error="insufficient_scope"`); the scope it needs.
+        case insufficientScope(String)
         /// No `Authorization` header (401).
         case missingToken
         /// An `Authorization` header without a bearer token: another scheme (`Basic …`), or
@@ -33,11 +40,16 @@ public struct BearerAuthentication: Sendable {
     private let authTokens: [[UInt8]]
     private let readTokens: [[UInt8]]
     private let ownerTokens: [[UInt8]: Owner]
+    private let jwt: JWTAuthentication?
     private let metricsPublic: Bool
 
     /// `ownerTokens`: each token with the owner it stands for (a token names one owner:
     /// configuration refuses one given to two).
-    public init(authTokens: [String] = [], readTokens: [String] = [], ownerTokens: [OwnerToken] = [], metricsPublic: Bool = false) {
+    public init(
+        authTokens: [String] = [], readTokens: [String] = [], ownerTokens: [OwnerToken] = [], jwt: JWTAuthentication? = nil,
+        metricsPublic: Bool = false
+    ) {
+        self.jwt = jwt
         self.authTokens = authTokens.map { Array($0.utf8) }
         self.readTokens = readTokens.map { Array($0.utf8) }
         self.ownerTokens = Dictionary(ownerTokens.map { (Array($0.token.utf8), $0.owner) }, uniquingKeysWith: { first, _ in first })
@@ -45,21 +57,31 @@ public struct BearerAuthentication: Sendable {
     }
 
     /// Whether any token is configured.
-    public var isEnabled: Bool { !authTokens.isEmpty || !readTokens.isEmpty || !ownerTokens.isEmpty }
+    public var isEnabled: Bool { !authTokens.isEmpty || !readTokens.isEmpty || !ownerTokens.isEmpty || jwt != nil }
 
-    /// Whether requests act on owners' lists (owner tokens are configured).
-    public var hasOwners: Bool { !ownerTokens.isEmpty }
+    /// Whether requests act on owners' lists (owner tokens or JSON Web Tokens are configured).
+    public var hasOwners: Bool { !ownerTokens.isEmpty || jwt != nil }
 
     /// The decision for `method` on `route` (nil: no route matches) with this `Authorization` value.
     public func decide(method: HTTPMethod, route: Route?, authorization: String?) -> Decision {
         guard isEnabled, !isOpen(method: method, route: route) else { return .open }
         guard let authorization else { return .missingToken }
         guard let token = Self.bearerToken(in: authorization) else { return .otherScheme }
-        if let owner = ownerTokens[token] { return route == .metrics ? .ownerOnOperations : .owner(owner) }
+        let reading = method == .get || method == .head
+        if let owner = ownerTokens[token] { return route == .metrics ? .ownerOnOperations : .owner(owner, expiresAt: nil) }
         let (writes, reads) = matches(token)
         if writes { return .readWrite }
-        guard reads else { return .unknownToken }
-        return method == .get || method == .head ? .readOnly : .writeWithReadToken
+        if reads { return reading ? .readOnly : .writeWithReadToken }
+        guard let jwt else { return .unknownToken }
+        switch jwt.verify(token) {
+        case .failure(let refusal): return .invalidJWT(refusal)
+        case .success(let verified):
+            if route == .metrics { return .ownerOnOperations }
+            if reading ? !verified.grants.read : !verified.grants.write {
+                return .insufficientScope(reading ? "todos:read" : "todos:write")
+            }
+            return .owner(Owner(unchecked: verified.owner), expiresAt: verified.expiresAt)
+        }
     }
 
     /// Whether a request with this `Authorization` value may see operational details (the to-do

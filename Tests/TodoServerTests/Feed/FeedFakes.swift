@@ -183,7 +183,7 @@ final class RecordingSubscriber: FeedSubscriber, FeedEnding {
     var positions: [String] {
         items.map { item in
             switch item {
-            case .change(let position, _), .resync(let position): position
+            case .change(let position, _), .resync(let position), .expired(let position): position
             }
         }
     }

@@ -76,7 +76,7 @@ struct IdentityFixture: Sendable {
             _ = try python(["keys", directory + "/b", "--kid-prefix", "b-"])
             let setA = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/a/jwks.json")))
             let setB = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/b/jwks.json")))
-            let all = JWTVerifierTests.specs
+            let all = JWTVerifierTests.specs + JWTEndToEndTests.specs
             let request: [String: Any] = [
                 "tokens": all.map { spec in
                     [

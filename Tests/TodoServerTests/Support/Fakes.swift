@@ -12,6 +12,10 @@ final class FakeClock: TodoClock {
         current = Mutex(FakeClock.timestamp(iso))
     }
 
+    init(millisecondsSinceEpoch: Int64) {
+        current = Mutex(Timestamp(millisecondsSinceEpoch: millisecondsSinceEpoch))
+    }
+
     func now() -> Timestamp { current.withTracedLock { $0 } }
 
     func set(_ iso: String) { current.withTracedLock { $0 = FakeClock.timestamp(iso) } }

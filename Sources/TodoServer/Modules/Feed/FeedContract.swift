@@ -12,9 +12,14 @@ public struct FeedRequest: Sendable, Equatable {
     /// stream that says when to retry, since an `EventSource` that gets an error status stops.
     public var acceptsEventStream: Bool
 
-    public init(lastEventID: String? = nil, acceptsEventStream: Bool = false) {
+    /// When the subscriber's credential ends (a JSON Web Token's `exp`): the stream ends then
+    /// with an `expired` item, so that nobody reads past their token's life. Nil: it does not.
+    public var expiresAt: Timestamp?
+
+    public init(lastEventID: String? = nil, acceptsEventStream: Bool = false, expiresAt: Timestamp? = nil) {
         self.lastEventID = lastEventID
         self.acceptsEventStream = acceptsEventStream
+        self.expiresAt = expiresAt
     }
 }
 
@@ -33,6 +38,9 @@ public enum FeedItem: Sendable, Equatable {
     /// The position asked for is not retained (or not one of this store's): list again; the
     /// changes after `position` follow.
     case resync(position: String)
+    /// The subscriber's credential (a JSON Web Token) has expired: the stream ends after this, and
+    /// a client with a new credential resumes after `position`.
+    case expired(position: String)
 }
 
 /// Whether a subscriber takes more now.

@@ -15,6 +15,8 @@ public struct FeedInteractor: Sendable {
     private let batchInterval: Duration
     private let loopSharePercent: Int
     private let hub: FeedHub
+    /// The wall clock a credential's expiry is read against.
+    private let clock: any TodoClock
 
     /// `batchInterval`: after a subscriber is sent a batch, changes for it wait that long and go
     /// out together (a change after a quiet spell goes at once): one write carries many events when
@@ -23,8 +25,9 @@ public struct FeedInteractor: Sendable {
     /// `store`: the store `log` is the change log of, whose owners' own logs `owned(by:)` reads.
     public init(
         log: ChangeLog, store: (any TodoStore)? = nil, scheduler: any FeedScheduler, heartbeat: Duration, hub: FeedHub,
-        batchInterval: Duration = FeedSubscription.defaultBatchInterval, loopSharePercent: Int = 100
+        batchInterval: Duration = FeedSubscription.defaultBatchInterval, loopSharePercent: Int = 100, clock: any TodoClock = SystemClock()
     ) {
+        self.clock = clock
         self.loopSharePercent = min(100, max(1, loopSharePercent))
         self.log = log
         self.store = store
@@ -40,7 +43,7 @@ public struct FeedInteractor: Sendable {
         guard !owner.isShared, let store else { return self }
         return FeedInteractor(
             log: store.owned(by: owner).changes, store: store, scheduler: scheduler, heartbeat: heartbeat, hub: hub,
-            batchInterval: batchInterval, loopSharePercent: loopSharePercent)
+            batchInterval: batchInterval, loopSharePercent: loopSharePercent, clock: clock)
     }
 
     /// The current position (what `GET /todos` reports when its store cannot say).
@@ -57,9 +60,13 @@ public struct FeedInteractor: Sendable {
             if let cursor = log.cursor(fromToken: token) { start = cursor } else { resync = true }
         }
         let fanout = hub.fanouts.fanout(of: log, on: loop, batchInterval: batchInterval, loopSharePercent: loopSharePercent)
+        // A credential that has expired already ends the stream at its first turn.
+        let lifetime = request.expiresAt.map { expiry in
+            Duration.milliseconds(max(1, expiry.millisecondsSinceEpoch - clock.now().millisecondsSinceEpoch))
+        }
         return FeedSubscription(
             log: log, loop: loop, fanout: fanout, cursor: start, resyncFirst: resync, subscriber: subscriber, hub: hub,
-            heartbeat: heartbeat)
+            heartbeat: heartbeat, lifetime: lifetime)
     }
 }
 
@@ -143,11 +150,16 @@ public final class FeedSubscription: @unchecked Sendable {
     private var timer: (any FeedTimer)?
     private let heartbeat: Duration
     private var started = false
+    /// How long the subscriber's credential lasts from the subscription on (nil: for good), and
+    /// the timer that ends the stream then.
+    private let lifetime: Duration?
+    private var expiry: (any FeedTimer)?
 
     init(
         log: ChangeLog, loop: any FeedLoop, fanout: FeedLoopFanout, cursor: ChangeCursor, resyncFirst: Bool,
-        subscriber: any FeedSubscriber, hub: FeedHub, heartbeat: Duration
+        subscriber: any FeedSubscriber, hub: FeedHub, heartbeat: Duration, lifetime: Duration? = nil
     ) {
+        self.lifetime = lifetime
         self.fanout = fanout
         self.log = log
         self.loop = loop
@@ -165,7 +177,20 @@ public final class FeedSubscription: @unchecked Sendable {
         started = true
         fanout.add(self)
         timer = loop.repeating(every: heartbeat) { [weak self] in self?.beat() }
+        if let lifetime { expiry = loop.repeating(every: lifetime) { [weak self] in self?.expire() } }
         pull()
+    }
+
+    /// The credential has expired: after what was sent, an `expired` item at the position reached,
+    /// then the stream ends (cleanly: the client may resume there with a new credential).
+    private func expire() {
+        expiry?.cancel()
+        expiry = nil
+        guard !ended, let subscriber else { return }
+        _ = subscriber.receive(.expired(position: cursor.token(tag: log.tag)))
+        subscriber.flush()
+        end(cutOff: false)
+        (subscriber as? FeedEnding)?.endStream()
     }
 
     /// Whether the subscription still runs.
@@ -295,6 +320,8 @@ public final class FeedSubscription: @unchecked Sendable {
         fanout.remove(self)
         timer?.cancel()
         timer = nil
+        expiry?.cancel()
+        expiry = nil
         subscriber = nil
         if cutOff { hub.cutOffs.increment() }
         hub.release(self)

@@ -21,6 +21,8 @@ public struct FeedPresenter: Sendable {
     /// most subscribers (or is stopping).
     public func presentSubscription(_ request: FeedRequest, context: RequestContext, view: some FeedStreamDisplay) {
         let session = FeedSession(baseURL: context.baseURL)
+        var request = request
+        request.expiresAt = context.credentialExpiry
         guard let subscription = interactor.owned(by: context.owner).subscribe(request, subscriber: session) else {
             // An `EventSource` that gets an error status gives up for good (browsers ignore
             // `Retry-After`): an event-stream client gets a stream that only says when to retry.
@@ -149,10 +151,11 @@ final class FeedSession: FeedSubscriber, FeedEnding {
     static func viewModel(_ item: FeedItem, baseURL: String) -> FeedEventViewModel {
         var writer = JSONWriter(capacity: 512)
         switch item {
-        case .resync(let position):
+        case .resync(let position), .expired(let position):
             writer.beginObject()
             writer.endObject()
-            return FeedEventViewModel(id: position, event: "resync", data: writer.finish())
+            let event = if case .resync = item { "resync" } else { "expired" }
+            return FeedEventViewModel(id: position, event: event, data: writer.finish())
         case .change(let position, let change):
             let event: String
             switch change {
