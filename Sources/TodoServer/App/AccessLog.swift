@@ -2,7 +2,8 @@ import HTTPValues
 import Logging
 
 /// Writes one line per request: method, target with its query, status, body bytes, duration and,
-/// for 4xx and 5xx, the problem's detail; the request id and client address as metadata. At trace
+/// for 4xx and 5xx, the problem's detail; the request id, client address and, for an owner's
+/// request, the owner (never the token) as metadata. At trace
 /// level the request's header fields come first (never `Authorization`, `Proxy-Authorization` or `Cookie`).
 ///
 /// Secrets never reach a line: the query is written with the value of every secret parameter
@@ -31,7 +32,7 @@ public struct AccessLog: Sendable {
             metadata: ["request_id": "\(requestID)", "client": "\(request.clientAddress)"])
     }
 
-    public func record(request: HTTPRequest, response: HTTPResponse, duration: Duration, requestID: String) {
+    public func record(request: HTTPRequest, response: HTTPResponse, duration: Duration, requestID: String, owner: String? = nil) {
         if let direct {
             guard direct.logLevel <= .info else { return }
         } else {
@@ -47,7 +48,7 @@ public struct AccessLog: Sendable {
                 StdoutLogHandler.AccessEntry(
                     method: request.method.rawValue, path: request.path, query: query, status: response.status,
                     bodyBytes: response.body.count, microseconds: microseconds, detail: detail, requestID: requestID,
-                    client: request.clientAddress))
+                    client: request.clientAddress, owner: owner))
             return
         }
         let milliseconds = DecimalText.milliseconds(duration)
@@ -56,8 +57,9 @@ public struct AccessLog: Sendable {
         if response.status >= 400, let detail = Self.problemDetail(of: response) {
             message += " — \(detail)"
         }
-        logger.info(
-            "\(message)", metadata: ["request_id": "\(requestID)", "client": "\(request.clientAddress)"])
+        var metadata: Logger.Metadata = ["request_id": "\(requestID)", "client": "\(request.clientAddress)"]
+        if let owner { metadata["owner"] = "\(owner)" }
+        logger.info("\(message)", metadata: metadata)
     }
 
     /// The `detail` of a problem+json body.

@@ -15,6 +15,8 @@ extension StdoutLogHandler {
         var detail: String?
         var requestID: String
         var client: String
+        /// The owner the request acted for (not the shared list's).
+        var owner: String? = nil
     }
 
     /// Writes `entry` as the line `log(event:)` would for `logger.info(message, metadata:
@@ -49,6 +51,10 @@ extension StdoutLogHandler {
             message.withUnsafeBufferPointer { writer.string(utf8: $0) }
             writer.key("client")
             writer.string(entry.client)
+            if let owner = entry.owner {
+                writer.key("owner")
+                writer.string(owner)
+            }
             writer.key("request_id")
             writer.string(entry.requestID)
             writer.endObject()
@@ -121,10 +127,11 @@ extension StdoutLogHandler {
     static func withTextAccessLine<Result>(
         _ entry: AccessEntry, label: String, time: Timestamp, _ body: (UnsafeRawBufferPointer) -> Result
     ) -> Result {
-        // `<time> info <label>: client=<client> request_id=<id> <message>`: keys in sorted order.
+        // `<time> info <label>: client=<client> [owner=<owner>] request_id=<id> <message>`: keys in sorted order.
         // One reservation for the whole line, stored through a pointer (`LineBytes`).
         let capacity =
-            LineBytes.timeCapacity + 6 + LineBytes.capacity(of: label) + 9 + LineBytes.capacity(of: entry.client) + 12
+            LineBytes.timeCapacity + 6 + LineBytes.capacity(of: label) + 9 + LineBytes.capacity(of: entry.client)
+            + (entry.owner.map { 7 + LineBytes.capacity(of: $0) } ?? 0) + 12
             + LineBytes.capacity(of: entry.requestID) + 1 + messageCapacity(of: entry) + 1
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             let start = buffer.baseAddress!
@@ -134,6 +141,10 @@ extension StdoutLogHandler {
             line.text(label)
             line.raw(": client=")
             line.text(entry.client)
+            if let owner = entry.owner {
+                line.raw(" owner=")
+                line.text(owner)
+            }
             line.raw(" request_id=")
             line.text(entry.requestID)
             line.byte(UInt8(ascii: " "))

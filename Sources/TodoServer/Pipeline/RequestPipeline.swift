@@ -62,6 +62,8 @@ public struct RequestPipeline: Sendable {
         let context = context(for: request, requestID: requestID, loop: loop)
         let route = router.route(for: request)
         accessLog.trace(request, requestID: requestID)
+        let access = router.access(for: request, route: route, context: context)
+        let owner = access.actingOwner?.name
         let origin = request.headers["Origin"]
         let openStream: StreamOpener = { [cors, metrics, accessLog] status, headers, onEvent in
             var headers = headers
@@ -71,7 +73,7 @@ public struct RequestPipeline: Sendable {
             let duration = ContinuousClock.now - started
             let response = HTTPResponse(status: status, headers: headers)
             metrics.record(loop: loop, route: route?.template ?? "unmatched", method: request.method, status: status, duration: duration)
-            accessLog.record(request: request, response: response, duration: duration, requestID: requestID)
+            accessLog.record(request: request, response: response, duration: duration, requestID: requestID, owner: owner)
             return stream
         }
         let finish: Respond = { [cors, metrics, accessLog] response in
@@ -88,10 +90,10 @@ public struct RequestPipeline: Sendable {
             metrics.record(
                 loop: loop, route: route?.template ?? "unmatched", method: request.method,
                 status: response.status, duration: duration)
-            accessLog.record(request: request, response: response, duration: duration, requestID: requestID)
+            accessLog.record(request: request, response: response, duration: duration, requestID: requestID, owner: owner)
         }
         if connectionOverLimit { return finish(router.connectionLimitRefusal(context: context)) }
-        router.routeRequest(request, to: route, context: context, openStream: openStream, respond: finish)
+        router.routeRequest(request, to: route, access: access, context: context, openStream: openStream, respond: finish)
     }
 
     /// The final answer to a request whose client holds its body back until `100 Continue`

@@ -138,8 +138,22 @@ public struct AppRouter: Sendable {
         _ request: HTTPRequest, to route: Route?, context: RequestContext, openStream: @escaping StreamOpener = { _, _, _ in nil },
         respond: @escaping Respond
     ) {
-        let access = authentication.decide(
+        routeRequest(
+            request, to: route, access: access(for: request, route: route, context: context), context: context, openStream: openStream,
+            respond: respond)
+    }
+
+    /// What `request`'s credential allows on `route` (the pipeline asks first, to log the owner).
+    public func access(for request: HTTPRequest, route: Route?, context: RequestContext) -> BearerAuthentication.Decision {
+        authentication.decide(
             method: request.method, route: route, authorization: Self.authorization(of: request, route: route, context: context))
+    }
+
+    /// `routeRequest` with the credential's decision already made (`access(for:route:context:)`).
+    public func routeRequest(
+        _ request: HTTPRequest, to route: Route?, access: BearerAuthentication.Decision, context: RequestContext,
+        openStream: @escaping StreamOpener = { _, _, _ in nil }, respond: @escaping Respond
+    ) {
         if let (problem, headers) = refusal(of: request, route: route, access: access, context: context, hasContent: !request.body.isEmpty)
         {
             return routeProblem(problem, headers: headers, respond: respond)

@@ -35,6 +35,11 @@ public struct BearerAuthentication: Sendable {
         case writeWithReadToken
         /// An owner's token on `/metrics`, which shows the whole server: operators' tokens only (403).
         case ownerOnOperations
+
+        /// The owner the request acts for, when a credential names one (for the access log).
+        public var actingOwner: Owner? {
+            if case .owner(let owner, _) = self { owner } else { nil }
+        }
     }
 
     private let authTokens: [[UInt8]]

@@ -37,14 +37,27 @@ struct AccessLineTests {
                 detail: "", requestID: "z", client: ""),
             "PATCH /todos/é 500 9999999999 0.999ms — "
         ),
+        (
+            Entry(
+                method: "GET", path: "/todos", query: nil, status: 200, bodyBytes: 2, microseconds: 10, detail: nil, requestID: "o-1",
+                client: "127.0.0.1:9", owner: "alice@example.com"),
+            "GET /todos 200 2 0.010ms"
+        ),
     ]
+
+    /// The metadata `AccessLog` gives the general path for `entry`.
+    static func metadata(_ entry: Entry) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["request_id": "\(entry.requestID)", "client": "\(entry.client)"]
+        if let owner = entry.owner { metadata["owner"] = "\(owner)" }
+        return metadata
+    }
 
     @Test("text lines: the same bytes as the general path, metadata keys in order")
     func text() {
         for (entry, message) in Self.cases {
             let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: .text, time: Self.time)
             let general = StdoutLogHandler.line(
-                level: .info, label: "todo-server", metadata: ["request_id": "\(entry.requestID)", "client": "\(entry.client)"],
+                level: .info, label: "todo-server", metadata: Self.metadata(entry),
                 message: message, format: .text, time: Self.time)
             #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self))
         }
@@ -91,7 +104,7 @@ struct AccessLineTests {
             let time = Timestamp(millisecondsSinceEpoch: instant)
             let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: .text, time: time)
             let general = StdoutLogHandler.line(
-                level: .info, label: "todo-server", metadata: ["request_id": "\(entry.requestID)", "client": "\(entry.client)"],
+                level: .info, label: "todo-server", metadata: Self.metadata(entry),
                 message: Self.cases[0].1, format: .text, time: time)
             #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self), "at \(instant)")
         }
@@ -105,7 +118,7 @@ struct AccessLineTests {
         for (entry, message) in Self.cases {
             let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: .json, time: Self.time)
             let general = StdoutLogHandler.line(
-                level: .info, label: "todo-server", metadata: ["request_id": "\(entry.requestID)", "client": "\(entry.client)"],
+                level: .info, label: "todo-server", metadata: Self.metadata(entry),
                 message: message, format: .json, time: Self.time)
             #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self))
         }

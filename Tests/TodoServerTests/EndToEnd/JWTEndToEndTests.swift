@@ -30,14 +30,42 @@ struct JWTEndToEndTests {
     ]
 
     /// A server on key set A's file, its clock at the fixture's instant.
-    private func server(keyFile: String) throws -> LiveServer {
+    private func server(keyFile: String, logHandler: CapturingLogHandler? = nil) throws -> LiveServer {
         try LiveServer(
             configure: {
                 $0.jwtJwksFile = keyFile
                 $0.jwtIssuer = F.issuer
                 $0.jwtAudience = F.audience
                 $0.authTokens = ["ops-token"]
-            }, clock: FakeClock(millisecondsSinceEpoch: F.now * 1000))
+            }, clock: FakeClock(millisecondsSinceEpoch: F.now * 1000), logHandler: logHandler, logLevel: logHandler?.logLevel ?? .info)
+    }
+
+    @Test("the access log names the owner, never the token; no line at any level holds a token's part")
+    func accessLog() throws {
+        let fixture = try F.get()
+        let file = try keyFile(fixture.setA)
+        defer { unlink(file) }
+        let storage = CapturingLogHandler.Storage()
+        let server = try server(keyFile: file, logHandler: CapturingLogHandler(storage: storage, logLevel: .trace))
+        let token = try #require(fixture.tokens["e2e bob"])
+        #expect(try server.request("GET", "/todos", headers: [("Authorization", "Bearer " + token)]).status == 200)
+        let feed = try EventStreamClient(port: server.port, target: "/todos/events?access_token=\(token)")
+        #expect(feed.status == 200)
+        #expect(try server.request("GET", "/todos", headers: [("Authorization", "Bearer " + token + "x")]).status == 401)
+        #expect(
+            try eventually {
+                storage.lines.withTracedLock { lines in lines.filter { $0.message.hasPrefix("GET /todos") }.count >= 3 }
+            })
+        let lines = storage.lines.withTracedLock { $0 }
+        let access = lines.filter { $0.message.hasPrefix("GET /todos 200") }
+        #expect(access.count == 1)
+        #expect(access.first?.metadata["owner"] == "bob")
+        #expect(lines.first { $0.message.hasPrefix("GET /todos/events") }?.metadata["owner"] == "bob")
+        #expect(lines.first { $0.message.hasPrefix("GET /todos 401") }?.metadata["owner"] == nil)
+        for line in lines {
+            let text = line.message + " " + line.metadata.values.joined(separator: " ")
+            for part in token.split(separator: ".") { #expect(!text.contains(part), "\(line.message)") }
+        }
     }
 
     private func keyFile(_ bytes: [UInt8]) throws -> String {
