@@ -12,7 +12,11 @@ tools="$(scripts/python-tools.sh)"
 port=$((20000 + RANDOM % 20000))
 base="http://127.0.0.1:$port"
 log="$(mktemp)" work="$(mktemp -d)"
-(cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_EVENTS_MAX_SUBSCRIBERS=0 exec ./todo-server) >"$log" 2>&1 &
+# Two owners and an operator: the client runs as alice (a generated AuthenticatedClient), bob must
+# reach none of her to-dos, /metrics and the health count need the operator's token.
+export OWNER_TOKEN=alice-check-token OTHER_OWNER_TOKEN=bob-check-token OPERATOR_TOKEN=ops-check-token
+(cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_EVENTS_MAX_SUBSCRIBERS=0 \
+  TODO_OWNER_TOKENS="alice:$OWNER_TOKEN,bob:$OTHER_OWNER_TOKEN" TODO_AUTH_TOKENS="$OPERATOR_TOKEN" exec ./todo-server) >"$log" 2>&1 &
 pid=$!
 trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$log" "$work"' EXIT
 for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sleep 0.05; done

@@ -8,10 +8,17 @@ raises on any other); a 2xx with a body parses into a generated model (a list of
 have no body, come back as a status without a crash. At the end every operation of the generated
 client must have been called.
 
+With OWNER_TOKEN, OTHER_OWNER_TOKEN and OPERATOR_TOKEN in the environment (client-check.sh
+starts the server with owner tokens), the to-do operations run as one owner through the generated
+AuthenticatedClient, /metrics and the health count as an operator, and the owners are checked to
+be apart: no token is 401, the other owner gets 404 on the first's to-do and sees an empty list,
+an owner's token on /metrics is 403.
+
 Usage: client_check.py CLIENT_PARENT_DIR PACKAGE BASE_URL
 """
 import datetime
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -27,7 +34,17 @@ def main(parent, package, base_url):
         for module in pkgutil.iter_modules(tag.__path__):
             operations[module.name] = importlib.import_module(f"{package}.api.{group.name}.{module.name}")
 
-    client = client_module.Client(base_url=base_url, raise_on_unexpected_status=True)
+    owner_token = os.environ.get("OWNER_TOKEN")
+
+    def authenticated(token):
+        if token is None:
+            return client_module.Client(base_url=base_url, raise_on_unexpected_status=True)
+        return client_module.AuthenticatedClient(base_url=base_url, token=token, raise_on_unexpected_status=True)
+
+    client = authenticated(owner_token)
+    operator = authenticated(os.environ.get("OPERATOR_TOKEN"))
+    other = authenticated(os.environ.get("OTHER_OWNER_TOKEN")) if owner_token else None
+    anonymous = authenticated(None)
     called, failures = set(), []
     calls = 0
 
@@ -37,11 +54,11 @@ def main(parent, package, base_url):
             return all(typed(item) for item in value)
         return isinstance(value, str) or type(value).__module__.startswith(package + ".models.")
 
-    def call(name, status, *args, body_type=None, **kwargs):
+    def call(name, status, *args, body_type=None, as_client=None, **kwargs):
         nonlocal calls
         calls += 1
         called.add(name)
-        response = operations[name].sync_detailed(*args, client=client, **kwargs)
+        response = operations[name].sync_detailed(*args, client=as_client or client, **kwargs)
         where = f"{name} -> {int(response.status_code)}"
         if response.status_code != status:
             failures.append(f"{where}: expected {status}")
@@ -77,9 +94,9 @@ def main(parent, package, base_url):
            f"document {document.openapi} {document.info}")
     call("get_open_api_document_head", 200)
     call("preflight_open_api", 204)
-    metrics = call("get_metrics", 200, body_type=str).parsed
+    metrics = call("get_metrics", 200, body_type=str, as_client=operator).parsed
     expect("http_requests_total" in metrics, "metrics text")
-    call("get_metrics_head", 200)
+    call("get_metrics_head", 200, as_client=operator)
     call("preflight_metrics", 204)
 
     # To-dos: create, list, read, change, delete.
@@ -137,11 +154,20 @@ def main(parent, package, base_url):
     call("preflight_events", 204)
     call("get_events", 503, body_type=M.Problem)
 
+    if other is not None:
+        # Owners apart: the other owner's token reaches none of this owner's to-dos.
+        call("list_todos", 401, body_type=M.Problem, as_client=anonymous)
+        expect(call("list_todos", 200, body_type=list, as_client=other).parsed == [], "the other owner's list is empty")
+        call("get_todo", 404, milk.id, body_type=M.Problem, as_client=other)
+        call("delete_todo", 404, milk.id, body_type=M.Problem, as_client=other)
+        call("delete_all_todos", 204, as_client=other)
+        call("get_todo", 200, milk.id, body_type=M.Todo)
+        call("get_metrics", 403, body_type=M.Problem, as_client=other)
     call("delete_todo", 412, milk.id, if_match='"0"', body_type=M.Problem)
     call("delete_todo", 204, milk.id)
     call("delete_todo", 404, milk.id, body_type=M.Problem)
     call("delete_all_todos", 204)
-    expect(call("get_health", 200, body_type=M.Health).parsed.todos == 0, "health after DELETE /todos")
+    expect(call("get_health", 200, body_type=M.Health, as_client=operator).parsed.todos == 0, "health after DELETE /todos")
 
     for name in sorted(set(operations) - called):
         failures.append(f"operation never called: {name}")

@@ -52,8 +52,11 @@ struct StartupBanner {
             return "access: no token needed — anyone who reaches \(configuration.host):\(port) may read and change to-dos"
         }
         let owners = Set(configuration.ownerTokens.map(\.owner)).count
-        let identities =
-            owners > 0 ? ", \(configuration.ownerTokens.count) owner tokens for \(owners) owners (each sees only their own to-dos)" : ""
+        var identities = owners > 0 ? ", \(configuration.ownerTokens.count) owner tokens for \(owners) owners" : ""
+        if let jwt = configuration.jwtVerification, let file = configuration.jwtJwksFile {
+            identities += ", JSON Web Tokens of \(jwt.issuer) for \(jwt.audience) (owner claim \(jwt.ownerClaim), keys from \(file))"
+        }
+        if configuration.hasOwners { identities += "; each owner sees only their own to-dos" }
         return
             "access: bearer tokens required (\(configuration.authTokens.count) read-write, \(configuration.readTokens.count) read-only\(identities)); "
             + "/metrics \(configuration.metricsPublic ? "public" : "needs a token")"

@@ -72,6 +72,25 @@ struct StartupBannerTests {
         #expect(line == "access: bearer tokens required (2 read-write, 1 read-only); /metrics public")
     }
 
+    @Test("the access line says which identity sources are on: owner tokens by count, JWTs by issuer and audience, never a secret")
+    func identitySources() {
+        var configuration = ServerConfiguration()
+        configuration.ownerTokens = [
+            OwnerToken(owner: Owner(name: "alice")!, token: "secret-a1"), OwnerToken(owner: Owner(name: "alice")!, token: "secret-a2"),
+            OwnerToken(owner: Owner(name: "bob")!, token: "secret-b"),
+        ]
+        configuration.jwtJwksFile = "/run/secrets/jwks.json"
+        configuration.jwtIssuer = "https://id.example"
+        configuration.jwtAudience = "todo-api"
+        let line = StartupBanner(configuration: configuration, port: 9).accessLine
+        #expect(
+            line
+                == "access: bearer tokens required (0 read-write, 0 read-only, 3 owner tokens for 2 owners, JSON Web Tokens of https://id.example "
+                + "for todo-api (owner claim sub, keys from /run/secrets/jwks.json); each owner sees only their own to-dos); /metrics needs a token"
+        )
+        #expect(!line.contains("secret-"))
+    }
+
     @Test("the live feed line says how to subscribe, and across instances with a database")
     func feedLine() {
         var configuration = ServerConfiguration()
