@@ -105,7 +105,8 @@ extension ServerConfiguration {
     }
 
     /// A token names one owner, and is either an owner's or a plain one: an error names the
-    /// setting and the owners, never the token. Owners are kept in memory only, for now.
+    /// setting and the owners, never the token. Owners are kept in memory and in a journal
+    /// (`dataDir`), not yet in PostgreSQL.
     private func checkOwnerTokens() throws(ConfigurationError) {
         try checkJWT()
         guard hasOwners else { return }
@@ -130,10 +131,11 @@ extension ServerConfiguration {
                     "'\(key)' gives \(shared.owner.name) a token that authTokens or readTokens also lists: a token is an owner's or the shared list's, not both",
                 source: source)
         }
-        for (store, set) in [("dataDir", dataDirectory != nil), ("databaseUrl", databaseURL != nil)] where set {
+        if databaseURL != nil {
             throw ConfigurationError(
                 key: key,
-                problem: "'\(key)' with '\(store)': owners' to-dos are kept in memory only in this version; unset one of them",
+                problem:
+                    "'\(key)' with 'databaseUrl': owners' to-dos are kept in memory or in a journal (dataDir) only in this version, not yet in PostgreSQL; unset one of them",
                 source: source)
         }
     }

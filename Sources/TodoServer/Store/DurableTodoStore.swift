@@ -1,15 +1,28 @@
 import EventLoops
 import Glibc
+import LockTracing
 import Logging
 import Synchronization
 
 /// The in-memory store made durable: every change is written to a journal in the data directory
 /// before it becomes visible and is answered (write-ahead), and start-up rebuilds the to-dos from
 /// the snapshot and journal there. Reads never touch the disk; writes never block a loop.
+///
+/// Owners: the store the server opens acts on the shared list; `owned(by:)` answers a store of
+/// the same journal acting on one owner's to-dos (read from that owner's in-memory store, written
+/// to the one journal in records that carry the owner, applied to that owner's store and change
+/// log at the journal's positions).
 public final class DurableTodoStore: TodoStore {
+    /// This store's owner's to-dos (the shared list's store, which holds every owner's store, for
+    /// the store the server opens).
     private let memory: InMemoryTodoStore
+    private let owner: Owner
     private let journal: Journal
-    private let lockFD: Int32
+    private let lock: DirectoryLock
+    /// The store the server opened, in an owner's store (nil in that one).
+    private weak let root: DurableTodoStore?
+    /// Owners' stores, made on first use (in the store the server opened).
+    private let ownerStores = Mutex<[Owner: DurableTodoStore]>([:])
 
     /// Opens (creating if needed) `directory`, replays what it holds and continues its journal.
     /// Damage that would lose changes stops it (`JournalError`) unless `recovery` is `truncate`.
@@ -28,7 +41,7 @@ public final class DurableTodoStore: TodoStore {
         changesRetained: Int = 10_000, logger: Logger, faults: JournalFaults
     ) throws(JournalError) {
         try FileIO.makeDirectory(directory)
-        lockFD = try FileIO.lockFile(directory + "/LOCK")
+        let lockFD = try FileIO.lockFile(directory + "/LOCK")
         let recovered: JournalRecovery.Recovered
         let tag: String
         do {
@@ -38,12 +51,26 @@ public final class DurableTodoStore: TodoStore {
             Glibc.close(lockFD)
             throw error
         }
+        lock = DirectoryLock(fd: lockFD)
         // The journal's positions outlive the process: a client resumes across a restart from
         // what the journals since the last snapshot hold; tagged with the directory's own name.
+        // Each owner's changes go to that owner's log (siblings of the shared list's: one
+        // position order, one retention budget), in journal order.
         let changes = ChangeLog(tag: tag, capacity: changesRetained, start: recovered.changesFloor)
-        changes.append(recovered.changes)
-        let memory = InMemoryTodoStore(restoring: recovered.todos, changes: changes)
+        let memory = InMemoryTodoStore(restoring: recovered.todos.shared, changes: changes)
+        for (owner, todos) in recovered.todos.owners where !todos.isEmpty { memory.store(of: owner).restore(todos) }
+        var start = 0
+        let replayed = recovered.changes
+        while start < replayed.count {
+            let owner = replayed[start].owner
+            var end = start + 1
+            while end < replayed.count, replayed[end].owner == owner { end += 1 }
+            memory.store(of: owner).changes.append(replayed[start..<end].map(\.change))
+            start = end
+        }
         self.memory = memory
+        owner = .shared
+        root = nil
         report = recovered.report
         journal = Journal(
             directory: directory, fd: recovered.fd, generation: recovered.report.generation,
@@ -51,22 +78,44 @@ public final class DurableTodoStore: TodoStore {
             memory: memory, logger: logger, faults: faults)
     }
 
-    /// Every change, in journal order.
+    /// `owner`'s store on `root`'s journal.
+    private init(owner: Owner, of root: DurableTodoStore) {
+        memory = root.memory.store(of: owner)
+        self.owner = owner
+        journal = root.journal
+        lock = root.lock
+        report = root.report
+        self.root = root
+    }
+
+    /// This list's changes, in journal order (an owner's: theirs only, at the journal's positions).
     public var changes: ChangeLog { memory.changes }
 
-    /// The shared list only, for now: the configuration refuses owners with a data directory
-    /// until the journal records owners.
-    public func owned(by owner: Owner) -> any TodoStore {
-        precondition(owner.isShared, "owners are not journaled yet: the configuration refuses owners with dataDir")
-        return self
+    /// `owner`'s to-dos on the same journal: this store for its own owner, else the owner's store
+    /// (made on first use, then kept).
+    public func owned(by owner: Owner) -> any TodoStore { store(of: owner) }
+
+    /// `owner`'s store (`owned(by:)`, typed).
+    public func store(of owner: Owner) -> DurableTodoStore {
+        if owner == self.owner { return self }
+        guard let root else {
+            return ownerStores.withTracedLock { stores in
+                if let store = stores[owner] { return store }
+                let store = DurableTodoStore(owner: owner, of: self)
+                stores[owner] = store
+                return store
+            }
+        }
+        return root.store(of: owner)
     }
 
     /// What start-up recovered.
     public let report: RecoveryReport
 
-    /// The number of to-dos, read without waiting.
+    /// The number of to-dos in this list, read without waiting.
     public var count: Int { memory.count }
 
+    /// Every owner's to-dos together (the shared list's store); this owner's (an owner's store).
     public func statistics() -> Pending<Result<StoreStatistics, StoreError>> {
         memory.statistics()
     }
@@ -118,18 +167,14 @@ public final class DurableTodoStore: TodoStore {
         submit { _ in ((), [.removeAll(revision: 0)]) }
     }
 
-    /// Syncs and closes the journal; call once the loops have stopped. Gives up after `seconds`
-    /// when the disk stalls; answers whether the journal was closed.
+    /// Syncs and closes the journal (every owner's: there is one); call once the loops have
+    /// stopped. Gives up after `seconds` when the disk stalls; answers whether the journal was closed.
     @discardableResult
     public func close(waitingAtMost seconds: Double = 30) -> Bool {
         let closed = journal.close(waitingAtMost: seconds)
-        // Once only: a second close(2) of the lock's number would close whatever file reused it.
-        if !lockReleased.exchange(true, ordering: .acquiringAndReleasing) { Glibc.close(lockFD) }
+        lock.release()
         return closed
     }
-
-    /// Whether `close` has released the data directory's lock.
-    private let lockReleased = Atomic<Bool>(false)
 
     /// Hands the change to the journal's writer, which prepares it on the store as the changes
     /// before it leave it, and answers on the calling loop once its records are written (under
@@ -138,6 +183,7 @@ public final class DurableTodoStore: TodoStore {
         Pending { promise in
             journal.submit(
                 Journal.Change(
+                    owner: owner,
                     prepare: { projected in
                         let (result, records) = prepare(&projected)
                         return (records, { failure in promise.fulfil(failure.map { .failure($0) } ?? .success(result)) })
@@ -145,5 +191,22 @@ public final class DurableTodoStore: TodoStore {
                     refuse: { promise.fulfil(.failure($0)) },
                     loop: EventLoop.current))
         }
+    }
+}
+
+/// The data directory's `LOCK`, held open while the store is (one for the store and its owners' stores).
+private final class DirectoryLock: Sendable {
+    private let fd: Int32
+    /// Whether `release` has closed it.
+    private let released = Atomic<Bool>(false)
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// Closes the lock's file, once only: a second close(2) of its number would close whatever
+    /// file reused it.
+    func release() {
+        if !released.exchange(true, ordering: .acquiringAndReleasing) { Glibc.close(fd) }
     }
 }

@@ -90,6 +90,12 @@ public final class InMemoryTodoStore: TodoStore {
         owners = Mutex([:])
         owner = .shared
         parent = nil
+        restore(todos)
+    }
+
+    /// Fills this store, empty and not yet read, with `todos` exactly as given, revisions
+    /// included (recovery from disk, the shared list's and each owner's store).
+    func restore(_ todos: [String: Todo]) {
         state.withTracedLock { state in
             for todo in todos.values { _ = state.slots.add(todo) }
             state.reindex()
@@ -277,13 +283,29 @@ public final class InMemoryTodoStore: TodoStore {
 
     /// Applies changes the journal has written, with the revisions they took (the durable store
     /// prepares them on a `ProjectedStore` and applies them only once they are written), each at its
-    /// position in the journal: `positions[i]` is `records[i]`'s.
-    func apply(_ records: [JournalRecord], at positions: [ChangePosition]) {
+    /// position in the journal (`positions[i]` is `records[i]`'s) and to its owner's store: in
+    /// runs of one owner's records, in journal order, so that the sibling logs take them in the
+    /// order of their positions. The shared list's records are this store's (called on the shared
+    /// list's store).
+    func apply(_ records: [OwnedRecord], at positions: [ChangePosition]) {
+        var start = 0
+        while start < records.count {
+            let owner = records[start].owner
+            var end = start + 1
+            while end < records.count, records[end].owner == owner { end += 1 }
+            store(of: owner).applyOwn(records[start..<end], at: positions[start..<end])
+            start = end
+        }
+    }
+
+    /// Applies records of this store's owner (`apply`).
+    private func applyOwn(_ records: ArraySlice<OwnedRecord>, at positions: ArraySlice<ChangePosition>) {
         var cleared: [State] = []
         state.withTracedLock { [changes] state in
             var applied: [StoreChange] = []
             applied.reserveCapacity(records.count)
-            for (record, position) in zip(records, positions) {
+            for (owned, position) in zip(records, positions) {
+                let record = owned.record
                 switch record {
                 case .put(let todo): state.put(todo)
                 case .remove(let id, _): state.delete(id: id)
@@ -311,6 +333,18 @@ public final class InMemoryTodoStore: TodoStore {
         for slot in slots.liveSlots {
             let todo = slots.todo(slot)
             todos[todo.id] = todo
+        }
+        return todos
+    }
+
+    /// Every owner's to-dos (`snapshot` of the shared list's store and of each owner's), for a
+    /// journal's snapshot: consistent while nothing but the caller changes the stores (the
+    /// journal's writer, which alone applies changes to a durable store's memory).
+    func snapshots() -> OwnedTodos {
+        var todos = OwnedTodos(shared: snapshot())
+        for (owner, store) in owners.withTracedLock({ $0 }) {
+            let owned = store.snapshot()
+            if !owned.isEmpty { todos.owners[owner] = owned }
         }
         return todos
     }

@@ -15,7 +15,7 @@ struct OwnerIsolationContractTests {
     static let shared = [("Authorization", "Bearer shared-token")]
 
     /// The stores that keep owners.
-    static let kinds: [StoreKind] = [.memory]
+    static let kinds: [StoreKind] = [.memory, .journal]
 
     private func server(_ kind: StoreKind) async throws -> (LiveServer, ContractStore) {
         let store = try await ContractStore(kind)

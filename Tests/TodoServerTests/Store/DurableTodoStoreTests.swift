@@ -61,7 +61,7 @@ struct DurableTodoStoreTests {
         var bytes = JournalFormat.journalHeader(generation: 1)
         for record in records { record.frame(into: &bytes) }
         let scanned = JournalFormat.scanRecords(bytes, from: JournalFormat.journalHeaderSize)
-        #expect(scanned.records == records)
+        #expect(scanned.records == records.map { OwnedRecord($0) })
         #expect(scanned.trailingBytes == 0)
         #expect(scanned.validLength == bytes.count)
     }

@@ -132,6 +132,72 @@ struct JournalFaultTests {
         #expect(next == .updated(changed("a", title: "A2", revision: 3)), "revision 2 went to the refused delete")
     }
 
+    @Test("a failed write refuses every owner's changes and applies none of them; each owner's revisions go on past the refused ones")
+    func failedWriteAcrossOwners() throws {
+        let directory = DataDirectory()
+        let gate = WriterGate(operation: .write)
+        var store = try directory.open(fsync: .always, faults: gate.faults)
+        let alice = Owner(name: "alice")!, bob = Owner(name: "bob")!
+        let a = try #require(try answer { store.owned(by: alice).insert(makeTodo("a", title: "A"), completion: $0) }?.get())
+        let b = try #require(try answer { store.owned(by: bob).insert(makeTodo("b", title: "B"), completion: $0) }?.get())
+        let s = try #require(try answer { store.insert(makeTodo("s", title: "S"), completion: $0) }?.get())
+        let stalled = LockedBox<Result<Todo, StoreError>>()
+        let update = LockedBox<Result<StoreUpdate, StoreError>>()
+        let removal = LockedBox<Result<StoreRemoval, StoreError>>()
+        let clear = LockedBox<Result<Void, StoreError>>()
+        let insert = LockedBox<Result<Todo, StoreError>>()
+        // One write stalls; alice's, bob's and the shared list's changes queue behind it as one
+        // batch, whose write fails.
+        gate.arm()
+        store.owned(by: bob).insert(makeTodo("stall", title: "written")) { stalled.set($0) }
+        #expect(gate.waitUntilReached())
+        retitle(store.store(of: alice), "a", "never stored") { update.set($0) }
+        store.owned(by: bob).remove(id: "b", condition: .none) { removal.set($0) }
+        store.removeAll { clear.set($0) }
+        store.owned(by: alice).insert(makeTodo("a2", title: "never stored")) { insert.set($0) }
+        gate.failFollowing(with: EIO)
+        gate.release()
+        #expect(
+            eventually { stalled.get() != nil && update.get() != nil && removal.get() != nil && clear.get() != nil && insert.get() != nil })
+        #expect((try? stalled.get()?.get())?.revision == 1)
+        guard case .failure = update.get(), case .failure = removal.get(), case .failure = clear.get(), case .failure = insert.get() else {
+            Issue.record(
+                "all four must fail: \(String(describing: update.get())), \(String(describing: removal.get())), \(String(describing: clear.get())), \(String(describing: insert.get()))"
+            )
+            return
+        }
+        #expect(stored(store.store(of: alice), "a") == a)
+        #expect(stored(store.store(of: alice), "a2") == nil)
+        #expect(stored(store.store(of: bob), "b") == b)
+        #expect(stored(store, "s") == s)
+        // Refused for everyone while the disk fails.
+        #expect(store.owned(by: alice).writeRefusal?.contains("Input/output error") == true)
+        #expect(store.owned(by: bob).writeRefusal?.contains("Input/output error") == true)
+        #expect(store.writeRefusal?.contains("Input/output error") == true)
+        guard case .failure = answer({ store.owned(by: bob).insert(makeTodo("b2"), completion: $0) }) else {
+            Issue.record("bob's change must be refused too")
+            return
+        }
+
+        gate.failFollowing(with: nil)
+        // Revision 2 of alice's "a" went to the refused change: never handed out again.
+        #expect(
+            try answer { retitle(store.store(of: alice), "a", "A2", completion: $0) }?.get()
+                == .updated(changed("a", title: "A2", revision: 3)))
+        #expect(try answer { store.owned(by: bob).remove(id: "b", condition: .none, completion: $0) }?.get() == .removed)
+        #expect(store.writeRefusal == nil)
+        store.close()
+
+        store = try directory.open()
+        #expect(stored(store.store(of: alice), "a") == changed("a", title: "A2", revision: 3))
+        #expect(stored(store.store(of: alice), "a2") == nil)
+        #expect(stored(store.store(of: bob), "b") == nil)
+        #expect(stored(store.store(of: bob), "stall")?.title == "written")
+        #expect(stored(store, "s") == s)
+        #expect(store.report.todos == 3)
+        store.close()
+    }
+
     @Test("a full disk (a real short write on tmpfs): the change is refused and cut off; writes resume once space is back, no restart")
     func diskFull() throws {
         let mount = try TmpfsMount(bytes: 256 << 10)

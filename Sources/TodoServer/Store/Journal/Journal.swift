@@ -31,6 +31,9 @@ final class Journal: Sendable {
     /// One change waiting for the writer. Its closures run on the writer thread; the answer is
     /// carried to the change's loop: hence unchecked.
     struct Change: @unchecked Sendable {
+        /// Whose to-dos the change acts on: it is prepared against the projection of that owner's
+        /// to-dos alone, and its records carry the owner.
+        let owner: Owner
         /// Computes the change on `projected`; answers its records and what to run once they are
         /// written and applied (nil) or cannot be (the error).
         let prepare: (inout ProjectedStore) -> (records: [JournalRecord], finish: (StoreError?) -> Void)
@@ -80,9 +83,9 @@ final class Journal: Sendable {
         /// Records written to the current journal: the next one's position is (generation, this + 1).
         var records: UInt64
         var unsynced = false
-        /// The last revision a failed batch took from a to-do, by id (until a write gives the
-        /// to-do a later one): never handed out again.
-        var burned: [String: UInt64] = [:]
+        /// The last revision a failed batch took from a to-do, by owner and id (until a write
+        /// gives the to-do a later one): never handed out again.
+        var burned: [Owner: [String: UInt64]] = [:]
         var failure: Failure?
         var buffer: [UInt8] = []
     }
@@ -163,24 +166,43 @@ final class Journal: Sendable {
         var compact = false
         let outcome = writer.withTracedLock { writer -> BatchOutcome in
             if writer.failure != nil, let failure = repair(&writer) { return .refused(failure) }
-            var projected = ProjectedStore(memory: memory, burned: writer.burned)
-            var records: [JournalRecord] = []
+            // Each owner's changes are prepared on a projection of that owner's to-dos alone: a
+            // change never sees another owner's, even one earlier in the same batch.
+            var shared = ProjectedStore(memory: memory, burned: writer.burned.isEmpty ? [:] : writer.burned[.shared] ?? [:])
+            var owned: [Owner: ProjectedStore] = [:]
+            var records: [OwnedRecord] = []
             var finishes: [(StoreError?) -> Void] = []
             finishes.reserveCapacity(batch.count)
             for change in batch {
-                let prepared = change.prepare(&projected)
-                for record in prepared.records { projected.apply(record) }
-                records += prepared.records
+                let owner = change.owner
+                let prepared: (records: [JournalRecord], finish: (StoreError?) -> Void)
+                if owner.isShared {
+                    prepared = change.prepare(&shared)
+                    for record in prepared.records { shared.apply(record) }
+                } else {
+                    prepared = change.prepare(
+                        &owned[owner, default: ProjectedStore(memory: memory.store(of: owner), burned: writer.burned[owner] ?? [:])])
+                    for record in prepared.records { owned[owner]?.apply(record) }
+                }
+                for record in prepared.records { records.append(OwnedRecord(record, of: owner)) }
                 finishes.append(prepared.finish)
             }
             guard !records.isEmpty else { return .prepared(finishes, nil) }
             if let failure = append(records, &writer) {
                 // Handed out for good, though never written: a revision never names two contents.
-                writer.burned.merge(projected.handedOut) { max($0, $1) }
+                for (owner, projected) in [(Owner.shared, shared)] + owned.map({ ($0.key, $0.value) })
+                where !projected.handedOut.isEmpty {
+                    writer.burned[owner, default: [:]].merge(projected.handedOut) { max($0, $1) }
+                }
                 return .prepared(finishes, failure)
             }
             // Written: the to-dos now hold (or removed) revisions above what was burned.
-            if !writer.burned.isEmpty { for id in projected.handedOut.keys { writer.burned[id] = nil } }
+            if !writer.burned.isEmpty {
+                for (owner, projected) in [(Owner.shared, shared)] + owned.map({ ($0.key, $0.value) }) {
+                    for id in projected.handedOut.keys { writer.burned[owner]?[id] = nil }
+                    if writer.burned[owner]?.isEmpty == true { writer.burned[owner] = nil }
+                }
+            }
             let first = writer.records + 1
             writer.records += UInt64(records.count)
             let positions = (first...writer.records).map { ChangePosition(major: writer.generation, minor: $0) }
@@ -206,7 +228,7 @@ final class Journal: Sendable {
 
     /// Writes `records` (and syncs them under `always`); on failure cuts the file back, marks the
     /// journal failed and answers the error. A success ends an earlier refusal.
-    private func append(_ records: [JournalRecord], _ writer: inout Writer) -> StoreError? {
+    private func append(_ records: [OwnedRecord], _ writer: inout Writer) -> StoreError? {
         writer.buffer.removeAll(keepingCapacity: true)
         for record in records { record.frame(into: &writer.buffer) }
         let goodLength = writer.fileBytes
@@ -356,7 +378,7 @@ extension Journal {
         writer.records = 0
         writer.fileBytes = header.count
         writer.unsynced = true
-        let picture = memory.snapshot()
+        let picture = memory.snapshots()
         guard snapshotInBackground else {
             try SnapshotWriter.write(picture, generation: next, directory: directory)
             try removeFiles(before: next)

@@ -4,7 +4,9 @@ import Glibc
 ///
 /// A file starts with an 8-byte magic, a format version (UInt32) and its generation (UInt64); a
 /// snapshot adds a store revision (0: revisions are per to-do, in the records) and the to-do count (UInt64 each). Then come framed records:
-/// payload length (UInt32), CRC-32C of the payload (UInt32), payload (`JournalRecord`).
+/// payload length (UInt32), CRC-32C of the payload (UInt32), payload (`JournalRecord`; a named
+/// owner's wrapped in kind 4 with the owner's name, `OwnedRecord`; the shared list's as before
+/// owners, so that files written before them read as the shared list's, and the version stays 1).
 /// Snapshot `G` holds the state at the start of journal `G`; all integers are little-endian.
 enum JournalFormat {
     static let version: UInt32 = 1
@@ -48,7 +50,7 @@ enum JournalFormat {
 
 /// The records of one file, and how far its bytes were whole.
 struct ScannedRecords {
-    var records: [JournalRecord] = []
+    var records: [OwnedRecord] = []
     /// Bytes from the start of the file through the last whole record.
     var validLength: Int
     /// Bytes after it: a record torn by a crash, or damage.
@@ -75,7 +77,7 @@ extension JournalFormat {
                 let crc = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
                 guard length <= maxRecordBytes, raw.count - offset - 8 >= length else { break }
                 let payload = UnsafeRawBufferPointer(rebasing: raw[(offset + 8)..<(offset + 8 + length)])
-                guard CRC32C.checksum(payload) == crc, let record = JournalRecord(payload: payload) else { break }
+                guard CRC32C.checksum(payload) == crc, let record = OwnedRecord(payload: payload) else { break }
                 scanned.records.append(record)
                 offset += 8 + length
             }
@@ -96,10 +98,10 @@ extension JournalFormat {
             while raw.count - position > 8 {
                 let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
                 let kind = raw[position + 8]
-                if length >= 1, length <= maxRecordBytes, raw.count - position - 8 >= length, (1...3).contains(kind) {
+                if length >= 1, length <= maxRecordBytes, raw.count - position - 8 >= length, (1...4).contains(kind) {
                     let crc = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self))
                     let payload = UnsafeRawBufferPointer(rebasing: raw[(position + 8)..<(position + 8 + length)])
-                    if CRC32C.checksum(payload) == crc, JournalRecord(payload: payload) != nil {
+                    if CRC32C.checksum(payload) == crc, OwnedRecord(payload: payload) != nil {
                         return scanRecords(bytes, from: position).records.count
                     }
                 }

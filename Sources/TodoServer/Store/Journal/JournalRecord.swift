@@ -11,14 +11,24 @@ enum JournalRecord: Equatable, Sendable {
         case put = 1, remove = 2, removeAll = 3
     }
 
-    /// Appends the framed record: payload length (UInt32 LE), CRC-32C of the payload, payload.
-    func frame(into bytes: inout [UInt8]) {
+    /// The kind byte of a named owner's record: the owner's name (`ByteWriter.string`), then the
+    /// change's own payload (kind 1, 2 or 3). The shared list's records have no owner in them:
+    /// they are exactly what journals written before owners hold.
+    static let ownedKind: UInt8 = 4
+
+    /// Appends the framed record: payload length (UInt32 LE), CRC-32C of the payload, payload
+    /// (for a named owner: kind 4, the owner, then the change's payload).
+    func frame(into bytes: inout [UInt8], owner: Owner = .shared) {
         let start = bytes.count
         bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])
         // Move the bytes into the writer and back: a copy here would make framing many records
         // into one buffer (a snapshot) quadratic.
         var writer = ByteWriter(bytes: [])
         swap(&writer.bytes, &bytes)
+        if !owner.isShared {
+            writer.u8(Self.ownedKind)
+            writer.string(owner.name)
+        }
         writePayload(&writer)
         swap(&writer.bytes, &bytes)
         let length = bytes.count - start - 8
@@ -49,9 +59,16 @@ enum JournalRecord: Equatable, Sendable {
         }
     }
 
-    /// Decodes one payload whose checksum has been verified; nil if it does not parse.
+    /// Decodes one payload whose checksum has been verified (a shared-list record: no owner in
+    /// it); nil if it does not parse.
     init?(payload: UnsafeRawBufferPointer) {
         var reader = ByteReader(payload)
+        guard let record = Self(reading: &reader), reader.isAtEnd else { return nil }
+        self = record
+    }
+
+    /// Decodes a change's payload (kind 1, 2 or 3) from `reader`.
+    fileprivate init?(reading reader: inout ByteReader) {
         guard let kind = reader.u8().flatMap(Kind.init(rawValue:)) else { return nil }
         switch kind {
         case .put:
@@ -72,7 +89,40 @@ enum JournalRecord: Equatable, Sendable {
             guard let revision = reader.u64() else { return nil }
             self = .removeAll(revision: revision)
         }
-        guard reader.isAtEnd else { return nil }
+    }
+}
+
+/// A record as the journal and snapshots hold it: the change and whose to-dos it changes
+/// (`Owner.shared`: the shared list, the only owner records written before owners had).
+struct OwnedRecord: Equatable, Sendable {
+    var owner: Owner
+    var record: JournalRecord
+
+    init(_ record: JournalRecord, of owner: Owner = .shared) {
+        self.owner = owner
+        self.record = record
+    }
+
+    /// Appends the framed record (`JournalRecord.frame`).
+    func frame(into bytes: inout [UInt8]) {
+        record.frame(into: &bytes, owner: owner)
+    }
+
+    /// Decodes one payload whose checksum has been verified; nil if it does not parse. A named
+    /// owner's record (kind 4) must name a valid owner (`Owner.isValidName`: 1–128 bytes of the
+    /// owner alphabet, checked before the name is read) and wrap a change's payload (kind 1, 2
+    /// or 3, never another owner's record); anything else is damage.
+    init?(payload: UnsafeRawBufferPointer) {
+        var reader = ByteReader(payload)
+        var owner = Owner.shared
+        if payload.first == JournalRecord.ownedKind {
+            _ = reader.u8()
+            guard let name = reader.string(maxBytes: 128), let named = Owner(name: name) else { return nil }
+            owner = named
+        }
+        guard let record = JournalRecord(reading: &reader), reader.isAtEnd else { return nil }
+        self.owner = owner
+        self.record = record
     }
 }
 
@@ -152,8 +202,10 @@ struct ByteReader {
         }
     }
 
-    mutating func string() -> String? {
-        guard let length = u32().map(Int.init), bytes.count - offset >= length else { return nil }
+    /// A length-prefixed UTF-8 string; nil past the end, when it is not UTF-8, or when its
+    /// length is over `maxBytes` (then nothing past the length is read).
+    mutating func string(maxBytes: Int = .max) -> String? {
+        guard let length = u32().map(Int.init), length <= maxBytes, bytes.count - offset >= length else { return nil }
         defer { offset += length }
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
         return String(validating: slice.bindMemory(to: UInt8.self), as: UTF8.self)

@@ -30,13 +30,14 @@ public enum RecoveryMode: String, Sendable, CaseIterable {
 /// `truncate`.
 enum JournalRecovery {
     struct Recovered {
-        var todos: [String: Todo]
+        var todos: OwnedTodos
         var fd: Int32
         var fileBytes: Int
         var report: RecoveryReport
         /// The changes replayed from the journals, at their positions (generation, record number):
-        /// the change feed's window after a restart. Empty when damage was cut away.
-        var changes: [StoreChange] = []
+        /// the change feed's window after a restart, each with the owner whose log it goes to.
+        /// Empty when damage was cut away.
+        var changes: [(owner: Owner, change: StoreChange)] = []
         /// Where the replayable changes start: every position after it is in `changes` or later.
         var changesFloor = ChangePosition(major: 1, minor: 0)
         /// Records in the journal that continues (the next one is number `records + 1`).
@@ -48,7 +49,7 @@ enum JournalRecovery {
         let snapshots = names.compactMap { JournalFormat.generation(of: $0, prefix: "snapshot-", suffix: ".bin") }.sorted()
         let allJournals = names.compactMap { JournalFormat.generation(of: $0, prefix: "journal-", suffix: ".log") }.sorted()
         let base = snapshots.last ?? 0
-        var todos: [String: Todo] = [:]
+        var todos = OwnedTodos()
         var report = RecoveryReport(todos: 0, snapshotTodos: 0, journalRecords: 0, droppedBytes: 0, generation: base)
         var damaged: [String] = []
         if let generation = snapshots.last {
@@ -89,7 +90,7 @@ enum JournalRecovery {
             journals = Array(journals[..<cut])
         }
         var last: (generation: UInt64, length: Int)?
-        var changes: [StoreChange] = []
+        var changes: [(owner: Owner, change: StoreChange)] = []
         var lastRecords: UInt64 = 0
         for (position, generation) in journals.enumerated() {
             let path = directory + "/" + JournalFormat.journalName(generation)
@@ -107,8 +108,9 @@ enum JournalRecovery {
                 bytes, magic: JournalFormat.journalMagic, headerSize: JournalFormat.journalHeaderSize, path: path)
             let scanned = JournalFormat.scanRecords(bytes, from: JournalFormat.journalHeaderSize)
             for (number, record) in scanned.records.enumerated() {
-                apply(record, to: &todos)
-                changes.append(StoreChange(position: ChangePosition(major: generation, minor: UInt64(number + 1)), kind: record.changeKind))
+                todos.apply(record)
+                let position = ChangePosition(major: generation, minor: UInt64(number + 1))
+                changes.append((record.owner, StoreChange(position: position, kind: record.record.changeKind)))
             }
             lastRecords = UInt64(scanned.records.count)
             report.journalRecords += scanned.records.count
@@ -154,20 +156,12 @@ enum JournalRecovery {
             records: last == nil ? 0 : lastRecords)
     }
 
-    static func apply(_ record: JournalRecord, to todos: inout [String: Todo]) {
-        switch record {
-        case .put(let todo): todos[todo.id] = todo
-        case .remove(let id, _): todos[id] = nil
-        case .removeAll: todos.removeAll()
-        }
-    }
-
     /// A snapshot's to-dos (their revisions in them; the header's store revision is not read);
     /// a damaged one is refused, or under `truncate` gives the
     /// records before the damage and a sentence on what was lost.
     private static func readSnapshot(
         _ path: String, mode: RecoveryMode
-    ) throws(JournalError) -> (todos: [String: Todo], loss: String?) {
+    ) throws(JournalError) -> (todos: OwnedTodos, loss: String?) {
         let bytes = try FileIO.readAll(path)
         try JournalFormat.checkHeader(
             bytes, magic: JournalFormat.snapshotMagic, headerSize: JournalFormat.snapshotHeaderSize, path: path)
@@ -181,9 +175,9 @@ enum JournalRecovery {
                 "\(path.split(separator: "/").last ?? "") was damaged at byte \(scanned.validLength): kept "
                 + "\(scanned.records.count) of its \(count) to-dos"
         }
-        var todos: [String: Todo] = [:]
-        todos.reserveCapacity(Int(min(count, 1 << 24)))
-        for record in scanned.records { apply(record, to: &todos) }
+        var todos = OwnedTodos()
+        todos.shared.reserveCapacity(scanned.records.count(where: { $0.owner.isShared }))
+        for record in scanned.records { todos.apply(record) }
         return (todos, loss)
     }
 

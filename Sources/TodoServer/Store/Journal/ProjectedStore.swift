@@ -1,5 +1,7 @@
-/// The store as it will be once the changes prepared so far are written and applied: what the
-/// journal's writer prepares the next change against, without touching what readers see.
+/// One owner's store as it will be once the changes prepared so far are written and applied:
+/// what the journal's writer prepares that owner's next change against, without touching what
+/// readers see. The writer keeps one per owner in a batch (`Journal.drain`), over that owner's
+/// in-memory store, so that no change sees another owner's to-dos.
 struct ProjectedStore {
     private let memory: InMemoryTodoStore
     /// To-dos the prepared changes put (a value) or removed (nil), by id.
