@@ -105,7 +105,7 @@ extension ServerConfiguration {
     }
 
     /// A token names one owner, and is either an owner's or a plain one: an error names the
-    /// setting and the owners, never the token. Owners are kept in memory only, for now.
+    /// setting and the owners, never the token. Owners are kept in memory and in PostgreSQL, not yet in a journal.
     private func checkOwnerTokens() throws(ConfigurationError) {
         guard !ownerTokens.isEmpty else { return }
         let key = provenance.sources["ownerTokens"] != nil ? "ownerTokens" : "ownerTokensFile"
@@ -128,10 +128,11 @@ extension ServerConfiguration {
                     "'\(key)' gives \(shared.owner.name) a token that authTokens or readTokens also lists: a token is an owner's or the shared list's, not both",
                 source: source)
         }
-        for (store, set) in [("dataDir", dataDirectory != nil), ("databaseUrl", databaseURL != nil)] where set {
+        // PostgreSQL keeps owners (migration 10, `TodoOwnersSchema`); the journal not yet.
+        if dataDirectory != nil {
             throw ConfigurationError(
                 key: key,
-                problem: "'\(key)' with '\(store)': owners' to-dos are kept in memory only in this version; unset one of them",
+                problem: "'\(key)' with 'dataDir': owners' to-dos are kept in memory or PostgreSQL only in this version; unset one of them",
                 source: source)
         }
     }
