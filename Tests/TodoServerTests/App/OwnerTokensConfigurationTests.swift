@@ -67,10 +67,14 @@ struct OwnerTokensConfigurationTests: ConfigurationFixtures {
         #expect(!plain.description.contains("s3cr3t'"))
     }
 
-    @Test("owners with a journal or a database are refused while those stores keep no owners")
+    @Test("owners with a journal are refused while the journal keeps no owners; with a database they are taken")
     func storesWithoutOwners() throws {
         let error = try #require(loadError(environment: ["TODO_OWNER_TOKENS": "alice:one", "TODO_DATA_DIR": "/tmp/x"]))
         #expect(error.description.contains("'ownerTokens' with 'dataDir'"))
+        // PostgreSQL keeps owners (migration 10).
+        let database = try ServerConfiguration.load(
+            flags: [:], environment: ["TODO_OWNER_TOKENS": "alice:one", "TODO_DATABASE_URL": "host=/tmp dbname=todo"], filePath: nil)
+        #expect(database.hasOwners && database.databaseURL != nil)
     }
 
     @Test("the dump counts owner tokens and never shows one")

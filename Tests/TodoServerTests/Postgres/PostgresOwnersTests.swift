@@ -18,13 +18,18 @@ struct PostgresOwnersTests {
     // MARK: plans
 
     /// The plan PostgreSQL runs for `statement` (a generic plan, as the store's sessions use:
-    /// `plan_cache_mode = force_generic_plan`), as JSON.
-    private func plan(_ session: PostgresTestSession, _ statement: String, _ parameters: [String?]) async throws -> [String: Any] {
+    /// `plan_cache_mode = force_generic_plan`), as JSON; `analyze`: run (a read), so that the
+    /// parts it never ran (`Actual Loops` 0: the `q=` count's branch of a page without `q=`) are
+    /// told apart.
+    private func plan(_ session: PostgresTestSession, _ statement: String, _ parameters: [String?], analyze: Bool = false) async throws
+        -> [String: Any]
+    {
         _ = try await session.connection.query("DEALLOCATE ALL")
         _ = try await session.connection.query("PREPARE explained AS \(statement)")
         let literals = parameters.map { $0.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL" }
+        let arguments = literals.isEmpty ? "" : "(\(literals.joined(separator: ", ")))"
         let text = try #require(
-            try await session.connection.query("EXPLAIN (FORMAT JSON) EXECUTE explained(\(literals.joined(separator: ", ")))")[0, 0])
+            try await session.connection.query("EXPLAIN (\(analyze ? "ANALYZE, " : "")FORMAT JSON) EXECUTE explained\(arguments)")[0, 0])
         let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
         return try #require(json.first?["Plan"] as? [String: Any])
     }
@@ -46,18 +51,29 @@ struct PostgresOwnersTests {
             // A bitmap index scan names its index, not its table.
             let bitmapOfTable = type == "Bitmap Index Scan" && index.map { ownerLeading.contains($0) || $0.hasPrefix(table) } == true
             guard type != "ModifyTable", type != "Bitmap Heap Scan", onTable || bitmapOfTable else { return nil }
+            if let loops = node["Actual Loops"] as? Int, loops == 0 { return nil }
             return (type, index, node["Index Cond"] as? String ?? "", node["Filter"] as? String ?? "")
         }
     }
 
-    @Test func everyOwnerScopedStatementReadsAnIndexThatLeadsWithTheOwnerOrOneRowByItsKey() async throws {
+    /// Who holds the to-dos: 100 owners of 30 each and 30 shared ones; or (skewed) the caller 10,
+    /// the shared list 10 and one other owner 3,010, where plans made for the average owner (a
+    /// third of the table) scanned the table: the store plans those statements for their owner
+    /// (`TodoSQL.list(_:owner:)`, the clear's `EXECUTE`).
+    static let distributions = [
+        ("many owners", "CASE WHEN g % 101 = 0 THEN '' ELSE 'owner' || (g % 101) END"),
+        ("skewed", "CASE WHEN g % 303 = 7 THEN 'owner7' WHEN g % 303 = 0 THEN '' ELSE 'big' END"),
+    ]
+
+    @Test(arguments: distributions.map(\.0))
+    func everyOwnerScopedStatementReadsAnIndexThatLeadsWithTheOwnerOrOneRowByItsKey(distribution: String) async throws {
+        let owners = try #require(Self.distributions.first { $0.0 == distribution }?.1)
         let session = try await sql.session("owners_explain")
         defer { session.close() }
-        // 100 owners of 30 to-dos each and 30 shared ones.
         _ = try await session.connection.query(
             """
             INSERT INTO todo_rows (owner, id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision)
-            SELECT CASE WHEN g % 101 = 0 THEN '' ELSE 'owner' || (g % 101) END,
+            SELECT \(owners),
                 ('00000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 't' || g, 't' || g, 't' || g, g % 3 = 0,
                 CASE WHEN g % 4 = 0 THEN NULL ELSE g END, DATE '2026-11-01' + (g % 60), now(), now(), 1
             FROM generate_series(1, 3030) AS g
@@ -77,15 +93,22 @@ struct PostgresOwnersTests {
         let owner = Owner(name: "owner7")!
         let id = TodoSQLTests.id(7)
         var statements: [(String, String, [String?])] = []
-        for field in TodoSort.Field.allCases {
-            for descending in [false, true] {
-                let sort = TodoSort(field, descending: descending)
-                for search in [nil, "t1"] {
-                    var query = TodoQuery()
-                    query.sort = sort
-                    query.titleContains = search
-                    statements.append(
-                        ("list \(sort) q=\(search ?? "-")", TodoSQL.list(sort).sql, TodoSQL.listParameters(query, owner: owner)))
+        // The shared list keeps the generic plans it had before owners; with many owners they
+        // read its range too. (With a few owners, one holding nearly every row, a generic plan of
+        // the shared list's `q=` count may scan: docs/stores.md.)
+        for who in distribution == "skewed" ? [owner] : [owner, .shared] {
+            for field in TodoSort.Field.allCases {
+                for descending in [false, true] {
+                    let sort = TodoSort(field, descending: descending)
+                    for search in [nil, "t1"] {
+                        var query = TodoQuery()
+                        query.sort = sort
+                        query.titleContains = search
+                        // As the store sends it (planned for its owner, or prepared).
+                        let (statement, parameters, unprepared) = TodoSQL.list(query, owner: who)
+                        #expect(unprepared == (!who.isShared && (search != nil || !TodoSQL.servedByAnIndex(sort))))
+                        statements.append(("list \(who) \(sort) q=\(search ?? "-")", statement.sql, parameters))
+                    }
                 }
             }
         }
@@ -94,16 +117,19 @@ struct PostgresOwnersTests {
                 "upcoming", TodoSQL.upcoming.sql,
                 TodoSQL.upcomingParameters(from: CalendarDay("2026-11-02")!, through: CalendarDay("2026-11-09")!, owner: owner)
             ),
-            // The clear's `DELETE` (in `todo_owner_remove_all`).
-            ("clear", "DELETE FROM todo_rows WHERE owner = $1::text", [owner.name]),
+            // The clear's `DELETE` (in `todo_owner_remove_all`, planned for its owner by `EXECUTE`).
+            ("clear", "DELETE FROM todo_rows WHERE owner = \(TodoSQL.literal(owner.name))", []),
         ]
         for (name, statement, parameters) in statements {
-            let found = scans(try await plan(session, statement, parameters), ownerLeading: ownerLeading)
+            let found = scans(try await plan(session, statement, parameters, analyze: name != "clear"), ownerLeading: ownerLeading)
             #expect(!found.isEmpty, "\(name) reads the table")
             for scan in found {
                 #expect(scan.type != "Seq Scan", "\(name): \(scan)")
                 #expect(scan.index.map(ownerLeading.contains) == true, "\(name): \(scan)")
-                #expect(scan.condition.contains("(owner = $"), "\(name): the owner bounds the index range: \(scan)")
+                #expect(
+                    scan.condition.contains("(owner = $") || scan.condition.contains("(owner = '\(owner.name)'::text)")
+                        || scan.condition.contains("(owner = ''::text)"),
+                    "\(name): the owner bounds the index range: \(scan)")
             }
         }
 
@@ -139,7 +165,11 @@ struct PostgresOwnersTests {
                 #expect(byGivenID || ["(id = c.id)", "(id = d.id)"].contains(scan.condition), "\(name): \(scan)")
             }
         }
-        // The kept counts: the owner's slots, by the primary key (owner, slot).
+        // The kept counts: the owner's slots, by the primary key (owner, slot); a table of one page
+        // (a few owners' 16 slots each) may be read whole, as it is with many owners in no case.
+        let pages = try await session.connection.query("SELECT relpages FROM pg_class WHERE relname = 'todo_tally_rows'")
+        let onePage = pages[0, 0].flatMap { Int($0) }.map { $0 <= 1 } == true
+        #expect(onePage == (distribution == "skewed"))
         for (name, statement, parameters) in [
             ("owner count", TodoSQL.ownerCount.sql, [owner.name]),
             ("list total", TodoSQL.list(TodoSort(.order, descending: false)).sql, TodoSQL.listParameters(TodoQuery(), owner: owner)),
@@ -147,7 +177,8 @@ struct PostgresOwnersTests {
             let found = scans(try await plan(session, statement, parameters), ownerLeading: ["todo_tally_rows_pkey"], of: "todo_tally_rows")
             #expect(!found.isEmpty, "\(name)")
             for scan in found {
-                #expect(scan.index == "todo_tally_rows_pkey" && scan.condition.contains("(owner = $"), "\(name): \(scan)")
+                let byKey = scan.index == "todo_tally_rows_pkey" && scan.condition.contains("(owner = $")
+                #expect(byKey || (onePage && scan.type == "Seq Scan"), "\(name): \(scan)")
             }
         }
     }

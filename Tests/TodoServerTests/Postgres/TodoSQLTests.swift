@@ -277,7 +277,7 @@ struct TodoSQLTests {
     /// of those must come with a migration that replaces the function (FNV-1a of each text).
     @Test(arguments: [
         (8, TodoSQL.updateOrReadFunction, "dc2a40178cf3193b"), (9, TodoSQL.removeAllFunction, "a7896b9d43ae0475"),
-        (10, TodoSQL.ownerUpdateOrReadFunction, "9ddc830863dbcb26"), (10, TodoSQL.ownerRemoveAllFunction, "6e978a068ee753c8"),
+        (10, TodoSQL.ownerUpdateOrReadFunction, "9ddc830863dbcb26"), (10, TodoSQL.ownerRemoveAllFunction, "b36337ad41bda4e"),
         (
             10,
             TodoOwnersSchema.insertTrigger + TodoOwnersSchema.deleteTrigger + TodoOwnersSchema.updateTrigger

@@ -58,12 +58,13 @@ public final class PostgresTodoStore: TodoStore {
     /// `statement`'s answer, which comes later on the calling loop (see `run`); a statement that
     /// is `changing` asks the feed to read its change soon once it is made.
     private func answer<Value>(
-        _ statement: PostgresStatement, _ parameters: [String?], changing: Bool = false, decode: @escaping (PostgresRows) -> Value?
+        _ statement: PostgresStatement, _ parameters: [String?], changing: Bool = false, unprepared: Bool = false,
+        decode: @escaping (PostgresRows) -> Value?
     ) -> Pending<Result<Value, StoreError>> {
         let feed = changing ? feed : nil
         return Pending { promise in
             run(
-                statement, parameters,
+                statement, parameters, unprepared: unprepared,
                 completion: { result in
                     if case .success = result { feed?.pollSoon() }
                     promise.fulfil(result)
@@ -121,7 +122,8 @@ public final class PostgresTodoStore: TodoStore {
 
     func list(_ query: TodoQuery, owner: Owner) -> Pending<Result<TodoPage, StoreError>> {
         if let needle = query.titleContains, !TodoSQL.canMatchATitle(needle) { return .ready(.success(TodoPage(items: [], total: 0))) }
-        return answer(TodoSQL.list(query.sort), TodoSQL.listParameters(query, owner: owner)) { rows in
+        let (statement, parameters, unprepared) = TodoSQL.list(query, owner: owner)
+        return answer(statement, parameters, unprepared: unprepared) { rows in
             guard rows.count >= 1, let total = rows[0, 0].flatMap({ Int($0) }),
                 let seen = rows[0, 1].flatMap({ TransactionSnapshot(postgresText: $0) }),
                 let items = TodoRowDecoder.packed(rows, first: 2)
@@ -179,11 +181,12 @@ public final class PostgresTodoStore: TodoStore {
     /// the statement is a step of (nil: the request deadline from now).
     func run<Value>(
         _ statement: PostgresStatement, _ parameters: [String?], until callDeadline: ContinuousClock.Instant? = nil,
-        completion: @escaping (Result<Value, StoreError>) -> Void, decode: @escaping (PostgresRows) -> Value?
+        unprepared: Bool = false, completion: @escaping (Result<Value, StoreError>) -> Void, decode: @escaping (PostgresRows) -> Value?
     ) {
         let health = self.health
         let deadline = client.configuration.timing.requestTimeout
         let spread = Self.writes.contains(statement.name)
+        let query: PostgresQuery = unprepared ? .unprepared(statement.sql) : .prepared(statement)
         func send(on pool: PostgresLoopPool) {
             let answer: PostgresConnection.Completion = { [unowned pool] result in
                 switch result {
@@ -202,10 +205,10 @@ public final class PostgresTodoStore: TodoStore {
             }
             if spread {
                 pool.executeOnLeastBusy(
-                    .prepared(statement), parameters, deadline: callDeadline, awayFromReads: statement.name == TodoSQL.removeAll.name,
+                    query, parameters, deadline: callDeadline, awayFromReads: statement.name == TodoSQL.removeAll.name,
                     completion: answer)
             } else {
-                pool.execute(.prepared(statement), parameters, deadline: callDeadline, completion: answer)
+                pool.execute(query, parameters, deadline: callDeadline, completion: answer)
             }
         }
         if let loop = EventLoop.current {

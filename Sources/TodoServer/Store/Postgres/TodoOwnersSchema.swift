@@ -26,6 +26,9 @@
 /// owner's change log (`PostgresChangeFeed.log(of:)`), so an owner's feed is scoped on every
 /// instance. Positions stay the database's (`xid`, `seq`): one order for every owner.
 ///
+/// A statement whose plan depends on how many to-dos the owner holds is planned for its owner
+/// (`TodoSQL.list(_:owner:)`, the clear's `EXECUTE`); the others keep generic plans.
+///
 /// The migration runs in one transaction (as every migration): the new indexes are built while
 /// the table's writes wait, in proportion to the table's size.
 enum TodoOwnersSchema {

@@ -34,6 +34,34 @@ extension TodoSQL {
                 """)
     }
 
+    /// The statement a page of `query` for `owner` is read with, its parameters, and whether it is
+    /// sent unprepared. Prepared statements get one generic plan per connection, made for an
+    /// average owner (`owner = $5`, one of `n_distinct`): right for a page that reads its order's
+    /// index and stops (ascending order or title, no `q=`), and for the shared list (planned as
+    /// before owners: a database without owners gets the plans it had). Any other page of a named
+    /// owner (a `q=` count, an order no index serves) costs what the owner holds: with three
+    /// owners, one of 10 to-dos and one of nearly all, the generic plan scanned the whole table for
+    /// the small one. So it is planned for its owner: the owner's name (1–128 of `A-Z a-z 0-9 . _ @ -`,
+    /// quoted all the same) is written into the statement in place of $5, and the statement is sent
+    /// unprepared, each time planned with that owner's statistics.
+    static func list(_ query: TodoQuery, owner: Owner) -> (PostgresStatement, [String?], unprepared: Bool) {
+        let prepared = list(query.sort)
+        let parameters = listParameters(query, owner: owner)
+        guard !owner.isShared, query.titleContains != nil || !servedByAnIndex(query.sort) else { return (prepared, parameters, false) }
+        let sql = prepared.sql.replacing("$5::text", with: literal(owner.name))
+        return (PostgresStatement(name: prepared.name + "_owner", sql: sql), Array(parameters.dropLast()), true)
+    }
+
+    /// Whether a page in `sort` reads an index in its order and stops after the page.
+    static func servedByAnIndex(_ sort: TodoSort) -> Bool {
+        !sort.descending && (sort.field == .order || sort.field == .title)
+    }
+
+    /// `text` as an SQL string literal (standard conforming strings: a quote is doubled).
+    static func literal(_ text: String) -> String {
+        "'" + text.replacing("'", with: "''") + "'::text"
+    }
+
     /// The ORDER BY of `sort`, valid over the table and over the page's columns alike: missing
     /// values last in either direction, ties by creation then id, ascending (as `TodoSort`).
     static func orderBy(_ sort: TodoSort) -> String {
