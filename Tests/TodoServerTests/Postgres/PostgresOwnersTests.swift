@@ -296,6 +296,47 @@ struct PostgresOwnersTests {
         static let events = "SELECT kind::text, id::text FROM todo_events e ORDER BY e.xid, e.seq"
     }
 
+    /// A role granted the previous tables one by one (not the owner, no right to create) keeps
+    /// its rights through migration 10: on the new table of kept counts (its triggers write there
+    /// as the role) and on the views that keep the old names (for a rollback).
+    @Test func aRoleGrantedThePreviousTablesOneByOneRunsBothBuildsAfterTheMigration() async throws {
+        let database = try sql.freshDatabase("owners_grants")
+        let session = try await PostgresTestSession.open(cluster, database: database)
+        defer { session.close() }
+        let previous = PostgresMigrator(migrations: TodoSchema.migrations.filter { $0.version <= 9 }, lockKey: TodoSchema.migrationLockKey)
+        #expect(try await previous.migrate(session.connection) == Array(1...9))
+        let role = "app_\(UInt32.random(in: 0...UInt32.max))"
+        _ = try await session.connection.query("CREATE ROLE \(role) LOGIN")
+        for table in ["todos", "todo_events", "todo_tallies", "todo_event_floor"] {
+            _ = try await session.connection.query("GRANT SELECT, INSERT, UPDATE, DELETE ON \(table) TO \(role)")
+        }
+        _ = try await session.connection.query("GRANT USAGE ON SEQUENCE todo_events_seq TO \(role)")
+        // What its start-up reads (the versions applied).
+        _ = try await session.connection.query("GRANT SELECT ON schema_migrations TO \(role)")
+        let configuration = PostgresConfiguration(connectionString: cluster.connectionString(database: database))
+        #expect(try await TodoSchema.migrate(configuration).applied == [10])
+
+        var asRole = configuration
+        asRole.connectionString = configuration.connectionString.replacing("user=postgres", with: "user=\(role)")
+        #expect(try await TodoSchema.migrate(asRole).applied == [])
+        let store = try PostgresTodoStore(configuration: asRole)
+        defer { store.close() }
+        _ = try await wait(store.owned(by: alice).insert(TodoSQLTests.todo(1, title: "alice's")))
+        _ = try await wait(store.insert(TodoSQLTests.todo(2, title: "shared")))
+        #expect(try await wait(store.owned(by: alice).list(TodoQuery())).items.map(\.title) == ["alice's"])
+        #expect(try await wait(store.statistics()).count == 2)
+        try await wait(store.owned(by: alice).removeAll())
+        #expect(try await wait(store.statistics()).count == 1)
+        // The previous build, as the role, on the views.
+        let user = try await PostgresTestSession.open(asRole)
+        defer { user.close() }
+        _ = try await user.connection.query(
+            Previous.insert, Array(TodoSQL.insertParameters(TodoSQLTests.todo(3, title: "old build's")).dropLast()))
+        let page = try await user.connection.query(Previous.list, Array(TodoSQL.listParameters(TodoQuery()).dropLast()))
+        #expect(try #require(TodoRowDecoder.todos(page, first: 2)).map(\.title) == ["shared", "old build's"])
+        #expect(try await user.connection.query(Previous.count).values == ["2"])
+    }
+
     @Test func aDatabaseOfThePreviousSchemaIsTheSharedListAndThePreviousBuildStillRunsOnItSeeingOnlyThat() async throws {
         let database = try sql.freshDatabase("owners_migration")
         let session = try await PostgresTestSession.open(cluster, database: database)
