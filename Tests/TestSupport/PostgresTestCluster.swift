@@ -35,6 +35,10 @@ package final class PostgresTestCluster: Sendable {
     /// purpose (a row locked to stall a statement), which would hold the feed back meanwhile.
     package static let feeds: PostgresTestCluster? = startShared()
 
+    /// A third for the owners' isolation contract, whose tests run in parallel and one of which
+    /// waits for the feed: on a cluster of their own, nothing else holds their feed back.
+    package static let owners: PostgresTestCluster? = startShared()
+
     private static func startShared() -> PostgresTestCluster? {
         guard isAvailable else { return nil }
         do {

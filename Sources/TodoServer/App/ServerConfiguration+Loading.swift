@@ -105,8 +105,7 @@ extension ServerConfiguration {
     }
 
     /// A token names one owner, and is either an owner's or a plain one: an error names the
-    /// setting and the owners, never the token. Owners are kept in memory and in a journal
-    /// (`dataDir`), not yet in PostgreSQL.
+    /// setting and the owners, never the token. Every store keeps owners (memory, journal, PostgreSQL).
     private func checkOwnerTokens() throws(ConfigurationError) {
         try checkJWT()
         guard hasOwners else { return }
@@ -129,13 +128,6 @@ extension ServerConfiguration {
                 key: key,
                 problem:
                     "'\(key)' gives \(shared.owner.name) a token that authTokens or readTokens also lists: a token is an owner's or the shared list's, not both",
-                source: source)
-        }
-        if databaseURL != nil {
-            throw ConfigurationError(
-                key: key,
-                problem:
-                    "'\(key)' with 'databaseUrl': owners' to-dos are kept in memory or in a journal (dataDir) only in this version, not yet in PostgreSQL; unset one of them",
                 source: source)
         }
     }

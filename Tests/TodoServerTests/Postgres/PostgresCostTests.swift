@@ -76,7 +76,7 @@ struct PostgresCostTests {
         }
         _ = try await session.connection.query("SELECT pg_stat_force_next_flush()")
         let counts = try await session.connection.query(
-            "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'todos'")
+            "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'todo_rows'")
         #expect(counts.values == ["6", "6"])
         // The done one is not upcoming; the open one is, from the index.
         let monday = CalendarDay("2026-11-23")!
@@ -122,7 +122,7 @@ struct PostgresCostTests {
         }
         _ = try await session.connection.query("SELECT pg_stat_force_next_flush()")
         let updates = try await session.connection.query(
-            "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'todo_tallies'")
+            "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'todo_tally_rows'")
         // One for the insert, one for each change of `completed`.
         #expect(updates.values == ["7"])
         let calls = try await session.connection.query(

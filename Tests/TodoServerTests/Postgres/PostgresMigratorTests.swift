@@ -21,13 +21,21 @@ struct PostgresMigratorTests {
         #expect(try await TodoSchema.migrator.migrate(session.connection) == [])
 
         let indexes = try await session.connection.query(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'todos' ORDER BY indexname")
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'todo_rows' ORDER BY indexname")
         let definitions = Dictionary(uniqueKeysWithValues: (0..<indexes.count).map { (indexes[$0, 0]!, indexes[$0, 1]!) })
-        #expect(definitions.keys.sorted() == ["todos_default_order", "todos_pkey", "todos_title_key", "todos_upcoming"])
-        #expect(definitions["todos_default_order"]!.hasSuffix(#"USING btree ((("order" IS NULL)), "order", created_at, id)"#))
+        #expect(definitions.keys.sorted() == ["todo_rows_default_order", "todo_rows_pkey", "todo_rows_title_key", "todo_rows_upcoming"])
+        // Version 10: each leads with the owner; the primary key stays the id (unique across owners).
+        #expect(definitions["todo_rows_pkey"]?.hasSuffix("USING btree (id)") == true)
+        #expect(
+            definitions["todo_rows_default_order"]?.hasSuffix(#"USING btree (owner, (("order" IS NULL)), "order", created_at, id)"#) == true
+        )
         // Version 5: no `completed` in the predicate, so that marking a to-do done is a HOT update.
-        #expect(definitions["todos_upcoming"]!.hasSuffix("USING btree (due_date) WHERE (due_date IS NOT NULL)"))
-        #expect(definitions["todos_title_key"]!.hasSuffix("USING btree (title_key, title_nfc, created_at, id)"))
+        #expect(definitions["todo_rows_upcoming"]?.hasSuffix("USING btree (owner, due_date) WHERE (due_date IS NOT NULL)") == true)
+        #expect(definitions["todo_rows_title_key"]?.hasSuffix("USING btree (owner, title_key, title_nfc, created_at, id)") == true)
+        // The names builds before owners use are views of the shared list.
+        let views = try await session.connection.query(
+            "SELECT table_name FROM information_schema.views WHERE table_schema = 'public' ORDER BY 1")
+        #expect(views.values == ["todo_events", "todo_tallies", "todos"])
 
         let title = "Ärger mit ÖL"
         _ = try await session.connection.query(
@@ -48,15 +56,15 @@ struct PostgresMigratorTests {
         #expect(versions.values == TodoSchema.migrations.flatMap { [String($0.version), $0.name] })
         #expect(Array(versions.values.prefix(6)) == ["1", "todos", "2", "todo_counts", "3", "title_case_folding"])
         #expect(
-            versions.values.suffix(8) == [
-                "6", "todo_tallies", "7", "todo_tallies_slot_once", "8", "todo_update_or_read", "9", "todo_remove_all",
+            versions.values.suffix(10) == [
+                "6", "todo_tallies", "7", "todo_tallies_slot_once", "8", "todo_update_or_read", "9", "todo_remove_all", "10", "owners",
             ])
         // Inserts and deletes are counted per statement: a row-level trigger on them would make a
         // bulk insert or delete quadratic (`TodoTalliesSchema`).
         let triggers = try await session.connection.query(
             """
             SELECT trigger_name, event_manipulation, action_orientation FROM information_schema.triggers
-            WHERE event_object_table = 'todos' ORDER BY trigger_name, event_manipulation
+            WHERE event_object_table = 'todo_rows' ORDER BY trigger_name, event_manipulation
             """)
         #expect(
             triggers.values == [
@@ -95,7 +103,7 @@ struct PostgresMigratorTests {
             SELECT ('8f0c2f1e-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 't', 't', 't', g % 3 = 0, now(), now(), 1
             FROM generate_series(1, 50) AS g
             """)
-        #expect(try await TodoSchema.migrator.migrate(session.connection) == [6, 7, 8, 9])
+        #expect(try await TodoSchema.migrator.migrate(session.connection) == [6, 7, 8, 9, 10])
         let tallies = "SELECT sum(total)::bigint, sum(done)::bigint, count(*) FROM todo_tallies"
         #expect(try await session.connection.query(tallies).values == ["50", "16", "16"])
         _ = try await session.connection.query("UPDATE todos SET completed = NOT completed WHERE id::text LIKE '%1_'")
@@ -128,7 +136,7 @@ struct PostgresMigratorTests {
         defer { session.close() }
         let known = TodoSchema.migrator.newestVersion
         let additive = PostgresMigration(
-            version: known + 1, name: "an index", statements: ["CREATE INDEX todos_created ON todos (created_at)"],
+            version: known + 1, name: "an index", statements: ["CREATE INDEX todo_rows_created ON todo_rows (created_at)"],
             compatibleFrom: known)
         let newer = PostgresMigrator(migrations: TodoSchema.migrations + [additive], lockKey: TodoSchema.migrationLockKey)
         #expect(try await newer.migrate(session.connection) == TodoSchema.migrations.map(\.version) + [known + 1])
@@ -136,9 +144,9 @@ struct PostgresMigratorTests {
         #expect(back.applied == [] && back.newerCompatible == [known + 1])
         let recorded = try await session.connection.query(
             "SELECT version, compatible_from FROM schema_migrations WHERE version >= 7 ORDER BY version")
-        #expect(recorded.values == ["7", "7", "8", "7", "9", "7", String(known + 1), String(known)])
+        #expect(recorded.values == ["7", "7", "8", "7", "9", "7", "10", "9", String(known + 1), String(known)])
         let breaking = PostgresMigration(
-            version: known + 2, name: "a column renamed", statements: [#"ALTER TABLE todos RENAME COLUMN "order" TO position"#])
+            version: known + 2, name: "a column renamed", statements: [#"ALTER TABLE todo_rows RENAME COLUMN "order" TO position"#])
         let newest = PostgresMigrator(migrations: newer.migrations + [breaking], lockKey: TodoSchema.migrationLockKey)
         #expect(try await newest.migrate(session.connection) == [known + 2])
         await #expect(throws: PostgresMigrationError.schemaNewer(database: known + 2, known: known)) {
@@ -182,7 +190,8 @@ struct PostgresMigratorTests {
         let migrator = PostgresMigrator(
             migrations: TodoSchema.migrations + [
                 PostgresMigration(
-                    version: TodoSchema.migrator.newestVersion + 1, name: "notes", statements: ["ALTER TABLE todos ADD COLUMN note text"])
+                    version: TodoSchema.migrator.newestVersion + 1, name: "notes",
+                    statements: ["ALTER TABLE todo_rows ADD COLUMN note text"])
             ], lockKey: TodoSchema.migrationLockKey)
         for round in 1...20 {
             let database = try freshDatabase("race")

@@ -51,7 +51,7 @@ struct TodoSQLTests {
     }
 
     func get(_ session: PostgresTestSession, _ number: Int) async throws -> Todo? {
-        let rows = try await run(session, TodoSQL.get, [Self.id(number)])
+        let rows = try await run(session, TodoSQL.get, [Self.id(number), ""])
         return rows.count == 0 ? nil : TodoRowDecoder.todo(rows, row: 0)
     }
 
@@ -277,6 +277,12 @@ struct TodoSQLTests {
     /// of those must come with a migration that replaces the function (FNV-1a of each text).
     @Test(arguments: [
         (8, TodoSQL.updateOrReadFunction, "dc2a40178cf3193b"), (9, TodoSQL.removeAllFunction, "a7896b9d43ae0475"),
+        (10, TodoSQL.ownerUpdateOrReadFunction, "9ddc830863dbcb26"), (10, TodoSQL.ownerRemoveAllFunction, "b36337ad41bda4e"),
+        (
+            10,
+            TodoOwnersSchema.insertTrigger + TodoOwnersSchema.deleteTrigger + TodoOwnersSchema.updateTrigger
+                + TodoOwnersSchema.pruneFunction, "bef9ecf9708293de"
+        ),
     ])
     func migrationFunctionTextsArePinned(version: Int, text: String, pinned: String) {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -480,7 +486,7 @@ struct TodoSQLTests {
     static func tableLocksWaiting(_ session: PostgresTestSession) -> Int? {
         guard
             case .success(let rows) = session.blockingQuery(
-                "SELECT count(*)::text FROM pg_locks WHERE NOT granted AND locktype = 'relation' AND relation = 'todos'::regclass")
+                "SELECT count(*)::text FROM pg_locks WHERE NOT granted AND locktype = 'relation' AND relation = 'todo_rows'::regclass")
         else { return nil }
         return rows[0, 0].flatMap { Int($0) }
     }

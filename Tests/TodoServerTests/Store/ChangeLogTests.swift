@@ -216,3 +216,24 @@ struct ChangeLogTests {
         #expect(wakes.get()?.count == 2)
     }
 }
+
+extension ChangeLogTests {
+    /// PostgreSQL's owners' logs: an owner whose last change is old takes a cursor as far ahead of
+    /// the newest position any sibling read as the allowance lets, not of its own last change (a
+    /// listing's cursor is the database's newest position, whoever changed what).
+    @Test("a sibling measures how far ahead a cursor may be from the newest position of all siblings")
+    func aheadOfTheNewestSibling() {
+        let shared = ChangeLog(
+            tag: "p", capacity: 10, start: ChangePosition(major: 0, minor: 0), aheadAllowance: 100, handsOutSnapshots: true)
+        let quiet = shared.sibling()
+        quiet.append([StoreChange(position: ChangePosition(major: 10, minor: 1), kind: .cleared)])
+        shared.append([StoreChange(position: ChangePosition(major: 1_000, minor: 2), kind: .cleared)])
+        let recent = ChangeCursor(after: ChangePosition(major: 1_050, minor: 0))
+        #expect(quiet.replay(after: recent) == .changes([], end: recent))
+        #expect(quiet.replay(after: ChangeCursor(after: ChangePosition(major: 1_200, minor: 0))) == .resync(head: quiet.head))
+        // Alone, a log measures from its own head, as before.
+        let alone = ChangeLog(tag: "p", capacity: 10, start: ChangePosition(major: 0, minor: 0), aheadAllowance: 100)
+        alone.append([StoreChange(position: ChangePosition(major: 10, minor: 1), kind: .cleared)])
+        #expect(alone.replay(after: recent) == .resync(head: alone.head))
+    }
+}

@@ -24,8 +24,8 @@ final class ContractStore {
     private let directory: DurableTodoStoreTests.DataDirectory?
     private let postgres: PostgresTodoStore?
 
-    /// `feeds`: on the live feed's cluster (`PostgresTestCluster.feeds`).
-    init(_ kind: StoreKind, feeds: Bool = false) async throws {
+    /// `feeds`: on the live feed's cluster (`PostgresTestCluster.feeds`); `cluster`: on that one.
+    init(_ kind: StoreKind, feeds: Bool = false, cluster: PostgresTestCluster? = nil) async throws {
         switch kind {
         case .memory:
             store = InMemoryTodoStore()
@@ -37,7 +37,7 @@ final class ContractStore {
             self.directory = directory
             postgres = nil
         case .postgres:
-            let configuration = try await Self.freshDatabase("contract", feeds: feeds)
+            let configuration = try await Self.freshDatabase("contract", feeds: feeds, cluster: cluster)
             let store = try PostgresTodoStore(configuration: configuration)
             self.store = store
             postgres = store
@@ -52,11 +52,12 @@ final class ContractStore {
 
     /// A new database on the shared test cluster with the schema migrated; its configuration.
     static func freshDatabase(
-        _ label: String, timing: PostgresTiming = PostgresTiming(requestTimeout: .seconds(10)), feeds: Bool = false
+        _ label: String, timing: PostgresTiming = PostgresTiming(requestTimeout: .seconds(10)), feeds: Bool = false,
+        cluster: PostgresTestCluster? = nil
     ) async throws
         -> PostgresConfiguration
     {
-        let cluster = try #require(feeds ? PostgresTestCluster.feeds : PostgresTestCluster.shared)
+        let cluster = try #require(cluster ?? (feeds ? PostgresTestCluster.feeds : PostgresTestCluster.shared))
         let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
         try cluster.createDatabase(name)
         let configuration = PostgresConfiguration(connectionString: cluster.connectionString(database: name), timing: timing)

@@ -134,6 +134,7 @@ public final class ChangeLog: Sendable {
             Self.add(StoreChange(position: position, kind: kind), to: &state, capacity: budget == nil ? capacity : .max)
             return (position, Array(state.observers.values))
         }
+        sequence.reached(major: position.major)
         budget?.retained(1, by: self)
         for wake in wakes { wake() }
         return position
@@ -152,6 +153,7 @@ public final class ChangeLog: Sendable {
             }
             return (added, added > 0 ? Array(state.observers.values) : [])
         }
+        if let last = changes.last { sequence.reached(major: last.position.major) }
         if added > 0 { budget?.retained(added, by: self) }
         for wake in wakes { wake() }
     }
@@ -178,6 +180,7 @@ public final class ChangeLog: Sendable {
             state.floor = position
             state.head = ChangeCursor(after: position)
         }
+        sequence.reached(major: position.major)
     }
 
     private static func add(_ change: StoreChange, to state: inout State, capacity: Int) {
@@ -200,14 +203,17 @@ public final class ChangeLog: Sendable {
     public func replay(after cursor: ChangeCursor, limit: Int = .max) -> Replay {
         state.withTracedLock { state in
             if cursor.after < state.floor { return .resync(head: state.head) }
+            // How far ahead a cursor may be is measured from the newest major of this log and its
+            // siblings: an owner whose last change is old still takes a listing's recent cursor.
+            let newest = max(state.head.after.major, sequence.newestMajor)
             // A snapshot cannot have seen further than a position can be ahead: one that claims to
             // (xmax far past the head) would hide every later change from its reader for good.
             if let seen = cursor.seen {
-                let (allowed, overflow) = state.head.after.major.addingReportingOverflow(aheadAllowance)
+                let (allowed, overflow) = newest.addingReportingOverflow(aheadAllowance)
                 if !overflow, seen.xmax > allowed, seen.xmax - allowed > 1 { return .resync(head: state.head) }
             }
             if cursor.after > state.head.after {
-                let allowed = state.head.after.major.addingReportingOverflow(aheadAllowance)
+                let allowed = newest.addingReportingOverflow(aheadAllowance)
                 if aheadAllowance == 0 || (!allowed.overflow && cursor.after.major > allowed.partialValue) {
                     return .resync(head: state.head)
                 }
@@ -260,6 +266,20 @@ public final class ChangeLog: Sendable {
 /// and past the asking log's head.
 final class ChangeSequence: Sendable {
     private let last: Atomic<UInt64>
+    /// The newest major any of the logs reached (PostgreSQL: the newest transaction read).
+    private let newest = Atomic<UInt64>(0)
+
+    var newestMajor: UInt64 { newest.load(ordering: .relaxed) }
+
+    func reached(major: UInt64) {
+        var current = newest.load(ordering: .relaxed)
+        while major > current {
+            let (exchanged, original) = newest.compareExchange(
+                expected: current, desired: major, successOrdering: .relaxed, failureOrdering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
 
     init(after minor: UInt64) {
         last = Atomic(minor)

@@ -32,24 +32,24 @@ struct ChangeFilter {
 
     /// `changes` without those that arrive after a later change of their to-do, in order.
     mutating func keep(_ changes: [StoreChange]) -> [StoreChange] {
-        var kept: [StoreChange] = []
-        kept.reserveCapacity(changes.count)
-        for change in changes {
-            let xid = change.position.major
-            if latest.count >= limit { forgetTheOlderHalf() }
-            switch change.kind {
-            case .created(let todo), .updated(let todo):
-                if let last = latest[todo.id], last.revision >= todo.revision { continue }
-                latest[todo.id] = (todo.revision, xid)
-            case .deleted(let id):
-                if latest[id]?.revision == Self.deleted { continue }
-                latest[id] = (Self.deleted, xid)
-            case .cleared:
-                break
-            }
-            kept.append(change)
+        changes.filter { keeps($0) }
+    }
+
+    /// Whether `change`, the next in order, is kept (noted as its to-do's last change if so).
+    mutating func keeps(_ change: StoreChange) -> Bool {
+        let xid = change.position.major
+        if latest.count >= limit { forgetTheOlderHalf() }
+        switch change.kind {
+        case .created(let todo), .updated(let todo):
+            if let last = latest[todo.id], last.revision >= todo.revision { return false }
+            latest[todo.id] = (todo.revision, xid)
+        case .deleted(let id):
+            if latest[id]?.revision == Self.deleted { return false }
+            latest[id] = (Self.deleted, xid)
+        case .cleared:
+            break
         }
-        return kept
+        return true
     }
 
     /// Forgets the to-dos whose last change is older than the median of what is remembered.

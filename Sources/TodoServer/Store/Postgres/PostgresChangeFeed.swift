@@ -1,4 +1,5 @@
 import EventLoops
+import LockTracing
 import PostgresLoop
 import Synchronization
 
@@ -24,7 +25,13 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// another instance that read a little further; beyond that it is not one of this database's.
     static let aheadAllowance: UInt64 = 1 << 24
 
+    /// The shared list's changes.
     let log: ChangeLog
+    /// Each named owner's changes, in a sibling of `log` (one position order, one retention
+    /// budget), made when the first change of theirs is read or when asked for (`log(of:)`),
+    /// whichever comes first; and where the window began (nil: not loaded yet), where a log made
+    /// later begins too.
+    private let owners = Mutex<(logs: [String: ChangeLog], start: ChangePosition?)>(([:], nil))
     private let client: PostgresClient
     private let loop: EventLoop
     private let interval: Duration
@@ -88,6 +95,27 @@ final class PostgresChangeFeed: @unchecked Sendable {
             handsOutSnapshots: true)
         lastPrune = now()
     }
+
+    /// `owner`'s change log (made now if there is none yet). An owner's log holds every change of
+    /// theirs read since the window began: one is made as soon as a change of theirs is read, so a
+    /// log made later (asked for by a request) has missed none of them.
+    func log(of owner: Owner) -> ChangeLog {
+        owner.isShared ? log : log(ofOwnerNamed: owner.name)
+    }
+
+    private func log(ofOwnerNamed name: String) -> ChangeLog {
+        if name.isEmpty { return log }
+        return owners.withTracedLock { owners in
+            if let made = owners.logs[name] { return made }
+            let made = log.sibling()
+            if let start = owners.start { made.reset(to: start) }
+            owners.logs[name] = made
+            return made
+        }
+    }
+
+    /// Owners' logs made so far (for tests).
+    var ownerLogCount: Int { owners.withTracedLock { $0.logs.count } }
 
     /// The cursor of a listing that read with `seen`: every change of the transactions it saw.
     static func cursor(ofListing seen: TransactionSnapshot) -> ChangeCursor {
@@ -156,7 +184,12 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 started = false
                 return
             }
-            log.reset(to: ChangePosition(major: xid, minor: seq))
+            let start = ChangePosition(major: xid, minor: seq)
+            log.reset(to: start)
+            owners.withTracedLock { owners in
+                owners.start = start
+                for made in owners.logs.values { made.reset(to: start) }
+            }
             announcedUpTo = ChangePosition(major: xid, minor: seq)
             readUpTo = nil
             filter = ChangeFilter()
@@ -204,11 +237,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
             var full = false
             var found = false
             if case .success(let rows) = result {
-                let read = Self.changes(rows)
+                let read = Self.ownedChanges(rows)
                 rowsRead.add(rows.count, ordering: .relaxed)
-                if let last = read.last?.position { readUpTo = last }
-                let changes = filter.keep(read)
-                log.append(changes)
+                if let last = read.last?.change.position { readUpTo = last }
+                deliver(read)
                 found = !read.isEmpty
                 if found { rereads = 0 }
                 // A page cut short by a row this server cannot read is not followed at once: that
@@ -233,6 +265,22 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 rereadSoon()
             }
         }
+    }
+
+    /// The changes kept by `filter`, each to its owner's log, a run of one owner's at a time (in
+    /// order: the logs' shared retention lets the oldest go first).
+    private func deliver(_ read: [(owner: String, change: StoreChange)]) {
+        var run: [StoreChange] = []
+        var runOwner = ""
+        for (owner, change) in read where filter.keeps(change) {
+            if owner != runOwner, !run.isEmpty {
+                log(ofOwnerNamed: runOwner).append(run)
+                run.removeAll(keepingCapacity: true)
+            }
+            runOwner = owner
+            run.append(change)
+        }
+        if !run.isEmpty { log(ofOwnerNamed: runOwner).append(run) }
     }
 
     /// After a read that found nothing though a change was made here (the change's transaction
@@ -260,14 +308,19 @@ final class PostgresChangeFeed: @unchecked Sendable {
         }
     }
 
-    /// The changes of `TodoSQL.eventColumns` rows; a row this server cannot read ends the batch
-    /// (read again next time, never skipped).
+    /// The changes of `TodoSQL.eventColumns` rows, whoever's; a row this server cannot read ends
+    /// the batch (read again next time, never skipped).
     static func changes(_ rows: PostgresRows) -> [StoreChange] {
-        var changes: [StoreChange] = []
+        ownedChanges(rows).map(\.change)
+    }
+
+    /// `changes`, each with its owner's name ('' for the shared list).
+    static func ownedChanges(_ rows: PostgresRows) -> [(owner: String, change: StoreChange)] {
+        var changes: [(owner: String, change: StoreChange)] = []
         changes.reserveCapacity(rows.count)
         for row in 0..<rows.count {
             guard let xid = rows[row, 0].flatMap({ UInt64($0) }), let seq = rows[row, 1].flatMap({ UInt64($0) }),
-                let kind = rows[row, 2]
+                let kind = rows[row, 2], let owner = rows[row, TodoSQL.eventOwnerColumn]
             else { break }
             let kindOfChange: StoreChangeKind
             switch kind {
@@ -282,7 +335,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
             default:
                 return changes
             }
-            changes.append(StoreChange(position: ChangePosition(major: xid, minor: seq), kind: kindOfChange))
+            changes.append((owner, StoreChange(position: ChangePosition(major: xid, minor: seq), kind: kindOfChange)))
         }
         return changes
     }

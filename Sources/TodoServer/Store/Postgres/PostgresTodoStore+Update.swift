@@ -27,13 +27,20 @@ extension PostgresTodoStore {
     public func update(
         id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp
     ) -> Pending<Result<StoreUpdate, StoreError>> {
+        update(id: id, change: change, condition: condition, at: time, owner: .shared)
+    }
+
+    /// `update` of one of `owner`'s to-dos.
+    func update(
+        id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp, owner: Owner
+    ) -> Pending<Result<StoreUpdate, StoreError>> {
         guard TodoSQL.isTodoID(id) else { return .ready(.success(.notFound)) }
         let request = UpdateRequest(
             id: id, change: change, condition: condition, time: time,
             deadline: ContinuousClock.now + client.configuration.timing.requestTimeout,
             parameters: TodoSQL.updateParameters(
                 id: id, title: change.title, completed: change.completed, order: Self.fieldChange(change.order),
-                dueDate: Self.fieldChange(change.dueDate), condition: Self.condition(condition), at: time))
+                dueDate: Self.fieldChange(change.dueDate), condition: Self.condition(condition), at: time, owner: owner))
         return Pending { promise in self.change(request, attemptsLeft: Self.updateAttempts, promise) }
     }
 

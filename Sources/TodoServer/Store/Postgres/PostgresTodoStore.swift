@@ -22,11 +22,10 @@ public final class PostgresTodoStore: TodoStore {
     /// a loop tries again within 1 s); past the deadline it is `PostgresLoad.retryAfterSeconds`.
     public static let retryAfterSeconds = 1
 
-    /// The shared list only, for now: the configuration refuses owners with a database until
-    /// its rows carry owners.
+    /// `owner`'s to-dos: this store for the shared list, else a value that sends every statement
+    /// with `owner` as its owner parameter (`PostgresOwnedTodoStore`: nothing is allocated).
     public func owned(by owner: Owner) -> any TodoStore {
-        precondition(owner.isShared, "owners are not in the database yet: the configuration refuses owners with databaseUrl")
-        return self
+        owner.isShared ? self : PostgresOwnedTodoStore(store: self, owner: owner)
     }
 
     /// Reads the change feed's table into `changes`.
@@ -52,18 +51,20 @@ public final class PostgresTodoStore: TodoStore {
         feed.start()
     }
 
-    /// Every change made through any instance, in the database's change order.
+    /// The shared list's changes made through any instance, in the database's change order (each
+    /// owner's are in a log of its own, a sibling of this one: `PostgresChangeFeed.log(of:)`).
     public var changes: ChangeLog { feed.log }
 
     /// `statement`'s answer, which comes later on the calling loop (see `run`); a statement that
     /// is `changing` asks the feed to read its change soon once it is made.
     private func answer<Value>(
-        _ statement: PostgresStatement, _ parameters: [String?], changing: Bool = false, decode: @escaping (PostgresRows) -> Value?
+        _ statement: PostgresStatement, _ parameters: [String?], changing: Bool = false, unprepared: Bool = false,
+        decode: @escaping (PostgresRows) -> Value?
     ) -> Pending<Result<Value, StoreError>> {
         let feed = changing ? feed : nil
         return Pending { promise in
             run(
-                statement, parameters,
+                statement, parameters, unprepared: unprepared,
                 completion: { result in
                     if case .success = result { feed?.pollSoon() }
                     promise.fulfil(result)
@@ -95,20 +96,34 @@ public final class PostgresTodoStore: TodoStore {
         fallback.shutdown()
     }
 
-    public func insert(_ todo: Todo) -> Pending<Result<Todo, StoreError>> {
-        answer(TodoSQL.insert, TodoSQL.insertParameters(todo), changing: true) { rows in
+    // The shared list's to-dos (owner ''); `PostgresOwnedTodoStore` calls the same with its owner.
+
+    public func insert(_ todo: Todo) -> Pending<Result<Todo, StoreError>> { insert(todo, owner: .shared) }
+    public func todo(id: String) -> Pending<Result<Todo?, StoreError>> { todo(id: id, owner: .shared) }
+    public func list(_ query: TodoQuery) -> Pending<Result<TodoPage, StoreError>> { list(query, owner: .shared) }
+    public func upcoming(from: CalendarDay, through: CalendarDay) -> Pending<Result<[Todo], StoreError>> {
+        upcoming(from: from, through: through, owner: .shared)
+    }
+    public func remove(id: String, condition: RevisionCondition) -> Pending<Result<StoreRemoval, StoreError>> {
+        remove(id: id, condition: condition, owner: .shared)
+    }
+    public func removeAll() -> Pending<Result<Void, StoreError>> { removeAll(owner: .shared) }
+
+    func insert(_ todo: Todo, owner: Owner) -> Pending<Result<Todo, StoreError>> {
+        answer(TodoSQL.insert, TodoSQL.insertParameters(todo, owner: owner), changing: true) { rows in
             rows.count == 1 ? TodoRowDecoder.todo(rows, row: 0) : nil
         }
     }
 
-    public func todo(id: String) -> Pending<Result<Todo?, StoreError>> {
+    func todo(id: String, owner: Owner) -> Pending<Result<Todo?, StoreError>> {
         guard TodoSQL.isTodoID(id) else { return .ready(.success(nil)) }
-        return answer(TodoSQL.get, [id], decode: Self.optionalTodo)
+        return answer(TodoSQL.get, [id, owner.name], decode: Self.optionalTodo)
     }
 
-    public func list(_ query: TodoQuery) -> Pending<Result<TodoPage, StoreError>> {
+    func list(_ query: TodoQuery, owner: Owner) -> Pending<Result<TodoPage, StoreError>> {
         if let needle = query.titleContains, !TodoSQL.canMatchATitle(needle) { return .ready(.success(TodoPage(items: [], total: 0))) }
-        return answer(TodoSQL.list(query.sort), TodoSQL.listParameters(query)) { rows in
+        let (statement, parameters, unprepared) = TodoSQL.list(query, owner: owner)
+        return answer(statement, parameters, unprepared: unprepared) { rows in
             guard rows.count >= 1, let total = rows[0, 0].flatMap({ Int($0) }),
                 let seen = rows[0, 1].flatMap({ TransactionSnapshot(postgresText: $0) }),
                 let items = TodoRowDecoder.packed(rows, first: 2)
@@ -117,15 +132,16 @@ public final class PostgresTodoStore: TodoStore {
         }
     }
 
-    public func upcoming(from: CalendarDay, through: CalendarDay) -> Pending<Result<[Todo], StoreError>> {
-        answer(TodoSQL.upcoming, TodoSQL.upcomingParameters(from: from, through: through)) {
+    func upcoming(from: CalendarDay, through: CalendarDay, owner: Owner) -> Pending<Result<[Todo], StoreError>> {
+        answer(TodoSQL.upcoming, TodoSQL.upcomingParameters(from: from, through: through, owner: owner)) {
             TodoRowDecoder.todos($0)
         }
     }
 
-    public func remove(id: String, condition: RevisionCondition) -> Pending<Result<StoreRemoval, StoreError>> {
+    func remove(id: String, condition: RevisionCondition, owner: Owner) -> Pending<Result<StoreRemoval, StoreError>> {
         guard TodoSQL.isTodoID(id) else { return .ready(.success(.notFound)) }
-        return answer(TodoSQL.remove, TodoSQL.removeParameters(id: id, condition: Self.condition(condition)), changing: true) { rows in
+        let parameters = TodoSQL.removeParameters(id: id, condition: Self.condition(condition), owner: owner)
+        return answer(TodoSQL.remove, parameters, changing: true) { rows in
             guard rows.count == 1 else { return rows.count == 0 ? .notFound : nil }
             return switch rows[0, 0] {
             case "removed": .removed
@@ -135,14 +151,22 @@ public final class PostgresTodoStore: TodoStore {
         }
     }
 
-    public func removeAll() -> Pending<Result<Void, StoreError>> {
-        answer(TodoSQL.removeAll, TodoSQL.removeAllParameters(lockWait: clearLockWait), changing: true) { _ in () }
+    func removeAll(owner: Owner) -> Pending<Result<Void, StoreError>> {
+        answer(TodoSQL.removeAll, TodoSQL.removeAllParameters(lockWait: clearLockWait, owner: owner), changing: true) { _ in () }
     }
 
+    /// Every owner's to-dos together (`/metrics`, `/healthz`).
     public func statistics() -> Pending<Result<StoreStatistics, StoreError>> {
-        answer(TodoSQL.count, []) { rows in
-            rows.count == 1 ? rows[0, 0].flatMap { Int($0) }.map { StoreStatistics(count: $0) } : nil
-        }
+        answer(TodoSQL.count, [], decode: Self.statistics)
+    }
+
+    /// `owner`'s to-dos only.
+    func statistics(owner: Owner) -> Pending<Result<StoreStatistics, StoreError>> {
+        answer(TodoSQL.ownerCount, [owner.name], decode: Self.statistics)
+    }
+
+    private static func statistics(_ rows: PostgresRows) -> StoreStatistics? {
+        rows.count == 1 ? rows[0, 0].flatMap { Int($0) }.map { StoreStatistics(count: $0) } : nil
     }
 
     public var writeRefusal: String? {
@@ -157,11 +181,12 @@ public final class PostgresTodoStore: TodoStore {
     /// the statement is a step of (nil: the request deadline from now).
     func run<Value>(
         _ statement: PostgresStatement, _ parameters: [String?], until callDeadline: ContinuousClock.Instant? = nil,
-        completion: @escaping (Result<Value, StoreError>) -> Void, decode: @escaping (PostgresRows) -> Value?
+        unprepared: Bool = false, completion: @escaping (Result<Value, StoreError>) -> Void, decode: @escaping (PostgresRows) -> Value?
     ) {
         let health = self.health
         let deadline = client.configuration.timing.requestTimeout
         let spread = Self.writes.contains(statement.name)
+        let query: PostgresQuery = unprepared ? .unprepared(statement.sql) : .prepared(statement)
         func send(on pool: PostgresLoopPool) {
             let answer: PostgresConnection.Completion = { [unowned pool] result in
                 switch result {
@@ -180,10 +205,10 @@ public final class PostgresTodoStore: TodoStore {
             }
             if spread {
                 pool.executeOnLeastBusy(
-                    .prepared(statement), parameters, deadline: callDeadline, awayFromReads: statement.name == TodoSQL.removeAll.name,
+                    query, parameters, deadline: callDeadline, awayFromReads: statement.name == TodoSQL.removeAll.name,
                     completion: answer)
             } else {
-                pool.execute(.prepared(statement), parameters, deadline: callDeadline, completion: answer)
+                pool.execute(query, parameters, deadline: callDeadline, completion: answer)
             }
         }
         if let loop = EventLoop.current {
@@ -257,6 +282,35 @@ public final class PostgresTodoStore: TodoStore {
         }
         return result
     }
+}
+
+/// `PostgresTodoStore.owned(by:)`: the store acting on one named owner's rows (the owner is every
+/// statement's owner parameter) and reading that owner's change log. Two references' worth: held
+/// inline by `any TodoStore`, made per request without an allocation.
+struct PostgresOwnedTodoStore: TodoStore {
+    let store: PostgresTodoStore
+    let owner: Owner
+
+    func insert(_ todo: Todo) -> Pending<Result<Todo, StoreError>> { store.insert(todo, owner: owner) }
+    func todo(id: String) -> Pending<Result<Todo?, StoreError>> { store.todo(id: id, owner: owner) }
+    func list(_ query: TodoQuery) -> Pending<Result<TodoPage, StoreError>> { store.list(query, owner: owner) }
+    func upcoming(from: CalendarDay, through: CalendarDay) -> Pending<Result<[Todo], StoreError>> {
+        store.upcoming(from: from, through: through, owner: owner)
+    }
+    func update(id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp) -> Pending<
+        Result<StoreUpdate, StoreError>
+    > {
+        store.update(id: id, change: change, condition: condition, at: time, owner: owner)
+    }
+    func remove(id: String, condition: RevisionCondition) -> Pending<Result<StoreRemoval, StoreError>> {
+        store.remove(id: id, condition: condition, owner: owner)
+    }
+    func removeAll() -> Pending<Result<Void, StoreError>> { store.removeAll(owner: owner) }
+    /// The owner's count (the server's figures come from the store itself).
+    func statistics() -> Pending<Result<StoreStatistics, StoreError>> { store.statistics(owner: owner) }
+    func owned(by owner: Owner) -> any TodoStore { store.owned(by: owner) }
+    var writeRefusal: String? { store.writeRefusal }
+    var changes: ChangeLog { store.feed.log(of: owner) }
 }
 
 /// A value carried to a loop thread that alone uses it (a completion made for that loop).

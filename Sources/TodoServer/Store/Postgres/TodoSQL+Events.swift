@@ -1,18 +1,21 @@
 import PostgresLoop
 
 extension TodoSQL {
-    /// The columns of a change: position (xid as text, seq), kind, then the to-do's `columns`. The
+    /// The columns of a change: position (xid as text, seq), kind, the to-do's `columns`, then its
+    /// owner (`eventOwnerColumn`). The
     /// text is named apart from `xid`: an `ORDER BY xid` would sort by an output column of that
     /// name, as text ("1000" before "963").
-    static let eventColumns = "xid::text AS xid_text, seq, kind, \(columns)"
+    static let eventOwnerColumn = 11
+    static let eventColumns = "xid::text AS xid_text, seq, kind, \(columns), owner"
 
     /// Changes after ($1 xid, $2 seq) of finished transactions only (`TodoEventsSchema`), in
     /// order, at most $3; each row also carries the horizon read (`horizon`: the smallest xid still
-    /// running), so the reader knows how far it may trust an empty answer.
+    /// running), so the reader knows how far it may trust an empty answer. Every owner's: the
+    /// reader sends each to its owner's log.
     static let eventsAfter = PostgresStatement(
         name: "todo_events_after",
         sql: """
-            SELECT \(eventColumns) FROM todo_events e
+            SELECT \(eventColumns) FROM todo_event_rows e
             WHERE (e.xid, e.seq) > ($1::xid8, $2::bigint) AND e.xid < pg_snapshot_xmin(pg_current_snapshot())
             ORDER BY e.xid, e.seq LIMIT $3::bigint
             """)
@@ -25,7 +28,7 @@ extension TodoSQL {
             SELECT s.xid::text AS xid_text, s.seq FROM (
                 SELECT f.xid, f.seq FROM todo_event_floor f
                 UNION ALL
-                (SELECT e.xid, e.seq FROM todo_events e WHERE e.xid < pg_snapshot_xmin(pg_current_snapshot())
+                (SELECT e.xid, e.seq FROM todo_event_rows e WHERE e.xid < pg_snapshot_xmin(pg_current_snapshot())
                  ORDER BY e.xid DESC, e.seq DESC OFFSET $1::bigint LIMIT 1)
             ) AS s ORDER BY s.xid DESC, s.seq DESC LIMIT 1
             """)

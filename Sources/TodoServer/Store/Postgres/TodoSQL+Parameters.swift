@@ -7,11 +7,11 @@ extension TodoSQL {
         "{" + revisions.map(String.init).joined(separator: ",") + "}"
     }
 
-    static func insertParameters(_ todo: Todo) -> [String?] {
+    static func insertParameters(_ todo: Todo, owner: Owner = .shared) -> [String?] {
         [
             todo.id, todo.title, TodoTitleKey.fold(todo.title), text(todo.completed), todo.order.map(String.init),
             todo.dueDate?.description, String(todo.createdAt.millisecondsSinceEpoch),
-            String(todo.updatedAt.millisecondsSinceEpoch), TodoTitleKey.exact(todo.title),
+            String(todo.updatedAt.millisecondsSinceEpoch), TodoTitleKey.exact(todo.title), owner.name,
         ]
     }
 
@@ -27,15 +27,15 @@ extension TodoSQL {
         !needle.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    static func listParameters(_ query: TodoQuery) -> [String?] {
+    static func listParameters(_ query: TodoQuery, owner: Owner = .shared) -> [String?] {
         [
             query.completed.map(text), query.titleContains.map(TodoTitleKey.fold), String(query.limit),
-            String(query.offset),
+            String(query.offset), owner.name,
         ]
     }
 
-    static func upcomingParameters(from: CalendarDay, through: CalendarDay) -> [String?] {
-        [from.description, through.description]
+    static func upcomingParameters(from: CalendarDay, through: CalendarDay, owner: Owner = .shared) -> [String?] {
+        [from.description, through.description, owner.name]
     }
 
     /// A condition as `condition(match:noneAny:none:)` reads it: the If-Match revisions (nil for none
@@ -57,16 +57,16 @@ extension TodoSQL {
 
     static func updateParameters(
         id: String, title: String?, completed: Bool?, order: FieldChange<Int>?, dueDate: FieldChange<CalendarDay>?,
-        condition: Condition, at time: Timestamp
+        condition: Condition, at time: Timestamp, owner: Owner = .shared
     ) -> [String?] {
         [
             id, title, title.map(TodoTitleKey.fold), completed.map(text), text(order != nil),
             order?.value.map(String.init), text(dueDate != nil), dueDate?.value?.description,
-        ] + condition.parameters + [String(time.millisecondsSinceEpoch), title.map(TodoTitleKey.exact)]
+        ] + condition.parameters + [String(time.millisecondsSinceEpoch), title.map(TodoTitleKey.exact), owner.name]
     }
 
-    static func removeParameters(id: String, condition: Condition) -> [String?] {
-        [id] + condition.parameters
+    static func removeParameters(id: String, condition: Condition, owner: Owner = .shared) -> [String?] {
+        [id] + condition.parameters + [owner.name]
     }
 
     /// Whether `id` is a to-do id as this server makes them (a UUID in lower case): anything else

@@ -19,17 +19,40 @@ import PostgresLoop
 /// for long. A snapshot per statement is read committed's: under another isolation level the
 /// `DELETE` would read with the snapshot taken before the lock, so the function refuses (0A000).
 extension TodoSQL {
-    /// Removes every to-do and records `cleared`; $1 the longest wait for the table lock, in ms.
-    static let removeAll = PostgresStatement(name: "todo_remove_all", sql: "SELECT todo_remove_all($1::integer)")
+    /// Removes every to-do of the owner $2 and records their `cleared`; $1 the longest wait for the
+    /// table lock, in ms.
+    static let removeAll = PostgresStatement(name: "todo_remove_all", sql: "SELECT todo_owner_remove_all($2::text, $1::integer)")
 
     /// `removeAll`'s parameters.
-    static func removeAllParameters(lockWait: Duration) -> [String?] {
+    static func removeAllParameters(lockWait: Duration, owner: Owner = .shared) -> [String?] {
         let (seconds, attoseconds) = lockWait.components
-        return [String(seconds * 1000 + attoseconds / 1_000_000_000_000_000)]
+        return [String(seconds * 1000 + attoseconds / 1_000_000_000_000_000), owner.name]
     }
 
-    /// Migration 9: the function `removeAll` calls. `TodoSQL`'s note applies: an edit that changes
-    /// its text needs a migration that replaces the function.
+    /// Migration 10: the function `removeAll` calls, migration 9's for one owner's rows. It still
+    /// takes the whole table's lock: the feed's order needs every write in progress to finish before
+    /// the clear, and a write does not say whose it is before it has a row lock; so a clear holds
+    /// every owner's writes for as long as it deletes (its owner's to-dos only). The `DELETE` is
+    /// planned on each call for its owner (`EXECUTE`: a generic plan, made for an average owner,
+    /// scanned the whole table to clear an owner of ten to-dos where another held nearly all).
+    static let ownerRemoveAllFunction = """
+        CREATE FUNCTION todo_owner_remove_all(owner_name text, lock_wait_ms integer) RETURNS void LANGUAGE plpgsql AS $function$
+        BEGIN
+            IF current_setting('transaction_isolation') <> 'read committed' THEN
+                RAISE EXCEPTION 'a clear needs the read committed isolation level, not %',
+                    current_setting('transaction_isolation') USING ERRCODE = '0A000';
+            END IF;
+            PERFORM set_config('lock_timeout', lock_wait_ms || 'ms', true);
+            LOCK TABLE todo_rows IN EXCLUSIVE MODE;
+            EXECUTE 'DELETE FROM todo_rows WHERE owner = $1' USING owner_name;
+            INSERT INTO todo_event_rows (owner, kind) VALUES (owner_name, '\(TodoEventsSchema.cleared)');
+        END
+        $function$
+        """
+
+    /// Migration 9: the function builds before owners call (on the view `todos` since migration
+    /// 10: it clears the shared list only). `TodoSQL`'s note applies: an edit that changes its
+    /// text needs a migration that replaces the function.
     static let removeAllFunction = """
         CREATE FUNCTION todo_remove_all(lock_wait_ms integer) RETURNS void LANGUAGE plpgsql AS $function$
         BEGIN

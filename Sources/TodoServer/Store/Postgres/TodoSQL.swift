@@ -29,38 +29,51 @@ enum TodoSQL {
         "(TIMESTAMPTZ 'epoch' + $\(parameter)::bigint * INTERVAL '1 millisecond')"
     }
 
+    /// Every statement acts on one owner's rows, the owner ('' for the shared list) its last
+    /// parameter (`TodoOwnersSchema`: the tables `todo_rows`, `todo_event_rows`, `todo_tally_rows`).
+    /// A by-id statement finds the row by its primary key and keeps it only if it is the owner's;
+    /// every other reads an index that leads with `owner`.
+    ///
     /// $1 id, $2 title, $3 title key, $4 completed, $5 order, $6 due date (YYYY-MM-DD), $7 created
-    /// and $8 updated in ms, $9 the title in NFC.
+    /// and $8 updated in ms, $9 the title in NFC, $10 the owner.
     static let insert = PostgresStatement(
         name: "todo_insert",
         sql: """
             WITH inserted AS (
-                INSERT INTO todos (id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision)
-                VALUES ($1::uuid, $2, $3, $9, $4::boolean, $5::bigint, $6::date, \(timestamp(7)), \(timestamp(8)), 1)
+                INSERT INTO todo_rows (owner, id, title, title_key, title_nfc, completed, "order", due_date, created_at, updated_at, revision)
+                VALUES ($10::text, $1::uuid, $2, $3, $9, $4::boolean, $5::bigint, $6::date, \(timestamp(7)), \(timestamp(8)), 1)
                 RETURNING *
             ), event AS (
-                \(recordEvent(TodoEventsSchema.created, from: "inserted"))
+                \(recordEvent(TodoEventsSchema.created, from: "inserted", owned: true))
             )
             SELECT \(columns) FROM inserted
             """)
 
-    /// The `INSERT` of a change feed row for each to-do of `rows` (`TodoEventsSchema`).
-    static func recordEvent(_ kind: String, from rows: String) -> String {
-        """
-        INSERT INTO todo_events (kind, id, title, completed, "order", due_date, created_at, updated_at, revision)
-            SELECT '\(kind)', id, title, completed, "order", due_date, created_at, updated_at, revision FROM \(rows)
-        """
+    /// The `INSERT` of a change feed row for each to-do of `rows` (`TodoEventsSchema`): with its
+    /// owner into `todo_event_rows` (`owned`), or as migration 8's function wrote it, before owners.
+    static func recordEvent(_ kind: String, from rows: String, owned: Bool) -> String {
+        guard owned else {
+            return """
+                INSERT INTO todo_events (kind, id, title, completed, "order", due_date, created_at, updated_at, revision)
+                    SELECT '\(kind)', id, title, completed, "order", due_date, created_at, updated_at, revision FROM \(rows)
+                """
+        }
+        return """
+            INSERT INTO todo_event_rows (owner, kind, id, title, completed, "order", due_date, created_at, updated_at, revision)
+                SELECT owner, '\(kind)', id, title, completed, "order", due_date, created_at, updated_at, revision FROM \(rows)
+            """
     }
 
-    /// $1 id.
-    static let get = PostgresStatement(name: "todo_get", sql: "SELECT \(columns) FROM todos WHERE id = $1::uuid")
+    /// $1 id, $2 owner: the to-do by its primary key, if it is the owner's.
+    static let get = PostgresStatement(name: "todo_get", sql: "SELECT \(columns) FROM todo_rows WHERE id = $1::uuid AND owner = $2::text")
 
-    /// The open to-dos due in $1...$2 (YYYY-MM-DD), from the partial index `todos_upcoming`.
+    /// The owner's ($3) open to-dos due in $1...$2 (YYYY-MM-DD), from the partial index
+    /// `todo_rows_upcoming` (owner, due date).
     static let upcoming = PostgresStatement(
         name: "todo_upcoming",
         sql: """
-            SELECT \(columns) FROM todos
-            WHERE NOT completed AND due_date IS NOT NULL AND due_date BETWEEN $1::date AND $2::date
+            SELECT \(columns) FROM todo_rows
+            WHERE owner = $3::text AND NOT completed AND due_date IS NOT NULL AND due_date BETWEEN $1::date AND $2::date
             ORDER BY due_date, ("order" IS NULL), "order", created_at, id
             """)
 
@@ -85,25 +98,30 @@ enum TodoSQL {
     /// step, no CTE of decisions to build, and to build again for each row version waited for.
     static let updateChanging = PostgresStatement(name: "todo_update_changing", sql: "\(changing) SELECT \(columns) FROM updated")
 
-    /// `updateChanging`'s modifications: `updated`, the to-do as changed (no row when nothing
-    /// changes), and its event; `updateOrRead`'s function runs them too.
-    static let changing = """
+    /// `updateChanging`'s modifications: `updated`, the owner's ($14) to-do as changed (no row
+    /// when nothing changes), and its event; `updateOrRead`'s function runs them too.
+    static let changing = changing(owned: true)
+
+    /// `changing`, or (not `owned`) as migration 8's function has it: on `todos`, with no owner.
+    static func changing(owned: Bool) -> String {
+        """
         WITH updated AS (
-            UPDATE todos t SET title = coalesce($2::text, t.title), title_key = coalesce($3::text, t.title_key),
+            UPDATE \(owned ? "todo_rows" : "todos") t SET title = coalesce($2::text, t.title), title_key = coalesce($3::text, t.title_key),
                 title_nfc = coalesce($13::text, t.title_nfc), completed = coalesce($4::boolean, t.completed),
                 "order" = \(newOrder("t")), due_date = \(newDueDate("t")), updated_at = \(timestamp(12)), revision = t.revision + 1
-            WHERE t.id = $1::uuid AND \(condition(match: 9, noneAny: 10, none: 11))
+            WHERE t.id = $1::uuid AND \(owned ? "t.owner = $14::text AND " : "")\(condition(match: 9, noneAny: 10, none: 11))
                 AND (coalesce($2::text, t.title) IS DISTINCT FROM t.title OR coalesce($4::boolean, t.completed) IS DISTINCT FROM t.completed
                     OR \(newOrder("t")) IS DISTINCT FROM t."order" OR \(newDueDate("t")) IS DISTINCT FROM t.due_date)
             RETURNING t.*
         ), event AS (
-            \(recordEvent(TodoEventsSchema.updated, from: "updated"))
+            \(recordEvent(TodoEventsSchema.updated, from: "updated", owned: owned))
         )
         """
+    }
 
     /// $1 id; $2 title, $3 its key and $13 its NFC form (NULL keeps); $4 completed (NULL keeps); $5 whether to set
     /// order to $6 (NULL clears); $7 whether to set the due date to $8; $9-$11 the condition
-    /// (`condition`); $12 the time in ms. One row: `outcome` (`updated`, `unchanged`, `failed`) and
+    /// (`condition`); $12 the time in ms; $14 the owner. One row: `outcome` (`updated`, `unchanged`, `failed`) and
     /// the to-do as stored after the statement; no row: no such to-do. Revision and `updated_at`
     /// change only when a field does.
     static let update = PostgresStatement(
@@ -116,42 +134,46 @@ enum TodoSQL {
                     coalesce($3::text, title_key) AS new_title_key,
                     coalesce($13::text, title_nfc) AS new_title_nfc,
                     coalesce($4::boolean, completed) AS new_completed,
-                    \(newOrder("todos")) AS new_order, \(newDueDate("todos")) AS new_due_date
-                FROM todos WHERE id = $1::uuid FOR UPDATE
+                    \(newOrder("todo_rows")) AS new_order, \(newDueDate("todo_rows")) AS new_due_date
+                FROM todo_rows WHERE id = $1::uuid AND owner = $14::text FOR UPDATE
             ), decided AS (
                 SELECT *, allowed AND (new_title IS DISTINCT FROM title OR new_completed IS DISTINCT FROM completed
                     OR new_order IS DISTINCT FROM "order" OR new_due_date IS DISTINCT FROM due_date) AS changes
                 FROM cur
             ), updated AS (
-                UPDATE todos t SET title = d.new_title, title_key = d.new_title_key, title_nfc = d.new_title_nfc, completed = d.new_completed,
+                UPDATE todo_rows t SET title = d.new_title, title_key = d.new_title_key, title_nfc = d.new_title_nfc, completed = d.new_completed,
                     "order" = d.new_order, due_date = d.new_due_date, updated_at = \(timestamp(12)), revision = t.revision + 1
                 FROM decided d WHERE t.id = d.id AND d.changes
                 RETURNING t.*
             ), event AS (
-                \(recordEvent(TodoEventsSchema.updated, from: "updated"))
+                \(recordEvent(TodoEventsSchema.updated, from: "updated", owned: true))
             )
             SELECT 'updated' AS outcome, \(columns) FROM updated
             UNION ALL
             SELECT CASE WHEN allowed THEN 'unchanged' ELSE 'failed' END, \(columns) FROM decided WHERE NOT changes
             """)
 
-    /// $1 id; $2-$4 the condition. One row: `outcome` (`removed`, `failed`) and the to-do as it was;
-    /// no row: no such to-do.
+    /// $1 id; $2-$4 the condition; $5 the owner. One row: `outcome` (`removed`, `failed`) and the
+    /// to-do as it was; no row: no such to-do of the owner's.
     static let remove = PostgresStatement(
         name: "todo_remove",
         sql: """
             WITH cur AS (
                 SELECT id, title, completed, "order", due_date, created_at, updated_at, revision,
                     \(condition(match: 2, noneAny: 3, none: 4)) AS allowed
-                FROM todos WHERE id = $1::uuid FOR UPDATE
+                FROM todo_rows WHERE id = $1::uuid AND owner = $5::text FOR UPDATE
             ), removed AS (
-                DELETE FROM todos t USING cur c WHERE t.id = c.id AND c.allowed RETURNING t.id
+                DELETE FROM todo_rows t USING cur c WHERE t.id = c.id AND c.allowed RETURNING t.id, t.owner
             ), event AS (
-                INSERT INTO todo_events (kind, id) SELECT '\(TodoEventsSchema.deleted)', id FROM removed
+                INSERT INTO todo_event_rows (owner, kind, id) SELECT owner, '\(TodoEventsSchema.deleted)', id FROM removed
             )
             SELECT CASE WHEN allowed THEN 'removed' ELSE 'failed' END AS outcome, \(columns) FROM cur
             """)
 
-    /// Every to-do, from the kept counts.
-    static let count = PostgresStatement(name: "todo_count", sql: "SELECT coalesce(sum(total), 0)::bigint FROM todo_tallies")
+    /// Every to-do of every owner, from the kept counts.
+    static let count = PostgresStatement(name: "todo_count", sql: "SELECT coalesce(sum(total), 0)::bigint FROM todo_tally_rows")
+
+    /// The to-dos of the owner $1, from the kept counts.
+    static let ownerCount = PostgresStatement(
+        name: "todo_owner_count", sql: "SELECT coalesce(sum(total), 0)::bigint FROM todo_tally_rows WHERE owner = $1::text")
 }

@@ -89,6 +89,10 @@ public enum TodoSchema {
         // Only adds a function: builds that know version 7 run with it (their clears unordered).
         // Recorded as such from this build on; builds before it refuse any newer version.
         PostgresMigration(version: 9, name: "todo_remove_all", statements: [TodoSQL.removeAllFunction], compatibleFrom: 7),
+        // Owners: every row, change and kept count carries its owner; the old tables' names become
+        // views of the shared list, so builds that know version 9 run with it and see the shared
+        // list only (`TodoOwnersSchema`).
+        PostgresMigration(version: 10, name: "owners", statements: TodoOwnersSchema.statements, compatibleFrom: 9),
     ]
 
     public static var migrator: PostgresMigrator {
