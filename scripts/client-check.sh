@@ -22,8 +22,11 @@ trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$log" "$work"' EXIT
 for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sleep 0.05; done
 
 # ruff (installed with the generator) formats the generated code; it must be on PATH.
+# The document as the server serves it (with tokens on, /openapi.json needs one too).
+curl -fsS -H "Authorization: Bearer $OPERATOR_TOKEN" "$base/openapi.json" >"$work/openapi.json" || {
+  echo "client check: GET /openapi.json failed" >&2; tail -20 "$log" >&2; exit 1; }
 generated="$(cd "$work" && PATH="$tools:$PATH" "$tools/openapi-python-client" generate \
-  --url "$base/openapi.json" --meta none --output-path "$work/todo_server_client" 2>&1)" || {
+  --path "$work/openapi.json" --meta none --output-path "$work/todo_server_client" 2>&1)" || {
   echo "$generated"; echo "client check: openapi-python-client failed" >&2; exit 1; }
 if grep -qiE "warning|error" <<<"$generated"; then
   echo "$generated"; echo "client check: openapi-python-client warned about the document" >&2; exit 1

@@ -31,7 +31,11 @@ bin="$(swift build --package-path "$example" --show-bin-path)/TodoClientExample"
 
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 base="http://127.0.0.1:$port"
-(cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port exec ./todo-server) >"$log" 2>&1 &
+# The tour runs as alice (an owner token, sent by a ClientMiddleware), reads /metrics and the health
+# count as an operator, and checks that bob's token reaches none of alice's to-dos.
+export TODO_TOKEN=alice-swift-token TODO_OTHER_TOKEN=bob-swift-token TODO_OPERATOR_TOKEN=ops-swift-token
+(cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_OWNER_TOKENS="alice:$TODO_TOKEN,bob:$TODO_OTHER_TOKEN" \
+  TODO_AUTH_TOKENS="$TODO_OPERATOR_TOKEN" exec ./todo-server) >"$log" 2>&1 &
 pid=$!
 deadline=$((SECONDS + 20))
 until curl -fs "$base/healthz" >/dev/null 2>&1; do

@@ -144,8 +144,19 @@ extension ServerConfiguration {
             ) { $0 },
             .text(
                 "jwtOwnerClaim", \.jwtOwnerClaim, "The JSON Web Token claim that names the owner.",
-                expected: "a claim name such as sub, oid or email"
-            ) { !$0.isEmpty && !$0.contains("\0") },
+                expected: "a claim name (letters, digits and _ : . -) such as sub or oid, one the provider never lets a user choose"
+            ) { name in
+                !name.isEmpty && name.utf8.count <= 128
+                    && name.utf8.allSatisfy { byte in
+                        switch byte {
+                        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                            UInt8(ascii: "0")...UInt8(ascii: "9"):
+                            true
+                        default:
+                            byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+                        }
+                    }
+            },
             .integer("jwtLeewaySeconds", \.jwtLeewaySeconds, 0...3600, "Clock skew allowed on a JSON Web Token's exp and nbf, in seconds."),
             .boolean("metricsPublic", \.metricsPublic, "Serve /metrics without a token when tokens are on."),
             .integer(

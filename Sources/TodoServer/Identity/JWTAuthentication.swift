@@ -53,6 +53,10 @@ public final class JWTAuthentication: Sendable {
 
     /// The verified token `token` is, or why it is refused.
     public func verify(_ token: [UInt8]) -> Result<VerifiedToken, TokenRefusal> {
+        // Before the cache hashes it: a token past the bound costs nothing but this comparison.
+        guard token.count <= verifier.configuration.maxTokenBytes else {
+            return .failure(.malformed("longer than \(verifier.configuration.maxTokenBytes) bytes"))
+        }
         let now = clock.now()
         let (cached, keys, generation) = state.withTracedLock { state in (state.verified[token], state.keys, state.generation) }
         if let cached {

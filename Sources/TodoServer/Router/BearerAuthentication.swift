@@ -94,7 +94,9 @@ public struct BearerAuthentication: Sendable {
     /// while tokens are off or `metricsPublic` is set, else a request with a valid operator's token
     /// (not an owner's: an owner sees nothing of other owners, not even how many to-dos there are).
     public func showsDetails(authorization: String?) -> Bool {
-        guard isEnabled, !metricsPublic else { return true }
+        guard isEnabled else { return true }
+        // With owners, nobody anonymous sees a count (the contract), whatever metricsPublic says.
+        if metricsPublic, !hasOwners { return true }
         guard let token = authorization.flatMap(Self.bearerToken) else { return false }
         if ownerTokens[token] != nil { return false }
         let (writes, reads) = matches(token)

@@ -78,6 +78,15 @@ struct OwnerTokensConfigurationTests: ConfigurationFixtures {
         #expect(database.hasOwners && database.databaseURL != nil)
     }
 
+    @Test(
+        "jwtOwnerClaim is a claim name: a line break or a quote is refused at start-up", arguments: ["sub\r\nX: y", "a\"b", "", "e mail"])
+    func ownerClaim(value: String) throws {
+        let error = try #require(loadError(environment: ["TODO_JWT_OWNER_CLAIM": value]))
+        #expect(error.key == "jwtOwnerClaim")
+        #expect(
+            try ServerConfiguration.load(flags: [:], environment: ["TODO_JWT_OWNER_CLAIM": "oid"], filePath: nil).jwtOwnerClaim == "oid")
+    }
+
     @Test("the dump counts owner tokens and never shows one")
     func dump() throws {
         let configuration = try ServerConfiguration.load(flags: [:], environment: ["TODO_OWNER_TOKENS": "alice:hidden-1"], filePath: nil)

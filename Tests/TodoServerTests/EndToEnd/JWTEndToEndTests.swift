@@ -25,6 +25,7 @@ struct JWTEndToEndTests {
             "e2e alice reader", kid: "a-ed25519", alg: "EdDSA", key: "ed25519", payload: F.claims(extra: #","scope":"openid todos:read""#)),
         spec("e2e alice short", kid: "a-rsa", alg: "RS256", key: "rsa", payload: F.claims(exp: "\(now + 2)")),
         spec("e2e alice expired", kid: "a-rsa", alg: "RS256", key: "rsa", payload: F.claims(exp: "\(now - 600)")),
+        spec("e2e alice lapsed", kid: "a-rsa", alg: "RS256", key: "rsa", payload: F.claims(exp: "\(now - 30)")),
         spec("e2e alice rotated", kid: "b-rsa", alg: "RS256", key: "rsa", set: "b", payload: F.claims()),
         spec("e2e wrong audience", kid: "a-rsa", alg: "RS256", key: "rsa", payload: F.claims(aud: #""another-api""#)),
     ]
@@ -161,6 +162,28 @@ struct JWTEndToEndTests {
         let jwt = try #require(server.application.jwt)
         jwt.refreshKeys()
         #expect(try server.request("GET", "/todos", headers: rotated).status == 200)
+    }
+
+    @Test("a token past its exp but inside the leeway opens a stream that says expired at once and replays nothing")
+    func feedLapsed() throws {
+        let fixture = try F.get()
+        let file = try keyFile(fixture.setA)
+        defer { unlink(file) }
+        let server = try server(keyFile: file)
+        let alice = try bearer(fixture, "e2e alice")
+        let position = try #require(try server.request("GET", "/todos", headers: alice).header("X-Last-Event-ID"))
+        #expect(try server.request("POST", "/todos", headers: alice, body: #"{"title":"a"}"#).status == 201)
+        let lapsed = try #require(fixture.tokens["e2e alice lapsed"])
+        // Accepted on a plain request (inside the leeway)...
+        #expect(try server.request("GET", "/todos", headers: [("Authorization", "Bearer " + lapsed)]).status == 200)
+        // ...but its stream reads nothing: the change after `position` is not replayed.
+        let stream = try EventStreamClient(
+            port: server.port, target: "/todos/events?access_token=\(lapsed)", headers: [("Last-Event-ID", position)])
+        #expect(stream.status == 200)
+        let events = try stream.events(1)
+        #expect(events.map(\.event) == ["expired"])
+        #expect(events.first?.id == position)
+        #expect(try stream.nextEvent() == nil)
     }
 
     @Test("a live feed stream opened with a token ends with event: expired when the token does, at the position reached")

@@ -52,6 +52,17 @@ struct AccessAnswersTests {
         #expect(detailed.object["todos"] as? Int == 0)
     }
 
+    @Test("with owners, anonymous /healthz shows no count even with metricsPublic (the contract); an operator's token does")
+    func healthWithOwners() async throws {
+        let client = try client {
+            $0.metricsPublic = true
+            $0.ownerTokens = [OwnerToken(owner: Owner(name: "alice")!, token: "alice-token")]
+        }
+        #expect(await client.request(.get, "/healthz").text == #"{"status":"ok"}"#)
+        #expect(await client.request(.get, "/healthz", headers: ["Authorization": "Bearer alice-token"]).text == #"{"status":"ok"}"#)
+        #expect(await client.request(.get, "/healthz", headers: ["Authorization": "Bearer ro-token"]).text == #"{"status":"ok","todos":1}"#)
+    }
+
     @Test("with tokens off everything is public: /healthz keeps its details")
     func healthWithoutTokens() async throws {
         let client = try InProcessClient(store: FakeTodoStore([makeTodo("a"), makeTodo("b")]))

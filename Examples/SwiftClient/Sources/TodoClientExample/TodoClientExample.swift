@@ -3,9 +3,27 @@
 // for the generator's options), as a Swift front end would: typed requests, typed answers, typed
 // headers. Usage: TodoClientExample [BASE-URL]   (default http://127.0.0.1:8080; the server is
 // emptied first). Prints one line per step and `N passed, M failed`; exits 1 on any failure.
+// With tokens on, TODO_TOKEN is the bearer token the tour runs with (an owner's: the tour then acts
+// on that owner's to-dos) and TODO_OPERATOR_TOKEN the one it reads /metrics and the health count
+// with; TODO_OTHER_TOKEN, another owner's, must reach none of the first owner's to-dos.
 import Foundation
+import HTTPTypes
 import OpenAPIRuntime
 import OpenAPIURLSession
+
+/// Sends `Authorization: Bearer <token>` with every request, as a front end with a signed-in user does.
+struct BearerToken: ClientMiddleware {
+    let token: String
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        request.headerFields[.authorization] = "Bearer \(token)"
+        return try await next(request, body, baseURL)
+    }
+}
 
 @main
 struct TodoClientExample {
@@ -17,13 +35,21 @@ struct TodoClientExample {
         }
         // The one configuration line a client of this server needs: its timestamps carry
         // milliseconds (2026-11-27T22:43:46.123Z), which the runtime's default transcoder refuses.
-        let client = Client(
-            serverURL: serverURL,
-            configuration: Configuration(dateTranscoder: .iso8601WithFractionalSeconds),
-            transport: URLSessionTransport()
-        )
+        let environment = ProcessInfo.processInfo.environment
+        func client(token: String?) -> Client {
+            Client(
+                serverURL: serverURL,
+                configuration: Configuration(dateTranscoder: .iso8601WithFractionalSeconds),
+                transport: URLSessionTransport(),
+                middlewares: token.map { [BearerToken(token: $0)] } ?? []
+            )
+        }
         var run = Run()
-        await Tour(client: client, base: base.hasSuffix("/") ? String(base.dropLast()) : base).drive(&run)
+        let tour = Tour(
+            client: client(token: environment["TODO_TOKEN"]), operatorClient: client(token: environment["TODO_OPERATOR_TOKEN"]),
+            otherOwner: environment["TODO_OTHER_TOKEN"].map { client(token: $0) },
+            base: base.hasSuffix("/") ? String(base.dropLast()) : base)
+        await tour.drive(&run)
         let missing = Operation.allCases.filter { !run.called.contains($0) }
         if !missing.isEmpty {
             run.failed += 1
@@ -79,6 +105,10 @@ func expect<T: Equatable>(_ actual: T, equals expected: T, _ what: String) throw
 
 struct Tour {
     let client: Client
+    /// The client for /metrics and the health count (an operator's token when tokens are on).
+    let operatorClient: Client
+    /// Another owner's client, when the tour runs as an owner.
+    let otherOwner: Client?
     /// The base URL without a trailing slash, as the server writes its links.
     let base: String
 
@@ -113,7 +143,7 @@ struct Tour {
             _ = try await client.deleteAllTodos().noContent
         }
         await run.step("GET /healthz is ok with 0 to-dos", .getHealth) {
-            let health = try await client.getHealth().ok.body.json
+            let health = try await operatorClient.getHealth().ok.body.json
             try expect(health.status, equals: .ok, "status")
             try expect(health.todos, equals: 0, "todos")
         }
@@ -303,6 +333,18 @@ struct Tour {
         }
 
         // MARK: delete
+        if let otherOwner {
+            await run.step(
+                "another owner's token reaches none of these to-dos: 404 by id, an empty list, its clear clears its own", .getTodo
+            ) {
+                _ = try await otherOwner.getTodo(path: .init(id: milk.id)).notFound
+                _ = try await otherOwner.deleteTodo(path: .init(id: milk.id)).notFound
+                try expect(try await otherOwner.listTodos().ok.body.json.count, equals: 0, "the other owner's list")
+                _ = try await otherOwner.deleteAllTodos().noContent
+                _ = try await client.getTodo(path: .init(id: milk.id)).ok
+                _ = try await otherOwner.getMetrics().forbidden
+            }
+        }
         await run.step("DELETE /todos/{id}: stale If-Match 412, then 204, then 404", .deleteTodo, .getTodo) {
             _ = try await client.deleteTodo(path: .init(id: milk.id), headers: .init(ifMatch: milkTag)).preconditionFailed
             _ = try await client.deleteTodo(path: .init(id: milk.id), headers: .init(ifMatch: "\"3\"")).noContent
@@ -310,13 +352,13 @@ struct Tour {
             _ = try await client.getTodo(path: .init(id: milk.id)).notFound
         }
         await run.step("GET /healthz counts 2 to-dos", .getHealth) {
-            try expect(try await client.getHealth().ok.body.json.todos, equals: 2, "todos")
+            try expect(try await operatorClient.getHealth().ok.body.json.todos, equals: 2, "todos")
         }
 
         // MARK: metrics, the document, CORS preflights
         await run.step("GET /metrics: Prometheus text, 3 more POST /todos 201 than at the start", .getMetrics, .getMetricsHead) {
             try expect(try await createdCount(), equals: createdBefore + 3, "POST /todos 201 count")
-            _ = try await client.getMetricsHead().ok
+            _ = try await operatorClient.getMetricsHead().ok
         }
         await run.step("GET /openapi.json: OpenAPI 3.1.0, this API", .getOpenAPIDocument, .getOpenAPIDocumentHead) {
             let document = try await client.getOpenAPIDocument().ok.body.json
@@ -348,7 +390,7 @@ struct Tour {
 
     /// The value of `http_requests_total{route="/todos",method="POST",status="201"}` in the metrics.
     func createdCount() async throws -> Int {
-        let text = try await String(collecting: client.getMetrics().ok.body.plainText, upTo: 4 << 20)
+        let text = try await String(collecting: operatorClient.getMetrics().ok.body.plainText, upTo: 4 << 20)
         let prefix = #"http_requests_total{route="/todos",method="POST",status="201"} "#
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return 0 }
         guard let value = Int(line.dropFirst(prefix.count)) else { throw Failure(description: "not a count: \(line)") }

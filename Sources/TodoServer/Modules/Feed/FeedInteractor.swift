@@ -62,7 +62,7 @@ public struct FeedInteractor: Sendable {
         let fanout = hub.fanouts.fanout(of: log, on: loop, batchInterval: batchInterval, loopSharePercent: loopSharePercent)
         // A credential that has expired already ends the stream at its first turn.
         let lifetime = request.expiresAt.map { expiry in
-            Duration.milliseconds(max(1, expiry.millisecondsSinceEpoch - clock.now().millisecondsSinceEpoch))
+            Duration.milliseconds(max(0, expiry.millisecondsSinceEpoch - clock.now().millisecondsSinceEpoch))
         }
         return FeedSubscription(
             log: log, loop: loop, fanout: fanout, cursor: start, resyncFirst: resync, subscriber: subscriber, hub: hub,
@@ -177,6 +177,8 @@ public final class FeedSubscription: @unchecked Sendable {
         started = true
         fanout.add(self)
         timer = loop.repeating(every: heartbeat) { [weak self] in self?.beat() }
+        // A token past its exp (accepted within the leeway) reads nothing: `expired` at once.
+        if let lifetime, lifetime <= .zero { return expire() }
         if let lifetime { expiry = loop.repeating(every: lifetime) { [weak self] in self?.expire() } }
         pull()
     }
