@@ -318,6 +318,24 @@ extension Setting {
             render: { "\($0[keyPath: path].count) tokens" }, refusesBlank: true)
     }
 
+    /// Why a file of secrets was not taken: what was expected, and why not.
+    struct FileProblem: Error {
+        let text: String
+    }
+
+    /// The lines of a file of secrets (a container secret: tokens, `owner:token` pairs), trimmed,
+    /// blank lines and `#` comments skipped; at least one.
+    static func secretLines(_ filePath: String, expected: String, holdsNo what: String) -> Result<[String], FileProblem> {
+        let bytes: [UInt8]
+        switch ConfigurationFile.read(filePath) {
+        case .success(let read): bytes = read
+        case .failure(let reason): return .failure(FileProblem(text: "\(expected) (\(reason))"))
+        }
+        let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        return lines.isEmpty ? .failure(FileProblem(text: "\(expected) (the file holds no \(what))")) : .success(lines)
+    }
+
     /// A file of tokens, one per line (blank lines and `#` comments skipped), added to `path`.
     static func tokensFile(_ key: String, _ path: WritableKeyPath<ServerConfiguration, [String]>, _ help: String) -> Setting {
         let expected = "a readable file of bearer tokens, one per line"
@@ -325,14 +343,11 @@ extension Setting {
             key: key, kind: .string, help: help, secret: false, expected: expected,
             apply: { configuration, filePath in
                 if filePath.isEmpty { return nil }
-                let bytes: [UInt8]
-                switch ConfigurationFile.read(filePath) {
-                case .success(let read): bytes = read
-                case .failure(let reason): return "\(expected) (\(reason))"
+                let lines: [String]
+                switch secretLines(filePath, expected: expected, holdsNo: "token") {
+                case .success(let read): lines = read
+                case .failure(let problem): return problem.text
                 }
-                let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
-                    .map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-                guard !lines.isEmpty else { return "\(expected) (the file holds no token)" }
                 guard let bad = lines.firstIndex(where: { !isValidToken($0) }) else {
                     configuration[keyPath: path] += lines
                     return nil
@@ -380,14 +395,11 @@ extension Setting {
             key: key, kind: .string, help: help, secret: false, expected: expected,
             apply: { configuration, filePath in
                 if filePath.isEmpty { return nil }
-                let bytes: [UInt8]
-                switch ConfigurationFile.read(filePath) {
-                case .success(let read): bytes = read
-                case .failure(let reason): return "\(expected) (\(reason))"
+                let lines: [String]
+                switch secretLines(filePath, expected: expected, holdsNo: "pair") {
+                case .success(let read): lines = read
+                case .failure(let problem): return problem.text
                 }
-                let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
-                    .map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-                guard !lines.isEmpty else { return "\(expected) (the file holds no pair)" }
                 var tokens: [OwnerToken] = []
                 for (index, line) in lines.enumerated() {
                     guard let token = ownerToken(line) else {
