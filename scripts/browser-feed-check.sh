@@ -28,8 +28,9 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 [ "${SKIP_BUILD:-0}" = 1 ] || scripts/build-release.sh "$staging" >/dev/null
-[ -x "$staging/todo-server" ] || { echo "browser feed: no $staging/todo-server (scripts/build-release.sh stages it)" >&2; exit 1; }
+[ -x "$staging/todo-server" ] || { echo "browser check: no $staging/todo-server (scripts/build-release.sh stages it)" >&2; exit 1; }
 
 keep=()
 [ "${KEEP:-0}" = 1 ] && keep=(--keep)
-exec python3 scripts/browser/feed_check.py --server "$staging/todo-server" --chromium "$chromium" "${keep[@]}"
+# BROWSER_CHECK names another checker of scripts/browser/ with the same options (browser-owners-check.sh).
+exec python3 "scripts/browser/${BROWSER_CHECK:-feed_check}.py" --server "$staging/todo-server" --chromium "$chromium" "${keep[@]}"
