@@ -85,7 +85,8 @@ public struct AppRouter: Sendable {
         return AppRouter(
             todos: TodosView(
                 presenter: TodosPresenter(
-                    interactor: TodosInteractor(store: store, clock: dependencies.clock, ids: dependencies.ids)),
+                    interactor: TodosInteractor(
+                        store: store, clock: dependencies.clock, ids: dependencies.ids, ownersOn: authentication.hasOwners)),
                 serializer: serializer),
             upcoming: UpcomingView(
                 presenter: UpcomingPresenter(

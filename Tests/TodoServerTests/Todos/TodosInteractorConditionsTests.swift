@@ -31,6 +31,23 @@ struct TodosInteractorConditionsTests {
 
     private func noneMatch(_ match: RevisionCondition.Match) -> RevisionCondition { RevisionCondition(ifNoneMatch: match) }
 
+    @Test("If-Match: * on a missing to-do is 412; with owners on it is not found (it may be another owner's), for PATCH, PUT and DELETE")
+    func ifMatchAnyOnMissingWithOwners() throws {
+        let any = RevisionCondition(ifMatch: .any)
+        let plain = interactor(FakeTodoStore())
+        let owners = TodosInteractor(
+            store: FakeTodoStore(), clock: FakeClock("2026-11-22T10:00:00.000Z"), ids: SequentialIDs(), ownersOn: true)
+        let refused = TodosError.conditionFailed(id: "gone", current: nil, failure: .ifMatchAnyButMissing)
+        for (interactor, expected) in [
+            (plain, refused), (owners, TodosError.notFound(id: "gone")),
+            (owners.owned(by: Owner(name: "alice")!), TodosError.notFound(id: "gone")),
+        ] {
+            #expect(run { interactor.patch(id: "gone", with: TodoChange(title: "x"), condition: any) }.map(\.failure) == .some(expected))
+            #expect(run { interactor.replace(id: "gone", with: TodoDraft(title: "x"), condition: any) }.map(\.failure) == .some(expected))
+            #expect(run { interactor.delete(id: "gone", condition: any) }.map(\.failure) == .some(expected))
+        }
+    }
+
     @Test("If-None-Match any or the current revision refuses PATCH, PUT and DELETE with 412 and the current tag; the store keeps the to-do")
     func ifNoneMatch() throws {
         let original = makeTodo("a", title: "Old", revision: 7)
@@ -114,5 +131,12 @@ struct TodosInteractorConditionsTests {
         ).get()
         #expect(changed.revision == 2)
         #expect(Array(try #require(store.stored["a"]).title.utf8) == Array("cafe\u{301}".utf8))
+    }
+}
+
+extension Result {
+    /// The failure, nil on success.
+    fileprivate var failure: Failure? {
+        if case .failure(let failure) = self { failure } else { nil }
     }
 }

@@ -4,15 +4,19 @@ public struct TodosInteractor: TodosUseCases {
     private let store: any TodoStore
     private let clock: any TodoClock
     private let ids: any IDGenerator
+    /// Owners are on: a to-do the caller does not have is not found, whatever the conditions say
+    /// (`If-Match: *` included, else 412): it may be another owner's, and no answer may tell.
+    private let ownersOn: Bool
 
-    public init(store: any TodoStore, clock: any TodoClock, ids: any IDGenerator) {
+    public init(store: any TodoStore, clock: any TodoClock, ids: any IDGenerator, ownersOn: Bool = false) {
         self.store = store
         self.clock = clock
         self.ids = ids
+        self.ownersOn = ownersOn
     }
 
     public func owned(by owner: Owner) -> TodosInteractor {
-        owner.isShared ? self : TodosInteractor(store: store.owned(by: owner), clock: clock, ids: ids)
+        owner.isShared ? self : TodosInteractor(store: store.owned(by: owner), clock: clock, ids: ids, ownersOn: ownersOn)
     }
 
     public func list(_ query: TodoQuery) -> Pending<Result<TodoListData, TodosError>> {
@@ -53,13 +57,13 @@ public struct TodosInteractor: TodosUseCases {
     }
 
     public func delete(id: String, condition: RevisionCondition) -> Pending<Result<Void, TodosError>> {
-        store.remove(id: id, condition: condition).map(with: (id, condition)) {
+        store.remove(id: id, condition: condition).map(with: (id, condition, conditionWhenMissing(condition))) {
             result, captured in
-            let (id, condition) = captured
+            let (id, condition, whenMissing) = captured
             return result.mapError(TodosError.store).flatMap { outcome in
                 switch outcome {
                 case .removed: .success(())
-                case .notFound: .failure(Self.missing(id: id, condition))
+                case .notFound: .failure(Self.missing(id: id, whenMissing))
                 case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
                 }
             }
@@ -75,14 +79,14 @@ public struct TodosInteractor: TodosUseCases {
     /// `updatedAt`, and the to-do is answered as it is.
     private func update(id: String, change: TodoChange, condition: RevisionCondition) -> Pending<Result<Todo, TodosError>> {
         store.update(id: id, change: change, condition: condition, at: clock.now())
-            .map(with: (id, condition)) { (result: consuming Result<StoreUpdate, StoreError>, captured) in
-                let (id, condition) = captured
+            .map(with: (id, condition, conditionWhenMissing(condition))) { (result: consuming Result<StoreUpdate, StoreError>, captured) in
+                let (id, condition, whenMissing) = captured
                 // Consumed, not borrowed: the stored to-do is moved into the answer, not copied.
                 return (consume result).mapError(TodosError.store).flatMap { outcome in
                     switch outcome {
                     case .updated(let todo), .unchanged(let todo): .success(todo)
                     case .conditionFailed(let todo): .failure(Self.refused(todo, condition))
-                    case .notFound: .failure(Self.missing(id: id, condition))
+                    case .notFound: .failure(Self.missing(id: id, whenMissing))
                     }
                 }
             }
@@ -96,5 +100,10 @@ public struct TodosInteractor: TodosUseCases {
     /// A condition failure for `If-Match: *` on a missing to-do, else not found.
     private static func missing(id: String, _ condition: RevisionCondition) -> TodosError {
         condition.failure(for: nil).map { .conditionFailed(id: id, current: nil, failure: $0) } ?? .notFound(id: id)
+    }
+
+    /// What a missing to-do's answer is judged by: the request's condition, or none with owners on.
+    private func conditionWhenMissing(_ condition: RevisionCondition) -> RevisionCondition {
+        ownersOn ? .none : condition
     }
 }
