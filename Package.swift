@@ -48,6 +48,13 @@ let package = Package(
             name: "CLibpq",
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // libcurl's header at build time (libcurl4-openssl-dev); the library is opened on the first
+        // fetch of a JWK Set from `jwtJwksUrl` (Sources/CLibcurl/loader.c), so a server without one
+        // never maps it.
+        .target(
+            name: "CLibcurl",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         .target(
             name: "LockTracing",
             dependencies: ["CSupport"]
@@ -81,6 +88,7 @@ let package = Package(
                 "LockTracing",
                 "CSupport",
                 "CLibcrypto",
+                "CLibcurl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

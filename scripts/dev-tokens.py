@@ -16,14 +16,27 @@ which is why the tests make their tokens with it too (`sign`).
       "key": "rsa" | "ec" | "ed25519" | "hmac-rsa-public-pem" | "none", "ecdsa": "raw" | "der"}]};
       header and payload are taken as given (so they may be anything, duplicate members included),
       base64url-encoded and signed; prints the tokens as a JSON array, in order.
+  scripts/dev-tokens.py serve DIR [--port 8443]
+      Serves DIR/jwks.json over HTTPS at https://127.0.0.1:PORT/jwks.json, as a provider serves its
+      jwks_uri, for the server's jwtJwksUrl: its certificate is signed by a certificate authority
+      made for it, DIR/ca.pem, which the server trusts through jwtJwksCaFile. Prints "port N" once
+      it listens (--port 0: any free port). Each request adds a line to DIR/requests.log; when
+      present, DIR/status holds the answer's status and DIR/cache-control its Cache-Control (the
+      tests play a provider that rotates keys, goes down or changes its mind with these files).
 """
 import argparse
 import base64
+import datetime
+import http.server
+import ipaddress
 import json
 import os
+import ssl
 import sys
 import time
 
+from cryptography import x509
+from cryptography.x509.oid import NameOID
 from cryptography.hazmat.primitives import hashes, hmac, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
@@ -132,6 +145,81 @@ def sign_command(_arguments) -> None:
     json.dump(tokens, sys.stdout)
 
 
+def certificate_authority(directory: str):
+    """A certificate authority (DIR/ca.pem) and a server certificate for 127.0.0.1, ::1 and
+    localhost signed by it (DIR/server.pem and DIR/server-key.pem, mode 0600)."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "TodoServer dev JWKS CA")])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+          .not_valid_after(now + datetime.timedelta(days=2))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
+                                       key_encipherment=False, data_encipherment=False, key_agreement=False,
+                                       encipher_only=False, decipher_only=False), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    key = ec.generate_private_key(ec.SECP256R1())
+    names = [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+             x509.IPAddress(ipaddress.ip_address("::1"))]
+    server = (x509.CertificateBuilder()
+              .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
+              .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+              .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=2))
+              .add_extension(x509.SubjectAlternativeName(names), critical=False)
+              .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+              .sign(ca_key, hashes.SHA256()))
+    with open(os.path.join(directory, "ca.pem"), "wb") as file:
+        file.write(ca.public_bytes(serialization.Encoding.PEM))
+    with open(os.path.join(directory, "server.pem"), "wb") as file:
+        file.write(server.public_bytes(serialization.Encoding.PEM))
+    descriptor = os.open(os.path.join(directory, "server-key.pem"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                     serialization.NoEncryption()))
+
+
+def serve_command(arguments) -> None:
+    directory = os.path.abspath(arguments.dir)
+    certificate_authority(directory)
+
+    def read(name: str):
+        try:
+            with open(os.path.join(directory, name), "rb") as file:
+                return file.read()
+        except FileNotFoundError:
+            return None
+
+    class Provider(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):
+            with open(os.path.join(directory, "requests.log"), "a") as log:
+                log.write(f"{self.command} {self.path}\n")
+            status = int((read("status") or b"200").strip())
+            body = read("jwks.json") or b""
+            if self.path.split("?")[0] != "/jwks.json":
+                status, body = 404, b"not found"
+            self.send_response(status)
+            self.send_header("Content-Type", "application/jwk-set+json")
+            self.send_header("Content-Length", str(len(body)))
+            cache_control = read("cache-control")
+            if cache_control:
+                self.send_header("Cache-Control", cache_control.decode().strip())
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", arguments.port), Provider)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(os.path.join(directory, "server.pem"), os.path.join(directory, "server-key.pem"))
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    print(f"port {server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -153,6 +241,10 @@ def main() -> None:
     token.set_defaults(run=token_command)
     sign = commands.add_parser("sign", help="sign the tokens of a JSON spec on standard input (tests)")
     sign.set_defaults(run=sign_command)
+    serve = commands.add_parser("serve", help="serve DIR/jwks.json over HTTPS, as a provider's jwks_uri")
+    serve.add_argument("dir")
+    serve.add_argument("--port", type=int, default=8443)
+    serve.set_defaults(run=serve_command)
     arguments = parser.parse_args()
     arguments.run(arguments)
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building and running TodoServer needs beyond the Swift toolchain: libevent's,
-# libpq's and mimalloc's (the release binary's allocator) development packages, PostgreSQL 15 for the tests' throwaway clusters, and python3-venv for
+# libpq's, mimalloc's (the release binary's allocator) and libcurl's (JWK Sets from a URL) development packages, PostgreSQL 15 for the tests' throwaway clusters, and python3-venv for
 # the virtual environment of the scripts' Python tools (scripts/python-tools.sh) (Debian/Ubuntu).
 # Does nothing when they are already there.
 set -euo pipefail
 
 missing=()
-for package in libevent-dev libpq-dev libmimalloc-dev postgresql-15 python3-venv; do
+for package in libevent-dev libpq-dev libmimalloc-dev libcurl4-openssl-dev postgresql-15 python3-venv; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 # Python's cryptography, with which the JWT tests make their keys and tokens (scripts/dev-tokens.py):

@@ -109,6 +109,18 @@ struct TodoServerCommand: AsyncParsableCommand {
     var ownerTokensFile: String?
     @Option(name: .customLong("jwt-jwks-file"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "jwtJwksFile")))
     var jwtJwksFile: String?
+    @Option(name: .customLong("jwt-jwks-url"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "jwtJwksUrl")))
+    var jwtJwksUrl: String?
+    @Option(name: .customLong("jwt-jwks-ca-file"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "jwtJwksCaFile")))
+    var jwtJwksCaFile: String?
+    @Option(
+        name: .customLong("jwt-jwks-min-refresh-seconds"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "jwtJwksMinRefreshSeconds")))
+    var jwtJwksMinRefreshSeconds: String?
+    @Option(
+        name: .customLong("jwt-jwks-timeout-seconds"), parsing: .unconditional,
+        help: .init(ServerConfiguration.help(for: "jwtJwksTimeoutSeconds")))
+    var jwtJwksTimeoutSeconds: String?
     @Option(name: .customLong("jwt-issuer"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "jwtIssuer")))
     var jwtIssuer: String?
     @Option(name: .customLong("jwt-audience"), parsing: .unconditional, help: .init(ServerConfiguration.help(for: "jwtAudience")))
@@ -289,6 +301,10 @@ struct TodoServerCommand: AsyncParsableCommand {
             ("ownerTokens", ownerTokens),
             ("ownerTokensFile", ownerTokensFile),
             ("jwtJwksFile", jwtJwksFile),
+            ("jwtJwksUrl", jwtJwksUrl),
+            ("jwtJwksCaFile", jwtJwksCaFile),
+            ("jwtJwksMinRefreshSeconds", jwtJwksMinRefreshSeconds),
+            ("jwtJwksTimeoutSeconds", jwtJwksTimeoutSeconds),
             ("jwtIssuer", jwtIssuer),
             ("jwtAudience", jwtAudience),
             ("jwtOwnerClaim", jwtOwnerClaim),

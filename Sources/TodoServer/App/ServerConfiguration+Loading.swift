@@ -110,7 +110,9 @@ extension ServerConfiguration {
         try checkJWT()
         guard hasOwners else { return }
         let key =
-            ownerTokens.isEmpty ? "jwtJwksFile" : provenance.sources["ownerTokens"] != nil ? "ownerTokens" : "ownerTokensFile"
+            ownerTokens.isEmpty
+            ? (jwtJwksFile != nil ? "jwtJwksFile" : "jwtJwksUrl")
+            : provenance.sources["ownerTokens"] != nil ? "ownerTokens" : "ownerTokensFile"
         let source = provenance.sources[key]
         var owners: [String: Owner] = [:]
         for entry in ownerTokens {
@@ -132,21 +134,41 @@ extension ServerConfiguration {
         }
     }
 
-    /// `jwtIssuer` and `jwtAudience` go with `jwtJwksFile`, and its file holds a usable JWK Set.
+    /// `jwtIssuer` and `jwtAudience` go with a JWK Set (`jwtJwksFile` or `jwtJwksUrl`, not both);
+    /// a file holds a usable JWK Set; a URL is https (http only on loopback) and its CA file, if
+    /// any, is readable.
     private func checkJWT() throws(ConfigurationError) {
-        guard let file = jwtJwksFile else {
+        if jwtJwksFile != nil, jwtJwksUrl != nil {
+            throw ConfigurationError(
+                key: "jwtJwksUrl", problem: "'jwtJwksUrl' and 'jwtJwksFile' are both set: keys come from one place, unset one",
+                source: provenance.sources["jwtJwksUrl"])
+        }
+        if jwtJwksCaFile != nil, jwtJwksUrl == nil {
+            throw ConfigurationError(
+                key: "jwtJwksCaFile", problem: "'jwtJwksCaFile' is set without 'jwtJwksUrl': it names whom to trust for that URL",
+                source: provenance.sources["jwtJwksCaFile"])
+        }
+        guard acceptsJWTs else {
             for key in ["jwtIssuer", "jwtAudience"] where (key == "jwtIssuer" ? jwtIssuer : jwtAudience) != nil {
                 throw ConfigurationError(
-                    key: key, problem: "'\(key)' is set without 'jwtJwksFile': name the provider's JWK Set too, or unset it",
+                    key: key,
+                    problem: "'\(key)' is set without 'jwtJwksFile' or 'jwtJwksUrl': name the provider's JWK Set too, or unset it",
                     source: provenance.sources[key])
             }
             return
         }
+        let setKey = jwtJwksFile != nil ? "jwtJwksFile" : "jwtJwksUrl"
         for key in ["jwtIssuer", "jwtAudience"] where (key == "jwtIssuer" ? jwtIssuer : jwtAudience) == nil {
             throw ConfigurationError(
-                key: key, problem: "'jwtJwksFile' needs '\(key)' too: a token is accepted only for this server's issuer and audience",
-                source: provenance.sources["jwtJwksFile"])
+                key: key, problem: "'\(setKey)' needs '\(key)' too: a token is accepted only for this server's issuer and audience",
+                source: provenance.sources[setKey])
         }
+        if let caFile = jwtJwksCaFile, case .failure(let reason) = ConfigurationFile.read(caFile) {
+            throw ConfigurationError(
+                key: "jwtJwksCaFile", problem: "'jwtJwksCaFile' is '\(caFile)' but must be a readable PEM file (\(reason))",
+                source: provenance.sources["jwtJwksCaFile"])
+        }
+        guard let file = jwtJwksFile else { return }
         let source = provenance.sources["jwtJwksFile"]
         let bytes: [UInt8]
         switch ConfigurationFile.read(file) {

@@ -134,12 +134,30 @@ extension ServerConfiguration {
                 $0.contains("\0") ? nil : $0
             },
             .optionalText(
-                "jwtIssuer", \.jwtIssuer, "The iss a JSON Web Token must carry (required with jwtJwksFile).", expected: "an issuer"
+                "jwtJwksUrl", \.jwtJwksUrl,
+                "URL of the OpenID Connect provider's JWK Set (its jwks_uri), instead of jwtJwksFile: fetched over HTTPS at start, again as its Cache-Control says (else every 10 minutes) and on a token's unknown kid.",
+                expected: "an https:// URL (http:// only on 127.0.0.1, ::1 or localhost)"
+            ) {
+                JWKSURLSource.isAcceptableURL($0) ? $0 : nil
+            },
+            .optionalText(
+                "jwtJwksCaFile", \.jwtJwksCaFile,
+                "PEM file of the certificate authorities trusted for jwtJwksUrl (default: the system's).", expected: "a file path"
+            ) {
+                $0.contains("\0") ? nil : $0
+            },
+            .integer(
+                "jwtJwksMinRefreshSeconds", \.jwtJwksMinRefreshSeconds, 1...86_400,
+                "Least time between two fetches of jwtJwksUrl, in seconds (a token's unknown kid fetches again at most this often)."),
+            .integer("jwtJwksTimeoutSeconds", \.jwtJwksTimeoutSeconds, 1...300, "Longest one fetch of jwtJwksUrl takes, in seconds."),
+            .optionalText(
+                "jwtIssuer", \.jwtIssuer, "The iss a JSON Web Token must carry (required with jwtJwksFile or jwtJwksUrl).",
+                expected: "an issuer"
             ) {
                 $0
             },
             .optionalText(
-                "jwtAudience", \.jwtAudience, "The audience a JSON Web Token's aud must name (required with jwtJwksFile).",
+                "jwtAudience", \.jwtAudience, "The audience a JSON Web Token's aud must name (required with jwtJwksFile or jwtJwksUrl).",
                 expected: "an audience"
             ) { $0 },
             .text(

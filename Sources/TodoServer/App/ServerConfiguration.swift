@@ -66,9 +66,19 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// A JWK Set file whose keys sign the JSON Web Tokens this server accepts (`jwtJwksFile`);
     /// read again when it changes. Nil: no JWTs.
     public var jwtJwksFile: String?
-    /// The `iss` a JWT must carry (required with `jwtJwksFile`).
+    /// The URL of the provider's JWK Set (`jwtJwksUrl`): fetched over HTTPS at start and refreshed.
+    /// Nil, with `jwtJwksFile` nil too: no JWTs.
+    public var jwtJwksUrl: String?
+    /// The certificate authorities trusted for `jwtJwksUrl` (a PEM file); nil: the system's.
+    public var jwtJwksCaFile: String?
+    /// The least time between two fetches of `jwtJwksUrl`, in seconds (an unknown `kid` fetches
+    /// again at most this often).
+    public var jwtJwksMinRefreshSeconds = 30
+    /// The longest one fetch of `jwtJwksUrl` takes, in seconds.
+    public var jwtJwksTimeoutSeconds = 10
+    /// The `iss` a JWT must carry (required with `jwtJwksFile` or `jwtJwksUrl`).
     public var jwtIssuer: String?
-    /// The audience a JWT's `aud` must name (required with `jwtJwksFile`).
+    /// The audience a JWT's `aud` must name (required with `jwtJwksFile` or `jwtJwksUrl`).
     public var jwtAudience: String?
     /// The claim that names a JWT's owner.
     public var jwtOwnerClaim = "sub"
@@ -126,11 +136,22 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var requiresTokens: Bool { !authTokens.isEmpty || !readTokens.isEmpty || hasOwners }
 
     /// Whether requests may act on owners' lists (owner tokens or JSON Web Tokens are configured).
-    public var hasOwners: Bool { !ownerTokens.isEmpty || jwtJwksFile != nil }
+    public var hasOwners: Bool { !ownerTokens.isEmpty || acceptsJWTs }
+
+    /// Whether JSON Web Tokens are accepted (a JWK Set file or URL is configured).
+    public var acceptsJWTs: Bool { jwtJwksFile != nil || jwtJwksUrl != nil }
+
+    /// Where the JWK Set comes from when it is fetched from `jwtJwksUrl`.
+    var jwtKeySetURL: JWKSURLSource.Settings? {
+        jwtJwksUrl.map { url in
+            JWKSURLSource.Settings(
+                url: url, caFile: jwtJwksCaFile, minRefreshSeconds: jwtJwksMinRefreshSeconds, timeoutSeconds: jwtJwksTimeoutSeconds)
+        }
+    }
 
     /// The JWT verifier's settings, nil without JWTs.
     public var jwtVerification: JWTVerifier.Configuration? {
-        guard jwtJwksFile != nil, let jwtIssuer, let jwtAudience else { return nil }
+        guard acceptsJWTs, let jwtIssuer, let jwtAudience else { return nil }
         return JWTVerifier.Configuration(
             issuer: jwtIssuer, audience: jwtAudience, ownerClaim: jwtOwnerClaim, leewaySeconds: jwtLeewaySeconds)
     }

@@ -53,8 +53,8 @@ struct StartupBanner {
         }
         let owners = Set(configuration.ownerTokens.map(\.owner)).count
         var identities = owners > 0 ? ", \(configuration.ownerTokens.count) owner tokens for \(owners) owners" : ""
-        if let jwt = configuration.jwtVerification, let file = configuration.jwtJwksFile {
-            identities += ", JSON Web Tokens of \(jwt.issuer) for \(jwt.audience) (owner claim \(jwt.ownerClaim), keys from \(file))"
+        if let jwt = configuration.jwtVerification, let keys = configuration.jwtJwksFile ?? configuration.jwtJwksUrl {
+            identities += ", JSON Web Tokens of \(jwt.issuer) for \(jwt.audience) (owner claim \(jwt.ownerClaim), keys from \(keys))"
         }
         if configuration.hasOwners { identities += "; each owner sees only their own to-dos" }
         return

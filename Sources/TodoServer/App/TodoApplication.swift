@@ -19,16 +19,8 @@ public final class TodoApplication: HTTPHandler {
     /// The live feed's subscribers: their streams end at a stop.
     private let feedHub: FeedHub
     private let boundPort = BoundPort()
-    /// JSON Web Tokens, when `jwtJwksFile` is set: their key file is looked at once a second.
+    /// JSON Web Tokens, when `jwtJwksFile` or `jwtJwksUrl` is set (`JWTAuthentication`).
     let jwt: JWTAuthentication?
-    private let keyRefresh = Mutex<KeyRefresh?>(nil)
-
-    /// The timer that looks at the JWT key file (cancelled at a stop; Dispatch's timers are
-    /// thread-safe).
-    private final class KeyRefresh: @unchecked Sendable {
-        let timer: DispatchSourceTimer
-        init(_ timer: DispatchSourceTimer) { self.timer = timer }
-    }
 
     /// The port `start` bound, for base URLs when a request names no host.
     private final class BoundPort: Sendable {
@@ -44,10 +36,11 @@ public final class TodoApplication: HTTPHandler {
         }
     }
 
-    /// Wires the modules around `store`; `clock` and `ids` are injectable for tests.
+    /// Wires the modules around `store`; `clock` and `ids` are injectable for tests, and so is
+    /// `keyRefreshClock`, which paces the JWT key set's looks and fetches.
     public init(
         configuration: ServerConfiguration, logger: Logger, store: any TodoStore = InMemoryTodoStore(),
-        clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(),
+        clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(), keyRefreshClock: any TodoClock = SystemClock(),
         droppedLogLines: @escaping @Sendable () -> Int = { 0 }
     ) throws {
         self.configuration = configuration
@@ -66,13 +59,17 @@ public final class TodoApplication: HTTPHandler {
         let boundPort = self.boundPort
         if let verification = configuration.jwtVerification, let file = configuration.jwtJwksFile {
             do {
-                jwt = try JWTAuthentication(verifier: JWTVerifier(verification), jwksFile: file, clock: clock, logger: logger)
+                jwt = try JWTAuthentication(
+                    verifier: JWTVerifier(verification), jwksFile: file, clock: clock, refreshClock: keyRefreshClock, logger: logger)
             } catch {
                 // The configuration read it a moment ago: it changed since.
                 throw ConfigurationError(
                     key: "jwtJwksFile", problem: "'jwtJwksFile' is '\(file)' but must be a JWK Set (\(error.description))",
                     source: configuration.provenance.sources["jwtJwksFile"])
             }
+        } else if let verification = configuration.jwtVerification, let url = configuration.jwtKeySetURL {
+            jwt = JWTAuthentication(
+                verifier: JWTVerifier(verification), jwksURL: url, clock: clock, refreshClock: keyRefreshClock, logger: logger)
         } else {
             jwt = nil
         }
@@ -100,14 +97,7 @@ public final class TodoApplication: HTTPHandler {
         }
         let port = try http.start()
         boundPort.value.store(port, ordering: .relaxed)
-        if let jwt {
-            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
-            timer.schedule(deadline: .now() + 1, repeating: 1)
-            timer.setEventHandler { jwt.refreshKeys() }
-            timer.resume()
-            let refresh = KeyRefresh(timer)
-            keyRefresh.withTracedLock { $0 = refresh }
-        }
+        jwt?.startKeyRefresh()
         StartupBanner(configuration: configuration, port: port).log(to: logger)
         if stopRequested { requestStop() }
         return port
@@ -121,10 +111,7 @@ public final class TodoApplication: HTTPHandler {
             return state.server
         }
         http?.shutdown(gracePeriodSeconds: Double(configuration.shutdownGraceSeconds))
-        keyRefresh.withTracedLock { refresh in
-            refresh?.timer.cancel()
-            refresh = nil
-        }
+        jwt?.stopKeyRefresh()
         // Open event streams end cleanly (their clients reconnect elsewhere); answers in flight
         // finish first, as their connections are not streams.
         feedHub.endAll()

@@ -1,3 +1,4 @@
+import EventLoops
 import HTTPValues
 import Logging
 
@@ -21,6 +22,8 @@ public struct RequestPipeline: Sendable {
     private let logger: Logger
     /// Base URL when neither `publicURL` nor `Host` gives one (HTTP/1.0 without `Host`).
     private let fallbackBaseURL: @Sendable () -> String
+    /// JSON Web Tokens: a token whose key the set does not know waits for a fetch of the set.
+    private let jwt: JWTAuthentication?
 
     /// Wires the modules around `dependencies` with the limits, CORS and tokens of `configuration`;
     /// lines go to `logger` (nowhere by default), each request's with its `request_id`.
@@ -36,6 +39,7 @@ public struct RequestPipeline: Sendable {
         self.logger = logger
         accessLog = AccessLog(logger: logger)
         self.fallbackBaseURL = fallbackBaseURL
+        self.jwt = jwt
         router = AppRouter.makeRouter(
             dependencies: dependencies,
             screening: RequestScreening(
@@ -63,6 +67,37 @@ public struct RequestPipeline: Sendable {
         let route = router.route(for: request)
         accessLog.trace(request, requestID: requestID)
         let access = router.access(for: request, route: route, context: context)
+        // A JSON Web Token signed by a key the set does not have yet (the provider rotated its
+        // keys): the request waits on the loop for a fetch of the set (one under way, or one
+        // started now unless one started less than jwtJwksMinRefreshSeconds ago), then is decided
+        // again with the keys then in effect, and answered whatever they say.
+        if !connectionOverLimit, access == .invalidJWT(.unknownKey), let jwt, let eventLoop = EventLoop.current {
+            let waiting = SinkOnLoop(sink: sink)
+            let waits = jwt.awaitNewerKeys { [self] in
+                eventLoop.execute {
+                    let access = router.access(for: request, route: route, context: context)
+                    answer(
+                        request, route: route, access: access, context: context, requestID: requestID, loop: loop, started: started,
+                        sink: waiting.sink)
+                }
+            }
+            if waits { return }
+        }
+        if connectionOverLimit {
+            return answer(
+                request, route: route, access: access, context: context, requestID: requestID, loop: loop, started: started, sink: sink,
+                overLimit: true)
+        }
+        answer(request, route: route, access: access, context: context, requestID: requestID, loop: loop, started: started, sink: sink)
+    }
+
+    /// The rest of `respond` once the credential is decided: the router's answer (or the
+    /// connection limit's refusal, `overLimit`) through `sink`, with CORS, `X-Request-ID`,
+    /// metrics and the access line.
+    private func answer<Sink: ResponseSink>(
+        _ request: HTTPRequest, route: Route?, access: BearerAuthentication.Decision, context: RequestContext, requestID: String,
+        loop: Int, started: ContinuousClock.Instant, sink: Sink, overLimit: Bool = false
+    ) {
         let owner = access.actingOwner?.name
         let origin = request.headers["Origin"]
         let openStream: StreamOpener = { [cors, metrics, accessLog] status, headers, onEvent in
@@ -92,7 +127,7 @@ public struct RequestPipeline: Sendable {
                 status: response.status, duration: duration)
             accessLog.record(request: request, response: response, duration: duration, requestID: requestID, owner: owner)
         }
-        if connectionOverLimit { return finish(router.connectionLimitRefusal(context: context)) }
+        if overLimit { return finish(router.connectionLimitRefusal(context: context)) }
         router.routeRequest(request, to: route, access: access, context: context, openStream: openStream, respond: finish)
     }
 
@@ -142,4 +177,10 @@ public struct RequestPipeline: Sendable {
     ) {
         respond(to: request, loop: loop, sink: ClosureSink(deliver))
     }
+}
+
+/// A request's sink held while the request waits for a JWK Set fetch: taken back only on the
+/// request's own loop (`EventLoop.execute`), the thread it belongs to.
+private struct SinkOnLoop<Sink>: @unchecked Sendable {
+    let sink: Sink
 }

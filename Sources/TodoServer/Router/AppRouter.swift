@@ -203,8 +203,10 @@ public struct AppRouter: Sendable {
     /// judged once it is read.
     public func refusal(ofHead head: HTTPRequest, route: Route?, context: RequestContext) -> HTTPResponse? {
         let declared = head.headers["Content-Length"].flatMap { Int($0) }.map { $0 > 0 } ?? false
-        let access = authentication.decide(
+        var access = authentication.decide(
             method: head.method, route: route, authorization: Self.authorization(of: head, route: route, context: context))
+        // A token whose key a fetch of the set may bring is judged with the whole request, after it.
+        if access == .invalidJWT(.unknownKey), authentication.fetchesKeys { access = .open }
         guard let (problem, headers) = refusal(of: head, route: route, access: access, context: context, hasContent: declared)
         else { return nil }
         return serializer.display(ResponseViewModel(problem: problem, headers: headers))

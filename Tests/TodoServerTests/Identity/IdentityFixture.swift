@@ -101,12 +101,12 @@ struct IdentityFixture: Sendable {
         }
     }
 
-    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../../scripts/dev-tokens.py").standardized.path
 
     /// The first of PATH's `python3` and `/usr/bin/python3` that has `cryptography`
     /// (scripts/install-deps.sh installs Debian's package when neither has it).
-    private static func interpreter() throws -> [String] {
+    static func interpreter() throws -> [String] {
         let candidates = [["/usr/bin/env", "python3"], ["/usr/bin/python3"]]
         for candidate in candidates where (try? run(candidate, ["-c", "import cryptography"])) != nil {
             return candidate

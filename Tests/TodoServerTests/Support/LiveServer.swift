@@ -11,7 +11,8 @@ final class LiveServer {
 
     init(
         configure: (inout ServerConfiguration) -> Void = { _ in }, store: any TodoStore = InMemoryTodoStore(),
-        clock: any TodoClock = SystemClock(), logHandler: (any LogHandler)? = nil, logLevel: Logger.Level = .info
+        clock: any TodoClock = SystemClock(), keyRefreshClock: any TodoClock = SystemClock(), logHandler: (any LogHandler)? = nil,
+        logLevel: Logger.Level = .info
     ) throws {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
@@ -22,7 +23,8 @@ final class LiveServer {
         var logger = Logger(label: "test") { _ in logHandler ?? SwiftLogNoOpLogHandler() }
         logger.logLevel = logLevel
         self.store = store
-        application = try TodoApplication(configuration: configuration, logger: logger, store: store, clock: clock)
+        application = try TodoApplication(
+            configuration: configuration, logger: logger, store: store, clock: clock, keyRefreshClock: keyRefreshClock)
         port = try application.start()
     }
 
