@@ -19,13 +19,19 @@ export CONTAINERS_CONF="$container_dir/containers.conf"
 # install_engine: podman and what it needs to build and run as root, when missing (Debian/Ubuntu).
 install_engine() {
   local missing=() package
-  for package in podman runc debootstrap containernetworking-plugins iptables uidmap; do
+  for package in podman runc netavark aardvark-dns debootstrap iptables uidmap; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
   done
   if ((${#missing[@]})); then
     echo "installing: ${missing[*]}" >&2
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+  # A bridge left by podman's CNI backend (used before containers.conf chose netavark) holds the
+  # route to the same subnet as netavark's, and containers then reach nothing, not even DNS.
+  if ip link show cni-podman0 >/dev/null 2>&1; then
+    echo "removing cni-podman0, the bridge of podman's CNI backend (netavark's podman0 takes its subnet)" >&2
+    ip link delete cni-podman0
   fi
 }
 
