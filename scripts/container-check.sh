@@ -14,7 +14,8 @@
 # failed one says what it expected and what it got. Ends with "N passed, N failed".
 # Leaves no container or volume; keeps the images (the base images and the one it built, tagged
 # localhost/todo-server:check) so that the next run builds from their layers.
-# Usage: scripts/container-check.sh    Environment: SKIP_DEPLOY=1 (the image's checks only).
+# Usage: scripts/container-check.sh
+# Environment: SKIP_DEPLOY=1, the image's checks only; QUIET=1, no line for a check that passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/container/lib.sh
@@ -38,7 +39,7 @@ trap 'echo "FAILED: scripts/container-check.sh stopped at line $LINENO (a comman
 
 pass() {
   passed=$((passed + 1))
-  echo "ok: $1"
+  [ "${QUIET:-0}" = 1 ] || echo "ok: $1"
 }
 fail() {
   failed=$((failed + 1))
@@ -50,7 +51,8 @@ expect() {
 }
 # The end: the tally, and the last log lines of a container named in $show_logs on failure.
 finish() {
-  echo "container checks: $passed passed, $failed failed ($((SECONDS - started)) s)"
+  echo "container-check: $passed passed, $failed failed"
+  echo "container-check took $((SECONDS - started)) s"
   [ "$failed" -eq 0 ]
 }
 
