@@ -21,7 +21,7 @@ COPY Sources ./Sources
 COPY Tests ./Tests
 COPY Config ./Config
 COPY scripts ./scripts
-# Stripped: 45 MB of symbols off a 65 MB binary (a crash's backtrace then names addresses only).
+# Stripped: 45 MB to 20 MB (a crash's backtrace then shows addresses, not names).
 RUN --mount=type=cache,target=/src/.build,id=todo-server-build scripts/build-release.sh /staging \
  && strip /staging/todo-server
 

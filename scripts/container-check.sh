@@ -30,7 +30,8 @@ containers=()
 
 cleanup() {
   local container
-  for container in "${containers[@]}"; do podman rm -f -t 0 "$container" >/dev/null 2>&1 || true; done
+  # -v: the anonymous volume each container got for the image's VOLUME /data goes too.
+  for container in "${containers[@]}"; do podman rm -f -v -t 0 "$container" >/dev/null 2>&1 || true; done
   podman volume rm -f "$name-data" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -81,7 +82,7 @@ run_server() {
   done
   (($#)) && shift
   containers+=("$container")
-  podman rm -f -t 0 "$container" >/dev/null 2>&1 || true
+  podman rm -f -v -t 0 "$container" >/dev/null 2>&1 || true
   if ! podman run -d --name "$container" -p "127.0.0.1::$inner" "${arguments[@]}" "$image" "$@" >/dev/null 2>"$work/run.err"; then
     grep -v 'systemd connection' "$work/run.err" >&2
     return 1

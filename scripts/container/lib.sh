@@ -24,8 +24,15 @@ install_engine() {
   done
   if ((${#missing[@]})); then
     echo "installing: ${missing[*]}" >&2
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    local log
+    log="$(mktemp)"
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+      tail -20 "$log" >&2
+      echo "FAILED: apt-get install ${missing[*]} (its log above)" >&2
+      rm -f "$log"
+      return 1
+    fi
+    rm -f "$log"
   fi
   # A bridge left by podman's CNI backend (used before containers.conf chose netavark) holds the
   # route to the same subnet as netavark's, and containers then reach nothing, not even DNS.
@@ -98,7 +105,7 @@ CONF
     rm -rf var/cache/apt/*.bin var/cache/apt/archives/*.deb var/lib/apt/lists/* var/log/* tmp/* \
       debootstrap
   )
-  tar -C "$root" -c . | podman import --change 'CMD ["bash"]' - docker.io/library/debian:bookworm-slim >/dev/null
+  tar -C "$root" -c . | podman import --quiet --change 'CMD ["bash"]' - docker.io/library/debian:bookworm-slim >/dev/null
   podman tag docker.io/library/debian:bookworm-slim localhost/debian:bookworm-slim
   rm -rf "$root" "$root.log"
   echo "made debian:bookworm-slim in $((SECONDS - started)) s" >&2
@@ -109,8 +116,16 @@ make_swift_image() {
   podman image exists docker.io/library/swift:6.3-bookworm && return 0
   local started=$SECONDS
   echo "making swift:6.3-bookworm: debian:bookworm-slim + the Swift image's apt packages" >&2
-  podman build --quiet -t docker.io/library/swift:6.3-bookworm \
-    -f "$container_dir/swift-bookworm.Containerfile" "$container_dir" >/dev/null
+  local log
+  log="$(mktemp)"
+  if ! podman build -t docker.io/library/swift:6.3-bookworm \
+    -f "$container_dir/swift-bookworm.Containerfile" "$container_dir" >"$log" 2>&1; then
+    tail -20 "$log" >&2
+    echo "FAILED: building swift:6.3-bookworm (its log above)" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
   echo "made swift:6.3-bookworm in $((SECONDS - started)) s" >&2
 }
 
