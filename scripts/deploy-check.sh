@@ -186,7 +186,7 @@ writes=400
 (
   for i in $(seq 1 "$writes"); do
     code="$(curl -sS -o "$work/write-body" -w '%{http_code}' --max-time 10 "${auth[@]}" -H 'Content-Type: application/json' \
-      -d "{\"title\":\"write $i\"}" "$proxy/todos" 2>/dev/null || echo 000)"
+      -d "{\"title\":\"write $i\"}" "$proxy/todos" 2>"$work/write-error")" || code="curl exit $? ($(tr -d '\n' <"$work/write-error"))"
     if [ "$code" = 201 ]; then
       { cat "$work/write-body"; echo; } >>"$work/acknowledged"
     else
@@ -204,7 +204,7 @@ stop_seconds=$((SECONDS - stop_started))
 wait "$writer" || true
 acknowledged="$(grep -c . "$work/acknowledged" || true)"
 refused="$(grep -c . "$work/refused" || true)"
-refusals="$(sort "$work/refused" | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1}')"
+refusals="$(sort "$work/refused" | uniq -c | sed 's/^ *\([0-9]*\) \(.*\)/\2 x\1/' | paste -sd ';' -)"
 expect "todo-1 stopped (podman stop, SIGTERM) with exit status 0 in $stop_seconds s" 0 \
   "$(podman inspect --format '{{.State.ExitCode}}' "$(container_of todo-1)")"
 request GET "$two/todos?q=write&limit=1000"
