@@ -43,6 +43,10 @@ proxy="http://$TODO_PUBLISH"
 auth=(-H "Authorization: Bearer $token")
 
 cleanup() {
+  local containers
+  containers="$(podman ps -aq --filter "label=com.docker.compose.project=$project")"
+  # shellcheck disable=SC2086 # one container id a word
+  [ -z "$containers" ] || podman rm -f -v -t 0 $containers >/dev/null 2>&1 || true
   "${compose[@]}" down -v -t 0 >/dev/null 2>&1 || true
   rm -rf "$work"
 }
