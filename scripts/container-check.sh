@@ -50,8 +50,15 @@ fail() {
 expect() {
   if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi
 }
-# The end: the tally, and the last log lines of a container named in $show_logs on failure.
+# The end: after a failure, the last log lines of each container; then the tally.
 finish() {
+  local container
+  if ((failed)); then
+    for container in "${containers[@]}"; do
+      echo "--- podman logs --tail 15 $container:" >&2
+      podman logs --tail 15 "$container" >&2 2>&1 || true
+    done
+  fi
   echo "container-check: $passed passed, $failed failed"
   echo "container-check took $((SECONDS - started)) s"
   [ "$failed" -eq 0 ]

@@ -64,7 +64,15 @@ fail() {
 expect() {
   if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi
 }
+# The end: after a failure, the last log lines of each service's container; then the tally.
 finish() {
+  local service
+  if ((failed)); then
+    for service in postgres todo-1 todo-2 nginx; do
+      echo "--- podman logs --tail 15 ($service):" >&2
+      podman logs --tail 15 "$(container_of "$service")" >&2 2>&1 || true
+    done
+  fi
   echo "deploy-check: $passed passed, $failed failed"
   echo "deploy-check took $((SECONDS - started)) s"
   [ "$failed" -eq 0 ]
