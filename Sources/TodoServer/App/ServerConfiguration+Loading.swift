@@ -228,11 +228,24 @@ enum GivenValue {
     case json(JSONValue)
 
     /// The value as an error shows it.
+    /// The value as an error shows it; a URL's user info (`https://user:password@host`) as `…`.
     var shown: String {
-        switch self {
-        case .text(let text): "'\(text)'"
-        case .json(let value): value.jsonText
-        }
+        let text =
+            switch self {
+            case .text(let text): "'\(text)'"
+            case .json(let value): value.jsonText
+            }
+        return Self.redactingUserInfo(text)
+    }
+
+    /// `text` with the user info of a URL in it (what precedes `@` in the authority after `://`)
+    /// replaced by `…`.
+    static func redactingUserInfo(_ text: String) -> String {
+        guard let scheme = text.firstRange(of: "://") else { return text }
+        let rest = text[scheme.upperBound...]
+        let authority = rest.prefix { !"/?#'\" ".contains($0) }
+        guard let at = authority.lastIndex(of: "@") else { return text }
+        return String(text[..<scheme.upperBound]) + "…" + String(text[at...])
     }
 
     /// Whether a token setting was given nothing but white space. A flag or variable is given as

@@ -94,4 +94,72 @@ struct OwnerTokensConfigurationTests: ConfigurationFixtures {
         #expect(setting.secret)
         #expect(setting.render(configuration) == "1 owner tokens")
     }
+
+    @Test("jwtJwksUrl with its issuer and audience: the key source, its CA file and pacing, from the environment")
+    func keySetURL() throws {
+        let ca = try writeFile("-----BEGIN CERTIFICATE-----\n")
+        let configuration = try ServerConfiguration.load(
+            flags: [:],
+            environment: [
+                "TODO_JWT_JWKS_URL": "https://id.example.com/realms/todo/protocol/openid-connect/certs", "TODO_JWT_JWKS_CA_FILE": ca,
+                "TODO_JWT_JWKS_MIN_REFRESH_SECONDS": "5", "TODO_JWT_JWKS_TIMEOUT_SECONDS": "3", "TODO_JWT_ISSUER": "https://id.example.com",
+                "TODO_JWT_AUDIENCE": "todo-api",
+            ], filePath: nil)
+        #expect(configuration.hasOwners && configuration.acceptsJWTs)
+        #expect(
+            configuration.jwtKeySetURL
+                == JWKSURLSource.Settings(
+                    url: "https://id.example.com/realms/todo/protocol/openid-connect/certs", caFile: ca, minRefreshSeconds: 5,
+                    timeoutSeconds: 3))
+        #expect(configuration.jwtVerification?.issuer == "https://id.example.com")
+        let defaults = try ServerConfiguration.load(
+            flags: ["jwtJwksUrl": "http://127.0.0.1:8180/jwks", "jwtIssuer": "i", "jwtAudience": "a"], environment: [:], filePath: nil)
+        #expect(
+            defaults.jwtKeySetURL
+                == JWKSURLSource.Settings(url: "http://127.0.0.1:8180/jwks", caFile: nil, minRefreshSeconds: 30, timeoutSeconds: 10))
+    }
+
+    @Test(
+        "jwtJwksUrl refusals at start-up: not https (http off loopback), a password in it, both sources, no issuer, a CA file alone or unreadable, pacing out of range",
+        arguments: [
+            (["TODO_JWT_JWKS_URL": "http://id.example.com/jwks"], "jwtJwksUrl", "an https:// URL"),
+            (["TODO_JWT_JWKS_URL": "https://me:pw@id.example.com/jwks"], "jwtJwksUrl", "an https:// URL"),
+            (["TODO_JWT_JWKS_URL": "https://id.example.com/jwks", "TODO_JWT_JWKS_FILE": "/dev/null"], "jwtJwksUrl", "are both set"),
+            (
+                ["TODO_JWT_JWKS_URL": "https://id.example.com/jwks", "TODO_JWT_AUDIENCE": "a"], "jwtIssuer",
+                "'jwtJwksUrl' needs 'jwtIssuer' too"
+            ),
+            (["TODO_JWT_JWKS_CA_FILE": "/etc/hostname"], "jwtJwksCaFile", "set without 'jwtJwksUrl'"),
+            (
+                ["TODO_JWT_JWKS_URL": "https://id.example.com/jwks", "TODO_JWT_JWKS_CA_FILE": "/nonexistent/ca.pem"], "jwtJwksCaFile",
+                "must be a readable PEM file"
+            ),
+            (["TODO_JWT_JWKS_MIN_REFRESH_SECONDS": "0"], "jwtJwksMinRefreshSeconds", "from 1 to 86400"),
+            (["TODO_JWT_JWKS_TIMEOUT_SECONDS": "301"], "jwtJwksTimeoutSeconds", "from 1 to 300"),
+            (["TODO_JWT_ISSUER": "i"], "jwtIssuer", "without 'jwtJwksFile' or 'jwtJwksUrl'"),
+        ])
+    func keySetURLRefusals(environment: [String: String], key: String, words: String) throws {
+        var environment = environment
+        if key != "jwtIssuer", environment["TODO_JWT_JWKS_URL"] != nil {
+            environment["TODO_JWT_ISSUER"] = "i"
+            environment["TODO_JWT_AUDIENCE"] = "a"
+        }
+        let error = try #require(loadError(environment: environment))
+        #expect(error.key == key)
+        #expect(error.description.contains(words), "\(error.description)")
+        #expect(!error.description.contains("pw@"))
+        #expect(!error.description.contains("me:"))
+    }
+
+    @Test(
+        "an error shows a URL's user info as …, whatever the setting",
+        arguments: [
+            ("'https://me:pw@id.example.com/jwks'", "'https://…@id.example.com/jwks'"),
+            ("'postgresql://todo:s3cret@db:5432/todo'", "'postgresql://…@db:5432/todo'"),
+            ("\"https://a@b@host/x?q=a@b\"", "\"https://…@host/x?q=a@b\""), ("'https://host/path@x'", "'https://host/path@x'"),
+            ("'no url here'", "'no url here'"), ("'alice@example.com'", "'alice@example.com'"),
+        ])
+    func redactsUserInfo(text: String, shown: String) {
+        #expect(GivenValue.redactingUserInfo(text) == shown)
+    }
 }
