@@ -61,8 +61,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
     /// The most of them, the first `gap` (at least 1 ms) after the read, each next after twice the
     /// wait: ~1.3 s in all with the default gap, then the interval's reads go on.
     static let rereadLimit = 8
-    /// Reads started, those of them held back by `gap` first, and the rows they read (for tests).
-    let reads = Atomic<Int>(0), readsHeldBack = Atomic<Int>(0), rowsRead = Atomic<Int>(0)
+    /// Reads started, those of them held back by `gap` first, the rows they read, and the reads that
+    /// ended (for tests: none in flight when `readsEnded == reads`).
+    let reads = Atomic<Int>(0), readsHeldBack = Atomic<Int>(0), rowsRead = Atomic<Int>(0), readsEnded = Atomic<Int>(0)
     /// A read was asked for (`pollSoon`: a change was made through this instance) and has not
     /// started yet: later asks need not wake the loop. Taken as a read starts (a change made after
     /// that asks again), and then counts as a write for `wroteSinceRead`.
@@ -233,6 +234,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
         let parameters = [String(after.major), String(after.minor), String(Self.pageSize)]
         pool.execute(.prepared(TodoSQL.eventsAfter), parameters) { [self] result in
             inFlight = false
+            readsEnded.add(1, ordering: .relaxed)
             guard !closed else { return }
             var full = false
             var found = false
