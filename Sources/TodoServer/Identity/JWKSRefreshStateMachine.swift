@@ -69,17 +69,27 @@ struct JWKSRefreshStateMachine: Sendable, Equatable {
         begin(now: now)
     }
 
-    /// The timer woke the shell.
+    /// The timer woke the shell. Woken before `due` by this clock (a stale wake, or a wall clock
+    /// that went back after the timer was set): the timer is set again for `due`, as nothing else
+    /// would wake the shell. A clock behind the last start went back: the timer, which measured the
+    /// wait itself, is believed.
     mutating func timerFired(now: Int64) -> [Action] {
-        guard !fetching, let due, now >= due else { return [] }
-        return begin(now: now)
+        guard !fetching, let due else { return [] }
+        if now >= due || wentBack(now) { return begin(now: now) }
+        return [.wake(at: due)]
     }
 
     /// A token names a `kid` the set does not have.
     mutating func unknownKey(now: Int64) -> (UnknownKeyAction, [Action]) {
         if fetching { return (.wait, []) }
-        if let lastStart, now - lastStart < policy.minRefresh { return (.refuse, []) }
+        if let lastStart, !wentBack(now), now - lastStart < policy.minRefresh { return (.refuse, []) }
         return (.fetchAndWait, begin(now: now))
+    }
+
+    /// Whether `now` is before the last start: the clock went back (then the pacing starts over
+    /// from `now`, not from a start in its future).
+    private func wentBack(_ now: Int64) -> Bool {
+        lastStart.map { now < $0 } ?? false
     }
 
     /// The fetch under way ended.
