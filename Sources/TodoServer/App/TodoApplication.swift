@@ -40,7 +40,7 @@ public final class TodoApplication: HTTPHandler {
     /// `keyRefreshClock`, which paces the JWT key set's looks and fetches.
     public init(
         configuration: ServerConfiguration, logger: Logger, store: any TodoStore = InMemoryTodoStore(),
-        clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(), keyRefreshClock: any TodoClock = SystemClock(),
+        clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(), keyRefreshClock: any TodoClock = MonotonicClock(),
         droppedLogLines: @escaping @Sendable () -> Int = { 0 }
     ) throws {
         self.configuration = configuration
@@ -95,9 +95,16 @@ public final class TodoApplication: HTTPHandler {
             state.server = http
             return state.stopRequested
         }
-        let port = try http.start()
-        boundPort.value.store(port, ordering: .relaxed)
+        // Before the port opens: a token that comes first then waits for the first fetch.
         jwt?.startKeyRefresh()
+        let port: Int
+        do {
+            port = try http.start()
+        } catch {
+            jwt?.stopKeyRefresh()
+            throw error
+        }
+        boundPort.value.store(port, ordering: .relaxed)
         StartupBanner(configuration: configuration, port: port).log(to: logger)
         if stopRequested { requestStop() }
         return port

@@ -82,8 +82,20 @@ struct JWKSRefreshStateMachine: Sendable, Equatable {
     /// A token names a `kid` the set does not have.
     mutating func unknownKey(now: Int64) -> (UnknownKeyAction, [Action]) {
         if fetching { return (.wait, []) }
-        if let lastStart, !wentBack(now), now - lastStart < policy.minRefresh { return (.refuse, []) }
+        guard mayFetch(now: now) else { return (.refuse, []) }
         return (.fetchAndWait, begin(now: now))
+    }
+
+    /// Whether a token with an unknown `kid` would wait for a fetch now (`unknownKey` would not
+    /// refuse it), without asking for one: a request's head is judged by it.
+    func wouldWait(now: Int64) -> Bool {
+        fetching || mayFetch(now: now)
+    }
+
+    /// No fetch yet, or the last started at least `minRefresh` ago (or the clock went back).
+    private func mayFetch(now: Int64) -> Bool {
+        guard let lastStart, !wentBack(now) else { return true }
+        return now - lastStart >= policy.minRefresh
     }
 
     /// Whether `now` is before the last start: the clock went back (then the pacing starts over

@@ -40,8 +40,9 @@ final class JWKSURLSource: Sendable {
         var stopped = false
     }
 
-    /// `clock`: the one the refresh is paced by (the system's in a server).
-    init(settings: Settings, clock: any TodoClock = SystemClock(), logger: Logger) {
+    /// `clock`: the one the refresh is paced by (a monotonic one in a server: a wall clock
+    /// stepped back would hold the refresh back).
+    init(settings: Settings, clock: any TodoClock = MonotonicClock(), logger: Logger) {
         self.settings = settings
         self.clock = clock
         self.logger = logger
@@ -90,6 +91,12 @@ final class JWKSURLSource: Sendable {
         }
         run(actions, releasing: [])
         return decision != .refuse
+    }
+
+    /// Whether a token with an unknown `kid` would wait for a fetch now (see `awaitFetch`), asking
+    /// for none.
+    var wouldAwaitFetch: Bool {
+        state.withTracedLock { state in !state.stopped && state.timer != nil && state.machine.wouldWait(now: now) }
     }
 
     /// Fetches done and failed so far, and whether one is under way (for the tests).

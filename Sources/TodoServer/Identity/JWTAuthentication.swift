@@ -17,8 +17,8 @@ import Synchronization
 public final class JWTAuthentication: Sendable {
     public let verifier: JWTVerifier
     private let clock: any TodoClock
-    /// The clock the key file's looks and the key URL's fetches are paced by (the system's: the
-    /// request clock may be a test's, standing still).
+    /// The clock the key file's looks and the key URL's fetches are paced by (a monotonic one: the
+    /// request clock may be a test's, standing still, and a wall clock may step back).
     private let refreshClock: any TodoClock
     /// The key file, with `jwtJwksFile`.
     private let file: Mutex<JWKSFile?>
@@ -41,7 +41,7 @@ public final class JWTAuthentication: Sendable {
 
     /// Reads `jwksFile` now; fails with its reason when it is not a usable JWK Set (start-up stops).
     public init(
-        verifier: JWTVerifier, jwksFile: String, clock: any TodoClock, refreshClock: any TodoClock = SystemClock(),
+        verifier: JWTVerifier, jwksFile: String, clock: any TodoClock, refreshClock: any TodoClock = MonotonicClock(),
         cacheLimit: Int = 10_000,
         logger: Logger
     ) throws(JWKSet.Failure) {
@@ -58,7 +58,7 @@ public final class JWTAuthentication: Sendable {
 
     /// Keys from `jwksURL`, fetched once `startKeyRefresh` runs (start-up does not wait for it).
     init(
-        verifier: JWTVerifier, jwksURL: JWKSURLSource.Settings, clock: any TodoClock, refreshClock: any TodoClock = SystemClock(),
+        verifier: JWTVerifier, jwksURL: JWKSURLSource.Settings, clock: any TodoClock, refreshClock: any TodoClock = MonotonicClock(),
         cacheLimit: Int = 10_000, logger: Logger
     ) {
         self.refreshClock = refreshClock
@@ -97,9 +97,10 @@ public final class JWTAuthentication: Sendable {
         }
     }
 
-    /// Whether a token refused for an unknown `kid` may be accepted after a fetch: keys come from
-    /// a URL. A request whose head alone is judged (`Expect: 100-continue`) is then judged whole.
-    public var fetchesKeys: Bool { remote != nil }
+    /// Whether a token refused for an unknown `kid` would now wait for a fetch of the key set
+    /// (`awaitNewerKeys` would not refuse it): a request whose head alone is judged (`Expect:
+    /// 100-continue`) is then judged whole, after the fetch.
+    public var wouldAwaitNewerKeys: Bool { remote?.wouldAwaitFetch ?? false }
 
     /// For a token refused as `unknownKey`: true when a fetch of the key set (under way, or started
     /// now) may bring its key, and then `resume` runs (on another thread) once that fetch has

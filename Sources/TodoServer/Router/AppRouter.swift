@@ -205,8 +205,9 @@ public struct AppRouter: Sendable {
         let declared = head.headers["Content-Length"].flatMap { Int($0) }.map { $0 > 0 } ?? false
         var access = authentication.decide(
             method: head.method, route: route, authorization: Self.authorization(of: head, route: route, context: context))
-        // A token whose key a fetch of the set may bring is judged with the whole request, after it.
-        if access == .invalidJWT(.unknownKey), authentication.fetchesKeys { access = .open }
+        // A token whose key a fetch of the set may bring is judged with the whole request, after
+        // the fetch; when none would follow (the last started too recently), it is refused now.
+        if access == .invalidJWT(.unknownKey), authentication.wouldAwaitNewerKeys { access = .open }
         guard let (problem, headers) = refusal(of: head, route: route, access: access, context: context, hasContent: declared)
         else { return nil }
         return serializer.display(ResponseViewModel(problem: problem, headers: headers))

@@ -64,8 +64,8 @@ public struct BearerAuthentication: Sendable {
     /// Whether any token is configured.
     public var isEnabled: Bool { !authTokens.isEmpty || !readTokens.isEmpty || !ownerTokens.isEmpty || jwt != nil }
 
-    /// Whether JSON Web Tokens' keys come from a URL, fetched again on an unknown `kid`.
-    public var fetchesKeys: Bool { jwt?.fetchesKeys ?? false }
+    /// Whether a JSON Web Token with an unknown `kid` would now wait for a fetch of the key set.
+    public var wouldAwaitNewerKeys: Bool { jwt?.wouldAwaitNewerKeys ?? false }
 
     /// Whether requests act on owners' lists (owner tokens or JSON Web Tokens are configured).
     public var hasOwners: Bool { !ownerTokens.isEmpty || jwt != nil }

@@ -5,6 +5,18 @@ public protocol TodoClock: Sendable {
     func now() -> Timestamp
 }
 
+/// A clock that never goes back (`CLOCK_MONOTONIC`), for pacing: its timestamps count from an
+/// arbitrary start, not the epoch, so they measure intervals and name no date.
+public struct MonotonicClock: TodoClock {
+    public init() {}
+
+    public func now() -> Timestamp {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Timestamp(millisecondsSinceEpoch: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
+    }
+}
+
 /// The system's wall clock.
 public struct SystemClock: TodoClock {
     public init() {}

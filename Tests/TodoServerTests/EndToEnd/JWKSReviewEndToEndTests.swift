@@ -26,7 +26,9 @@ struct JWKSReviewEndToEndTests {
             var size = socklen_t(MemoryLayout<sockaddr_in>.size)
             _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }
             listen(fd, 512)
-            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) } }
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) }
+            }
             self.port = Int(UInt16(bigEndian: address.sin_port))
         }
         deinit { close(fd) }

@@ -53,7 +53,9 @@ struct JWKSURLEndToEndTests {
         #expect(provider.requests == 2)
     }
 
-    @Test("Expect: 100-continue with a token whose key a fetch may bring: 100 Continue, then the answer after the fetch")
+    @Test(
+        "Expect: 100-continue: 100 Continue while a fetch may bring the token's key, the answer after it; 401 from the head once none would"
+    )
     func expectContinue() throws {
         let fixture = try F.get()
         let provider = try JWKSProvider(serving: fixture.setA)
@@ -73,6 +75,19 @@ struct JWKSURLEndToEndTests {
         try client.send(Array(body.utf8))
         let answer = try client.readResponse()
         #expect(answer.status == 201)
+        #expect(provider.requests == 2)
+
+        // Now no fetch would follow (the last started less than 30 s ago): a kid still unknown is
+        // refused from the head alone, before the client sends its body.
+        let unknown = try #require(fixture.tokens["unknown kid"])
+        let refused = try server.client()
+        try refused.send(
+            Array(
+                ("POST /todos HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(unknown)\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n\r\n").utf8))
+        let head = try refused.readHead()
+        #expect(head.hasPrefix("HTTP/1.1 401 "), "\(head)")
+        #expect(head.contains(#"error_description="unknown key""#))
         #expect(provider.requests == 2)
     }
 }
