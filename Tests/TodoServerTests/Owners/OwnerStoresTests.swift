@@ -122,4 +122,27 @@ struct OwnerStoresTests {
         for log in many { log.appendNext(.cleared) }
         #expect(many.reduce(0) { $0 + $1.retainedCount } + first.retainedCount + second.retainedCount + third.retainedCount == 4)
     }
+
+    @Test("a log the shared budget thins lets the changes that left go: at most twice what it retains, nothing once emptied")
+    func thinnedLogsLetGo() throws {
+        // A budget much larger than one owner's changes, as 10,000 retained for owners of 100 to-dos.
+        let busy = ChangeLog(tag: "t", capacity: 1000, start: ChangePosition(major: 1, minor: 0))
+        let other = busy.sibling()
+        for _ in 0..<100 { busy.appendNext(.cleared) }
+        // Three of busy's hundred stay: it holds at most six (it held all hundred).
+        for _ in 0..<997 { other.appendNext(.cleared) }
+        #expect(busy.retainedCount == 3)
+        #expect(busy.heldCount <= 6, "held \(busy.heldCount)")
+        let head = busy.head.after
+        guard case .changes(let kept, _) = busy.replay(after: ChangeCursor(after: ChangePosition(major: 1, minor: head.minor - 3))) else {
+            Issue.record("resync after the floor")
+            return
+        }
+        #expect(kept.count == 3)
+        #expect(busy.replay(after: ChangeCursor(after: ChangePosition(major: 1, minor: head.minor - 4))) == .resync(head: busy.head))
+        // The other owner's changes take the whole budget: busy holds nothing.
+        for _ in 0..<3 { other.appendNext(.cleared) }
+        #expect(busy.retainedCount == 0)
+        #expect(busy.heldCount == 0)
+    }
 }
