@@ -71,7 +71,7 @@ public struct RequestPipeline: Sendable {
         // keys): the request waits on the loop for a fetch of the set (one under way, or one
         // started now unless one started less than jwtJwksMinRefreshSeconds ago), then is decided
         // again with the keys then in effect, and answered whatever they say.
-        if !connectionOverLimit, access == .invalidJWT(.unknownKey), let jwt, let eventLoop = EventLoop.current {
+        if let jwt, !connectionOverLimit, case .invalidJWT(.unknownKey) = access, let eventLoop = EventLoop.current {
             let waiting = SinkOnLoop(sink: sink)
             let waits = jwt.awaitNewerKeys { [self] in
                 eventLoop.execute {

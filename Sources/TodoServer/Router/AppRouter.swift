@@ -207,7 +207,7 @@ public struct AppRouter: Sendable {
             method: head.method, route: route, authorization: Self.authorization(of: head, route: route, context: context))
         // A token whose key a fetch of the set may bring is judged with the whole request, after
         // the fetch; when none would follow (the last started too recently), it is refused now.
-        if access == .invalidJWT(.unknownKey), authentication.wouldAwaitNewerKeys { access = .open }
+        if case .invalidJWT(.unknownKey) = access, authentication.wouldAwaitNewerKeys { access = .open }
         guard let (problem, headers) = refusal(of: head, route: route, access: access, context: context, hasContent: declared)
         else { return nil }
         return serializer.display(ResponseViewModel(problem: problem, headers: headers))

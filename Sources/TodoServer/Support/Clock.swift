@@ -10,20 +10,21 @@ public protocol TodoClock: Sendable {
 public struct MonotonicClock: TodoClock {
     public init() {}
 
-    public func now() -> Timestamp {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Timestamp(millisecondsSinceEpoch: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
-    }
+    public func now() -> Timestamp { .reading(CLOCK_MONOTONIC) }
 }
 
 /// The system's wall clock.
 public struct SystemClock: TodoClock {
     public init() {}
 
-    public func now() -> Timestamp {
+    public func now() -> Timestamp { .reading(CLOCK_REALTIME) }
+}
+
+extension Timestamp {
+    /// `clock`'s reading, in whole milliseconds.
+    fileprivate static func reading(_ clock: clockid_t) -> Timestamp {
         var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
+        clock_gettime(clock, &now)
         return Timestamp(millisecondsSinceEpoch: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
     }
 }
