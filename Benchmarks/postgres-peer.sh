@@ -16,7 +16,9 @@
 #
 # Environment: ROUNDS (3), DURATION seconds per workload (10), THREADS per server (2),
 # CONNECTIONS (64), SERVERS ("todo hbpg"; add "todomem" for TodoServer's in-memory store in the
-# same run), ORIGIN ("http://localhost:3000", as run.sh), PG_BIN (/usr/lib/postgresql/15/bin),
+# same run; "hbpgN" runs the peer with a pool of at most N connections, so that
+# SERVERS="hbpg4 hbpg8 hbpg20" sweeps its pool size in one run), HBPG_CONNECTIONS (the pool size of a
+# plain "hbpg", here and in postgres-scale.sh: PostgresClient's default, 20, when unset), ORIGIN ("http://localhost:3000", as run.sh), PG_BIN (/usr/lib/postgresql/15/bin),
 # PG_PORT (55441), PORT (19180: the servers' HTTP port), BUILD (1; 0 uses the binaries already built), STAGING (.build/staging: the folder
 # holding TodoServer's staged release binary), SCALE (1: then runs postgres-scale.sh).
 set -euo pipefail
@@ -31,7 +33,7 @@ command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk 
 if [ "${BUILD:-1}" = 1 ]; then
   echo "== building (release)" >&2
   scripts/build-release.sh "$STAGING" >/dev/null
-  case " $SERVERS " in *" hbpg "*) swift build -c release --package-path Benchmarks/Peers/TodoHummingbirdPostgres >/dev/null ;; esac
+  case " $SERVERS " in *" hbpg"*) Benchmarks/Peers/build.sh TodoHummingbirdPostgres >/dev/null ;; esac
 fi
 
 echo "== PostgreSQL 15 cluster" >&2
@@ -61,7 +63,8 @@ start_server() { # NAME DATABASE → sets pid
       TODO_DATABASE_URL="host=$D port=$PG_PORT dbname=$database user=postgres" exec ./todo-server) >/dev/null 2>&1 & ;;
     todomem) (cd "$STAGING" && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS exec ./todo-server) \
       >/dev/null 2>&1 & ;;
-    hbpg) TODO_PG_SOCKET="$D/.s.PGSQL.$PG_PORT" TODO_PG_DATABASE=$database \
+    hbpg*) pool=${1#hbpg}
+      TODO_PG_SOCKET="$D/.s.PGSQL.$PG_PORT" TODO_PG_DATABASE=$database TODO_PG_CONNECTIONS=${pool:-${HBPG_CONNECTIONS:-}} \
       Benchmarks/Peers/TodoHummingbirdPostgres/.build/release/TodoHummingbirdPostgres $port "$THREADS" >/dev/null 2>&1 & ;;
   esac
   pid=$!

@@ -33,7 +33,7 @@ command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk 
 if [ "${BUILD:-1}" = 1 ]; then
   echo "== building (release)" >&2
   scripts/build-release.sh .build/staging >/dev/null
-  case " $PARTS $PAGE_SERVERS " in *" page "*" hbpg "*) swift build -c release --package-path Benchmarks/Peers/TodoHummingbirdPostgres >/dev/null ;; esac
+  case " $PARTS $PAGE_SERVERS " in *" page "*" hbpg "*) Benchmarks/Peers/build.sh TodoHummingbirdPostgres >/dev/null ;; esac
 fi
 
 echo "== PostgreSQL 15 cluster ($run_id)" >&2
@@ -66,7 +66,7 @@ start_server() {
     todo) (cd .build/staging && exec env TODO_HOST=127.0.0.1 TODO_PORT="$port" TODO_THREADS="$THREADS" TODO_LOG_LEVEL=warning \
       ${cpl:+TODO_DATABASE_CONNECTIONS_PER_LOOP=$cpl} \
       TODO_DATABASE_URL="host=$D port=$PG_PORT dbname=$database user=postgres" ./todo-server) >/dev/null 2>&1 & ;;
-    hbpg) TODO_PG_SOCKET="$D/.s.PGSQL.$PG_PORT" TODO_PG_DATABASE=$database \
+    hbpg) TODO_PG_SOCKET="$D/.s.PGSQL.$PG_PORT" TODO_PG_DATABASE=$database TODO_PG_CONNECTIONS=${HBPG_CONNECTIONS:-} \
       Benchmarks/Peers/TodoHummingbirdPostgres/.build/release/TodoHummingbirdPostgres "$port" "$THREADS" >/dev/null 2>&1 & ;;
   esac
   pids+=($!)

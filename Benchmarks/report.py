@@ -28,6 +28,10 @@ for line in open(sys.argv[1]):
         "db_us": int(fields.get("db_ticks", 0)) / int(fields["hz"]) * 1e6 / max(requests, 1),
     })
 
+# "hbpgN": the PostgresNIO peer with a pool of at most N connections (postgres-peer.sh's sweep).
+pools = [k[1] for k in runs if k[1].startswith("hbpg") and k[1][4:].isdigit()]
+for server in sorted(set(pools), key=lambda s: int(s[4:])):
+    NAMES[server] = f"Hummingbird 2 + PostgresNIO, pool {server[4:]}"
 servers = [s for s in NAMES if any(k[1] == s for k in runs)]
 workloads = list(dict.fromkeys(k[0] for k in runs))
 median = lambda rs, key: statistics.median(r[key] for r in rs)

@@ -49,7 +49,7 @@ if [[ " $SERVERS " == *" todo "* ]]; then
 fi
 hb="$work/TodoHummingbird"
 if [[ " $SERVERS " == *" hummingbird "* ]]; then
-  swift build -c release --package-path Benchmarks/Peers/TodoHummingbird >/dev/null
+  Benchmarks/Peers/build.sh TodoHummingbird >/dev/null
   objcopy --strip-debug Benchmarks/Peers/TodoHummingbird/.build/release/TodoHummingbird "$hb"
 fi
 

@@ -22,7 +22,7 @@ command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk 
 echo "== building (release)" >&2
 scripts/build-release.sh .build/staging >/dev/null
 make -s -C Benchmarks/Peers/C
-case " $SERVERS " in *" hummingbird "*) swift build -c release --package-path Benchmarks/Peers/TodoHummingbird >/dev/null ;; esac
+case " $SERVERS " in *" hummingbird "*) Benchmarks/Peers/build.sh TodoHummingbird >/dev/null ;; esac
 
 port=19080
 start_server() { # NAME → sets pid

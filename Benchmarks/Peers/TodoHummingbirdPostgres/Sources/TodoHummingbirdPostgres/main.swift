@@ -10,7 +10,9 @@ import Prometheus
 // request on stdout, Prometheus metrics, CORS) and routes on a `PostgresClient` that shares the
 // server's event loops, run as a service of the application (as todos-postgres does).
 // Arguments: PORT THREADS. Environment: TODO_PG_SOCKET (the server's unix socket file, e.g.
-// /tmp/x/.s.PGSQL.5432), TODO_PG_DATABASE (postgres), TODO_PG_USER (postgres).
+// /tmp/x/.s.PGSQL.5432), TODO_PG_DATABASE (postgres), TODO_PG_USER (postgres), TODO_PG_CONNECTIONS
+// (the pool's most connections, PostgresClient's `maximumConnections`: its default, 20, when unset;
+// Benchmarks/postgres-peer.sh sweeps it and runs the peer with its best).
 let arguments = CommandLine.arguments
 let port = arguments.count > 1 ? Int(arguments[1]) ?? 8080 : 8080
 let threads = arguments.count > 2 ? Int(arguments[2]) ?? 2 : 2
@@ -31,11 +33,13 @@ metricsFactory.defaultDurationHistogramBuckets = [
 MetricsSystem.bootstrap(metricsFactory)
 
 let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-let client = PostgresClient(
-    configuration: .init(
-        unixSocketPath: socket, username: environment["TODO_PG_USER"] ?? "postgres", password: nil,
-        database: environment["TODO_PG_DATABASE"] ?? "postgres"),
-    eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
+var configuration = PostgresClient.Configuration(
+    unixSocketPath: socket, username: environment["TODO_PG_USER"] ?? "postgres", password: nil,
+    database: environment["TODO_PG_DATABASE"] ?? "postgres")
+if let connections = environment["TODO_PG_CONNECTIONS"].flatMap({ Int($0) }) {
+    configuration.options.maximumConnections = connections
+}
+let client = PostgresClient(configuration: configuration, eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
 let todos = PostgresTodos(client: client, logger: logger)
 
 let router = Router()
