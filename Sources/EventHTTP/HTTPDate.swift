@@ -1,3 +1,5 @@
+import HTTPValues
+
 /// The IMF-fixdate of RFC 9110 (`Sun, 06 Nov 1994 08:49:37 GMT`), written from the seconds since
 /// 1970 with integer arithmetic alone: what the `Date` field of every answer carries.
 ///
@@ -9,20 +11,12 @@ public enum HTTPDate {
     /// Writes the date of `seconds` and a terminating NUL at `out` (30 bytes). Years outside
     /// 1000–9999 are clamped to them: the field has exactly four digits.
     public static func write(secondsSinceEpoch seconds: Int, to out: UnsafeMutablePointer<CChar>) {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let days = CivilCalendar.floorDivide(seconds, by: 86_400)
         let inDay = seconds - days * 86_400
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = Swift.min(9999, Swift.max(1000, yoe + era * 400 + (month <= 2 ? 1 : 0)))
-        // 1970-01-01 was a Thursday.
-        let weekday = ((days % 7) + 7 + 4) % 7
+        let date = CivilCalendar.date(daysSinceEpoch: days)
+        let (month, day) = (date.month, date.day)
+        let year = Swift.min(9999, Swift.max(1000, date.year))
+        let weekday = CivilCalendar.weekday(daysSinceEpoch: days)
         let weekdays: StaticString = "SunMonTueWedThuFriSat"
         let months: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
         func put(_ index: Int, _ byte: UInt8) { out[index] = CChar(bitPattern: byte) }

@@ -14,16 +14,7 @@ public final class LoopThread: Sendable {
     public init() throws(LoopError) {
         let loop = try EventLoop()
         self.loop = loop
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { context in
-                Unmanaged<LoopThread>.fromOpaque(context!).takeRetainedValue().run()
-                return nil
-            }, retained)
-        guard created == 0 else {
-            Unmanaged<LoopThread>.fromOpaque(retained).release()
+        guard let thread = PosixThread.start(detached: false, { self.run() }) else {
             loop.close()
             throw .cannotCreateLoop
         }

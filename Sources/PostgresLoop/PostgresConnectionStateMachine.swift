@@ -334,13 +334,7 @@ public struct PostgresConnectionStateMachine: Sendable {
 
     private mutating func popHead() {
         head += 1
-        if head == requests.count {
-            requests.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 1024, head * 2 >= requests.count {
-            requests.removeFirst(head)
-            head = 0
-        }
+        requests.dropTaken(head: &head)
     }
 
     /// Appends an `armTimer` when the earliest deadline is earlier than the armed one.

@@ -54,12 +54,6 @@ public struct PostgresPoolQueue<Element> {
     }
 
     private mutating func compact() {
-        if head == entries.count {
-            entries.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 1024, head * 2 >= entries.count {
-            entries.removeFirst(head)
-            head = 0
-        }
+        entries.dropTaken(head: &head)
     }
 }

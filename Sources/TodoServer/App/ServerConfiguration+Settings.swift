@@ -27,6 +27,12 @@ struct Setting {
 
     var flag: String { "--" + ServerConfiguration.flagName(key) }
     var environmentVariable: String { ServerConfiguration.environmentName(key) }
+
+    /// The help with the default value, as `--help` shows it (a secret's default is not shown).
+    var helpWithDefault: String {
+        let value = render(ServerConfiguration())
+        return help + (value.isEmpty || secret ? "" : " (default \(value))")
+    }
 }
 
 extension ServerConfiguration {
@@ -210,8 +216,13 @@ extension ServerConfiguration {
     /// A setting's help with its default, for `--help`.
     public static func help(for key: String) -> String {
         guard let setting = settings.first(where: { $0.key == key }) else { return "" }
-        let value = setting.render(ServerConfiguration())
-        return setting.help + (value.isEmpty || setting.secret ? "" : " (default \(value))")
+        return setting.helpWithDefault
+    }
+
+    /// Every setting as the command line offers it, in the table's order: its key, its long flag's
+    /// name (`max-body-bytes` for `--max-body-bytes`) and its help with the default.
+    public static var flags: [(key: String, name: String, help: String)] {
+        settings.map { ($0.key, flagName($0.key), $0.helpWithDefault) }
     }
 
     /// The keys of every setting, as the file spells them.

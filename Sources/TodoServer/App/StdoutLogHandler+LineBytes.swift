@@ -69,9 +69,8 @@ struct LineBytes {
 
     /// `2026-11-22T10:00:00.123Z`, as `Timestamp.appendRFC3339` writes it.
     mutating func time(_ value: Timestamp) {
-        let ms = value.millisecondsSinceEpoch
-        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        let day = CalendarDay(daysSinceEpoch: Int(days))
+        let (days, inDay) = value.daysAndMillisecondsInDay
+        let day = CalendarDay(daysSinceEpoch: days)
         guard (0...9999).contains(day.year) else {
             var text: [UInt8] = []
             value.appendRFC3339(to: &text)
@@ -80,7 +79,7 @@ struct LineBytes {
         }
         JSONWriter.writeDay(year: day.year, month: day.month, day: day.day, to: pointer)
         // `THH:MM:SS.mmmZ` and a quote, which the next byte overwrites (the line goes on after the time).
-        JSONWriter.writeTimeOfDay(millisecondsInDay: Int(ms - days * 86_400_000), to: pointer + 10)
+        JSONWriter.writeTimeOfDay(millisecondsInDay: inDay, to: pointer + 10)
         pointer += 24
     }
 }

@@ -1,3 +1,5 @@
+import HTTPValues
+
 /// A day of the proleptic Gregorian calendar, with no time or zone (`dueDate`). Stored as a day
 /// number in 4 bytes, since every stored to-do carries one.
 public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -7,9 +9,9 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     /// Creates a day from its parts, or nil when the day does not exist (2026-02-30).
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
-            (1...CalendarDay.daysIn(month: month, year: year)).contains(day)
+            (1...CivilCalendar.daysIn(month: month, year: year)).contains(day)
         else { return nil }
-        number = Int32(CalendarDay.days(year: year, month: month, day: day))
+        number = Int32(CivilCalendar.daysSinceEpoch(year: year, month: month, day: day))
     }
 
     public var year: Int { parts.year }
@@ -37,38 +39,13 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
         number = Int32(days)
     }
 
-    /// Year, month and day (Howard Hinnant's civil_from_days).
-    private var parts: (year: Int, month: Int, day: Int) {
-        let z = Int(number) + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
+    private var parts: (year: Int, month: Int, day: Int) { CivilCalendar.date(daysSinceEpoch: Int(number)) }
 
     /// Days since 1970-01-01.
     public var daysSinceEpoch: Int { Int(number) }
 
-    /// Days from 1970-01-01 to year-month-day, any year (Howard Hinnant's days_from_civil).
-    static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
     /// 0 for Sunday through 6 for Saturday.
-    public var weekday: Int {
-        let days = daysSinceEpoch
-        return days >= -4 ? (days + 4) % 7 : (days + 5) % 7 + 6
-    }
+    public var weekday: Int { CivilCalendar.weekday(daysSinceEpoch: daysSinceEpoch) }
 
     public func adding(days: Int) -> CalendarDay {
         CalendarDay(daysSinceEpoch: daysSinceEpoch + days)
@@ -92,13 +69,5 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
 
     public static func < (lhs: CalendarDay, rhs: CalendarDay) -> Bool {
         lhs.number < rhs.number
-    }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 }

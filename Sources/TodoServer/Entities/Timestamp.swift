@@ -1,3 +1,5 @@
+import HTTPValues
+
 /// An instant in whole milliseconds since 1970-01-01T00:00:00Z, written as RFC 3339 in UTC.
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let millisecondsSinceEpoch: Int64
@@ -13,12 +15,18 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The day in UTC this instant falls on, as days since 1970-01-01, and the milliseconds from
+    /// that day's start (0 to 86,399,999, also before 1970).
+    @inline(__always)
+    var daysAndMillisecondsInDay: (days: Int, milliseconds: Int) {
+        let days = CivilCalendar.floorDivide(Int(millisecondsSinceEpoch), by: 86_400_000)
+        return (days, Int(millisecondsSinceEpoch) - days * 86_400_000)
+    }
+
     /// Appends `2026-11-22T10:00:00.000Z` as ASCII bytes.
     public func appendRFC3339(to bytes: inout [UInt8]) {
-        let ms = millisecondsSinceEpoch
-        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        let inDay = Int(ms - days * 86_400_000)
-        CalendarDay(daysSinceEpoch: Int(days)).appendISO8601(to: &bytes)
+        let (days, inDay) = daysAndMillisecondsInDay
+        CalendarDay(daysSinceEpoch: days).appendISO8601(to: &bytes)
         bytes.append(UInt8(ascii: "T"))
         bytes.appendPadded(inDay / 3_600_000, width: 2)
         bytes.append(UInt8(ascii: ":"))

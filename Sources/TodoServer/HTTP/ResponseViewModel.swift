@@ -38,6 +38,14 @@ extension ResponseViewModel where Body == ProblemDetails {
     public init(problem: ProblemDetails, headers: HTTPHeaders = [:]) {
         self.init(status: problem.status, headers: headers, contentType: "application/problem+json", body: problem)
     }
+
+    /// The store's failure: 503 with its problem, and `Retry-After` when the store says when to
+    /// try again (every module that reads the store answers its failure so).
+    public init(storeFailure failure: StoreError) {
+        var headers: HTTPHeaders = [:]
+        headers.setRetryAfter(seconds: failure.retryAfter)
+        self.init(problem: failure.problem, headers: headers)
+    }
 }
 
 extension ResponseViewModel where Body == NoBody {

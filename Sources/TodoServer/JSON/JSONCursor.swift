@@ -72,9 +72,7 @@ public struct JSONCursor {
     /// `"2026-11-22T10:00:00.000Z"` for a year from 0 to 9999 (check with `JSONCursor.fits`).
     @inline(__always)
     public mutating func timestamp(_ value: Timestamp) {
-        let ms = value.millisecondsSinceEpoch
-        let days = Int(ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000)
-        let inDay = Int(ms - Int64(days) * 86_400_000)
+        let (days, inDay) = value.daysAndMillisecondsInDay
         if days != cachedDay {
             let day = CalendarDay(daysSinceEpoch: days)
             cachedDayText = JSONWriter.dayText(year: day.year, month: day.month, day: day.day)

@@ -169,9 +169,7 @@ public struct JSONWriter {
 
     /// `"2026-11-22T10:00:00.000Z"`.
     public mutating func timestamp(_ value: Timestamp) {
-        let ms = value.millisecondsSinceEpoch
-        let days = Int(ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000)
-        let inDay = Int(ms - Int64(days) * 86_400_000)
+        let (days, inDay) = value.daysAndMillisecondsInDay
         if days != cachedDay {
             let day = CalendarDay(daysSinceEpoch: days)
             guard (0...9999).contains(day.year) else {

@@ -78,14 +78,9 @@ struct StrictJSONParser {
     }
 
     private mutating func object(depth: Int) throws(Failure) -> [String: JSONValue] {
-        index += 1
-        skipWhitespace()
         var members: [String: JSONValue] = [:]
-        if current == UInt8(ascii: "}") {
-            index += 1
-            return members
-        }
-        while true {
+        if opensEmpty(closing: UInt8(ascii: "}")) { return members }
+        repeat {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else {
                 throw failure(current == UInt8(ascii: "}") ? "trailing comma in object" : "expected a string key")
@@ -100,36 +95,40 @@ struct StrictJSONParser {
             try expect(UInt8(ascii: ":"), "':'")
             skipWhitespace()
             members[key] = try value(depth: depth + 1)
-            skipWhitespace()
-            if current == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            try expect(UInt8(ascii: "}"), "',' or '}'")
-            return members
-        }
+        } while try continues(closing: UInt8(ascii: "}"), expected: "',' or '}'")
+        return members
     }
 
     private mutating func array(depth: Int) throws(Failure) -> [JSONValue] {
-        index += 1
-        skipWhitespace()
         var elements: [JSONValue] = []
-        if current == UInt8(ascii: "]") {
-            index += 1
-            return elements
-        }
-        while true {
+        if opensEmpty(closing: UInt8(ascii: "]")) { return elements }
+        repeat {
             skipWhitespace()
             if current == UInt8(ascii: "]") { throw failure("trailing comma in array") }
             elements.append(try value(depth: depth + 1))
-            skipWhitespace()
-            if current == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            try expect(UInt8(ascii: "]"), "',' or ']'")
-            return elements
+        } while try continues(closing: UInt8(ascii: "]"), expected: "',' or ']'")
+        return elements
+    }
+
+    /// Steps over the opening `{` or `[` and the white space after it; true, and past `closing`
+    /// too, when nothing is inside.
+    private mutating func opensEmpty(closing: UInt8) -> Bool {
+        index += 1
+        skipWhitespace()
+        guard current == closing else { return false }
+        index += 1
+        return true
+    }
+
+    /// After a member or an element: true past a comma (another must follow), false past `closing`.
+    private mutating func continues(closing: UInt8, expected: String) throws(Failure) -> Bool {
+        skipWhitespace()
+        if current == UInt8(ascii: ",") {
+            index += 1
+            return true
         }
+        try expect(closing, expected)
+        return false
     }
 
     /// Reads a string and returns its content with escapes resolved.

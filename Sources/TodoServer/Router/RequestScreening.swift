@@ -34,10 +34,12 @@ public struct RequestScreening: Sendable {
     /// The answer to a request whose connection the transport found over the connection limit
     /// (its decision, handed to the pipeline beside the request): retry shortly, on a new connection.
     public var connectionLimitRefusal: Refusal {
-        Refusal(
+        var headers: HTTPHeaders = ["Connection": "close"]
+        headers.setRetryAfter(seconds: 1)
+        return Refusal(
             problem: .serviceUnavailable(
                 "The server holds its limit of \(maxConnections) open connections; retry on a new connection shortly."),
-            headers: ["Connection": "close", "Retry-After": "1"])
+            headers: headers)
     }
 
     /// Why `request` is refused before routing, if it is.

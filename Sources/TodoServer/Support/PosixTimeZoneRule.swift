@@ -1,3 +1,5 @@
+import HTTPValues
+
 /// A POSIX TZ rule as a TZif footer writes it (RFC 8536 §3.3), such as `CET-1CEST,M3.5.0,M10.5.0/3`
 /// or `<+0530>-5:30`: a standard offset and, optionally, a daylight-saving offset with the two
 /// yearly dates it starts and ends on. Offsets are kept east-positive (POSIX writes them west-positive).
@@ -29,7 +31,7 @@ struct PosixTimeZoneRule: Equatable {
     /// Seconds east of UTC at `seconds` since 1970.
     func offset(at seconds: Int64) -> Int32 {
         guard let daylight else { return standardOffset }
-        let localDays = floorDivide(seconds + Int64(standardOffset), 86_400)
+        let localDays = Int64(CivilCalendar.floorDivide(Int(seconds + Int64(standardOffset)), by: 86_400))
         let year = Self.year(ofDaysSinceEpoch: localDays)
         let start = daylight.start.localSeconds(in: year) - Int64(standardOffset)
         let end = daylight.end.localSeconds(in: year) - Int64(daylight.offset)
@@ -143,22 +145,18 @@ struct PosixTimeZoneRule: Equatable {
 
     // MARK: calendar
 
-    static func isLeap(_ year: Int64) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+    // `CivilCalendar`'s arithmetic, in the rule's Int64.
 
-    /// Days from 1970-01-01 to year-month-day: the calendar's own arithmetic.
+    static func isLeap(_ year: Int64) -> Bool { CivilCalendar.isLeap(Int(year)) }
+
+    /// Days from 1970-01-01 to year-month-day.
     static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        Int64(CalendarDay.days(year: Int(year), month: Int(month), day: Int(day)))
+        Int64(CivilCalendar.daysSinceEpoch(year: Int(year), month: Int(month), day: Int(day)))
     }
 
     /// The year a day since 1970 falls in.
     static func year(ofDaysSinceEpoch days: Int64) -> Int64 {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        return yoe + era * 400 + (mp >= 10 ? 1 : 0)
+        Int64(CivilCalendar.date(daysSinceEpoch: Int(days)).year)
     }
 }
 
@@ -174,8 +172,8 @@ extension PosixTimeZoneRule.Transition {
             dayNumber = january1 + Int64(n)
         case .monthWeekDay(let month, let week, let weekday):
             let first = PosixTimeZoneRule.days(year: year, month: Int64(month), day: 1)
-            let firstWeekday = floorModulo(first + 4, 7)  // 1970-01-01 was a Thursday
-            var candidate = first + floorModulo(Int64(weekday) - firstWeekday, 7) + Int64(week - 1) * 7
+            let firstWeekday = CivilCalendar.weekday(daysSinceEpoch: Int(first))
+            var candidate = first + Int64((weekday - firstWeekday + 7) % 7) + Int64(week - 1) * 7
             let nextMonth =
                 month == 12
                 ? PosixTimeZoneRule.days(year: year + 1, month: 1, day: 1)
@@ -186,6 +184,3 @@ extension PosixTimeZoneRule.Transition {
         return dayNumber * 86_400 + time
     }
 }
-
-private func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
-private func floorModulo(_ a: Int64, _ b: Int64) -> Int64 { ((a % b) + b) % b }

@@ -1,12 +1,12 @@
 import HTTPValues
 
 extension TodosPresenter {
-    /// A domain error as a problem: 404, 412 with the current `ETag` when the to-do exists, 503
-    /// with `Retry-After` when the store says when.
+    /// A domain error as a problem: 404, 412 with the current `ETag` when the to-do exists, the
+    /// store's failure (503 with `Retry-After` when the store says when).
     static func problem(_ error: TodosError) -> ResponseViewModel<ProblemDetails> {
+        if case .store(let failure) = error { return ResponseViewModel(storeFailure: failure) }
         var headers: HTTPHeaders = [:]
         if case .conditionFailed(_, let current?, _) = error { headers.set("ETag", EntityTag(revision: current).description) }
-        if case .store(let failure) = error, let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
         return ResponseViewModel(problem: error.problem, headers: consume headers)
     }
 }

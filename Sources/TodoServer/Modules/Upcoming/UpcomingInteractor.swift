@@ -1,3 +1,5 @@
+import HTTPValues
+
 /// The upcoming use case: finds today in the asked time zone and groups the open to-dos due soon.
 public struct UpcomingInteractor: UpcomingUseCases {
     private let store: any TodoStore
@@ -24,12 +26,9 @@ public struct UpcomingInteractor: UpcomingUseCases {
 
     /// The calendar day that `instant` falls on in `zone`.
     static func today(at instant: Timestamp, in zone: IANATimeZone) -> CalendarDay {
-        let seconds =
-            instant.millisecondsSinceEpoch >= 0
-            ? instant.millisecondsSinceEpoch / 1000 : (instant.millisecondsSinceEpoch - 999) / 1000
+        let seconds = Int64(CivilCalendar.floorDivide(Int(instant.millisecondsSinceEpoch), by: 1000))
         let localMilliseconds = instant.millisecondsSinceEpoch + Int64(zone.secondsFromGMT(atSecondsSinceEpoch: seconds)) * 1000
-        let days = localMilliseconds >= 0 ? localMilliseconds / 86_400_000 : (localMilliseconds - 86_399_999) / 86_400_000
-        return CalendarDay(daysSinceEpoch: Int(days))
+        return CalendarDay(daysSinceEpoch: CivilCalendar.floorDivide(Int(localMilliseconds), by: 86_400_000))
     }
 
     static func group(_ todos: [Todo], in window: UpcomingWindow) -> UpcomingData {

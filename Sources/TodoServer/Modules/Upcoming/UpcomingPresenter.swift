@@ -16,9 +16,7 @@ public struct UpcomingPresenter<UseCases: UpcomingUseCases>: UpcomingModuleInput
                 return .model(ResponseViewModel(status: 200, body: UpcomingViewModel(data, baseURL: context.baseURL)))
             case .failure(.store(let failure)):
                 context.logger.error("upcoming: the store failed", metadata: ["reason": "\(failure.reason)"])
-                var headers: HTTPHeaders = [:]
-                if let seconds = failure.retryAfter { headers.set("Retry-After", String(seconds)) }
-                return .problem(ResponseViewModel(problem: failure.problem, headers: headers))
+                return .problem(ResponseViewModel(storeFailure: failure))
             }
         }
     }
