@@ -133,7 +133,7 @@ public final class ChangeLog: Sendable {
         let budget = budget
         let (position, wakes) = state.withTracedLock { state -> (ChangePosition, [@Sendable () -> Void]) in
             let position = ChangePosition(major: state.head.after.major, minor: sequence.next(after: state.head.after.minor))
-            Self.add(StoreChange(position: position, kind: kind), to: &state, capacity: budget == nil ? capacity : .max)
+            Self.add(position: position, kind: kind, to: &state, capacity: budget == nil ? capacity : .max)
             return (position, Array(state.observers.values))
         }
         sequence.reached(major: position.major)
@@ -149,8 +149,9 @@ public final class ChangeLog: Sendable {
         let budget = budget
         let (added, wakes) = state.withTracedLock { state -> (Int, [@Sendable () -> Void]) in
             var added = 0
-            for change in changes where change.position > state.head.after {
-                Self.add(change, to: &state, capacity: budget == nil ? capacity : .max)
+            for index in changes.indices where changes[index].position > state.head.after {
+                Self.add(
+                    position: changes[index].position, kind: changes[index].kind, to: &state, capacity: budget == nil ? capacity : .max)
                 added += 1
             }
             return (added, added > 0 ? Array(state.observers.values) : [])
@@ -188,16 +189,16 @@ public final class ChangeLog: Sendable {
         sequence.reached(major: position.major)
     }
 
-    private static func add(_ change: StoreChange, to state: inout State, capacity: Int) {
+    private static func add(position: ChangePosition, kind: StoreChangeKind, to state: inout State, capacity: Int) {
         // The oldest leaves first, so that a full window never needs room for one more.
         if state.changes.count >= capacity {
             state.floor = state.changes.position(at: 0)
             state.changes.removeFirst()
         }
-        state.changes.append(change)
+        state.changes.append(position: position, kind: kind)
         state.changes.trim()
         state.appended += 1
-        state.head.advance(to: change.position)
+        state.head.advance(to: position)
     }
 
     /// At most `limit` changes after `cursor` that it has not seen, or a resync when `cursor` is

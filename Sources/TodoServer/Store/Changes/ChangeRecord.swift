@@ -23,7 +23,8 @@ enum ChangeRecord {
     /// numbers of at most 10 bytes each and a due day's 5.
     private static let fixedMost = 1 + 10 + 4 * 10 + 5
 
-    /// Runs `body` on the record of `kind` (valid inside `body` only).
+    /// Runs `body` on the record of `kind` (valid inside `body` only). The to-do's strings are read
+    /// where they are, never copied (a POST appends one change under the store's lock).
     static func withEncoded<R>(_ kind: StoreChangeKind, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         switch kind {
         case .cleared:
@@ -32,51 +33,64 @@ enum ChangeRecord {
                 return body(UnsafeBufferPointer(buffer))
             }
         case .deleted(let id):
-            return encode(header: deleted, id: id, todo: nil, body)
+            return withUTF8(of: id) { idBytes in
+                encode(header: deleted, id: idBytes, titleMost: 0, body) { _ in }
+            }
         case .created(let todo):
-            return encode(header: created, id: todo.id, todo: todo, body)
+            return encode(header: created, todo: todo, body)
         case .updated(let todo):
-            return encode(header: updated, id: todo.id, todo: todo, body)
+            return encode(header: updated, todo: todo, body)
         }
     }
 
-    private static func encode<R>(header kind: UInt8, id: String, todo: Todo?, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let uuid = TodoID16(id)
-        var id = id
-        var title = todo?.title ?? ""
-        return id.withUTF8 { idBytes in
-            title.withUTF8 { titleBytes in
-                let most = fixedMost + (uuid == nil ? idBytes.count : 16) + titleBytes.count
-                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: most) { buffer in
-                    var writer = Writer(buffer: buffer)
-                    var header = kind
-                    if uuid == nil { header |= otherID }
-                    if let todo {
-                        if todo.completed { header |= completed }
-                        if todo.order != nil { header |= hasOrder }
-                        if todo.dueDate != nil { header |= hasDueDate }
-                    }
-                    writer.byte(header)
-                    if let uuid {
-                        writer.word(uuid.high)
-                        writer.word(uuid.low)
-                    } else {
-                        writer.unsigned(UInt64(idBytes.count))
-                        writer.bytes(idBytes)
-                    }
-                    if let todo {
-                        let createdAt = todo.createdAt.millisecondsSinceEpoch
-                        writer.signed(createdAt)
-                        writer.signed(todo.updatedAt.millisecondsSinceEpoch &- createdAt)
-                        writer.unsigned(todo.revision)
-                        if let order = todo.order { writer.signed(Int64(order)) }
-                        if let dueDate = todo.dueDate { writer.signed(Int64(dueDate.daysSinceEpoch)) }
-                        writer.bytes(titleBytes)
-                    }
-                    return body(UnsafeBufferPointer(rebasing: buffer[..<writer.count]))
+    private static func encode<R>(header kind: UInt8, todo: Todo, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var header = kind
+        if todo.completed { header |= completed }
+        if todo.order != nil { header |= hasOrder }
+        if todo.dueDate != nil { header |= hasDueDate }
+        return withUTF8(of: todo.id) { idBytes in
+            withUTF8(of: todo.title) { titleBytes in
+                encode(header: header, id: idBytes, titleMost: titleBytes.count, body) { writer in
+                    let createdAt = todo.createdAt.millisecondsSinceEpoch
+                    writer.signed(createdAt)
+                    writer.signed(todo.updatedAt.millisecondsSinceEpoch &- createdAt)
+                    writer.unsigned(todo.revision)
+                    if let order = todo.order { writer.signed(Int64(order)) }
+                    if let dueDate = todo.dueDate { writer.signed(Int64(dueDate.daysSinceEpoch)) }
+                    writer.bytes(titleBytes)
                 }
             }
         }
+    }
+
+    /// The header, the id, then what `rest` writes (at most `fixedMost` and `titleMost` bytes).
+    private static func encode<R>(
+        header: UInt8, id: UnsafeBufferPointer<UInt8>, titleMost: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R,
+        rest: (inout Writer) -> Void
+    ) -> R {
+        let uuid = TodoID16(utf8: id)
+        let most = fixedMost + (uuid == nil ? id.count : 16) + titleMost
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: most) { buffer in
+            var writer = Writer(buffer: buffer)
+            if let uuid {
+                writer.byte(header)
+                writer.word(uuid.high)
+                writer.word(uuid.low)
+            } else {
+                writer.byte(header | otherID)
+                writer.unsigned(UInt64(id.count))
+                writer.bytes(id)
+            }
+            rest(&writer)
+            return body(UnsafeBufferPointer(rebasing: buffer[..<writer.count]))
+        }
+    }
+
+    /// Runs `body` on the UTF-8 bytes of `string` where they are (a native string's, on the stack
+    /// for a small one).
+    private static func withUTF8<R>(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(string.utf8).withUnsafeBufferPointer(body)
     }
 
     /// The kind `record` holds (one `withEncoded` gave).

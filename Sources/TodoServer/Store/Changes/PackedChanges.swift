@@ -5,10 +5,13 @@
 /// reader asks for it (`Excerpt`). Kept as `StoreChange`s, 10,000 retained changes cost ~7.6 MB
 /// (a `Todo` and its strings each, and an array with room for twice the window).
 ///
-/// The rings grow as changes come (the slots by doubling up to `slotLimit`, the bytes by a quarter)
-/// and shrink to twice what they hold once that is under a quarter of their room, so that a log
-/// of a few changes (an owner's, thinned by the shared budget) holds little, and an emptied one
-/// nothing.
+/// The rings grow as changes come: the slots by doubling up to `slotLimit` (more only while more
+/// are held), the bytes to what the slots' room holds of records the size of those held so far,
+/// and an eighth more (at least an eighth more than they had). A full window of 10,000 changes
+/// thus holds 10,000 slots and its records' bytes and an eighth, after about as many resizes as
+/// the slots had. Both shrink to twice what they hold once that is under a quarter of their room,
+/// so that a log of a few changes (an owner's, thinned by the shared budget) holds little, and an
+/// emptied one nothing.
 struct PackedChanges {
     private struct Slot: BitwiseCopyable {
         var major: UInt64
@@ -18,8 +21,8 @@ struct PackedChanges {
         var offset: UInt64
     }
 
-    private var slots = RingBuffer(filler: Slot(major: 0, minor: 0, offset: 0))
-    private var records = RingBuffer<UInt8>(filler: 0)
+    private var slots = RingBuffer<Slot>()
+    private var records = RingBuffer<UInt8>()
     /// The offset of `records`' first byte.
     private var recordsStart: UInt64 = 0
     /// Most slots growing makes room for (the log's capacity); more only while it holds more.
@@ -55,19 +58,20 @@ struct PackedChanges {
         return low
     }
 
-    /// Appends `change` at the end (after every change held: the log keeps them in order).
-    mutating func append(_ change: StoreChange) {
-        ChangeRecord.withEncoded(change.kind) { record in
+    /// Appends the change of `kind` at `position` (after every change held: the log keeps them in
+    /// order).
+    mutating func append(position: ChangePosition, kind: StoreChangeKind) {
+        ChangeRecord.withEncoded(kind) { record in
             if slots.count == slots.capacity {
-                let doubled = min(max(slots.capacity * 2, 4), slotLimit)
+                let doubled = min(max(slots.capacity * 2, 1), slotLimit)
                 slots.resize(to: max(doubled, slots.count + 1))
             }
-            if records.count + record.count > records.capacity {
-                let grown = max(records.capacity + records.capacity / 4, Self.smallestRecordRoom)
-                records.resize(to: max(grown, records.count + record.count))
+            let needed = records.count + record.count
+            if needed > records.capacity {
+                let projected = needed * slots.capacity / (slots.count + 1)
+                records.resize(to: max(projected + projected / 8, records.capacity + records.capacity / 8, Self.smallestRecordRoom))
             }
-            slots.append(
-                Slot(major: change.position.major, minor: change.position.minor, offset: recordsStart + UInt64(records.count)))
+            slots.append(Slot(major: position.major, minor: position.minor, offset: recordsStart + UInt64(records.count)))
             records.append(contentsOf: record)
         }
     }
