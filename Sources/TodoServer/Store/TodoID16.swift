@@ -18,6 +18,12 @@ struct TodoID16: Hashable {
         self = parsed
     }
 
+    /// The 16 bytes of the id whose UTF-8 bytes are `bytes`, or nil when it is not a lower-case UUID.
+    init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard let parsed = Self.parse(bytes) else { return nil }
+        self = parsed
+    }
+
     /// The five groups' hex digits read eight (or four) at a time as one word each: no loop over
     /// the dashes, no branch on each digit's kind, a few word operations per group.
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> TodoID16? {

@@ -28,9 +28,8 @@ public final class ChangeLog: Sendable {
     private let state: Mutex<State>
 
     private struct State {
-        /// Retained changes in order, from `start`.
-        var changes: [StoreChange] = []
-        var start = 0
+        /// Retained changes in order, in compact form.
+        var changes: PackedChanges
         /// Every change at or before it has left the window (or never was).
         var floor: ChangePosition
         var head: ChangeCursor
@@ -73,7 +72,7 @@ public final class ChangeLog: Sendable {
         self.sequence = sequence
         self.retention = retention
         origin = start
-        state = Mutex(State(floor: start, head: ChangeCursor(after: start)))
+        state = Mutex(State(changes: PackedChanges(slotLimit: self.capacity), floor: start, head: ChangeCursor(after: start)))
     }
 
     /// A log for another owner of the same store: the same tag and cursor form, positions from
@@ -120,7 +119,10 @@ public final class ChangeLog: Sendable {
     public var appendedCount: Int { state.withTracedLock { $0.appended } }
 
     /// Changes currently retained.
-    public var retainedCount: Int { state.withTracedLock { $0.changes.count - $0.start } }
+    public var retainedCount: Int { state.withTracedLock { $0.changes.count } }
+
+    /// The memory its retained changes hold, room not yet used included (for tests).
+    var retainedBytes: Int { state.withTracedLock { $0.changes.heldBytes } }
 
     /// How many retained changes replays have looked at so far (what readers cost the log).
     var examinedCount: Int { state.withTracedLock { $0.examined } }
@@ -131,7 +133,7 @@ public final class ChangeLog: Sendable {
         let budget = budget
         let (position, wakes) = state.withTracedLock { state -> (ChangePosition, [@Sendable () -> Void]) in
             let position = ChangePosition(major: state.head.after.major, minor: sequence.next(after: state.head.after.minor))
-            Self.add(StoreChange(position: position, kind: kind), to: &state, capacity: budget == nil ? capacity : .max)
+            Self.add(position: position, kind: kind, to: &state, capacity: budget == nil ? capacity : .max)
             return (position, Array(state.observers.values))
         }
         sequence.reached(major: position.major)
@@ -147,8 +149,9 @@ public final class ChangeLog: Sendable {
         let budget = budget
         let (added, wakes) = state.withTracedLock { state -> (Int, [@Sendable () -> Void]) in
             var added = 0
-            for change in changes where change.position > state.head.after {
-                Self.add(change, to: &state, capacity: budget == nil ? capacity : .max)
+            for index in changes.indices where changes[index].position > state.head.after {
+                Self.add(
+                    position: changes[index].position, kind: changes[index].kind, to: &state, capacity: budget == nil ? capacity : .max)
                 added += 1
             }
             return (added, added > 0 ? Array(state.observers.values) : [])
@@ -158,59 +161,64 @@ public final class ChangeLog: Sendable {
         for wake in wakes { wake() }
     }
 
-    /// Lets its oldest retained change leave the window (the shared budget is full). The changes
-    /// that left are let go once they are half of what the log holds (amortized O(1)), into a
-    /// buffer of the retained ones' size: an owner's log that the budget thinned holds at most
-    /// twice what it retains, and one it emptied holds nothing (10,000 owners with 100 to-dos each
-    /// kept every owner's left changes and their buffers: ~200 B per to-do).
+    /// Lets its oldest retained change leave the window (the shared budget is full). The room
+    /// of what left is given back once the log holds less than a quarter of it (`PackedChanges.trim`):
+    /// an owner's log that the budget thinned holds room for at most twice what it retains, and
+    /// one it emptied holds nothing (10,000 owners with 100 to-dos each kept every owner's left
+    /// changes and their buffers: ~200 B per to-do).
     fileprivate func dropOldest() {
         state.withTracedLock { state in
-            guard state.start < state.changes.count else { return }
-            state.floor = state.changes[state.start].position
-            state.start += 1
-            if state.start == state.changes.count {
-                state.changes = []
-                state.start = 0
-            } else if state.start >= capacity || state.start * 2 >= state.changes.count {
-                state.changes = Array(state.changes[state.start...])
-                state.start = 0
-            }
+            guard state.changes.count > 0 else { return }
+            state.floor = state.changes.position(at: 0)
+            state.changes.removeFirst()
+            state.changes.trim()
         }
     }
 
-    /// The changes the log holds, retained or left but not yet let go (for tests).
-    var heldCount: Int { state.withTracedLock { $0.changes.count } }
+    /// The changes the log has room for, retained or not (for tests).
+    var heldCount: Int { state.withTracedLock { $0.changes.slotCapacity } }
 
     /// Moves `head` to `position` without a change (PostgreSQL: the window starts where the table's
     /// retained changes end); the window then starts there too.
     public func reset(to position: ChangePosition) {
         state.withTracedLock { state in
-            state.changes = []
-            state.start = 0
+            state.changes.removeAll()
             state.floor = position
             state.head = ChangeCursor(after: position)
         }
         sequence.reached(major: position.major)
     }
 
-    private static func add(_ change: StoreChange, to state: inout State, capacity: Int) {
-        state.changes.append(change)
-        state.appended += 1
-        state.head.advance(to: change.position)
-        if state.changes.count - state.start > capacity {
-            state.floor = state.changes[state.start].position
-            state.start += 1
-            // Drop the left-behind front once it is as long as the window: amortized O(1).
-            if state.start >= capacity {
-                state.changes.removeFirst(state.start)
-                state.start = 0
-            }
+    private static func add(position: ChangePosition, kind: StoreChangeKind, to state: inout State, capacity: Int) {
+        // The oldest leaves first, so that a full window never needs room for one more.
+        if state.changes.count >= capacity {
+            state.floor = state.changes.position(at: 0)
+            state.changes.removeFirst()
         }
+        state.changes.append(position: position, kind: kind)
+        state.changes.trim()
+        state.appended += 1
+        state.head.advance(to: position)
     }
 
     /// At most `limit` changes after `cursor` that it has not seen, or a resync when `cursor` is
     /// older than the window or beyond what this log can know.
     public func replay(after cursor: ChangeCursor, limit: Int = .max) -> Replay {
+        // The records are copied out under the lock and made changes after it: an append (a
+        // store's write, under its own lock) never waits for strings to be made.
+        let found = excerpt(after: cursor, limit: limit)
+        switch found {
+        case .resync(let head): return .resync(head: head)
+        case .changes(let excerpt, let end): return .changes(excerpt.changes(), end: end)
+        }
+    }
+
+    private enum Found {
+        case changes(PackedChanges.Excerpt, end: ChangeCursor)
+        case resync(head: ChangeCursor)
+    }
+
+    private func excerpt(after cursor: ChangeCursor, limit: Int) -> Found {
         state.withTracedLock { state in
             if cursor.after < state.floor { return .resync(head: state.head) }
             // How far ahead a cursor may be is measured from the newest major of this log and its
@@ -227,21 +235,16 @@ public final class ChangeLog: Sendable {
                 if aheadAllowance == 0 || (!allowed.overflow && cursor.after.major > allowed.partialValue) {
                     return .resync(head: state.head)
                 }
-                return .changes([], end: cursor)
+                return .changes(PackedChanges.Excerpt(), end: cursor)
             }
-            // The first retained change after the cursor, by bisection.
-            var low = state.start, high = state.changes.count
-            while low < high {
-                let middle = (low + high) / 2
-                if state.changes[middle].position <= cursor.after { low = middle + 1 } else { high = middle }
-            }
-            var found: [StoreChange] = []
+            let low = state.changes.firstIndex(after: cursor.after)
+            var found = PackedChanges.Excerpt()
             var end = cursor
             var index = low
             while index < state.changes.count, found.count < limit {
-                let change = state.changes[index]
-                if !cursor.hasSeen(change.position) { found.append(change) }
-                end.advance(to: change.position)
+                let position = state.changes.position(at: index)
+                if !cursor.hasSeen(position) { state.changes.copy(index, to: &found) }
+                end.advance(to: position)
                 index += 1
             }
             state.examined += index - low
