@@ -182,6 +182,61 @@ struct PackedChangesTests {
         #expect(log.replay(after: between) == .changes(Array(retained[5...]), end: log.head))
     }
 
+    @Test("the first change after a position, near the newest or far back, is the one a scan finds, across the wrap")
+    func firstIndexMatchesAScan() {
+        var packed = PackedChanges(slotLimit: 1_000)
+        var positions: [ChangePosition] = []
+        func add(_ minor: Int) {
+            let position = ChangePosition(major: 7, minor: UInt64(minor))
+            packed.append(position: position, kind: .cleared)
+            positions.append(position)
+        }
+        // Minors 10, 13, 16, …: every position between two changes is asked for too.
+        for index in 0..<1_000 { add(10 + index * 3) }
+        // Then 400 leave and 400 come: the slots wrap round.
+        for _ in 0..<400 {
+            packed.removeFirst()
+            positions.removeFirst()
+        }
+        for index in 1_000..<1_400 { add(10 + index * 3) }
+        #expect(packed.count == 1_000)
+        var wrong: [Int] = []
+        for minor in 0...(10 + 1_400 * 3) {
+            let position = ChangePosition(major: 7, minor: UInt64(minor))
+            let scanned = positions.firstIndex { $0 > position } ?? positions.count
+            if packed.firstIndex(after: position) != scanned { wrong.append(minor) }
+        }
+        #expect(wrong.isEmpty)
+        #expect(packed.firstIndex(after: positions[998]) == 999)
+        #expect(packed.firstIndex(after: positions[999]) == 1_000)
+        #expect(packed.firstIndex(after: ChangePosition(major: 6, minor: 99_999)) == 0)
+    }
+
+    @Test("a reader of the newest change gets it as it was appended; once it has left, nothing is kept of it")
+    func newestChangeWhole() {
+        let log = ChangeLog(tag: "n", capacity: 2, start: ChangePosition(major: 1, minor: 0))
+        let first = log.appendNext(Self.kinds[0])
+        let second = log.appendNext(Self.kinds[10])
+        // The newest alone, and with the one before it (decoded from its record).
+        #expect(
+            log.replay(after: ChangeCursor(after: first)) == .changes([StoreChange(position: second, kind: Self.kinds[10])], end: log.head))
+        #expect(
+            log.replay(after: ChangeCursor(after: ChangePosition(major: 1, minor: 0)))
+                == .changes(
+                    [StoreChange(position: first, kind: Self.kinds[0]), StoreChange(position: second, kind: Self.kinds[10])], end: log.head)
+        )
+        // A limit of one stops before the newest: the one before it is read from its record.
+        #expect(
+            log.replay(after: ChangeCursor(after: ChangePosition(major: 1, minor: 0)), limit: 1)
+                == .changes([StoreChange(position: first, kind: Self.kinds[0])], end: ChangeCursor(after: first)))
+        let third = log.appendNext(.deleted(id: Self.uuid(9)))
+        #expect(
+            log.replay(after: ChangeCursor(after: second))
+                == .changes([StoreChange(position: third, kind: .deleted(id: Self.uuid(9)))], end: log.head))
+        log.reset(to: ChangePosition(major: 2, minor: 0))
+        #expect(log.replay(after: log.head) == .changes([], end: log.head))
+    }
+
     @Test("sibling logs thinned by the shared budget keep their changes exact and give back their room")
     func siblingsThinned() {
         let first = ChangeLog(tag: "o", capacity: 10, start: ChangePosition(major: 1, minor: 0))

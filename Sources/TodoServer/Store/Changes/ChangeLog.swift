@@ -30,6 +30,10 @@ public final class ChangeLog: Sendable {
     private struct State {
         /// Retained changes in order, in compact form.
         var changes: PackedChanges
+        /// The newest retained change as it was appended (also in `changes`), nil when none is
+        /// retained: a live reader, which reads just it, gets it without a decode (one value per
+        /// log, the size of one `StoreChange`).
+        var newest: StoreChange?
         /// Every change at or before it has left the window (or never was).
         var floor: ChangePosition
         var head: ChangeCursor
@@ -172,6 +176,7 @@ public final class ChangeLog: Sendable {
             state.floor = state.changes.position(at: 0)
             state.changes.removeFirst()
             state.changes.trim()
+            if state.changes.count == 0 { state.newest = nil }
         }
     }
 
@@ -183,6 +188,7 @@ public final class ChangeLog: Sendable {
     public func reset(to position: ChangePosition) {
         state.withTracedLock { state in
             state.changes.removeAll()
+            state.newest = nil
             state.floor = position
             state.head = ChangeCursor(after: position)
         }
@@ -197,6 +203,7 @@ public final class ChangeLog: Sendable {
         }
         state.changes.append(position: position, kind: kind)
         state.changes.trim()
+        state.newest = StoreChange(position: position, kind: kind)
         state.appended += 1
         state.head.advance(to: position)
     }
@@ -243,7 +250,13 @@ public final class ChangeLog: Sendable {
             var index = low
             while index < state.changes.count, found.count < limit {
                 let position = state.changes.position(at: index)
-                if !cursor.hasSeen(position) { state.changes.copy(index, to: &found) }
+                if !cursor.hasSeen(position) {
+                    if index == state.changes.count - 1, let newest = state.newest, newest.position == position {
+                        found.newest = newest
+                    } else {
+                        state.changes.copy(index, to: &found)
+                    }
+                }
                 end.advance(to: position)
                 index += 1
             }
