@@ -213,21 +213,23 @@ public final class ChangeLog: Sendable {
     public func replay(after cursor: ChangeCursor, limit: Int = .max) -> Replay {
         // The records are copied out under the lock and made changes after it: an append (a
         // store's write, under its own lock) never waits for strings to be made.
-        let found = excerpt(after: cursor, limit: limit)
-        switch found {
-        case .resync(let head): return .resync(head: head)
-        case .changes(let excerpt, let end): return .changes(excerpt.changes(), end: end)
+        switch excerpt(after: cursor, limit: limit) {
+        case .replay(let replay): return replay
+        case .records(let excerpt, let end): return .changes(excerpt.changes(), end: end)
         }
     }
 
     private enum Found {
-        case changes(PackedChanges.Excerpt, end: ChangeCursor)
-        case resync(head: ChangeCursor)
+        /// The answer, with no record to decode: a resync, nothing new, or just the newest change
+        /// (a live reader's usual case).
+        case replay(Replay)
+        /// Records copied out, to be decoded outside the lock.
+        case records(PackedChanges.Excerpt, end: ChangeCursor)
     }
 
     private func excerpt(after cursor: ChangeCursor, limit: Int) -> Found {
         state.withTracedLock { state in
-            if cursor.after < state.floor { return .resync(head: state.head) }
+            if cursor.after < state.floor { return .replay(.resync(head: state.head)) }
             // How far ahead a cursor may be is measured from the newest major of this log and its
             // siblings: an owner whose last change is old still takes a listing's recent cursor.
             let newest = max(state.head.after.major, sequence.newestMajor)
@@ -235,16 +237,24 @@ public final class ChangeLog: Sendable {
             // (xmax far past the head) would hide every later change from its reader for good.
             if let seen = cursor.seen {
                 let (allowed, overflow) = newest.addingReportingOverflow(aheadAllowance)
-                if !overflow, seen.xmax > allowed, seen.xmax - allowed > 1 { return .resync(head: state.head) }
+                if !overflow, seen.xmax > allowed, seen.xmax - allowed > 1 { return .replay(.resync(head: state.head)) }
             }
             if cursor.after > state.head.after {
                 let allowed = newest.addingReportingOverflow(aheadAllowance)
                 if aheadAllowance == 0 || (!allowed.overflow && cursor.after.major > allowed.partialValue) {
-                    return .resync(head: state.head)
+                    return .replay(.resync(head: state.head))
                 }
-                return .changes(PackedChanges.Excerpt(), end: cursor)
+                return .replay(.changes([], end: cursor))
             }
             let low = state.changes.firstIndex(after: cursor.after)
+            if low == state.changes.count { return .replay(.changes([], end: cursor)) }
+            // Only the newest change is after the cursor: it is taken whole, no record copied.
+            if low == state.changes.count - 1, limit > 0, let last = state.newest, last.position == state.changes.position(at: low) {
+                state.examined += 1
+                var end = cursor
+                end.advance(to: last.position)
+                return .replay(.changes(cursor.hasSeen(last.position) ? [] : [last], end: end))
+            }
             var found = PackedChanges.Excerpt()
             var end = cursor
             var index = low
@@ -261,7 +271,7 @@ public final class ChangeLog: Sendable {
                 index += 1
             }
             state.examined += index - low
-            return .changes(found, end: end)
+            return .records(found, end: end)
         }
     }
 
