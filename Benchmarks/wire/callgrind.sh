@@ -22,8 +22,14 @@ root=$PWD
 N=${N:-2000} SERVERS=${SERVERS:-"todo c hummingbird"} INSTRUCTIONS=${INSTRUCTIONS:-1}
 SUBSCRIBERS=${SUBSCRIBERS:-0} ALLOCATIONS=${ALLOCATIONS:-1}
 work=$(mktemp -d)
-followers=()
-trap 'unfollow; rm -rf "$work"' EXIT
+followers=() pid=""
+# On any exit: the feed streams and a server still running (a failed drive or wait) go too.
+cleanup() {
+  [ ${#followers[@]} -eq 0 ] || kill "${followers[@]}" 2>/dev/null || true
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
 # Ports from a base of this run's own, skipping any a server listens on: several runs (or other
 # benchmarks) may share the machine, and a drive against someone else's server counts nothing.
 port=$((19180 + ($$ % 400) * 20))
