@@ -6,7 +6,7 @@ import Synchronization
 /// loop, so that every request is answered on its own loop with no thread hop.
 public final class PostgresClient: Sendable {
     public let configuration: PostgresConfiguration
-    private let pools = Mutex<[UInt: LoopBound<PostgresLoopPool>]>([:])
+    private let pools = LoopLocal<PostgresLoopPool>()
     private let phases = Mutex<(makeObserver: @Sendable () -> @Sendable (PostgresRequestPhases) -> Void, skipping: UInt?)?>(nil)
 
     public init(configuration: PostgresConfiguration) {
@@ -26,26 +26,20 @@ public final class PostgresClient: Sendable {
     /// The pool of `loop`; call it on that loop's thread (asserted in debug builds: the pool is the
     /// loop's, without a lock).
     public func pool(on loop: EventLoop) -> PostgresLoopPool {
-        assert(loop.isCurrent, "a loop's PostgreSQL pool asked for off that loop's thread")
-        if let pool = pools.withTracedLock({ $0[loop.identity] }) { return pool.valueOnLoop }
-        let make = phases.withTracedLock { phases in phases.flatMap { $0.skipping == loop.identity ? nil : $0.makeObserver } }
-        let observer = make?()
-        let pool = PostgresLoopPool(loop: loop, configuration: configuration, phases: observer)
-        let bound = LoopBound(pool, on: loop)
-        pools.withTracedLock { $0[loop.identity] = bound }
-        // Its connections' timers and socket watches live on the loop's base: closed there when the
-        // loop stops, so that a pool released later (a `close()` after the loop stopped drops its
-        // work and releases the pool on the calling thread) frees nothing of a freed base.
-        loop.whenStopping { bound.valueOnLoop.close() }
-        return pool
+        pools.value(on: loop) { loop in
+            let make = phases.withTracedLock { phases in phases.flatMap { $0.skipping == loop.identity ? nil : $0.makeObserver } }
+            let pool = PostgresLoopPool(loop: loop, configuration: configuration, phases: make?())
+            // Its connections' timers and socket watches live on the loop's base: closed there when
+            // the loop stops, so that a pool released later (a `close()` after the loop stopped drops
+            // its work and releases the pool on the calling thread) frees nothing of a freed base.
+            let bound = LoopBound(pool, on: loop)
+            loop.whenStopping { bound.valueOnLoop.close() }
+            return pool
+        }
     }
 
     /// Closes every pool on its own loop: their requests fail with `closed`.
     public func close() {
-        let all = pools.withTracedLock { pools in
-            defer { pools = [:] }
-            return Array(pools.values)
-        }
-        for pool in all { pool.withValue { $0.close() } }
+        for pool in pools.removeAll() { pool.withValue { $0.close() } }
     }
 }

@@ -35,7 +35,8 @@ public final class PostgresLoopPool: PostgresExecuting {
     /// The most requests a connection takes in flight: any (`depth`), reads (`readDepth`).
     private let depth: Int
     private let readDepth: Int
-    private let requestTimeout: Duration
+    /// How long a request may wait for its answer when its caller gives no deadline.
+    public let requestTimeout: Duration
     private let clock = ContinuousClock()
     /// Reads and writes wait apart: a write is not held up by reads waiting for the first
     /// connection while another has room (each queue keeps its own arrival order).

@@ -16,7 +16,8 @@ enum DatabaseStartup {
             configuration: postgres, changesRetained: configuration.eventsRetained,
             changesPollInterval: .milliseconds(configuration.eventsPollMilliseconds),
             changesReadGap: .milliseconds(configuration.eventsReadGapMilliseconds),
-            clearLockWait: .milliseconds(configuration.databaseClearLockWaitMilliseconds))
+            clearLockWait: .milliseconds(configuration.databaseClearLockWaitMilliseconds),
+            insertBatch: configuration.databaseInsertBatch)
     }
 
     static func migrate(_ configuration: ServerConfiguration, logger: Logger) async throws {

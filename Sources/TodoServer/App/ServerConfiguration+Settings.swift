@@ -104,6 +104,10 @@ extension ServerConfiguration {
                 "Reads the PostgreSQL connection a loop's reads go to holds in flight; more wait in the loop's queue for it while it answers."
             ),
             .integer(
+                "databaseInsertBatch", \.databaseInsertBatch, 1...1000,
+                "The most to-dos one PostgreSQL insert statement makes: POSTs that arrive while all of a loop's connections have an insert in flight go together in the next (1: each alone)."
+            ),
+            .integer(
                 "databaseReadSpillMilliseconds", \.databaseReadSpillMilliseconds, 0...500,
                 "Milliseconds a loop's first PostgreSQL connection, full, may go without answering before reads go to its next connection (0: reads go to any connection with room; 500 ms without an answer counts as stalled)."
             ),

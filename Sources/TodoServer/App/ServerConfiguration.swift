@@ -42,6 +42,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var databasePipelineDepth = 8
     /// Reads the connection a loop's reads go to holds in flight (they stay on it while it answers).
     public var databaseReadPipelineDepth = 32
+    /// The most to-dos one insert statement makes when POSTs wait for a loop's connections (1: each
+    /// alone).
+    public var databaseInsertBatch = ServerConfiguration.defaultDatabaseInsertBatch
+    public static let defaultDatabaseInsertBatch = 32
     /// How long a loop's first database connection, full of reads, may go without an answer before
     /// reads go to its next connection (`PostgresTiming.readSpillAfter`; 0: to any with room).
     public var databaseReadSpillMilliseconds = 20

@@ -32,17 +32,24 @@ public final class PostgresTodoStore: TodoStore {
     let feed: PostgresChangeFeed
     /// How long `removeAll` waits for the table's lock (`TodoSQL+RemoveAll.swift`).
     let clearLockWait: Duration
+    /// The most to-dos one insert statement makes (`PostgresInsertBatcher`; 1: each alone).
+    let insertBatch: Int
+    /// Each loop's inserts, batched.
+    private let inserts = LoopLocal<PostgresInsertBatcher>()
 
     /// `changesRetained` changes are kept for replay (in the table and in memory); the table is read
     /// for changes made through other instances every `changesPollInterval`, and reads start at
     /// least `changesReadGap` apart (`PostgresChangeFeed`), timed by `now`. `removeAll` waits up to
-    /// `clearLockWait` for writes in progress to end (zero: up to the request deadline).
+    /// `clearLockWait` for writes in progress to end (zero: up to the request deadline). Inserts
+    /// that wait for a loop's connections go together, up to `insertBatch` a statement.
     public init(
         configuration: PostgresConfiguration, changesRetained: Int = 10_000, changesPollInterval: Duration = .milliseconds(100),
         changesReadGap: Duration = .milliseconds(ServerConfiguration.defaultEventsReadGapMilliseconds),
-        clearLockWait: Duration = .seconds(1), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        clearLockWait: Duration = .seconds(1), insertBatch: Int = ServerConfiguration.defaultDatabaseInsertBatch,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) throws {
         self.clearLockWait = clearLockWait
+        self.insertBatch = max(1, insertBatch)
         client = PostgresClient(configuration: Self.withGenericPlans(configuration))
         fallback = try LoopThread()
         health = PostgresStoreHealth()
@@ -110,8 +117,22 @@ public final class PostgresTodoStore: TodoStore {
     public func removeAll() -> Pending<Result<Void, StoreError>> { removeAll(owner: .shared) }
 
     func insert(_ todo: Todo, owner: Owner) -> Pending<Result<Todo, StoreError>> {
-        answer(TodoSQL.insert, TodoSQL.insertParameters(todo, owner: owner), changing: true) { rows in
-            rows.count == 1 ? TodoRowDecoder.todo(rows, row: 0) : nil
+        guard insertBatch > 1 else {
+            return answer(TodoSQL.insert, TodoSQL.insertParameters(todo, owner: owner), changing: true) { rows in
+                rows.count == 1 ? TodoRowDecoder.todo(rows, row: 0) : nil
+            }
+        }
+        return Pending { promise in
+            onLoop { [self] loop in
+                let batcher = inserts.value(on: loop) { loop in
+                    let feed = self.feed
+                    return PostgresInsertBatcher(
+                        pool: client.pool(on: loop), maxBatch: insertBatch, timeout: client.configuration.timing.requestTimeout,
+                        outcome: { [health] result, pool in Self.outcome(result, pool: pool, health: health) },
+                        changed: { feed.pollSoon() })
+                }
+                batcher.insert(PostgresInsertBatcher.Request(todo: todo, owner: owner, completion: promise.fulfil))
+            }
         }
     }
 
@@ -184,24 +205,15 @@ public final class PostgresTodoStore: TodoStore {
         unprepared: Bool = false, completion: @escaping (Result<Value, StoreError>) -> Void, decode: @escaping (PostgresRows) -> Value?
     ) {
         let health = self.health
-        let deadline = client.configuration.timing.requestTimeout
         let spread = Self.writes.contains(statement.name)
         let query: PostgresQuery = unprepared ? .unprepared(statement.sql) : .prepared(statement)
         func send(on pool: PostgresLoopPool) {
             let answer: PostgresConnection.Completion = { [unowned pool] result in
-                switch result {
-                case .success(let rows):
-                    health.succeeded()
-                    if let value = decode(rows) {
-                        completion(.success(value))
-                    } else {
-                        completion(.failure(StoreError(reason: "the database answered rows this server cannot read")))
-                    }
-                case .failure(let error):
-                    if error.isUnavailable { health.failed(Self.describe(error)) } else { health.succeeded() }
-                    let load = PostgresLoad(waiting: pool.pendingCount, connections: pool.connections.count, deadline: deadline)
-                    completion(.failure(Self.storeError(error, load: load)))
-                }
+                completion(
+                    Self.outcome(result, pool: pool, health: health).flatMap { rows in
+                        decode(rows).map { .success($0) }
+                            ?? .failure(StoreError(reason: "the database answered rows this server cannot read"))
+                    })
             }
             if spread {
                 pool.executeOnLeastBusy(
@@ -211,13 +223,34 @@ public final class PostgresTodoStore: TodoStore {
                 pool.execute(query, parameters, deadline: callDeadline, completion: answer)
             }
         }
+        onLoop { [client] loop in send(on: client.pool(on: loop)) }
+    }
+
+    /// Runs `body` on the calling loop, or on the store's own loop off the loops' threads.
+    @inline(__always) private func onLoop(_ body: @escaping (EventLoop) -> Void) {
         if let loop = EventLoop.current {
-            send(on: client.pool(on: loop))
+            body(loop)
         } else {
             let loop = fallback.loop
-            let client = self.client
-            let box = UncheckedBox(send)
-            loop.execute { box.value(client.pool(on: loop)) }
+            let box = UncheckedBox(body)
+            loop.execute { box.value(loop) }
+        }
+    }
+
+    /// A statement's outcome: `health` told whether the database answered, an error as the
+    /// `StoreError` a request gets (with `retryAfter` from `pool`'s load when it may pass).
+    static func outcome(
+        _ result: Result<PostgresRows, PostgresError>, pool: PostgresLoopPool, health: PostgresStoreHealth
+    ) -> Result<PostgresRows, StoreError> {
+        switch result {
+        case .success(let rows):
+            health.succeeded()
+            return .success(rows)
+        case .failure(let error):
+            if error.isUnavailable { health.failed(describe(error)) } else { health.succeeded() }
+            let load = PostgresLoad(
+                waiting: pool.pendingCount, connections: pool.connections.count, deadline: pool.requestTimeout)
+            return .failure(storeError(error, load: load))
         }
     }
 
