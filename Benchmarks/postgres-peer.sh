@@ -16,7 +16,8 @@
 #
 # Environment: ROUNDS (3), DURATION seconds per workload (10), THREADS per server (2),
 # CONNECTIONS (64), SERVERS ("todo hbpg"; add "todomem" for TodoServer's in-memory store in the
-# same run; "hbpgN" runs the peer with a pool of at most N connections, so that
+# same run; "todo-batchN" runs TodoServer with databaseInsertBatch N, e.g. todo-batch1 for inserts one
+# a statement; "hbpgN" runs the peer with a pool of at most N connections, so that
 # SERVERS="hbpg4 hbpg8 hbpg20" sweeps its pool size in one run), HBPG_CONNECTIONS (the pool size of a
 # plain "hbpg", here and in postgres-scale.sh: PostgresClient's default, 20, when unset), ORIGIN ("http://localhost:3000", as run.sh), PG_BIN (/usr/lib/postgresql/15/bin),
 # PG_PORT (55441), PORT (19180: the servers' HTTP port), BUILD (1; 0 uses the binaries already built), STAGING (.build/staging: the folder
@@ -61,6 +62,8 @@ start_server() { # NAME DATABASE → sets pid
   case "$1" in
     todo) (cd "$STAGING" && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS \
       TODO_DATABASE_URL="host=$D port=$PG_PORT dbname=$database user=postgres" exec ./todo-server) >/dev/null 2>&1 & ;;
+    todo-batch*) (cd "$STAGING" && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS TODO_DATABASE_INSERT_BATCH=${1#todo-batch} \
+      TODO_DATABASE_URL="host=$D port=$PG_PORT dbname=$database user=postgres" exec ./todo-server) >/dev/null 2>&1 & ;;
     todomem) (cd "$STAGING" && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS exec ./todo-server) \
       >/dev/null 2>&1 & ;;
     hbpg*) pool=${1#hbpg}
@@ -91,7 +94,7 @@ run_wrk() {
   local before after db_before db_after line origin=()
   [ -n "$ORIGIN" ] && origin=(-H "Origin: $ORIGIN")
   local scrape=0
-  case "$server" in todo | todomem) scrape=1 ;; esac
+  case "$server" in todo | todo-batch* | todomem) scrape=1 ;; esac
   [ "$scrape" = 1 ] && curl -fs "$url/metrics" >"$results/metrics-$server-$round-$workload-before.txt"
   [ "${PG_STATS:-0}" = 1 ] && psql_run "SELECT pg_stat_statements_reset()" "$database" >/dev/null
   before=$(cpu_ticks); db_before=$(db_ticks)
@@ -111,7 +114,7 @@ combined() { cat Benchmarks/wrk/report.lua "Benchmarks/wrk/$1"; }
 for round in $(seq 1 "$ROUNDS"); do
   for server in $SERVERS; do
     echo "== round $round: $server" >&2
-    database="bench_${server}_$round"
+    database="bench_${server//-/_}_$round"
     psql_run "CREATE DATABASE $database"
     [ "${PG_STATS:-0}" = 1 ] && psql_run "CREATE EXTENSION pg_stat_statements" "$database"
     start_server "$server" "$database"

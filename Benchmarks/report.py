@@ -32,6 +32,9 @@ for line in open(sys.argv[1]):
 pools = [k[1] for k in runs if k[1].startswith("hbpg") and k[1][4:].isdigit()]
 for server in sorted(set(pools), key=lambda s: int(s[4:])):
     NAMES[server] = f"Hummingbird 2 + PostgresNIO, pool {server[4:]}"
+# "todo-batchN": TodoServer on PostgreSQL with databaseInsertBatch N (postgres-peer.sh).
+for server in sorted({k[1] for k in runs if k[1].startswith("todo-batch")}):
+    NAMES[server] = f"TodoServer, databaseInsertBatch {server[10:]}"
 servers = [s for s in NAMES if any(k[1] == s for k in runs)]
 workloads = list(dict.fromkeys(k[0] for k in runs))
 median = lambda rs, key: statistics.median(r[key] for r in rs)
