@@ -12,7 +12,7 @@ import TodoServer
     func everyRowHasAFlag() throws {
         let flags = ServerConfiguration.flags
         #expect(flags.map(\.key) == ServerConfiguration.settingKeys)
-        #expect(flags.count == 58)
+        #expect(flags.count == 59)
         for flag in flags {
             let parsed = try TodoServerCommand.parse(["--\(flag.name)", "value of \(flag.key)"])
             #expect(parsed.settings.values == [flag.key: "value of \(flag.key)"], "\(flag.key)")
@@ -33,6 +33,7 @@ import TodoServer
         #expect(flagNames.contains("max-uri-bytes"))
         #expect(flagNames.contains("database-clear-lock-wait-milliseconds"))
         #expect(flagNames.contains("jwt-jwks-ca-file"))
+        #expect(flagNames.contains("database-insert-batch"))
         #expect(Set(flagNames).count == flagNames.count)
     }
 
