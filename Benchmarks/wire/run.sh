@@ -11,25 +11,39 @@
 # CONNECTIONS (64), MILLION (1000000; 0 skips that phase), SERVERS ("todo c hummingbird"),
 # ORIGIN sent on every request as a browser front end does ("http://localhost:3000"; empty: none),
 # so that CORS middleware that acts only on requests with an Origin does its work.
+# WORKLOADS: only these (e.g. "list20 get-one post"; default all). BUILD=0 uses the binaries built.
+#
+# PIN=1 (issue 38 item 4): per-core efficiency. Each server runs one loop thread (THREADS=1) pinned
+# to CPU SERVER_CPU (0) with taskset, and wrk to CPU CLIENT_CPU (1), so that a server's req/s is
+# what one core of it gives and its CPU per request is not shared with the load generator's. Every
+# server is pinned the same way (raw C and Hummingbird included); nothing else about them changes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} THREADS=${THREADS:-2} CONNECTIONS=${CONNECTIONS:-64}
+PIN=${PIN:-0} SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1} WORKLOADS=${WORKLOADS:-}
+server_pin=() client_pin=()
+if [ "$PIN" = 1 ]; then
+  THREADS=1 server_pin=(taskset -c "$SERVER_CPU") client_pin=(taskset -c "$CLIENT_CPU")
+fi
 MILLION=${MILLION:-1000000} SERVERS=${SERVERS:-"todo c hummingbird"} ORIGIN=${ORIGIN-http://localhost:3000}
-results="Benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)"
+results="Benchmarks/results/$([ "$PIN" = 1 ] && echo pinned-)$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$results"
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 
-echo "== building (release)" >&2
-scripts/build-release.sh .build/staging >/dev/null
-make -s -C Benchmarks/Peers/C
-case " $SERVERS " in *" hummingbird "*) Benchmarks/Peers/build.sh TodoHummingbird >/dev/null ;; esac
+if [ "${BUILD:-1}" = 1 ]; then
+  echo "== building (release)" >&2
+  scripts/build-release.sh .build/staging >/dev/null
+  make -s -C Benchmarks/Peers/C
+  case " $SERVERS " in *" hummingbird "*) Benchmarks/Peers/build.sh TodoHummingbird >/dev/null ;; esac
+fi
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), pinned: $PIN, threads: $THREADS" | tee "$results/conditions.txt" >&2
 
 port=19080
 start_server() { # NAME → sets pid
   case "$1" in
-    todo) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS exec ./todo-server) >/dev/null 2>&1 & ;;
-    c) Benchmarks/Peers/C/todo_c_server $port "$THREADS" >/dev/null 2>&1 & ;;
-    hummingbird) Benchmarks/Peers/TodoHummingbird/.build/release/TodoHummingbird $port "$THREADS" >/dev/null 2>&1 & ;;
+    todo) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS exec "${server_pin[@]}" ./todo-server) >/dev/null 2>&1 & ;;
+    c) "${server_pin[@]}" Benchmarks/Peers/C/todo_c_server $port "$THREADS" >/dev/null 2>&1 & ;;
+    hummingbird) "${server_pin[@]}" Benchmarks/Peers/TodoHummingbird/.build/release/TodoHummingbird $port "$THREADS" >/dev/null 2>&1 & ;;
   esac
   pid=$!
   for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/todos?limit=1" >/dev/null 2>&1 && return; sleep 0.05; done
@@ -42,12 +56,13 @@ rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$pid/status"; }
 # run_wrk SERVER ROUND WORKLOAD [wrk arguments…]: one line of results per run.
 run_wrk() {
   local server=$1 round=$2 workload=$3; shift 3
+  [ -z "$WORKLOADS" ] || [[ " $WORKLOADS " == *" $workload "* ]] || return 0
   local before after
   before=$(cpu_ticks)
   local line
   local origin=()
   [ -n "$ORIGIN" ] && origin=(-H "Origin: $ORIGIN")
-  line=$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${origin[@]}" -s Benchmarks/wrk/report.lua "$@" | grep '^RESULT' || true)
+  line=$("${client_pin[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${origin[@]}" -s Benchmarks/wrk/report.lua "$@" | grep '^RESULT' || true)
   after=$(cpu_ticks)
   local ticks_per_second
   ticks_per_second=$(getconf CLK_TCK)
@@ -92,4 +107,5 @@ if [ "$MILLION" -gt 0 ]; then
   done
 fi
 
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$results/conditions.txt" >&2
 python3 Benchmarks/report.py "$results/raw.txt" | tee "$results/table.md"
