@@ -2,13 +2,15 @@
 # System calls per keep-alive request, TodoServer beside the raw C server on evhttp, in one run:
 # `strace -c -f` on each server (every thread) while `wrk -t1 -c8` runs GET of one to-do and GET of
 # a list of 20 for DURATION seconds; calls divided by the requests wrk completed. strace slows the
-# servers down: the counts per request are the figure, not the rate.
+# servers down: the counts per request are the figure, not the rate. "todo" runs with the defaults
+# (the access log on, written to /dev/null here as in run.sh); "todo-quiet" with TODO_LOG_LEVEL=warning
+# (no access lines), to show what the log costs in calls.
 #
-# Environment: DURATION seconds per workload (3), THREADS loops per server (2), SKIP_BUILD=1 uses
-# the staged binary as it is.
+# Environment: DURATION seconds per workload (3), THREADS loops per server (2), SERVERS
+# ("todo todo-quiet c"), SKIP_BUILD=1 uses the staged binary as it is.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-DURATION=${DURATION:-3} THREADS=${THREADS:-2}
+DURATION=${DURATION:-3} THREADS=${THREADS:-2} SERVERS=${SERVERS:-"todo todo-quiet c"}
 for tool in strace wrk; do
   command -v "$tool" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$tool" >/dev/null; }
 done
@@ -18,7 +20,9 @@ make -s -C Benchmarks/Peers/C
 port=19180
 start_server() { # NAME → sets pid
   case "$1" in
-    todo) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS TODO_LOG_LEVEL=warning exec ./todo-server) >/dev/null 2>&1 & ;;
+    todo) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS exec ./todo-server) >/dev/null 2>&1 & ;;
+    todo-quiet) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS TODO_LOG_LEVEL=warning exec ./todo-server) \
+      >/dev/null 2>&1 & ;;
     c) Benchmarks/Peers/C/todo_c_server $port "$THREADS" >/dev/null 2>&1 & ;;
   esac
   pid=$!
@@ -28,7 +32,7 @@ start_server() { # NAME → sets pid
 stop_server() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
 
 printf '| server | workload | requests | system calls | per request | the calls (per request) |\n|---|---|---|---|---|---|\n'
-for server in todo c; do
+for server in $SERVERS; do
   start_server "$server"
   ids=$(python3 Benchmarks/seed.py $port 20 1)
   first=${ids%%,*}
