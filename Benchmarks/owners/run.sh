@@ -9,7 +9,8 @@
 #     same count on the shared list (target ≤ 150 B), and one owner's GET /todos against a server
 #     that holds only that owner's PER_OWNER (target: within 1.2×), ROUNDS interleaved runs.
 # Environment: ROUNDS (3), DURATION (10 s), CONNECTIONS (64), OWNERS (10000), PER_OWNER (100),
-# TODO_BINARY (a staged todo-server instead of building one). Results in Benchmarks/results/owners-*/.
+# TODO_BINARY (a staged todo-server instead of building one), ONLY_MEMORY=1 (part 2's memory alone).
+# Results in Benchmarks/results/owners-*/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} CONNECTIONS=${CONNECTIONS:-64}
@@ -66,6 +67,7 @@ declare -A headers=(
 modes=(none owner jwt-RS256 jwt-ES256 jwt-EdDSA)
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); binary: $binary; wrk -t1 -c$CONNECTIONS -d${DURATION}s; 2 loops" | tee "$out/conditions.txt"
 
+if [ "${ONLY_MEMORY:-0}" != 1 ]; then
 echo "== 1. GET one: req/s p50_us p99_us errors"
 for round in $(seq 1 "$ROUNDS"); do
   for mode in "${modes[@]}"; do
@@ -88,6 +90,7 @@ for alg in RS256 ES256 EdDSA; do
   python3 Benchmarks/owners/first_sight.py $port "$keys" $issuer $audience "$id" $alg | tee -a "$out/first-sight.txt"
 done
 stop
+fi
 
 echo "== 2. $OWNERS owners x $PER_OWNER to-dos"
 tokens=$out/owner-tokens
@@ -108,6 +111,7 @@ python3 Benchmarks/seed.py $port $count 4 >/dev/null
 loaded=$(kib $shared VmRSS)
 echo "shared list: idle ${idle} KiB, loaded ${loaded} KiB, $(( (loaded - idle) * 1024 / count )) B per to-do" | tee -a "$out/memory.txt"
 stop
+[ "${ONLY_MEMORY:-0}" = 1 ] && exit 0
 serve TODO_OWNER_TOKENS=o0:t0
 small_port=$port
 python3 Benchmarks/owners/seed_owners.py $small_port 1 "$PER_OWNER" 1
