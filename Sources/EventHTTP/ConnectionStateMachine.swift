@@ -16,12 +16,12 @@ struct ConnectionStateMachine: Sendable {
     typealias Instant = ContinuousClock.Instant
 
     /// A connection, from accept to close.
-    struct ConnectionID: Hashable, Sendable {
+    struct ConnectionID: Hashable, Sendable, TableNumber {
         let rawValue: UInt
     }
 
     /// A request handed to the handler.
-    struct RequestID: Hashable, Sendable {
+    struct RequestID: Hashable, Sendable, TableNumber {
         let rawValue: UInt
     }
 
@@ -149,9 +149,9 @@ struct ConnectionStateMachine: Sendable {
     // The state below is changed only by the machine's own methods (in this file and its
     // extensions); the loop reads it.
     /// Every connection accepted and not closed.
-    var connections: [ConnectionID: Connection] = [:]
+    var connections = NumberTable<ConnectionID, Connection>()
     /// Each request in flight (with the handler, or answered and not written yet) with its connection.
-    var requests: [RequestID: ConnectionID] = [:]
+    var requests = NumberTable<RequestID, ConnectionID>()
     /// Connections marked over the limit (their check is skipped while there are none).
     var overLimitCount = 0
     /// Connections whose reading is stopped.
