@@ -84,7 +84,7 @@ final class FeedInteractorTests {
         let subscribers = [RecordingSubscriber(), RecordingSubscriber()]
         let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
         for subscription in subscriptions { subscription.start() }
-        #expect(log.observerCount == 1, "one observer for the loop, not one per subscriber")
+        #expect(log.listenerCount == 1, "one listener for the loop, not one per subscriber")
         log.appendNext(.created(Self.todo("a")))
         loop.run()
         log.appendNext(.created(Self.todo("b")))

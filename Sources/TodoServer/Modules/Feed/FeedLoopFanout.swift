@@ -1,7 +1,7 @@
 import LockTracing
 import Synchronization
 
-/// The subscriptions of one change log on one loop, woken together: the log has one observer per
+/// The subscriptions of one change log on one loop, woken together: the log has one listener per
 /// loop (not one per subscriber, which would make every write call each subscriber's wake-up),
 /// and changes that come within `batchInterval` after a batch went out wait and go out together
 /// (a change after a quiet spell goes at once). A pass over the subscriptions goes `slice` at a
@@ -15,7 +15,7 @@ import Synchronization
 /// loop's time and requests the rest. Subscribers then fall behind, and those that fall behind
 /// the retained changes get a resync. A feed that keeps up never rests. Lives on its loop's thread
 /// but for `wake`.
-final class FeedLoopFanout: @unchecked Sendable {
+final class FeedLoopFanout: ChangeListener, @unchecked Sendable {
     /// Where wake-ups stand, shared by the threads that append (`wake`) and the loop.
     private enum Wake: UInt8, AtomicRepresentable {
         /// No wake-up queued and no batch just sent: the next change is sent at once.
@@ -89,7 +89,7 @@ final class FeedLoopFanout: @unchecked Sendable {
         self.loop = loop
         self.batchInterval = batchInterval
         self.loopSharePercent = loopSharePercent
-        _ = log.observe { [weak self] in self?.wake() }
+        log.listen(self)
         // Its timers go with the loop's base: a fan-out released after its loop closed frees none.
         loop.whenStopping { [weak self] in
             self?.cooldown?.cancel()
@@ -133,6 +133,9 @@ final class FeedLoopFanout: @unchecked Sendable {
             if let subscription { indexes[ObjectIdentifier(subscription)] = index }
         }
     }
+
+    /// The log took changes (on the appending thread, once the store let go of its lock).
+    func changesAppended() { wake() }
 
     /// From the thread that appended a change, or on the loop from a subscription that takes more
     /// again: a pass follows (at once, or when the interval after the last batch ends).
