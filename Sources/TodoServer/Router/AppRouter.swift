@@ -78,7 +78,7 @@ public struct AppRouter: Sendable {
     /// Builds and wires every module once around the shared dependencies.
     public static func makeRouter(
         dependencies: ModuleDependencies, screening: RequestScreening, cors: CORSPolicy,
-        authentication: BearerAuthentication = BearerAuthentication(), feed: FeedSettings = FeedSettings()
+        authentication: BearerAuthentication = BearerAuthentication(), feed: FeedSettings = .defaults
     ) -> AppRouter {
         let serializer = JSONSerializer()
         let store = dependencies.store
@@ -105,9 +105,8 @@ public struct AppRouter: Sendable {
             feed: FeedView(
                 presenter: FeedPresenter(
                     interactor: FeedInteractor(
-                        log: store.changes, store: store, scheduler: dependencies.feedScheduler, heartbeat: feed.heartbeat,
-                        hub: dependencies.feedHub, batchInterval: feed.batchInterval,
-                        loopSharePercent: feed.loopSharePercent, clock: dependencies.clock)),
+                        log: store.changes, store: store, scheduler: dependencies.feedScheduler, hub: dependencies.feedHub,
+                        settings: feed, clock: dependencies.clock)),
                 serializer: serializer, maxBufferedBytes: feed.maxBufferedBytes),
             screening: screening, cors: cors, authentication: authentication, serializer: serializer)
     }

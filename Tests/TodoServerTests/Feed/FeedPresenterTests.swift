@@ -94,7 +94,9 @@ struct FeedPresenterTests {
         let loop = ManualFeedLoop()
         let hub = FeedHub(maxSubscribers: 1, factory: PrometheusMetricsFactoryForTests.make())
         let log = ChangeLog(tag: "mt", capacity: 5, start: ChangePosition(major: 1, minor: 0))
-        let presenter = FeedPresenter(interactor: FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(1), hub: hub))
+        let presenter = FeedPresenter(
+            interactor: FeedInteractor(
+                log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(1), loopSharePercent: 100)))
         let view = RefusingView()
         presenter.presentSubscription(FeedRequest(), context: RequestContext(baseURL: "http://h"), view: view)
         #expect(view.problems == [501])
@@ -107,7 +109,9 @@ struct FeedPresenterTests {
         let loop = ManualFeedLoop()
         let hub = FeedHub(maxSubscribers: 3, factory: PrometheusMetricsFactoryForTests.make())
         let log = ChangeLog(tag: "mt", capacity: 5, start: ChangePosition(major: 1, minor: 0))
-        let presenter = FeedPresenter(interactor: FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(1), hub: hub))
+        let presenter = FeedPresenter(
+            interactor: FeedInteractor(
+                log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(1), loopSharePercent: 100)))
         let views = [RecordingView(), RecordingView(), RecordingView()]
         for (view, base) in zip(views, ["http://a", "http://a", "http://b"]) {
             presenter.presentSubscription(FeedRequest(), context: RequestContext(baseURL: base), view: view)
@@ -133,7 +137,9 @@ struct FeedPresenterTests {
         let loop = ManualFeedLoop()
         let hub = FeedHub(maxSubscribers: 4, factory: PrometheusMetricsFactoryForTests.make())
         let log = ChangeLog(tag: "mt", capacity: 10, start: ChangePosition(major: 1, minor: 0))
-        let presenter = FeedPresenter(interactor: FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(1), hub: hub))
+        let presenter = FeedPresenter(
+            interactor: FeedInteractor(
+                log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(1), loopSharePercent: 100)))
         log.appendNext(.deleted(id: "a"))
         let views = [RecordingView(), RecordingView(), RecordingView()]
         for view in views {
