@@ -127,10 +127,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The least time, in milliseconds, between two reads of the change table (with
     /// `databaseUrl`): under a stream of writes a read takes the changes of that time together;
     /// a change after a quiet spell is read at once. 0 reads after every write.
-    public var eventsReadGapMilliseconds = Self.defaultEventsReadGapMilliseconds
-    public static let defaultEventsReadGapMilliseconds = 5
+    public var eventsReadGapMilliseconds = 5
 
     public init() {}
+
+    /// Every setting at its default: where a component made without a configuration (a tool, a
+    /// test) takes its defaults from, so that each default is written once, above.
+    public static let defaults = ServerConfiguration()
 
     /// Whether requests need a bearer token.
     public var requiresTokens: Bool { !authTokens.isEmpty || !readTokens.isEmpty || hasOwners }

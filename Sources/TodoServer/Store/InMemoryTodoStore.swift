@@ -85,7 +85,10 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     /// A store holding `todos` exactly as given, revisions included: what recovery from disk builds.
-    public init(restoring todos: [String: Todo], changes: ChangeLog = InMemoryTodoStore.processChangeLog(retaining: 10_000)) {
+    public init(
+        restoring todos: [String: Todo],
+        changes: ChangeLog = InMemoryTodoStore.processChangeLog(retaining: ServerConfiguration.defaults.eventsRetained)
+    ) {
         self.changes = changes
         owners = Mutex([:])
         owner = .shared
@@ -103,7 +106,7 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     /// A store holding `initial`, each at revision 1; `changesRetained` changes kept for replay.
-    public init(_ initial: [Todo] = [], changesRetained: Int = 10_000) {
+    public init(_ initial: [Todo] = [], changesRetained: Int = ServerConfiguration.defaults.eventsRetained) {
         changes = Self.processChangeLog(retaining: changesRetained)
         owners = Mutex([:])
         owner = .shared

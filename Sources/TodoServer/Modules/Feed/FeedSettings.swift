@@ -10,7 +10,7 @@ public struct FeedSettings: Sendable, Equatable {
     public var loopSharePercent: Int
 
     /// The settings of a server configured with the defaults.
-    public static let defaults = FeedSettings(configuration: ServerConfiguration())
+    public static let defaults = FeedSettings(configuration: .defaults)
 
     /// The settings given, and the defaults' for the others.
     public init(

@@ -38,8 +38,9 @@ public final class PostgresTodoStore: TodoStore {
     /// least `changesReadGap` apart (`PostgresChangeFeed`), timed by `now`. `removeAll` waits up to
     /// `clearLockWait` for writes in progress to end (zero: up to the request deadline).
     public init(
-        configuration: PostgresConfiguration, changesRetained: Int = 10_000, changesPollInterval: Duration = .milliseconds(100),
-        changesReadGap: Duration = .milliseconds(ServerConfiguration.defaultEventsReadGapMilliseconds),
+        configuration: PostgresConfiguration, changesRetained: Int = ServerConfiguration.defaults.eventsRetained,
+        changesPollInterval: Duration = .milliseconds(ServerConfiguration.defaults.eventsPollMilliseconds),
+        changesReadGap: Duration = .milliseconds(ServerConfiguration.defaults.eventsReadGapMilliseconds),
         clearLockWait: Duration = .seconds(1), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) throws {
         self.clearLockWait = clearLockWait
