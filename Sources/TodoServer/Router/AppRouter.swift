@@ -135,7 +135,7 @@ public struct AppRouter: Sendable {
     /// Answers `request` through `respond`, exactly once; `route` is `route(for: request)`. Screening
     /// and token decisions are logged at debug level through the request's logger.
     public func routeRequest(
-        _ request: HTTPRequest, to route: Route?, context: RequestContext, openStream: @escaping StreamOpener = { _, _, _ in nil },
+        _ request: HTTPRequest, to route: Route?, context: RequestContext, openStream: @escaping StreamOpener = { _, _, _, _ in nil },
         respond: @escaping Respond
     ) {
         routeRequest(
@@ -152,7 +152,7 @@ public struct AppRouter: Sendable {
     /// `routeRequest` with the credential's decision already made (`access(for:route:context:)`).
     public func routeRequest(
         _ request: HTTPRequest, to route: Route?, access: BearerAuthentication.Decision, context: RequestContext,
-        openStream: @escaping StreamOpener = { _, _, _ in nil }, respond: @escaping Respond
+        openStream: @escaping StreamOpener = { _, _, _, _ in nil }, respond: @escaping Respond
     ) {
         if let (problem, headers) = refusal(of: request, route: route, access: access, context: context, hasContent: !request.body.isEmpty)
         {
