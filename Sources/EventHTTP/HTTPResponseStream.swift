@@ -74,13 +74,17 @@ public struct HTTPResponseStream: @unchecked Sendable {
 extension HTTPResponder {
     /// Answers with `status` and `headers` now and a body written later through the returned
     /// stream (no `Content-Length`: the body's length is not known). `onEvent` hears `.drained`
-    /// and `.closed`. Nil when the connection has closed already. A HEAD request, and a status
+    /// and `.closed`; `backPressure`: the marks its writes are judged by besides the connection's
+    /// output bound. Nil when the connection has closed already. A HEAD request, and a status
     /// that has no body (1xx, 204, 304), gets the head and a finished stream (writes are `.closed`).
     public func startStream(
-        status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
+        status: Int, headers: HTTPHeaders, backPressure: HTTPStreamBackPressure = .connection,
+        onEvent: @escaping (HTTPStreamEvent) -> Void
     ) -> HTTPResponseStream? {
         assert(connection.server.loop.isCurrent, "a response stream started off its request's loop thread")
-        guard connection.startStream(status: status, headers: headers, request: request, onEvent: onEvent) else { return nil }
+        guard
+            connection.startStream(status: status, headers: headers, backPressure: backPressure, request: request, onEvent: onEvent)
+        else { return nil }
         return HTTPResponseStream(connection: connection, request: request)
     }
 }
@@ -112,11 +116,12 @@ final class StagedChunk {
 
 extension HTTPConnection {
     func startStream(
-        status: Int, headers: HTTPHeaders, request: ConnectionStateMachine.RequestID, onEvent: @escaping (HTTPStreamEvent) -> Void
+        status: Int, headers: HTTPHeaders, backPressure: HTTPStreamBackPressure, request: ConnectionStateMachine.RequestID,
+        onEvent: @escaping (HTTPStreamEvent) -> Void
     ) -> Bool {
         guard isOpen, answering == request, stream == nil else { return false }
         // No time-out runs while the handler works; a stream counts from its writes again.
-        let decided = server.machine.streamStarted(id, now: .now, status: status, isHead: answeringIsHead)
+        let decided = server.machine.streamStarted(id, now: .now, status: status, isHead: answeringIsHead, backPressure: backPressure)
         let framing = HTTPResponseWriter.Framing(
             isHead: answeringIsHead, closes: decided.closes, http10KeepAlive: false, streamed: decided.chunked ? .chunked : .closeDelimited)
         bytesQueued += HTTPResponseWriter.write(
@@ -156,13 +161,26 @@ extension HTTPConnection {
         server.wireCounters.noteOutput(evbuffer_get_length(output))
         if flushing, !servicing { flush() }
         guard isOpen, stream?.request == request else { return .closed }
-        return writeResult(server.machine.streamWrote(id, queuedBytes: true, pendingBytes: streamPendingBytes))
+        var action = server.machine.streamWrote(id, queuedBytes: true, pendingBytes: streamPendingBytes, batched: !flushing)
+        if action == .flushFirst {
+            sealStagedChunk()
+            if !servicing { flush() }
+            guard isOpen, stream?.request == request else { return .closed }
+            action = server.machine.streamFlushedForWrite(id, pendingBytes: streamPendingBytes)
+        }
+        return writeResult(action)
     }
 
     private func writeResult(_ action: ConnectionStateMachine.StreamWriteAction) -> HTTPStreamWrite {
         switch action {
-        case .accepted: .accepted
-        case .overBound: .overBound
+        case .accepted, .flushFirst: return .accepted
+        case .overBound: return .overBound
+        case .cutOff:
+            // The writer hears it by this answer: the stream is let go before the close, which
+            // would tell it `.closed` as well.
+            stream = nil
+            close()
+            return .cutOff
         }
     }
 

@@ -26,9 +26,37 @@ public enum HTTPStreamEvent: Sendable, Equatable {
 public enum HTTPStreamWrite: Sendable, Equatable {
     /// Queued; the output is within its bound.
     case accepted
-    /// Queued, but the client is not taking the output: more than `maxOutputBytes` wait. Write
-    /// nothing more until `.drained` (or cut the stream off).
+    /// Queued, but the client is not taking the output: more than `maxOutputBytes` wait, or as
+    /// many as the stream's `HTTPStreamBackPressure.pauseAt`. Write nothing more until `.drained`.
     case overBound
+    /// Queued, and the output reached the stream's `HTTPStreamBackPressure.cutOffAt`: the
+    /// connection was closed (without the body's end). Told by this answer only, not by `.closed`.
+    case cutOff
     /// The stream is over (finished or closed): nothing was queued.
     case closed
+}
+
+/// The back-pressure a streamed answer asks for when it starts: the connection keeps it (its state
+/// machine answers each write and tells `.drained`). By default a write waits once the connection's
+/// output is over its bound (`maxOutputBytes`) and hears `.drained` at half of it; a stream that
+/// follows a client for long (the live feed's) sets marks of its own. The connection's bound holds
+/// whatever the marks.
+public struct HTTPStreamBackPressure: Sendable, Equatable {
+    /// Pending bytes at which a write answers `.overBound`; a queued write that reaches it is first
+    /// written out as far as the socket takes it, then judged. Nil: the connection's bound only.
+    public var pauseAt: Int?
+    /// Pending bytes at or below which a write that answered `.overBound` at `pauseAt` hears
+    /// `.drained` (nil: half the connection's bound).
+    public var resumeAt: Int?
+    /// Pending bytes at which the stream is cut off (`HTTPStreamWrite.cutOff`); nil: never.
+    public var cutOffAt: Int?
+
+    /// The connection's bound alone.
+    public static let connection = HTTPStreamBackPressure()
+
+    public init(pauseAt: Int? = nil, resumeAt: Int? = nil, cutOffAt: Int? = nil) {
+        self.pauseAt = pauseAt
+        self.resumeAt = resumeAt
+        self.cutOffAt = cutOffAt
+    }
 }

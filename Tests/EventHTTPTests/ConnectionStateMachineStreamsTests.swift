@@ -1,3 +1,4 @@
+import HTTPValues
 import Testing
 
 @testable import EventHTTP
@@ -87,6 +88,65 @@ struct ConnectionStateMachineStreamsTests {
         #expect(machine.streamOutputDrained(connection(1), pendingBytes: 100) == true)
         // The next wait uses half the bound again.
         #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 2000) == .overBound)
+        #expect(machine.streamOutputDrained(connection(1), pendingBytes: 500) == true)
+    }
+
+    /// The live feed's marks for a bound of 1,000 unsent bytes (`FeedView.backPressure`): pause at
+    /// half, resume at a quarter, cut off at the bound; a batch queued up to half is flushed before
+    /// it is judged. (They were the event-stream writer's own until issue 37.)
+    func feedStream(in machine: inout Machine) {
+        streaming(1, in: &machine)
+        let marks = HTTPStreamBackPressure(pauseAt: 500, resumeAt: 250, cutOffAt: 1000)
+        _ = machine.streamStarted(connection(1), now: t0, backPressure: marks)
+    }
+
+    @Test("a stream's marks: a batch that reaches half its bound is flushed first, then waits if still there, until a quarter is left")
+    func streamMarksPauseAndResume() {
+        var machine = machine()
+        feedStream(in: &machine)
+        // 203-byte events, queued.
+        #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 203, batched: true) == .accepted)
+        #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 406, batched: true) == .accepted)
+        #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 609, batched: true) == .flushFirst)
+        // The socket took nothing: 609 after the flush, over half: wait.
+        #expect(machine.streamFlushedForWrite(connection(1), pendingBytes: 609) == .overBound)
+        #expect(machine.streamWrote(connection(1), queuedBytes: false, pendingBytes: 609) == .overBound, "still waiting")
+        #expect(machine.streamOutputDrained(connection(1), pendingBytes: 251) == false)
+        #expect(machine.streamOutputDrained(connection(1), pendingBytes: 250) == true)
+        #expect(machine.streamOutputDrained(connection(1), pendingBytes: 0) == false, "told once")
+        // A flush that the socket took: the write goes on.
+        #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 700, batched: true) == .flushFirst)
+        #expect(machine.streamFlushedForWrite(connection(1), pendingBytes: 100) == .accepted)
+        // A write (a comment: written at once) is judged as it is.
+        #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 499) == .accepted)
+        #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 500) == .overBound)
+    }
+
+    @Test("a stream's marks: past the cut-off mark the stream is cut off, after a flush for a batch, at once for a write")
+    func streamMarksCutOff() {
+        var machine = machine()
+        feedStream(in: &machine)
+        #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 303, batched: true) == .accepted)
+        #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 1103, batched: true) == .flushFirst)
+        #expect(machine.streamFlushedForWrite(connection(1), pendingBytes: 1103) == .cutOff)
+        var other = self.machine()
+        feedStream(in: &other)
+        #expect(other.streamWrote(connection(1), queuedBytes: true, pendingBytes: 999) == .overBound)
+        #expect(other.streamWrote(connection(1), queuedBytes: true, pendingBytes: 1000) == .cutOff)
+    }
+
+    @Test("a stream's marks above the output bound: the bound still pauses the writer, drained at half the bound")
+    func outputBoundUnderTheMarks() {
+        var machine = machine()
+        streaming(1, in: &machine)
+        _ = machine.streamStarted(
+            connection(1), now: t0, backPressure: HTTPStreamBackPressure(pauseAt: 4000, resumeAt: 2000, cutOffAt: 8000))
+        #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 1001, batched: true) == .overBound)
+        #expect(machine.streamOutputDrained(connection(1), pendingBytes: 501) == false)
+        #expect(machine.streamOutputDrained(connection(1), pendingBytes: 500) == true)
+        // Over the bound before its flush, under it after: it waits, as the bound said when queued.
+        #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 4100, batched: true) == .flushFirst)
+        #expect(machine.streamFlushedForWrite(connection(1), pendingBytes: 300) == .overBound)
         #expect(machine.streamOutputDrained(connection(1), pendingBytes: 500) == true)
     }
 

@@ -85,6 +85,18 @@ private final class StreamingHandler: HTTPHandler, @unchecked Sendable {
         case "/hold":
             let stream = responder.startStream(status: 200, headers: [:]) { self.note("\($0)") }
             stream?.write(Array("held".utf8))
+        case "/cut-off":
+            // 64 KiB parts, queued, to a stream cut off at 256 KiB unsent: each written as it
+            // comes until the connection cuts the stream off (or 64 went out).
+            let stream = responder.startStream(status: 200, headers: [:], backPressure: HTTPStreamBackPressure(cutOffAt: 256 << 10)) {
+                self.note("\($0)")
+            }
+            let part = [UInt8](repeating: UInt8(ascii: "z"), count: 64 << 10)
+            for written in 1...64 {
+                let answer = stream?.write(part)
+                guard answer == .accepted else { return self.note("\(answer.map { "\($0)" } ?? "nil") after \(written)") }
+            }
+            note("all written")
         default:
             responder.send(HTTPResponse(status: 200, body: Array("plain".utf8)))
         }
@@ -207,6 +219,21 @@ struct ResponseStreamTests {
             #expect(response.body.count == 64 << 16)
             #expect(handler.events.contains("drained"))
             #expect(handler.events.last == "finished after 64")
+        }
+    }
+
+    @Test(
+        "a stream cut off at its mark: the write that reached it says cutOff, the connection closes without the body's end, no closed event"
+    )
+    func cutOffAtTheStreamsMark() throws {
+        try withServer(maxOutputBytes: 4 << 20) { port, handler in
+            let client = try TestHTTPClient(port: port, receiveBufferBytes: 4096, recordsResponses: false)
+            try client.send("GET /cut-off HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(eventually { handler.events.first?.hasPrefix("cutOff after") == true }, "\(handler.events)")
+            let raw = client.readToEnd()
+            #expect(client.serverClosed())
+            #expect(!String(decoding: raw.suffix(5), as: UTF8.self).hasSuffix("0\r\n\r\n"), "no last chunk")
+            #expect(handler.events.count == 1, "no closed event besides the answer: \(handler.events)")
         }
     }
 

@@ -141,7 +141,7 @@ private final class StreamProgress: @unchecked Sendable {
             switch stream.write(part) {
             case .accepted: continue
             case .overBound: return
-            case .closed:
+            case .closed, .cutOff:
                 self.stream = nil
                 return
             }

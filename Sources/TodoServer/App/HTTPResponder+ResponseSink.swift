@@ -6,9 +6,9 @@ import HTTPValues
 
 extension HTTPResponder: ResponseSink {
     public func openStream(
-        status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
+        status: Int, headers: HTTPHeaders, backPressure: HTTPStreamBackPressure, onEvent: @escaping (HTTPStreamEvent) -> Void
     ) -> (any ResponseStreamWriter)? {
-        startStream(status: status, headers: headers, onEvent: onEvent)
+        startStream(status: status, headers: headers, backPressure: backPressure, onEvent: onEvent)
     }
 }
 

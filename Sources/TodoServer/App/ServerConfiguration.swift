@@ -44,8 +44,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var databaseReadPipelineDepth = 32
     /// The most to-dos one insert statement makes when POSTs wait for a loop's connections (1: each
     /// alone).
-    public var databaseInsertBatch = ServerConfiguration.defaultDatabaseInsertBatch
-    public static let defaultDatabaseInsertBatch = 32
+    public var databaseInsertBatch = 32
     /// How long a loop's first database connection, full of reads, may go without an answer before
     /// reads go to its next connection (`PostgresTiming.readSpillAfter`; 0: to any with room).
     public var databaseReadSpillMilliseconds = 20
@@ -131,10 +130,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The least time, in milliseconds, between two reads of the change table (with
     /// `databaseUrl`): under a stream of writes a read takes the changes of that time together;
     /// a change after a quiet spell is read at once. 0 reads after every write.
-    public var eventsReadGapMilliseconds = Self.defaultEventsReadGapMilliseconds
-    public static let defaultEventsReadGapMilliseconds = 5
+    public var eventsReadGapMilliseconds = 5
 
     public init() {}
+
+    /// Every setting at its default: where a component made without a configuration (a tool, a
+    /// test) takes its defaults from, so that each default is written once, above.
+    public static let defaults = ServerConfiguration()
 
     /// Whether requests need a bearer token.
     public var requiresTokens: Bool { !authTokens.isEmpty || !readTokens.isEmpty || hasOwners }

@@ -100,11 +100,13 @@ public struct RequestPipeline: Sendable {
     ) {
         let owner = access.actingOwner?.name
         let origin = request.headers["Origin"]
-        let openStream: StreamOpener = { [cors, metrics, accessLog] status, headers, onEvent in
+        let openStream: StreamOpener = { [cors, metrics, accessLog] status, headers, backPressure, onEvent in
             var headers = headers
             cors.apply(to: &headers, requestOrigin: origin)
             headers.add("X-Request-ID", requestID)
-            guard let stream = sink.openStream(status: status, headers: headers, onEvent: onEvent) else { return nil }
+            guard let stream = sink.openStream(status: status, headers: headers, backPressure: backPressure, onEvent: onEvent) else {
+                return nil
+            }
             let duration = ContinuousClock.now - started
             let response = HTTPResponse(status: status, headers: headers)
             metrics.record(loop: loop, route: route?.template ?? "unmatched", method: request.method, status: status, duration: duration)

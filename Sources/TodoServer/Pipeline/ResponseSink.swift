@@ -5,10 +5,11 @@ import HTTPValues
 public protocol ResponseSink {
     /// Delivers `response`; `.connectionClosed` when nobody was left to take it.
     func send(_ response: HTTPResponse) -> HTTPDelivery
-    /// Answers with a head now and a body written over time (instead of `send`); nil when the
-    /// connection closed already, or the sink cannot stream (then nothing was answered).
+    /// Answers with a head now and a body written over time (instead of `send`), its writes judged
+    /// by `backPressure` (and the connection's bound); nil when the connection closed already, or
+    /// the sink cannot stream (then nothing was answered).
     func openStream(
-        status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
+        status: Int, headers: HTTPHeaders, backPressure: HTTPStreamBackPressure, onEvent: @escaping (HTTPStreamEvent) -> Void
     ) -> (any ResponseStreamWriter)?
 }
 
@@ -26,10 +27,12 @@ public struct ClosureSink: ResponseSink {
 /// A response body written over time (the live feed's event stream): what a module writes to after
 /// the head went out. Used on the request's loop thread only.
 public protocol ResponseStreamWriter {
-    /// Queues `bytes` and writes them out as far as the client takes them.
+    /// Queues `bytes` and writes them out as far as the client takes them; the answer is the
+    /// stream's back-pressure (`HTTPStreamBackPressure`).
     @discardableResult
     func write(_ bytes: [UInt8]) -> HTTPStreamWrite
-    /// Queues `bytes` without writing them yet: a batch goes out together at `flush()`.
+    /// Queues `bytes` without writing them yet: a batch goes out together at `flush()` (or as soon
+    /// as it reaches the stream's pause mark).
     @discardableResult
     func queue(_ bytes: [UInt8]) -> HTTPStreamWrite
     /// Writes what is queued as far as the client takes it.
@@ -40,20 +43,18 @@ public protocol ResponseStreamWriter {
     func abort()
     /// Bytes queued and not yet taken by the client.
     var pendingBytes: Int { get }
-    /// Asks for `.drained` once at most `bytes` are pending.
-    func notifyWhenDrained(below bytes: Int)
 }
 
-/// Opens a streamed answer with `status` and `headers` (CORS and `X-Request-ID` added): nil when
-/// the connection has closed already (or the sink cannot stream). `onEvent` hears `.drained` and
-/// `.closed`.
+/// Opens a streamed answer with `status` and `headers` (CORS and `X-Request-ID` added), its
+/// writes judged by the back-pressure given: nil when the connection has closed already (or the
+/// sink cannot stream). `onEvent` hears `.drained` and `.closed`.
 public typealias StreamOpener = (
-    _ status: Int, _ headers: HTTPHeaders, _ onEvent: @escaping (HTTPStreamEvent) -> Void
+    _ status: Int, _ headers: HTTPHeaders, _ backPressure: HTTPStreamBackPressure, _ onEvent: @escaping (HTTPStreamEvent) -> Void
 ) -> (any ResponseStreamWriter)?
 
 extension ResponseSink {
     public func openStream(
-        status: Int, headers: HTTPHeaders, onEvent: @escaping (HTTPStreamEvent) -> Void
+        status: Int, headers: HTTPHeaders, backPressure: HTTPStreamBackPressure, onEvent: @escaping (HTTPStreamEvent) -> Void
     ) -> (any ResponseStreamWriter)? {
         nil
     }

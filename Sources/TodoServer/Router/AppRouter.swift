@@ -78,7 +78,7 @@ public struct AppRouter: Sendable {
     /// Builds and wires every module once around the shared dependencies.
     public static func makeRouter(
         dependencies: ModuleDependencies, screening: RequestScreening, cors: CORSPolicy,
-        authentication: BearerAuthentication = BearerAuthentication(), feed: FeedSettings = FeedSettings()
+        authentication: BearerAuthentication = BearerAuthentication(), feed: FeedSettings = .defaults
     ) -> AppRouter {
         let serializer = JSONSerializer()
         let store = dependencies.store
@@ -105,9 +105,8 @@ public struct AppRouter: Sendable {
             feed: FeedView(
                 presenter: FeedPresenter(
                     interactor: FeedInteractor(
-                        log: store.changes, store: store, scheduler: dependencies.feedScheduler, heartbeat: feed.heartbeat,
-                        hub: dependencies.feedHub, batchInterval: feed.batchInterval,
-                        loopSharePercent: feed.loopSharePercent, clock: dependencies.clock)),
+                        log: store.changes, store: store, scheduler: dependencies.feedScheduler, hub: dependencies.feedHub,
+                        settings: feed, clock: dependencies.clock)),
                 serializer: serializer, maxBufferedBytes: feed.maxBufferedBytes),
             screening: screening, cors: cors, authentication: authentication, serializer: serializer)
     }
@@ -136,7 +135,7 @@ public struct AppRouter: Sendable {
     /// Answers `request` through `respond`, exactly once; `route` is `route(for: request)`. Screening
     /// and token decisions are logged at debug level through the request's logger.
     public func routeRequest(
-        _ request: HTTPRequest, to route: Route?, context: RequestContext, openStream: @escaping StreamOpener = { _, _, _ in nil },
+        _ request: HTTPRequest, to route: Route?, context: RequestContext, openStream: @escaping StreamOpener = { _, _, _, _ in nil },
         respond: @escaping Respond
     ) {
         routeRequest(
@@ -153,7 +152,7 @@ public struct AppRouter: Sendable {
     /// `routeRequest` with the credential's decision already made (`access(for:route:context:)`).
     public func routeRequest(
         _ request: HTTPRequest, to route: Route?, access: BearerAuthentication.Decision, context: RequestContext,
-        openStream: @escaping StreamOpener = { _, _, _ in nil }, respond: @escaping Respond
+        openStream: @escaping StreamOpener = { _, _, _, _ in nil }, respond: @escaping Respond
     ) {
         if let (problem, headers) = refusal(of: request, route: route, access: access, context: context, hasContent: !request.body.isEmpty)
         {

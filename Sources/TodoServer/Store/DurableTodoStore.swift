@@ -28,7 +28,7 @@ public final class DurableTodoStore: TodoStore {
     /// Damage that would lose changes stops it (`JournalError`) unless `recovery` is `truncate`.
     public convenience init(
         directory: String, fsync: FsyncPolicy, compactionBytes: Int, recovery: RecoveryMode = .off,
-        changesRetained: Int = 10_000, logger: Logger
+        changesRetained: Int = ServerConfiguration.defaults.eventsRetained, logger: Logger
     ) throws(JournalError) {
         try self.init(
             directory: directory, fsync: fsync, compactionBytes: compactionBytes, recovery: recovery,
@@ -38,7 +38,7 @@ public final class DurableTodoStore: TodoStore {
     /// The same with a fault-injection seam on the journal's writes and fsyncs (tests).
     init(
         directory: String, fsync: FsyncPolicy, compactionBytes: Int, recovery: RecoveryMode = .off,
-        changesRetained: Int = 10_000, logger: Logger, faults: JournalFaults
+        changesRetained: Int = ServerConfiguration.defaults.eventsRetained, logger: Logger, faults: JournalFaults
     ) throws(JournalError) {
         try FileIO.makeDirectory(directory)
         let lockFD = try FileIO.lockFile(directory + "/LOCK")

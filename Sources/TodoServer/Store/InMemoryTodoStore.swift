@@ -65,7 +65,7 @@ public final class InMemoryTodoStore: TodoStore {
 
     private let state = Mutex(State())
     /// Every change, in the order applied (appended under `state`'s lock, so that a page and the
-    /// cursor it reports agree).
+    /// cursor it reports agree; its listeners are told once the lock is released).
     public let changes: ChangeLog
     /// Each named owner's to-dos, in a store of their own (its own records, indexes and change
     /// log, a sibling of this one's), made on first use: an owner's list costs what a store
@@ -85,7 +85,10 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     /// A store holding `todos` exactly as given, revisions included: what recovery from disk builds.
-    public init(restoring todos: [String: Todo], changes: ChangeLog = InMemoryTodoStore.processChangeLog(retaining: 10_000)) {
+    public init(
+        restoring todos: [String: Todo],
+        changes: ChangeLog = InMemoryTodoStore.processChangeLog(retaining: ServerConfiguration.defaults.eventsRetained)
+    ) {
         self.changes = changes
         owners = Mutex([:])
         owner = .shared
@@ -103,7 +106,7 @@ public final class InMemoryTodoStore: TodoStore {
     }
 
     /// A store holding `initial`, each at revision 1; `changesRetained` changes kept for replay.
-    public init(_ initial: [Todo] = [], changesRetained: Int = 10_000) {
+    public init(_ initial: [Todo] = [], changesRetained: Int = ServerConfiguration.defaults.eventsRetained) {
         changes = Self.processChangeLog(retaining: changesRetained)
         owners = Mutex([:])
         owner = .shared
@@ -159,8 +162,8 @@ public final class InMemoryTodoStore: TodoStore {
         todo.revision = 1
         state.withTracedLock { [todo, changes] state in
             state.put(todo)
-            changes.appendNext(.created(todo))
-        }
+            return changes.appendNextUnannounced(.created(todo)).announcement
+        }.announce()
         return .ready(.success(todo))
     }
 
@@ -240,31 +243,28 @@ public final class InMemoryTodoStore: TodoStore {
     public func update(
         id: String, change: TodoChange, condition: RevisionCondition, at time: Timestamp
     ) -> Pending<Result<StoreUpdate, StoreError>> {
-        .ready(
-            .success(
-                state.withTracedLock { [changes] state in
-                    let stored = state.slots.slot(of: id).map { state.slots.todo($0, named: id) }
-                    let outcome = StoreUpdate.decide(
-                        stored: stored, change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
-                    if case .updated(let todo) = outcome {
-                        state.put(todo)
-                        changes.appendNext(.updated(todo))
-                    }
-                    return outcome
-                }))
+        let (outcome, announcement) = state.withTracedLock { [changes] state in
+            let stored = state.slots.slot(of: id).map { state.slots.todo($0, named: id) }
+            let outcome = StoreUpdate.decide(
+                stored: stored, change: change, condition: condition, at: time, nextRevision: { $0.revision + 1 })
+            guard case .updated(let todo) = outcome else { return (outcome, ChangeAnnouncement.none) }
+            state.put(todo)
+            return (outcome, changes.appendNextUnannounced(.updated(todo)).announcement)
+        }
+        announcement.announce()
+        return .ready(.success(outcome))
     }
 
     public func remove(id: String, condition: RevisionCondition) -> Pending<Result<StoreRemoval, StoreError>> {
-        .ready(
-            .success(
-                state.withTracedLock { [changes] state -> StoreRemoval in
-                    guard let slot = state.slots.slot(of: id) else { return .notFound }
-                    let todo = state.slots.todo(slot, named: id)
-                    if condition.failure(for: todo) != nil { return .conditionFailed(todo) }
-                    state.delete(id: id)
-                    changes.appendNext(.deleted(id: id))
-                    return .removed
-                }))
+        let (removal, announcement) = state.withTracedLock { [changes] state -> (StoreRemoval, ChangeAnnouncement) in
+            guard let slot = state.slots.slot(of: id) else { return (.notFound, .none) }
+            let todo = state.slots.todo(slot, named: id)
+            if condition.failure(for: todo) != nil { return (.conditionFailed(todo), .none) }
+            state.delete(id: id)
+            return (.removed, changes.appendNextUnannounced(.deleted(id: id)).announcement)
+        }
+        announcement.announce()
+        return .ready(.success(removal))
     }
 
     /// Removes every to-do. The freed pages go back to the OS (the allocator keeps them otherwise),
@@ -274,8 +274,8 @@ public final class InMemoryTodoStore: TodoStore {
         var old = State()
         state.withTracedLock { [changes] state in
             swap(&state, &old)
-            changes.appendNext(.cleared)
-        }
+            return changes.appendNextUnannounced(.cleared).announcement
+        }.announce()
         old = State()  // frees the old to-dos here, outside the lock, before the trim
         MemoryRelease.release()
         return .ready(.success(()))
@@ -286,22 +286,25 @@ public final class InMemoryTodoStore: TodoStore {
     /// position in the journal (`positions[i]` is `records[i]`'s) and to its owner's store: in
     /// runs of one owner's records, in journal order, so that the sibling logs take them in the
     /// order of their positions. The shared list's records are this store's (called on the shared
-    /// list's store).
-    func apply(_ records: [OwnedRecord], at positions: [ChangePosition]) {
+    /// list's store). Answers the announcements of what the logs took, for the caller to make once
+    /// it let go of its own lock (the journal's writer's).
+    func apply(_ records: [OwnedRecord], at positions: [ChangePosition]) -> [ChangeAnnouncement] {
+        var announcements: [ChangeAnnouncement] = []
         var start = 0
         while start < records.count {
             let owner = records[start].owner
             var end = start + 1
             while end < records.count, records[end].owner == owner { end += 1 }
-            store(of: owner).applyOwn(records[start..<end], at: positions[start..<end])
+            announcements.append(store(of: owner).applyOwn(records[start..<end], at: positions[start..<end]))
             start = end
         }
+        return announcements
     }
 
-    /// Applies records of this store's owner (`apply`).
-    private func applyOwn(_ records: ArraySlice<OwnedRecord>, at positions: ArraySlice<ChangePosition>) {
+    /// Applies records of this store's owner (`apply`); answers the announcement of them.
+    private func applyOwn(_ records: ArraySlice<OwnedRecord>, at positions: ArraySlice<ChangePosition>) -> ChangeAnnouncement {
         var cleared: [State] = []
-        state.withTracedLock { [changes] state in
+        let announcement = state.withTracedLock { [changes] state in
             var applied: [StoreChange] = []
             applied.reserveCapacity(records.count)
             for (owned, position) in zip(records, positions) {
@@ -316,11 +319,12 @@ public final class InMemoryTodoStore: TodoStore {
                 }
                 applied.append(StoreChange(position: position, kind: record.changeKind))
             }
-            changes.append(applied)
+            return changes.appendUnannounced(applied)
         }
-        guard !cleared.isEmpty else { return }
+        guard !cleared.isEmpty else { return announcement }
         cleared = []  // frees the old to-dos here, outside the lock, before the trim
         MemoryRelease.release()
+        return announcement
     }
 
     /// Every to-do, as one consistent picture: the records are copied under the lock

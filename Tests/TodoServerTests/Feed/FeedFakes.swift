@@ -189,13 +189,15 @@ final class RecordingSubscriber: FeedSubscriber, FeedEnding {
     }
 }
 
-/// A stream that keeps what is written and holds it as pending until the test drains it.
+/// A stream that keeps what is written and holds it as pending until the test drains it; its
+/// writes answer what the test tells it to (the connection's back-pressure, `answers`).
 final class CapturingStream: ResponseStreamWriter {
     var written: [UInt8] = []
     var pendingBytes = 0
     var finished = false
     var aborted = false
-    var drainRequested: Int?
+    /// Answered for the next writes that are taken, one each; `.accepted` once used up.
+    var answers: [HTTPStreamWrite] = []
     /// Bytes queued since the last flush or write (a write sends them along).
     var unflushedBytes = 0
     var flushes = 0
@@ -211,7 +213,7 @@ final class CapturingStream: ResponseStreamWriter {
         written += bytes
         pendingBytes += bytes.count
         unflushedBytes += bytes.count
-        return .accepted
+        return answers.isEmpty ? .accepted : answers.removeFirst()
     }
 
     func flush() {
@@ -221,7 +223,6 @@ final class CapturingStream: ResponseStreamWriter {
 
     func finish() { finished = true }
     func abort() { aborted = true }
-    func notifyWhenDrained(below bytes: Int) { drainRequested = bytes }
 
     var text: String { String(decoding: written, as: UTF8.self) }
 }

@@ -12,7 +12,8 @@ final class FeedInteractorTests {
 
     init() {
         hub = FeedHub(maxSubscribers: 2, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
-        interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)
+        interactor = FeedInteractor(
+            log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(15), loopSharePercent: 100))
     }
 
     /// Ends what a test left open, as a server's stop does: the hub holds each live subscription
@@ -84,7 +85,7 @@ final class FeedInteractorTests {
         let subscribers = [RecordingSubscriber(), RecordingSubscriber()]
         let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
         for subscription in subscriptions { subscription.start() }
-        #expect(log.observerCount == 1, "one observer for the loop, not one per subscriber")
+        #expect(log.listenerCount == 1, "one listener for the loop, not one per subscriber")
         log.appendNext(.created(Self.todo("a")))
         loop.run()
         log.appendNext(.created(Self.todo("b")))
@@ -101,8 +102,9 @@ final class FeedInteractorTests {
 
     @Test func aPassOverManySubscriptionsGoesASliceAtATimeAndTheLoopsOtherWorkRunsBetween() throws {
         let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
-        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)
-        let count = FeedLoopFanout.slice * 2 + 1
+        let interactor = FeedInteractor(
+            log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(15), loopSharePercent: 100))
+        let count = FanoutPacing.slice * 2 + 1
         var order: [String] = []
         let subscribers = (0..<count).map { _ in RecordingSubscriber() }
         for (index, subscriber) in subscribers.enumerated() {
@@ -120,7 +122,7 @@ final class FeedInteractorTests {
         loop.run()
         #expect(subscribers.allSatisfy { $0.batches == [0, 1] }, "every subscription hears the change once")
         #expect(order.count == count + 1)
-        #expect(order.firstIndex(of: "request") == FeedLoopFanout.slice, "\(order.prefix(FeedLoopFanout.slice + 2))")
+        #expect(order.firstIndex(of: "request") == FanoutPacing.slice, "\(order.prefix(FanoutPacing.slice + 2))")
         #expect(order.filter { $0 != "request" } == (0..<count).map { "subscriber \($0)" }, "in the order they started")
         #expect(loop.turns == 3, "three slices, each in its own turn: \(loop.turns)")
         for subscription in subscriptions { subscription.cancel() }
@@ -128,7 +130,9 @@ final class FeedInteractorTests {
 
     @Test func passesReachTheSubscriptionsInTheOrderTheyStartedAlsoAfterMostEnded() throws {
         let hub = FeedHub(maxSubscribers: 400, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
-        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero)
+        let interactor = FeedInteractor(
+            log: log, scheduler: loop, hub: hub,
+            settings: FeedSettings(heartbeat: .seconds(15), batchInterval: .zero, loopSharePercent: 100))
         var order: [Int] = []
         let subscribers = (0..<300).map { _ in RecordingSubscriber() }
         for (index, subscriber) in subscribers.enumerated() { subscriber.onReceive = { order.append(index) } }
@@ -150,20 +154,21 @@ final class FeedInteractorTests {
 
     @Test func aStoppedLoopsFanOutIsNotHandedToALaterLoopAtTheSameAddress() {
         let fanouts = FeedLoopFanouts()
-        let first = fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10))
-        #expect(fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10)) === first, "one per loop")
+        let first = fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10), loopSharePercent: 100)
+        #expect(fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10), loopSharePercent: 100) === first, "one per loop")
         loop.stop()
         // The same identity again (as a new loop whose base has the freed one's address).
-        let second = fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10))
+        let second = fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10), loopSharePercent: 100)
         #expect(second !== first)
-        #expect(fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10)) === second)
+        #expect(fanouts.fanout(of: log, on: loop, batchInterval: .milliseconds(10), loopSharePercent: 100) === second)
     }
 
     @Test func aSlowPassThatLeavesNobodyBehindIsNoStormAndNeverRests() throws {
         let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
         let interactor = FeedInteractor(
-            log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero, loopSharePercent: 25)
-        let count = FeedLoopFanout.slice * 2 + 1
+            log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(15), batchInterval: .zero, loopSharePercent: 25)
+        )
+        let count = FanoutPacing.slice * 2 + 1
         let subscribers = (0..<count).map { _ in RecordingSubscriber() }
         let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
         for subscription in subscriptions { subscription.start() }
@@ -182,7 +187,8 @@ final class FeedInteractorTests {
         let log = ChangeLog(tag: "mt", capacity: 1_000, start: ChangePosition(major: 1, minor: 0))
         let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
         let interactor = FeedInteractor(
-            log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero, loopSharePercent: 25)
+            log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(15), batchInterval: .zero, loopSharePercent: 25)
+        )
         return (log, hub, interactor)
     }
 
@@ -197,7 +203,7 @@ final class FeedInteractorTests {
         let subscriptions = try [behind, current].map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
         for subscription in subscriptions { subscription.start() }
         let batch = FeedSubscription.batch
-        let changes = batch * (FeedLoopFanout.stormAfter + 2) + 1
+        let changes = batch * (FanoutPacing.stormAfter + 2) + 1
         for index in 0..<changes { log.appendNext(.created(Self.todo("t\(index)"))) }
         // Both are a whole run behind: each pass sends each one batch, one write each.
         loop.runOnce()
@@ -243,11 +249,11 @@ final class FeedInteractorTests {
             loop.advance(by: .microseconds(1))
             // The next pass's first slice: 64 subscribers, a batch each (2.048 ms), then 6.144 ms of rest.
             let afterSlice = counts()
-            #expect(afterSlice.filter { $0 == atStorm[0] + FeedSubscription.batch }.count == FeedLoopFanout.slice)
+            #expect(afterSlice.filter { $0 == atStorm[0] + FeedSubscription.batch }.count == FanoutPacing.slice)
             loop.advance(by: .microseconds(6_143))
             #expect(counts() == afterSlice)
             loop.advance(by: .microseconds(1))
-            #expect(counts().filter { $0 == atStorm[0] + FeedSubscription.batch }.count == FeedLoopFanout.slice * 2)
+            #expect(counts().filter { $0 == atStorm[0] + FeedSubscription.batch }.count == FanoutPacing.slice * 2)
             // Once the writer stops, the subscribers catch up.
             loop.advance(by: .seconds(2))
             loop.run()
@@ -292,13 +298,13 @@ final class FeedInteractorTests {
             // subscribers: 4.128 ms). With the storm ended by the first pass that kept up: 53.664 ms;
             // by the second: 66.048 ms.
             let unpaced = Duration.microseconds(4_128)
-            #expect(took == unpaced * 4 * FeedLoopFanout.stormAfter + unpaced * (10 - FeedLoopFanout.stormAfter), "\(took)")
+            #expect(took == unpaced * 4 * FanoutPacing.stormAfter + unpaced * (10 - FanoutPacing.stormAfter), "\(took)")
             let expected = (0..<total).map { "mt.1.\($0 + 1)" }
             #expect(subscribers.allSatisfy { $0.positions == expected }, "every change once, in order")
         }
     }
 
-    /// The storm tests' feed (`stormFeed`) with `FeedLoopFanout.slice * 2 + 1` started subscriptions
+    /// The storm tests' feed (`stormFeed`) with `FanoutPacing.slice * 2 + 1` started subscriptions
     /// (`subscribe`), handed to `body`; every stream ends when it returns.
     private func withStormSubscribers(_ body: (ChangeLog, [RecordingSubscriber]) throws -> Void) throws {
         let (log, hub, interactor) = stormFeed()
@@ -306,7 +312,7 @@ final class FeedInteractorTests {
             hub.endAll()
             loop.run()
         }
-        let (subscribers, subscriptions) = try subscribe(FeedLoopFanout.slice * 2 + 1, interactor)
+        let (subscribers, subscriptions) = try subscribe(FanoutPacing.slice * 2 + 1, interactor)
         try withExtendedLifetime(subscriptions) { try body(log, subscribers) }
     }
 
@@ -354,8 +360,9 @@ final class FeedInteractorTests {
 
     @Test func anIntervalThatEndsDuringAPassGetsAPassOfItsOwn() throws {
         let hub = FeedHub(maxSubscribers: 200, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
-        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)
-        let subscribers = (0...FeedLoopFanout.slice).map { _ in RecordingSubscriber() }
+        let interactor = FeedInteractor(
+            log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(15), loopSharePercent: 100))
+        let subscribers = (0...FanoutPacing.slice).map { _ in RecordingSubscriber() }
         let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
         for subscription in subscriptions { subscription.start() }
         log.appendNext(.created(Self.todo("a")))
@@ -379,7 +386,9 @@ final class FeedInteractorTests {
     }
 
     @Test func withoutAnIntervalEachWakeSendsAtOnce() throws {
-        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero)
+        let interactor = FeedInteractor(
+            log: log, scheduler: loop, hub: hub,
+            settings: FeedSettings(heartbeat: .seconds(15), batchInterval: .zero, loopSharePercent: 100))
         let subscriber = RecordingSubscriber()
         let subscription = try #require(interactor.subscribe(FeedRequest(), subscriber: subscriber))
         subscription.start()
@@ -430,7 +439,9 @@ final class FeedInteractorTests {
         let log = ChangeLog(
             tag: "p", capacity: 1_000, start: ChangePosition(major: 1_000, minor: 0), aheadAllowance: 1 << 24, handsOutSnapshots: true)
         let hub = FeedHub(maxSubscribers: 2, factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
-        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub, batchInterval: .zero)
+        let interactor = FeedInteractor(
+            log: log, scheduler: loop, hub: hub,
+            settings: FeedSettings(heartbeat: .seconds(15), batchInterval: .zero, loopSharePercent: 100))
         log.append((1...500).map { StoreChange(position: ChangePosition(major: 1_000 + UInt64($0), minor: UInt64($0)), kind: .cleared) })
         let subscriber = RecordingSubscriber()
         // Seen: every transaction below 2,000.
@@ -466,7 +477,7 @@ final class FeedInteractorTests {
         subscription.resume()
         #expect(subscriber.positions == ["mt.1.1"], "what waits goes out in the loop's next pass")
         loop.run()
-        loop.advance(by: FeedSubscription.defaultBatchInterval)
+        loop.advance(by: FeedSettings.defaults.batchInterval)
         loop.run()
         #expect(subscriber.positions == ["mt.1.1", "mt.1.2", "mt.1.3"])
     }
@@ -503,7 +514,8 @@ final class FeedInteractorTests {
     @Test func aSubscriberCutOffStopsHearingAndIsCounted() throws {
         let registry = PrometheusCollectorRegistry()
         let hub = FeedHub(maxSubscribers: 5, factory: PrometheusMetricsFactory(registry: registry))
-        let interactor = FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(15), hub: hub)
+        let interactor = FeedInteractor(
+            log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(15), loopSharePercent: 100))
         let subscriber = RecordingSubscriber()
         subscriber.answers = [.more, .cutOff]
         try #require(interactor.subscribe(FeedRequest(), subscriber: subscriber)).start()

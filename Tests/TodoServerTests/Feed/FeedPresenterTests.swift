@@ -34,7 +34,7 @@ struct FeedPresenterTests {
 
     @Test func theWriterSpeaksTheEventStreamFormat() {
         let stream = CapturingStream()
-        let writer = EventStreamWriter(stream: stream, maxBufferedBytes: 1 << 20)
+        let writer = EventStreamWriter(stream: stream)
         #expect(writer.displayRetry(milliseconds: 2000) == .more)
         #expect(writer.displayEvent(FeedEventViewModel(id: "m.1.1", event: "deleted", data: Array(#"{"id":"a"}"#.utf8))) == .more)
         #expect(writer.displayComment("keep-alive") == .more)
@@ -47,9 +47,9 @@ struct FeedPresenterTests {
         #expect(stream.finished)
     }
 
-    @Test func eventsAreQueuedUntilTheBatchIsFlushedOrHalfTheBoundIsQueued() {
+    @Test func eventsAreQueuedUntilTheBatchIsFlushedAndCommentsGoOutAtOnce() {
         let stream = CapturingStream()
-        let writer = EventStreamWriter(stream: stream, maxBufferedBytes: 1000)
+        let writer = EventStreamWriter(stream: stream)
         // 203 bytes as an event: "id: m.1.1\nevent: updated\ndata: " + 170 + "\n\n".
         let event = FeedEventViewModel(id: "m.1.1", event: "updated", data: Array(repeating: UInt8(ascii: "x"), count: 170))
         #expect(writer.displayEvent(event) == .more)
@@ -59,6 +59,7 @@ struct FeedPresenterTests {
         writer.displayFlush()
         #expect(stream.flushes == 1)
         #expect(stream.unflushedBytes == 0)
+        #expect(writer.hasUnsentOutput, "406 bytes the client has not read")
         stream.pendingBytes = 0  // the client read
         // A heartbeat or the retry hint goes out at once, with what was queued before it.
         #expect(writer.displayEvent(event) == .more)
@@ -66,35 +67,41 @@ struct FeedPresenterTests {
         #expect(stream.flushes == 2)
         #expect(stream.unflushedBytes == 0)
         stream.pendingBytes = 0
-        // Half the bound queued: flushed before the writer decides whether to pause.
-        #expect(writer.displayEvent(event) == .more)
-        #expect(writer.displayEvent(event) == .more)
-        #expect(stream.flushes == 2)
-        #expect(writer.displayEvent(event) == .paused)  // 609 pending after the flush: over half
-        #expect(stream.flushes == 3)
-        #expect(stream.unflushedBytes == 0)
+        writer.displayFlush()
+        #expect(!writer.hasUnsentOutput)
     }
 
-    @Test func pastHalfItsBoundTheSubscriberPausesUntilAQuarterIsLeftAndPastTheBoundItIsCutOff() {
+    /// The stream's back-pressure is the connection's (`ConnectionStateMachine+Streams`, with the
+    /// marks below): the writer says what each write answered.
+    @Test func theWriterSaysWhatTheStreamsBackPressureAnswered() {
         let stream = CapturingStream()
-        let writer = EventStreamWriter(stream: stream, maxBufferedBytes: 1000)
+        let writer = EventStreamWriter(stream: stream)
         let event = FeedEventViewModel(id: "m.1.1", event: "updated", data: Array(repeating: UInt8(ascii: "x"), count: 170))
-        #expect(writer.displayEvent(event) == .more)  // 200 bytes pending
-        #expect(writer.displayEvent(event) == .more)  // 400
-        #expect(writer.displayEvent(event) == .paused)  // 600
-        #expect(stream.drainRequested == 250)
-        stream.pendingBytes = 100  // the client read
+        stream.answers = [.accepted, .overBound, .accepted, .cutOff]
         #expect(writer.displayEvent(event) == .more)
-        stream.pendingBytes = 900
+        #expect(writer.displayEvent(event) == .paused)
+        #expect(writer.hasUnsentOutput)
+        #expect(writer.displayComment("keep-alive") == .more)
         #expect(writer.displayEvent(event) == .cutOff)
-        #expect(stream.aborted)
+        #expect(writer.hasUnsentOutput, "cut off with output the client had not read")
+        stream.finished = true
+        #expect(writer.displayEvent(event) == .closed)
+    }
+
+    @Test func theFeedsStreamsPauseAtHalfTheirBoundResumeAtAQuarterAndAreCutOffAtTheBound() {
+        #expect(FeedView.backPressure(maxBufferedBytes: 1000) == HTTPStreamBackPressure(pauseAt: 500, resumeAt: 250, cutOffAt: 1000))
+        #expect(
+            FeedView.backPressure(maxBufferedBytes: 256 << 10)
+                == HTTPStreamBackPressure(pauseAt: 128 << 10, resumeAt: 64 << 10, cutOffAt: 256 << 10))
     }
 
     @Test func aStreamThatCannotBeOpenedCancelsTheSubscriptionAndAnswersAProblem() {
         let loop = ManualFeedLoop()
         let hub = FeedHub(maxSubscribers: 1, factory: PrometheusMetricsFactoryForTests.make())
         let log = ChangeLog(tag: "mt", capacity: 5, start: ChangePosition(major: 1, minor: 0))
-        let presenter = FeedPresenter(interactor: FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(1), hub: hub))
+        let presenter = FeedPresenter(
+            interactor: FeedInteractor(
+                log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(1), loopSharePercent: 100)))
         let view = RefusingView()
         presenter.presentSubscription(FeedRequest(), context: RequestContext(baseURL: "http://h"), view: view)
         #expect(view.problems == [501])
@@ -107,7 +114,9 @@ struct FeedPresenterTests {
         let loop = ManualFeedLoop()
         let hub = FeedHub(maxSubscribers: 3, factory: PrometheusMetricsFactoryForTests.make())
         let log = ChangeLog(tag: "mt", capacity: 5, start: ChangePosition(major: 1, minor: 0))
-        let presenter = FeedPresenter(interactor: FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(1), hub: hub))
+        let presenter = FeedPresenter(
+            interactor: FeedInteractor(
+                log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(1), loopSharePercent: 100)))
         let views = [RecordingView(), RecordingView(), RecordingView()]
         for (view, base) in zip(views, ["http://a", "http://a", "http://b"]) {
             presenter.presentSubscription(FeedRequest(), context: RequestContext(baseURL: base), view: view)
@@ -133,7 +142,9 @@ struct FeedPresenterTests {
         let loop = ManualFeedLoop()
         let hub = FeedHub(maxSubscribers: 4, factory: PrometheusMetricsFactoryForTests.make())
         let log = ChangeLog(tag: "mt", capacity: 10, start: ChangePosition(major: 1, minor: 0))
-        let presenter = FeedPresenter(interactor: FeedInteractor(log: log, scheduler: loop, heartbeat: .seconds(1), hub: hub))
+        let presenter = FeedPresenter(
+            interactor: FeedInteractor(
+                log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(1), loopSharePercent: 100)))
         log.appendNext(.deleted(id: "a"))
         let views = [RecordingView(), RecordingView(), RecordingView()]
         for view in views {
@@ -175,7 +186,7 @@ struct FeedPresenterTests {
         func displayEvent(_ model: FeedEventViewModel) -> FeedDelivery { displayEncodedEvent(encodeEvent(model)) }
         func encodeEvent(_ model: FeedEventViewModel) -> FeedEncodedEvent {
             encodings += 1
-            return EventStreamWriter(stream: CapturingStream(), maxBufferedBytes: 1 << 20).encodeEvent(model)
+            return EventStreamWriter(stream: CapturingStream()).encodeEvent(model)
         }
         func displayEncodedEvent(_ event: FeedEncodedEvent) -> FeedDelivery {
             events.append(event)

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import TodoServer
@@ -204,16 +205,51 @@ struct ChangeLogTests {
         #expect(log.replay(after: seenPast) == .resync(head: log.head))
     }
 
-    @Test func observersAreWokenAfterEveryAppendUntilTheyStop() {
+    /// Counts the announcements it hears.
+    final class CountingListener: ChangeListener {
+        let heard = Atomic<Int>(0)
+        func changesAppended() { heard.add(1, ordering: .relaxed) }
+    }
+
+    @Test func listenersAreToldAfterEveryAppendUntilTheyStop() {
         let log = ChangeLog(tag: "mt", capacity: 10, start: ChangePosition(major: 1, minor: 0))
-        let wakes = LockedBox<[Int]>()
-        let observer = log.observe { wakes.update { ($0 ?? []) + [1] } }
+        let listener = CountingListener()
+        log.listen(listener)
         log.appendNext(.cleared)
         log.append([StoreChange(position: ChangePosition(major: 1, minor: 5), kind: .cleared)])
         log.append([StoreChange(position: ChangePosition(major: 1, minor: 5), kind: .cleared)])  // nothing new
-        log.stopObserving(observer)
+        log.stopListening(listener)
         log.appendNext(.cleared)
-        #expect(wakes.get()?.count == 2)
+        #expect(listener.heard.load(ordering: .relaxed) == 2)
+    }
+
+    /// A store appends under its own lock: the listeners hear of it only when the store makes the
+    /// announcement the append answered (once it let go of its lock), never during the append.
+    @Test func anUnannouncedAppendTellsTheListenersOnlyWhenItsAnnouncementIsMade() {
+        let log = ChangeLog(tag: "mt", capacity: 10, start: ChangePosition(major: 1, minor: 0))
+        let listener = CountingListener()
+        log.listen(listener)
+        let (position, announcement) = log.appendNextUnannounced(.cleared)
+        #expect(position == ChangePosition(major: 1, minor: 1))
+        let more = log.appendUnannounced([StoreChange(position: ChangePosition(major: 1, minor: 5), kind: .cleared)])
+        let nothingNew = log.appendUnannounced([StoreChange(position: ChangePosition(major: 1, minor: 5), kind: .cleared)])
+        #expect(listener.heard.load(ordering: .relaxed) == 0)
+        #expect(log.head.after == ChangePosition(major: 1, minor: 5))
+        announcement.announce()
+        more.announce()
+        nothingNew.announce()
+        #expect(listener.heard.load(ordering: .relaxed) == 2)
+    }
+
+    /// The log holds its listeners weakly: one that is gone is told nothing and not counted.
+    @Test func aListenerThatIsGoneIsForgotten() {
+        let log = ChangeLog(tag: "mt", capacity: 10, start: ChangePosition(major: 1, minor: 0))
+        var listener: CountingListener? = CountingListener()
+        log.listen(listener!)
+        #expect(log.listenerCount == 1)
+        listener = nil
+        #expect(log.listenerCount == 0)
+        log.appendNext(.cleared)
     }
 }
 

@@ -124,6 +124,30 @@ struct InMemoryTodoStoreTests {
         }
         #expect(store.count == 8000)
     }
+
+    /// Reads the store's count each time it is told of a change: a store that told it while
+    /// holding its own lock would stop here (its lock is not reentrant).
+    final class ReadingListener: ChangeListener, @unchecked Sendable {
+        let store: InMemoryTodoStore
+        var counts: [Int] = []
+        init(store: InMemoryTodoStore) { self.store = store }
+        func changesAppended() { counts.append(store.count) }
+    }
+
+    @Test("tells the change log's listeners of each change once its own lock is released")
+    func listenersAreToldOutsideTheLock() throws {
+        let store = InMemoryTodoStore()
+        let listener = ReadingListener(store: store)
+        store.changes.listen(listener)
+        _ = try sync { store.insert(makeTodo("a"), completion: $0) }
+        _ = try sync { store.insert(makeTodo("b"), completion: $0) }
+        _ = try sync { store.update(id: "a", change: TodoChange(title: "A2"), condition: .none, at: later, completion: $0) }
+        _ = try sync { store.update(id: "a", change: TodoChange(title: "A2"), condition: .none, at: later, completion: $0) }
+        _ = try sync { store.remove(id: "b", condition: .none, completion: $0) }
+        _ = try sync { store.remove(id: "b", condition: .none, completion: $0) }
+        try sync { store.removeAll(completion: $0) }
+        #expect(listener.counts == [1, 2, 2, 1, 0], "one announcement per change, none for what changed nothing")
+    }
 }
 
 @Suite("InMemoryTodoStore default-order and due-date indexes")

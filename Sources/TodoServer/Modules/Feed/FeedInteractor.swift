@@ -11,30 +11,26 @@ public struct FeedInteractor: Sendable {
     /// The store whose owners' logs `owned(by:)` subscribes to (nil: `log` is every change).
     private let store: (any TodoStore)?
     private let scheduler: any FeedScheduler
-    private let heartbeat: Duration
-    private let batchInterval: Duration
-    private let loopSharePercent: Int
+    private let settings: FeedSettings
     private let hub: FeedHub
     /// The wall clock a credential's expiry is read against.
     private let clock: any TodoClock
 
-    /// `batchInterval`: after a subscriber is sent a batch, changes for it wait that long and go
-    /// out together (a change after a quiet spell goes at once): one write carries many events when
-    /// changes come fast. `loopSharePercent`: the most of a loop's time a pass over its subscribers
-    /// takes once its slices take long (`FeedLoopFanout`).
+    /// `settings`: the heartbeat; `batchInterval` (after a subscriber is sent a batch, changes for
+    /// it wait that long and go out together, a change after a quiet spell at once: one write
+    /// carries many events when changes come fast); `loopSharePercent` (the most of a loop's time
+    /// a pass over its subscribers takes in a write storm: `FanoutPacing`).
     /// `store`: the store `log` is the change log of, whose owners' own logs `owned(by:)` reads.
     public init(
-        log: ChangeLog, store: (any TodoStore)? = nil, scheduler: any FeedScheduler, heartbeat: Duration, hub: FeedHub,
-        batchInterval: Duration = FeedSubscription.defaultBatchInterval, loopSharePercent: Int = 100, clock: any TodoClock = SystemClock()
+        log: ChangeLog, store: (any TodoStore)? = nil, scheduler: any FeedScheduler, hub: FeedHub, settings: FeedSettings = .defaults,
+        clock: any TodoClock = SystemClock()
     ) {
         self.clock = clock
-        self.loopSharePercent = min(100, max(1, loopSharePercent))
         self.log = log
         self.store = store
         self.scheduler = scheduler
-        self.heartbeat = heartbeat
+        self.settings = settings
         self.hub = hub
-        self.batchInterval = batchInterval
     }
 
     /// The same feed carrying `owner`'s changes only (their own change log: nobody else's change is
@@ -42,8 +38,7 @@ public struct FeedInteractor: Sendable {
     public func owned(by owner: Owner) -> FeedInteractor {
         guard !owner.isShared, let store else { return self }
         return FeedInteractor(
-            log: store.owned(by: owner).changes, store: store, scheduler: scheduler, heartbeat: heartbeat, hub: hub,
-            batchInterval: batchInterval, loopSharePercent: loopSharePercent, clock: clock)
+            log: store.owned(by: owner).changes, store: store, scheduler: scheduler, hub: hub, settings: settings, clock: clock)
     }
 
     /// The current position (what `GET /todos` reports when its store cannot say).
@@ -59,14 +54,15 @@ public struct FeedInteractor: Sendable {
         if let token = request.lastEventID {
             if let cursor = log.cursor(fromToken: token) { start = cursor } else { resync = true }
         }
-        let fanout = hub.fanouts.fanout(of: log, on: loop, batchInterval: batchInterval, loopSharePercent: loopSharePercent)
+        let fanout = hub.fanouts.fanout(
+            of: log, on: loop, batchInterval: settings.batchInterval, loopSharePercent: settings.loopSharePercent)
         // A credential that has expired already ends the stream at its first turn.
         let lifetime = request.expiresAt.map { expiry in
             Duration.milliseconds(max(0, expiry.millisecondsSinceEpoch - clock.now().millisecondsSinceEpoch))
         }
         return FeedSubscription(
             log: log, loop: loop, fanout: fanout, cursor: start, resyncFirst: resync, subscriber: subscriber, hub: hub,
-            heartbeat: heartbeat, lifetime: lifetime)
+            heartbeat: settings.heartbeat, lifetime: lifetime)
     }
 }
 
@@ -133,8 +129,6 @@ public final class FeedHub: Sendable {
 public final class FeedSubscription: @unchecked Sendable {
     /// Changes read from the log per step.
     static let batch = 64
-    /// How long changes wait after a batch went out, by default.
-    public static let defaultBatchInterval = Duration.milliseconds(10)
 
     private let log: ChangeLog
     private let loop: any FeedLoop
@@ -206,7 +200,7 @@ public final class FeedSubscription: @unchecked Sendable {
 
     /// The output drained: send what waits.
     /// What waits goes out in the loop's next pass, as changes do: passes keep to their share of
-    /// the loop (`eventsLoopSharePercent`), and a thousand streams refilled as each drains would
+    /// the loop (`FeedSettings.loopSharePercent`), and a thousand streams refilled as each drains would
     /// not. The subscription counts as paused until then.
     public func resume() {
         guard paused, !ended, !resuming else { return }

@@ -1,80 +1,36 @@
 import LockTracing
 import Synchronization
 
-/// The subscriptions of one change log on one loop, woken together: the log has one observer per
+/// The subscriptions of one change log on one loop, woken together: the log has one listener per
 /// loop (not one per subscriber, which would make every write call each subscriber's wake-up),
 /// and changes that come within `batchInterval` after a batch went out wait and go out together
-/// (a change after a quiet spell goes at once). A pass over the subscriptions goes `slice` at a
-/// time, each slice in its own turn of the loop, so that the loop's requests (writes above all)
-/// are served between slices however many subscribers there are. A pass sends each subscription at
-/// most one batch: one far behind costs the pass no more than one that keeps up. In a write storm
-/// (changes come faster than the subscribers can be sent them: `stormAfter` passes in a row during
-/// which more changes came than a pass sends, counted over the time the pass worked rather than
-/// rested; it ends once as many passes in a row kept up, or when a rest ends with nothing left to
-/// send) each slice is followed by a rest, so that the feed takes at most `loopSharePercent` of the
-/// loop's time and requests the rest. Subscribers then fall behind, and those that fall behind
-/// the retained changes get a resync. A feed that keeps up never rests. Lives on its loop's thread
-/// but for `wake`.
-final class FeedLoopFanout: @unchecked Sendable {
-    /// Where wake-ups stand, shared by the threads that append (`wake`) and the loop.
-    private enum Wake: UInt8, AtomicRepresentable {
-        /// No wake-up queued and no batch just sent: the next change is sent at once.
-        case idle
-        /// A wake-up is queued on the loop.
-        case queued
-        /// A batch went out less than an interval ago; the interval's timer runs.
-        case cooling
-        /// As `cooling`, and a change came since: the timer sends it.
-        case coolingWithChanges
-    }
-
+/// (a change after a quiet spell goes at once: `FanoutWake`). Passes over the subscriptions go a
+/// slice at a time and rest in a write storm as `FanoutPacing` decides; this shell keeps the
+/// subscriptions, the runs read in a pass and the timers, and carries out the machine's actions
+/// (`run(_:)`). Lives on its loop's thread but for `wake`.
+final class FeedLoopFanout: ChangeListener, @unchecked Sendable {
     /// Held, so that its identity (the key of `FeedLoopFanouts`) is not another log's.
     private let log: ChangeLog
     private let loop: any FeedLoop
     private let batchInterval: Duration
-    private let loopSharePercent: Int
-    /// The wait before the next slice, while one runs.
-    private var pacing: (any FeedTimer)?
-    /// Runs `afterTurn` in the loop's next turn, after the loop polled its sockets (made on first use).
-    private var turn: (any FeedTurnTimer)?
-    private var afterTurn: ((FeedLoopFanout) -> Void)?
-    private let state = Atomic<Wake>(.idle)
+    /// Where wake-ups stand, shared by the threads that append (`wake`) and the loop.
+    private let state = Atomic<FanoutWake>(.idle)
     // Loop-thread state.
+    private var pacing: FanoutPacing
+    /// The rest's timer, while the feed rests.
+    private var rest: (any FeedTimer)?
+    /// Tells the machine that the loop's next turn came (made on first use).
+    private var turn: (any FeedTurnTimer)?
     /// The subscriptions in the order they started (a pass reaches them in it, so that the feed's
     /// order is the same in every run); nil where one ended, until `compact`.
     private var subscriptions: [FeedSubscription?] = []
     /// Each subscription's index in `subscriptions`.
     private var indexes: [ObjectIdentifier: Int] = [:]
     private var cooldown: (any FeedTimer)?
-    /// The pass in progress: the subscriptions it reaches, and how many it has.
+    /// The subscriptions the pass in progress reaches (it holds those that end meanwhile).
     private var pass: [FeedSubscription] = []
-    private var passed = 0
-    /// Asked for while a pass ran: another pass follows it (the subscriptions it had reached
-    /// before the change came have not been sent it).
-    private var passAgain = false
-    /// A subscription reached in the pass in progress had more waiting than a pass sends it: another
-    /// pass follows.
-    private var behind = false
-    /// When the pass in progress started, the time its slices took so far, and the log's count of
-    /// changes then.
-    private var passStarted: Duration = .zero
-    private var passWorked: Duration = .zero
-    private var appendedAtPassStart = 0
-    /// Passes in a row that could not keep up with the changes: more came, at the pace they came
-    /// in during the pass, than a pass sends a subscription in the time the pass worked.
-    private var passesBehind = 0
-    /// In a storm, passes in a row that kept up: `stormAfter` of them end it (one alone may be a
-    /// pass that found its subscribers' sockets full and sent little).
-    private var passesCalm = 0
-    /// Passes in a row that cannot keep up make a write storm: a pass or two is a hiccup (a slow
-    /// turn, many changes at once) that the passes after it make up for. A subscription far behind
-    /// (one that did not read for a while, a catch-up after a burst) is no storm: the passes send
-    /// it a batch each, at once, between the loop's requests.
-    static let stormAfter = 3
     /// The runs read in the pass in progress, for the subscriptions after them at the same cursor.
     private var runs = FeedRunCache()
-    /// Subscriptions sent to per turn of the loop.
-    static let slice = 64
 
     /// What a subscription at some cursor reads.
     enum Read {
@@ -84,16 +40,18 @@ final class FeedLoopFanout: @unchecked Sendable {
         case resync(head: ChangeCursor)
     }
 
-    init(log: ChangeLog, loop: any FeedLoop, batchInterval: Duration, loopSharePercent: Int = 100) {
+    /// `loopSharePercent`: the most of the loop's time a pass takes in a write storm
+    /// (`FanoutPacing`).
+    init(log: ChangeLog, loop: any FeedLoop, batchInterval: Duration, loopSharePercent: Int) {
         self.log = log
         self.loop = loop
         self.batchInterval = batchInterval
-        self.loopSharePercent = loopSharePercent
-        _ = log.observe { [weak self] in self?.wake() }
+        pacing = FanoutPacing(loopSharePercent: loopSharePercent, batch: FeedSubscription.batch)
+        log.listen(self)
         // Its timers go with the loop's base: a fan-out released after its loop closed frees none.
         loop.whenStopping { [weak self] in
             self?.cooldown?.cancel()
-            self?.pacing?.cancel()
+            self?.rest?.cancel()
             self?.turn?.cancel()
         }
     }
@@ -101,7 +59,7 @@ final class FeedLoopFanout: @unchecked Sendable {
     /// At most `limit` changes after `cursor`: during a pass, read once for every subscription at
     /// that cursor (the run of the first is the run of the rest).
     func read(after cursor: ChangeCursor, limit: Int) -> Read {
-        let passing = passed < pass.count
+        let passing = pacing.isPassing
         if passing, let run = runs.run(after: cursor) { return .run(run) }
         switch log.replay(after: cursor, limit: limit) {
         case .resync(let head):
@@ -124,7 +82,7 @@ final class FeedLoopFanout: @unchecked Sendable {
         guard let index = indexes.removeValue(forKey: ObjectIdentifier(subscription)) else { return }
         subscriptions[index] = nil
         // Once most places are empty, the rest close ranks (amortized: a constant per removal).
-        if subscriptions.count > Self.slice, indexes.count * 2 < subscriptions.count { compact() }
+        if subscriptions.count > FanoutPacing.slice, indexes.count * 2 < subscriptions.count { compact() }
     }
 
     private func compact() {
@@ -134,36 +92,30 @@ final class FeedLoopFanout: @unchecked Sendable {
         }
     }
 
+    /// The log took changes (on the appending thread, once the store let go of its lock).
+    func changesAppended() { wake() }
+
     /// From the thread that appended a change, or on the loop from a subscription that takes more
     /// again: a pass follows (at once, or when the interval after the last batch ends).
     func wake() {
-        while true {
-            switch state.load(ordering: .acquiring) {
-            case .queued, .coolingWithChanges: return
-            case .cooling:
-                if state.compareExchange(expected: .cooling, desired: .coolingWithChanges, ordering: .acquiringAndReleasing).exchanged {
-                    return
-                }
-            case .idle:
-                if state.compareExchange(expected: .idle, desired: .queued, ordering: .acquiringAndReleasing).exchanged {
-                    loop.execute { [self] in sendNow() }
-                    return
-                }
+        var current = state.load(ordering: .acquiring)
+        while let (next, wakeLoop) = current.afterChange {
+            let (exchanged, original) = state.compareExchange(expected: current, desired: next, ordering: .acquiringAndReleasing)
+            if exchanged {
+                if wakeLoop { loop.execute { [self] in woken() } }
+                return
             }
+            current = original
         }
     }
 
-    /// On the loop: sends what waits and starts an interval in which later changes wait. The
-    /// state moves before the log is read, so a change appended during the send is sent by the
-    /// timer, never lost.
-    private func sendNow() {
-        guard batchInterval > .zero else {
-            state.store(.idle, ordering: .releasing)
-            return changed()
-        }
-        state.store(.cooling, ordering: .releasing)
-        changed()
-        if cooldown == nil {
+    /// On the loop, the wake-up queued: sends what waits and starts an interval in which later
+    /// changes wait.
+    private func woken() {
+        let batching = batchInterval > .zero
+        state.store(FanoutWake.woken(batching: batching), ordering: .releasing)
+        run(pacing.changed())
+        if batching, cooldown == nil {
             cooldown = loop.repeating(every: batchInterval) { [weak self] in self?.intervalEnded() }
         }
     }
@@ -171,138 +123,73 @@ final class FeedLoopFanout: @unchecked Sendable {
     /// On the loop, an interval after a batch: sends the changes that came meanwhile (and waits
     /// another interval), or stops waiting when none came.
     private func intervalEnded() {
+        var current = state.load(ordering: .acquiring)
+        while let (next, end) = current.afterInterval {
+            let (exchanged, original) = state.compareExchange(expected: current, desired: next, ordering: .acquiringAndReleasing)
+            guard exchanged else {
+                current = original
+                continue
+            }
+            switch end {
+            case .send:
+                run(pacing.changed())
+            case .stopTimer:
+                cooldown?.cancel()
+                cooldown = nil
+            }
+            return
+        }
+    }
+
+    /// Carries out `action` and those the machine answers to what it did, until one waits for a
+    /// turn, a rest or the next change.
+    private func run(_ action: FanoutPacing.Action) {
+        var action = action
         while true {
-            switch state.load(ordering: .acquiring) {
-            case .coolingWithChanges:
-                if state.compareExchange(expected: .coolingWithChanges, desired: .cooling, ordering: .acquiringAndReleasing)
-                    .exchanged
-                {
-                    return changed()
+            switch action {
+            case .none:
+                return
+            case .startPass:
+                pass = subscriptions.compactMap { $0 }
+                runs.clear()
+                action = pacing.passStarted(subscriptions: pass.count, at: loop.wallTime, appended: log.appendedCount)
+            case .sendSlice(let range):
+                let started = loop.wallTime
+                var behind = false
+                // One may end here: the pass holds it until the pass is over.
+                for index in range where pass[index].changed() { behind = true }
+                let ended = loop.wallTime
+                action = pacing.sliceDone(took: ended - started, at: ended, behind: behind, appended: log.appendedCount)
+                if !pacing.isPassing {
+                    pass = []
+                    runs.clear()
                 }
-            case .cooling:
-                if state.compareExchange(expected: .cooling, desired: .idle, ordering: .acquiringAndReleasing).exchanged {
-                    cooldown?.cancel()
-                    cooldown = nil
-                    return
+            case .sliceNextTurn:
+                return nextTurn()
+            case .rest(let wait):
+                rest = loop.repeating(every: wait) { [weak self] in
+                    guard let self else { return }
+                    rest?.cancel()
+                    rest = nil
+                    run(pacing.restEnded())
                 }
-            case .idle, .queued:
-                return  // not cooling: no interval runs
+                return
             }
         }
     }
 
-    /// Each subscription sends what it has not, in slices. While a pass runs or the feed rests
-    /// after one, another is not started: the subscriptions it has not reached yet send what
-    /// waits when reached, and the next pass starts when this one (or the rest) ends.
-    private func changed() {
-        guard passed == pass.count, pacing == nil else {
-            passAgain = true
-            return
-        }
-        // What a turn timer armed before would have run (a `passIfAsked`) this pass does.
-        afterTurn = nil
-        pass = subscriptions.compactMap { $0 }
-        passed = 0
-        runs.clear()
-        passStarted = loop.wallTime
-        passWorked = .zero
-        appendedAtPassStart = log.appendedCount
-        continuePass()
-    }
-
-    private func continuePass() {
-        let started = loop.wallTime
-        let end = min(passed + Self.slice, pass.count)
-        while passed < end {
-            // One may end here: the pass holds it until the pass is over.
-            if pass[passed].changed() { behind = true }
-            passed += 1
-        }
-        let took = loop.wallTime - started
-        passWorked += took
-        let storm = passesBehind >= Self.stormAfter
-        if passed < pass.count {
-            // In a storm every slice rests for what it took; else the next follows at once.
-            guard storm else { return nextTurn { $0.continuePass() } }
-            rest(for: took) { $0.continuePass() }
-        } else {
-            pass = []
-            passed = 0
-            runs.clear()
-            if overrun() {
-                passesBehind += 1
-                passesCalm = 0
-            } else if storm {
-                passesCalm += 1
-                if passesCalm >= Self.stormAfter { (passesBehind, passesCalm) = (0, 0) }
-            } else {
-                passesBehind = 0
-            }
-            passAgain = passAgain || behind
-            behind = false
-            // The next pass never starts from here: passes that followed each other at once
-            // would nest. In a storm (this pass too could not keep up) it follows a rest.
-            if passesBehind >= Self.stormAfter {
-                rest(for: took) { $0.passIfAsked() }
-            } else if passAgain {
-                nextTurn { $0.passIfAsked() }
-            }
-        }
-    }
-
-    /// Whether the pass that just ended could not keep up: the changes that came during it, scaled
-    /// from its whole time to the time it worked (a pass that rested saw more come than one at full
-    /// speed would), are more than a pass sends a subscription.
-    private func overrun() -> Bool {
-        let arrived = log.appendedCount - appendedAtPassStart
-        guard arrived > FeedSubscription.batch else { return false }
-        let wall = loop.wallTime - passStarted
-        guard wall > .zero, passWorked < wall else { return true }
-        return Double(arrived) * (passWorked / wall) > Double(FeedSubscription.batch)
-    }
-
-    private func passIfAsked() {
-        guard passAgain else {
-            // A storm's rest ended with nothing left to send: the subscribers caught up, and the
-            // next change goes at once.
-            (passesBehind, passesCalm) = (0, 0)
-            return
-        }
-        passAgain = false
-        changed()
-    }
-
-    /// Runs `next` in the loop's next turn, after the loop polled its sockets: a slice or pass
-    /// queued with `execute` would run before them (libevent runs what is made active during a turn
-    /// in that turn), so that a pass would hold every request that came during it until it ended.
-    /// Without one (libevent could not make the timer), in this turn.
-    private func nextTurn(_ next: @escaping (FeedLoopFanout) -> Void) {
-        afterTurn = next
+    /// Tells the machine that the loop's next turn came, after the loop polled its sockets (a
+    /// libevent timer of no delay: `FeedLoop.turnTimer`). Without one (libevent could not make the
+    /// timer), in this turn.
+    private func nextTurn() {
         if turn == nil {
-            turn = loop.turnTimer { [weak self] in self?.turnCame() }
+            turn = loop.turnTimer { [weak self] in
+                guard let self else { return }
+                run(pacing.turnCame())
+            }
         }
-        guard let turn else { return loop.execute { [self] in turnCame() } }
+        guard let turn else { return loop.execute { [self] in run(pacing.turnCame()) } }
         turn.arm()
-    }
-
-    private func turnCame() {
-        guard let next = afterTurn else { return }
-        afterTurn = nil
-        next(self)
-    }
-
-    /// Runs `next` after the wait that keeps the feed to its share of the loop for a slice that
-    /// held the loop `took` (wall time: a slice preempted by another process held the loop's
-    /// requests as long); at once when the share is the whole loop.
-    private func rest(for took: Duration, _ next: @escaping @Sendable (FeedLoopFanout) -> Void) {
-        let wait = took * Double(100 - loopSharePercent) / Double(loopSharePercent)
-        guard wait > .zero, loopSharePercent < 100 else { return nextTurn(next) }
-        pacing = loop.repeating(every: wait) { [weak self] in
-            guard let self else { return }
-            pacing?.cancel()
-            pacing = nil
-            next(self)
-        }
     }
 }
 
@@ -318,7 +205,7 @@ final class FeedLoopFanouts: Sendable {
     private let fanouts = Mutex<[Key: FeedLoopFanout]>([:])
 
     /// `loop`'s fan-out of `log` (made on first use).
-    func fanout(of log: ChangeLog, on loop: any FeedLoop, batchInterval: Duration, loopSharePercent: Int = 100) -> FeedLoopFanout {
+    func fanout(of log: ChangeLog, on loop: any FeedLoop, batchInterval: Duration, loopSharePercent: Int) -> FeedLoopFanout {
         fanouts.withTracedLock { fanouts in
             let key = Key(log: ObjectIdentifier(log), loop: loop.identity)
             if let fanout = fanouts[key] { return fanout }

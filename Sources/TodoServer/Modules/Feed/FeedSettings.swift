@@ -1,4 +1,4 @@
-/// The live feed's settings, from `ServerConfiguration`.
+/// The live feed's settings, from `ServerConfiguration` (where each one's default is written, once).
 public struct FeedSettings: Sendable, Equatable {
     /// Longest silence on a stream before a keep-alive comment.
     public var heartbeat: Duration
@@ -9,9 +9,13 @@ public struct FeedSettings: Sendable, Equatable {
     /// The most of a loop's time a pass takes once its slices take long, in percent.
     public var loopSharePercent: Int
 
+    /// The settings of a server configured with the defaults.
+    public static let defaults = FeedSettings(configuration: .defaults)
+
+    /// The settings given, and the defaults' for the others.
     public init(
-        heartbeat: Duration = .seconds(15), maxBufferedBytes: Int = 256 << 10,
-        batchInterval: Duration = FeedSubscription.defaultBatchInterval, loopSharePercent: Int = 10
+        heartbeat: Duration = defaults.heartbeat, maxBufferedBytes: Int = defaults.maxBufferedBytes,
+        batchInterval: Duration = defaults.batchInterval, loopSharePercent: Int = defaults.loopSharePercent
     ) {
         self.heartbeat = heartbeat
         self.maxBufferedBytes = maxBufferedBytes

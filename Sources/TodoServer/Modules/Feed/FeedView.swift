@@ -7,7 +7,7 @@ public struct FeedView: Sendable {
     private let presenter: FeedPresenter
     private let serializer: JSONSerializer
     /// Unsent bytes of a stream at which its subscriber is cut off; half of it pauses the
-    /// subscriber until a quarter is left.
+    /// subscriber until a quarter is left (`backPressure(maxBufferedBytes:)`).
     private let maxBufferedBytes: Int
 
     public init(presenter: FeedPresenter, serializer: JSONSerializer, maxBufferedBytes: Int) {
@@ -24,6 +24,13 @@ public struct FeedView: Sendable {
             openStream: openStream, respond: respond, serializer: serializer, maxBufferedBytes: maxBufferedBytes)
         if request.method == .head { return presenter.presentHead(view: adapter) }
         presenter.presentSubscription(Self.decode(request, context: context), context: context, view: adapter)
+    }
+
+    /// The marks the feed's streams are opened with: the connection pauses the subscriber once
+    /// half the bound is unsent (flushing a batch that reaches it first), tells it `.drained` once
+    /// a quarter is left, and cuts it off at the bound.
+    static func backPressure(maxBufferedBytes: Int) -> HTTPStreamBackPressure {
+        HTTPStreamBackPressure(pauseAt: maxBufferedBytes / 2, resumeAt: maxBufferedBytes / 4, cutOffAt: maxBufferedBytes)
     }
 
     /// The position to resume after: the header first (it is newer than the URL's), empty as none.
@@ -46,8 +53,10 @@ private struct FeedStreamOpening: FeedStreamDisplay {
     let maxBufferedBytes: Int
 
     func displayStream(headers: HTTPHeaders, events: @escaping (HTTPStreamEvent) -> Void) -> (any FeedDisplay)? {
-        guard let stream = openStream(200, headers, events) else { return nil }
-        return EventStreamWriter(stream: stream, maxBufferedBytes: maxBufferedBytes)
+        guard let stream = openStream(200, headers, FeedView.backPressure(maxBufferedBytes: maxBufferedBytes), events) else {
+            return nil
+        }
+        return EventStreamWriter(stream: stream)
     }
 
     func displayProblem(_ model: ResponseViewModel<ProblemDetails>) {
@@ -56,15 +65,14 @@ private struct FeedStreamOpening: FeedStreamDisplay {
 }
 
 /// Writes events, comments and the retry hint in the `text/event-stream` format (WHATWG HTML
-/// §9.2.6) and says how full the output is.
+/// §9.2.6) and says what the stream's back-pressure answered (the connection keeps it, with the
+/// marks the view opened the stream with).
 final class EventStreamWriter: FeedDisplay {
     private let stream: any ResponseStreamWriter
-    private let maxBufferedBytes: Int
     private(set) var hasUnsentOutput = false
 
-    init(stream: any ResponseStreamWriter, maxBufferedBytes: Int) {
+    init(stream: any ResponseStreamWriter) {
         self.stream = stream
-        self.maxBufferedBytes = maxBufferedBytes
     }
 
     func displayEvent(_ model: FeedEventViewModel) -> FeedDelivery {
@@ -109,27 +117,23 @@ final class EventStreamWriter: FeedDisplay {
         stream.abort()
     }
 
-    /// Writes (or queues, flushing once half the bound is queued), then: more while under half
-    /// the bound; paused (until a quarter is left) up to the bound; cut off past it.
+    /// Writes (or queues), then says what the stream answered: more; paused until `.drained`;
+    /// cut off (the connection closed it); closed.
     private func write(_ bytes: [UInt8], queued: Bool) -> FeedDelivery {
         let written = queued ? stream.queue(bytes) : stream.write(bytes)
-        guard written != .closed else { return .closed }
-        var pending = stream.pendingBytes
-        if queued, pending >= maxBufferedBytes / 2 {
-            stream.flush()
-            pending = stream.pendingBytes
-        }
-        hasUnsentOutput = pending > 0
-        if pending >= maxBufferedBytes {
-            stream.abort()
-            return .cutOff
-        }
-        if pending >= maxBufferedBytes / 2 {
-            stream.notifyWhenDrained(below: maxBufferedBytes / 4)
+        switch written {
+        case .accepted:
+            hasUnsentOutput = stream.pendingBytes > 0
+            return .more
+        case .overBound:
+            hasUnsentOutput = true
             return .paused
+        case .cutOff:
+            hasUnsentOutput = true
+            return .cutOff
+        case .closed:
+            return .closed
         }
-        // The connection's own bound is lower: it tells `.drained` by itself.
-        return written == .overBound ? .paused : .more
     }
 
     /// A field value cannot hold a line break (it would end the field): dropped.

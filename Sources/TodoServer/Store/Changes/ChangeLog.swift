@@ -5,7 +5,9 @@ import Synchronization
 /// so far (`head`), and wake-ups for whoever waits for the next change. Every store keeps one and
 /// appends each change to it in the order the store applies them (memory, journal), or in the order
 /// the database delivers them (PostgreSQL). Thread-safe; readers pull, the log never calls into
-/// them but for `observe`'s wake-up, which must be quick and must not call back into the store.
+/// them but to tell its listeners (`ChangeListener`) that it took changes: after an append, or,
+/// for a store that appends under its own lock, when the store makes the append's
+/// `ChangeAnnouncement` once it let go of that lock.
 public final class ChangeLog: Sendable {
     /// Names this change order in cursor tokens.
     public let tag: String
@@ -41,8 +43,13 @@ public final class ChangeLog: Sendable {
         var appended = 0
         /// Retained changes replays looked at so far (each at most once per cursor that reads on).
         var examined = 0
-        var observers: [UInt64: @Sendable () -> Void] = [:]
-        var nextObserver: UInt64 = 0
+        /// Told after appends (an array: an append hands it out with a retain, no copy).
+        var listeners: [Listening] = []
+    }
+
+    /// A listener, held weakly: the log never keeps one alive.
+    struct Listening: Sendable {
+        weak let listener: (any ChangeListener)?
     }
 
     /// What a reader at some cursor gets.
@@ -131,38 +138,53 @@ public final class ChangeLog: Sendable {
     /// How many retained changes replays have looked at so far (what readers cost the log).
     var examinedCount: Int { state.withTracedLock { $0.examined } }
 
-    /// Appends `kind` at the next position on `head`'s major; answers that position.
+    /// Appends `kind` at the next position on `head`'s major and tells the listeners; answers
+    /// that position. For a caller that holds no lock of its own (else `appendNextUnannounced`).
     @discardableResult
     public func appendNext(_ kind: StoreChangeKind) -> ChangePosition {
-        let budget = budget
-        let (position, wakes) = state.withTracedLock { state -> (ChangePosition, [@Sendable () -> Void]) in
-            let position = ChangePosition(major: state.head.after.major, minor: sequence.next(after: state.head.after.minor))
-            Self.add(position: position, kind: kind, to: &state, capacity: budget == nil ? capacity : .max)
-            return (position, Array(state.observers.values))
-        }
-        sequence.reached(major: position.major)
-        budget?.retained(1, by: self)
-        for wake in wakes { wake() }
+        let (position, announcement) = appendNextUnannounced(kind)
+        announcement.announce()
         return position
     }
 
-    /// Appends changes whose positions come after `head`, in order (others are dropped: a fetch that
-    /// overlapped the last one).
-    public func append(_ changes: [StoreChange]) {
-        guard !changes.isEmpty else { return }
+    /// Appends `kind` at the next position on `head`'s major; answers that position and the
+    /// announcement the caller makes once it let go of its own lock (a store appends under its
+    /// lock, so that a page and the cursor it reports agree).
+    public func appendNextUnannounced(_ kind: StoreChangeKind) -> (position: ChangePosition, announcement: ChangeAnnouncement) {
         let budget = budget
-        let (added, wakes) = state.withTracedLock { state -> (Int, [@Sendable () -> Void]) in
+        let (position, listeners) = state.withTracedLock { state -> (ChangePosition, [Listening]) in
+            let position = ChangePosition(major: state.head.after.major, minor: sequence.next(after: state.head.after.minor))
+            Self.add(position: position, kind: kind, to: &state, capacity: budget == nil ? capacity : .max)
+            return (position, state.listeners)
+        }
+        sequence.reached(major: position.major)
+        budget?.retained(1, by: self)
+        return (position, ChangeAnnouncement(listeners: listeners))
+    }
+
+    /// Appends changes whose positions come after `head`, in order (others are dropped: a fetch that
+    /// overlapped the last one), and tells the listeners when it took any.
+    public func append(_ changes: [StoreChange]) {
+        appendUnannounced(changes).announce()
+    }
+
+    /// `append` without telling the listeners: the answer tells them, once the caller let go of
+    /// its own lock (nobody when no change was taken).
+    public func appendUnannounced(_ changes: [StoreChange]) -> ChangeAnnouncement {
+        guard !changes.isEmpty else { return .none }
+        let budget = budget
+        let (added, listeners) = state.withTracedLock { state -> (Int, [Listening]) in
             var added = 0
             for index in changes.indices where changes[index].position > state.head.after {
                 Self.add(
                     position: changes[index].position, kind: changes[index].kind, to: &state, capacity: budget == nil ? capacity : .max)
                 added += 1
             }
-            return (added, added > 0 ? Array(state.observers.values) : [])
+            return (added, added > 0 ? state.listeners : [])
         }
         if let last = changes.last { sequence.reached(major: last.position.major) }
         if added > 0 { budget?.retained(added, by: self) }
-        for wake in wakes { wake() }
+        return ChangeAnnouncement(listeners: listeners)
     }
 
     /// Lets its oldest retained change leave the window (the shared budget is full). The room
@@ -280,21 +302,19 @@ public final class ChangeLog: Sendable {
         ChangeCursor(token: token, tag: tag, snapshots: handsOutSnapshots)
     }
 
-    /// Calls `wake` after every append (on the appending thread, outside the log's lock) until
-    /// `stopObserving` with the answered number.
-    public func observe(_ wake: @escaping @Sendable () -> Void) -> UInt64 {
+    /// Tells `listener` of every later append (held weakly: until it goes, or `stopListening`).
+    public func listen(_ listener: any ChangeListener) {
         state.withTracedLock { state in
-            state.nextObserver += 1
-            state.observers[state.nextObserver] = wake
-            return state.nextObserver
+            state.listeners.removeAll { $0.listener == nil || $0.listener === listener }
+            state.listeners.append(Listening(listener: listener))
         }
     }
 
-    /// Wake-ups registered now.
-    var observerCount: Int { state.withTracedLock { $0.observers.count } }
+    /// Listeners registered now and still alive.
+    var listenerCount: Int { state.withTracedLock { $0.listeners.count { $0.listener != nil } } }
 
-    public func stopObserving(_ observer: UInt64) {
-        _ = state.withTracedLock { $0.observers.removeValue(forKey: observer) }
+    public func stopListening(_ listener: any ChangeListener) {
+        state.withTracedLock { state in state.listeners.removeAll { $0.listener == nil || $0.listener === listener } }
     }
 }
 

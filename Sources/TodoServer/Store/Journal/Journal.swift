@@ -164,6 +164,8 @@ final class Journal: Sendable {
             return
         }
         var compact = false
+        // The changes' announcements, made once the writer's lock is released.
+        var announcements: [ChangeAnnouncement] = []
         let outcome = writer.withTracedLock { writer -> BatchOutcome in
             if writer.failure != nil, let failure = repair(&writer) { return .refused(failure) }
             // Each owner's changes are prepared on a projection of that owner's to-dos alone: a
@@ -206,10 +208,11 @@ final class Journal: Sendable {
             let first = writer.records + 1
             writer.records += UInt64(records.count)
             let positions = (first...writer.records).map { ChangePosition(major: writer.generation, minor: $0) }
-            memory.apply(records, at: positions)
+            announcements = memory.apply(records, at: positions)
             compact = writer.fileBytes >= compactionBytes && !compacting.load(ordering: .acquiring)
             return .prepared(finishes, nil)
         }
+        for announcement in announcements { announcement.announce() }
         switch outcome {
         case .refused(let failure):
             for change in batch { change.deliver { change.refuse(failure) } }

@@ -43,9 +43,10 @@ public final class PostgresTodoStore: TodoStore {
     /// `clearLockWait` for writes in progress to end (zero: up to the request deadline). Inserts
     /// that wait for a loop's connections go together, up to `insertBatch` a statement.
     public init(
-        configuration: PostgresConfiguration, changesRetained: Int = 10_000, changesPollInterval: Duration = .milliseconds(100),
-        changesReadGap: Duration = .milliseconds(ServerConfiguration.defaultEventsReadGapMilliseconds),
-        clearLockWait: Duration = .seconds(1), insertBatch: Int = ServerConfiguration.defaultDatabaseInsertBatch,
+        configuration: PostgresConfiguration, changesRetained: Int = ServerConfiguration.defaults.eventsRetained,
+        changesPollInterval: Duration = .milliseconds(ServerConfiguration.defaults.eventsPollMilliseconds),
+        changesReadGap: Duration = .milliseconds(ServerConfiguration.defaults.eventsReadGapMilliseconds),
+        clearLockWait: Duration = .seconds(1), insertBatch: Int = ServerConfiguration.defaults.databaseInsertBatch,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) throws {
         self.clearLockWait = clearLockWait
