@@ -6,14 +6,24 @@ import Prometheus
 
 /// The to-do routes of the contract on PostgreSQL: the in-memory peer's routes with each store
 /// call an `await` on `PostgresTodos`. Writes honour `If-Match` (`If-None-Match` only on reads).
+/// With owner tokens the `/todos` routes sit behind `OwnerTokenAuthenticator` and act on the
+/// caller's to-dos only (another owner's to-do is a 404, as an absent one); without, on the one
+/// shared list as before.
 struct PostgresRoutes: Sendable {
     let todos: PostgresTodos
     let registry: PrometheusCollectorRegistry
+    /// Token → owner; empty: no owners.
+    let owners: [String: Owner]
 
     func base(_ request: Request) -> String { "http://" + (request.head.authority ?? "localhost") }
 
-    func add(to router: Router<BasicRequestContext>) {
-        router.get("healthz") { _, _ in ["status": "ok", "todos": String(try await todos.count())] }
+    func add(to router: Router<TodoContext>) {
+        // With owners, an anonymous caller learns no count.
+        if owners.isEmpty {
+            router.get("healthz") { _, _ in ["status": "ok", "todos": String(try await todos.count())] }
+        } else {
+            router.get("healthz") { _, _ in ["status": "ok"] }
+        }
         router.get("metrics") { _, _ -> Response in
             var buffer = [UInt8]()
             registry.emit(into: &buffer)
@@ -21,23 +31,25 @@ struct PostgresRoutes: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
         }
-        router.get("todos", use: list)
-        router.post("todos", use: create)
-        router.delete("todos") { _, _ -> HTTPResponse.Status in
-            try await todos.deleteAll()
+        let group = router.group("todos")
+        if !owners.isEmpty { group.add(middleware: OwnerTokenAuthenticator(owners: owners)) }
+        group.get(use: list)
+        group.post(use: create)
+        group.delete { _, context -> HTTPResponse.Status in
+            try await todos.deleteAll(owner: context.identity?.name)
             return .noContent
         }
-        router.get("todos/:id", use: read)
-        router.patch("todos/:id") { request, context in try await change(request, context, replacing: false) }
-        router.put("todos/:id") { request, context in try await change(request, context, replacing: true) }
-        router.delete("todos/:id", use: delete)
+        group.get(":id", use: read)
+        group.patch(":id") { request, context in try await change(request, context, replacing: false) }
+        group.put(":id") { request, context in try await change(request, context, replacing: true) }
+        group.delete(":id", use: delete)
     }
 
-    @Sendable func list(_ request: Request, context: some RequestContext) async throws -> Response {
+    @Sendable func list(_ request: Request, context: TodoContext) async throws -> Response {
         let query = request.uri.queryParameters
         let limit = try query.get("limit").map { try Self.integer($0, name: "limit", in: 1...1000) } ?? 500
         let offset = try query.get("offset").map { try Self.integer($0, name: "offset", in: 0...Int.max) } ?? 0
-        let page = try await todos.page(offset: offset, limit: limit, base: base(request))
+        let page = try await todos.page(owner: context.identity?.name, offset: offset, limit: limit, base: base(request))
         let tag = Self.listTag(page.todos, total: page.total)
         var headers: HTTPFields = [.eTag: tag, .totalCount: String(page.total)]
         if EntityTags(request.headers[.ifNoneMatch]).noneMatch(tag) {
@@ -51,9 +63,9 @@ struct PostgresRoutes: Sendable {
         return response
     }
 
-    @Sendable func create(_ request: Request, context: some RequestContext) async throws -> Response {
+    @Sendable func create(_ request: Request, context: TodoContext) async throws -> Response {
         let input = try await request.decode(as: TodoInput.self, context: context).validated(requireTitle: true)
-        let todo = try await todos.create(input, base: base(request))
+        let todo = try await todos.create(input, owner: context.identity?.name, base: base(request))
         var response = try context.responseEncoder.encode(todo, from: request, context: context)
         response.status = .created
         response.headers[.location] = todo.url
@@ -61,9 +73,9 @@ struct PostgresRoutes: Sendable {
         return response
     }
 
-    @Sendable func read(_ request: Request, context: some RequestContext) async throws -> Response {
+    @Sendable func read(_ request: Request, context: TodoContext) async throws -> Response {
         let id = try Self.id(context)
-        guard let todo = try await todos.get(id, base: base(request)) else { throw Self.notFound(id) }
+        guard let todo = try await todos.get(id, owner: context.identity?.name, base: base(request)) else { throw Self.notFound(id) }
         if EntityTags(request.headers[.ifNoneMatch]).noneMatch(todo.entityTag) {
             return Response(status: .notModified, headers: [.eTag: todo.entityTag])
         }
@@ -72,21 +84,21 @@ struct PostgresRoutes: Sendable {
         return response
     }
 
-    func change(_ request: Request, _ context: some RequestContext, replacing: Bool) async throws -> Response {
+    func change(_ request: Request, _ context: TodoContext, replacing: Bool) async throws -> Response {
         let id = try Self.id(context)
         let input = try await request.decode(as: TodoInput.self, context: context).validated(requireTitle: replacing)
         let outcome = try await todos.update(
-            id, input: input, replacing: replacing, revisions: Self.revisions(request), base: base(request))
+            id, owner: context.identity?.name, input: input, replacing: replacing, revisions: Self.revisions(request), base: base(request))
         let todo = try Self.result(of: outcome, id: id)
         var response = try context.responseEncoder.encode(todo, from: request, context: context)
         response.headers[.eTag] = todo.entityTag
         return response
     }
 
-    @Sendable func delete(_ request: Request, context: some RequestContext) async throws -> HTTPResponse.Status {
+    @Sendable func delete(_ request: Request, context: TodoContext) async throws -> HTTPResponse.Status {
         let id = try Self.id(context)
         _ = try Self.result(
-            of: await todos.delete(id, revisions: Self.revisions(request), base: base(request)), id: id)
+            of: await todos.delete(id, owner: context.identity?.name, revisions: Self.revisions(request), base: base(request)), id: id)
         return .noContent
     }
 
