@@ -13,6 +13,11 @@ final class FeedLoopFanout<Kind: RecordedChange>: ChangeListener, @unchecked Sen
     private let log: ChangeLog<Kind>
     private let loop: any FeedLoop
     private let batchInterval: Duration
+    /// `wake`, as made by `init`: a generic class's protocol witness (`changesAppended`, which the
+    /// log calls) runs the class's generic code unspecialised, where a closure made in `init` (which
+    /// the caller's code runs specialised for its kind of change) runs the specialised code. Set
+    /// once, before the log can call it.
+    private var wakeUp: @Sendable () -> Void = {}
     /// Where wake-ups stand, shared by the threads that append (`wake`) and the loop.
     private let state = Atomic<FanoutWake>(.idle)
     // Loop-thread state.
@@ -47,6 +52,7 @@ final class FeedLoopFanout<Kind: RecordedChange>: ChangeListener, @unchecked Sen
         self.loop = loop
         self.batchInterval = batchInterval
         pacing = FanoutPacing(loopSharePercent: loopSharePercent, batch: FeedSubscription<Kind>.batch)
+        wakeUp = { [weak self] in self?.wake() }
         log.listen(self)
         // Its timers go with the loop's base: a fan-out released after its loop closed frees none.
         loop.whenStopping { [weak self] in
@@ -93,7 +99,7 @@ final class FeedLoopFanout<Kind: RecordedChange>: ChangeListener, @unchecked Sen
     }
 
     /// The log took changes (on the appending thread, once the store let go of its lock).
-    func changesAppended() { wake() }
+    func changesAppended() { wakeUp() }
 
     /// From the thread that appended a change, or on the loop from a subscription that takes more
     /// again: a pass follows (at once, or when the interval after the last batch ends).
