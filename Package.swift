@@ -78,9 +78,22 @@ let package = Package(
             dependencies: ["CLibpq", "EventLoops", "LockTracing"],
             swiftSettings: releaseSettings
         ),
+        // The live feed's engine (issue 37): the change log, the per-loop fan-out and its pacing, the
+        // PostgreSQL reader, generic over the domain's change (`RecordedChange`); no HTTP. Release
+        // builds let its clients specialise its generics (`-cross-module-optimization`): without it,
+        // every append and read of the server's change log would run its generic code unspecialised
+        // (a call through the generic entry point and the value witnesses of the change).
+        .target(
+            name: "ChangeFeed",
+            dependencies: [
+                "EventLoops", "HTTPValues", "LockTracing", "PostgresLoop", .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: releaseSettings + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+        ),
         .target(
             name: "TodoServer",
             dependencies: [
+                "ChangeFeed",
                 "EventHTTP",
                 "EventLoops",
                 "HTTPValues",
@@ -144,8 +157,13 @@ let package = Package(
             dependencies: ["PostgresLoop", "EventLoops", "LockTracing", "TestSupport"]
         ),
         .testTarget(
+            name: "ChangeFeedTests",
+            dependencies: ["ChangeFeed", "EventLoops", "LockTracing", "TestSupport"]
+        ),
+        .testTarget(
             name: "TodoServerTests",
             dependencies: [
+                "ChangeFeed",
                 "TestSupport",
                 "TodoServer",
                 "EventHTTP",

@@ -1,4 +1,5 @@
 import CSupport
+import ChangeFeed
 import Dispatch
 import EventHTTP
 import HTTPValues

@@ -1,3 +1,4 @@
+import ChangeFeed
 import HTTPValues
 import Logging
 import Prometheus

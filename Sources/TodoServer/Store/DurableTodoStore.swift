@@ -1,3 +1,4 @@
+import ChangeFeed
 import EventLoops
 import Glibc
 import LockTracing

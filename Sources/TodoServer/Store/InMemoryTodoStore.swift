@@ -1,3 +1,4 @@
+import ChangeFeed
 import EventLoops
 import LockTracing
 import Synchronization
@@ -295,7 +296,9 @@ public final class InMemoryTodoStore: TodoStore {
             let owner = records[start].owner
             var end = start + 1
             while end < records.count, records[end].owner == owner { end += 1 }
-            announcements.append(store(of: owner).applyOwn(records[start..<end], at: positions[start..<end]))
+            let announcement = store(of: owner).applyOwn(records[start..<end], at: positions[start..<end])
+            // One that tells nobody (no subscriber) is not kept: nothing is allocated for it.
+            if !announcement.isEmpty { announcements.append(announcement) }
             start = end
         }
         return announcements

@@ -1,3 +1,5 @@
+import ChangeFeed
+
 /// Which to-dos a list asks for, in which order, and which page of them.
 public struct TodoQuery: Sendable, Equatable {
     /// Only to-dos with this `completed` value.

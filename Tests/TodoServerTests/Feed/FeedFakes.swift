@@ -2,6 +2,14 @@ import HTTPValues
 import LockTracing
 import Synchronization
 
+import enum ChangeFeed.FeedDelivery
+import protocol ChangeFeed.FeedEnding
+import protocol ChangeFeed.FeedLoop
+import protocol ChangeFeed.FeedScheduler
+import protocol ChangeFeed.FeedSubscriber
+import protocol ChangeFeed.FeedTimer
+import protocol ChangeFeed.FeedTurnTimer
+
 @testable import TodoServer
 
 /// A loop run by the test: work queued from any thread runs when the test says (`run()`), timers

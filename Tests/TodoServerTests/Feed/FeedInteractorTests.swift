@@ -1,6 +1,11 @@
 import Prometheus
 import Testing
 
+import struct ChangeFeed.ChangePosition
+import class ChangeFeed.FeedHub
+
+@testable import struct ChangeFeed.FanoutPacing
+@testable import class ChangeFeed.FeedLoopFanouts
 @testable import TodoServer
 
 @Suite("Feed interactor: where a subscription starts, what it hears, heartbeats, limits")

@@ -2,6 +2,10 @@ import HTTPValues
 import Prometheus
 import Testing
 
+import struct ChangeFeed.ChangePosition
+import enum ChangeFeed.FeedDelivery
+import class ChangeFeed.FeedHub
+
 @testable import TodoServer
 
 @Suite("Feed presenter and view: events as text/event-stream, bounded output")

@@ -1,5 +1,7 @@
 import Testing
 
+import struct ChangeFeed.ChangePosition
+
 @testable import TodoServer
 
 /// The change feed's filter of changes that arrive after a later change of their to-do.

@@ -5,6 +5,8 @@ import Synchronization
 import TestSupport
 import Testing
 
+import struct ChangeFeed.ChangeCursor
+
 @testable import TodoServer
 
 /// The suites that wait for the PostgreSQL change feed, one test at a time, on their own cluster

@@ -3,6 +3,8 @@ import PostgresLoop
 import TestSupport
 import Testing
 
+import struct ChangeFeed.TransactionSnapshot
+
 @testable import TodoServer
 
 /// The PostgreSQL store's statements (`TodoSQL`), run directly against a fresh database on the

@@ -1,6 +1,11 @@
 import Synchronization
 import Testing
 
+import struct ChangeFeed.ChangeCursor
+import protocol ChangeFeed.ChangeListener
+import struct ChangeFeed.ChangePosition
+import struct ChangeFeed.TransactionSnapshot
+
 @testable import TodoServer
 
 @Suite("Change log: positions, cursors, the retained window")

@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+import protocol ChangeFeed.ChangeListener
+
 @testable import TodoServer
 
 @Suite("InMemoryTodoStore")

@@ -5,6 +5,9 @@ import Logging
 import TestSupport
 import Testing
 
+import struct ChangeFeed.ChangeCursor
+import struct ChangeFeed.ChangePosition
+
 @testable import TodoServer
 
 /// The journal keeps owners (issue 36, item 4): named owners' records carry the owner, the shared

@@ -1,10 +1,17 @@
 import Testing
 
+import struct ChangeFeed.ChangeCursor
+import struct ChangeFeed.ChangePosition
+
+@testable import struct ChangeFeed.PackedChanges
 @testable import TodoServer
 
 /// The retained changes in compact form (issue 38, item 3): every change comes back as it went in,
 /// through wrap-around, growth and shrinking of the rings, and a window costs at most 100 bytes a
 /// change.
+/// The store's changes, packed.
+private typealias PackedChanges = ChangeFeed.PackedChanges<StoreChangeKind>
+
 @Suite("Packed changes: exact round trips, the rings, their memory")
 struct PackedChangesTests {
     static func uuid(_ number: UInt64) -> String {

@@ -1,8 +1,11 @@
+import ChangeFeed
+
 // The live change feed module (`GET /todos/events`): Server-Sent Events of every change to the
 // store, resumable from any position the store still retains. The router hands the request to the
 // view, which decodes it into a `FeedRequest`, opens the stream and hands itself (as
 // `FeedDisplay`) to the presenter; the presenter subscribes through the interactor and turns what
-// it hears into events; the interactor reads the store's change log and knows nothing of HTTP.
+// it hears into events; the interactor reads the store's change log through the live feed's
+// engine (`ChangeFeed`: `LiveFeed.subscribe(after:)`) and knows nothing of HTTP.
 
 /// Where a subscriber wants to start: after the position a client last saw (`Last-Event-ID`, or
 /// `lastEventId=`), or at the current position (nil).
@@ -23,50 +26,17 @@ public struct FeedRequest: Sendable, Equatable {
     }
 }
 
-/// A change as the interactor hands it out.
-public enum FeedChange: Sendable, Equatable {
-    case created(Todo)
-    case updated(Todo)
-    case deleted(id: String)
-    case cleared
-}
+/// A change as the interactor hands it out: the store's.
+public typealias FeedChange = StoreChangeKind
 
-/// What a subscriber hears, in order.
-public enum FeedItem: Sendable, Equatable {
-    /// A change, with the position a client resumes after.
-    case change(position: String, FeedChange)
-    /// The position asked for is not retained (or not one of this store's): list again; the
-    /// changes after `position` follow.
-    case resync(position: String)
-    /// The subscriber's credential (a JSON Web Token) has expired: the stream ends after this, and
-    /// a client with a new credential resumes after `position`.
-    case expired(position: String)
-}
+/// What a subscriber hears, in order (`ChangeFeed.FeedItem` of the store's changes).
+public typealias FeedItem = ChangeFeed.FeedItem<StoreChangeKind>
 
-/// Whether a subscriber takes more now.
-public enum FeedDelivery: Sendable, Equatable {
-    /// Keep going.
-    case more
-    /// Its output is full: wait for `FeedSubscription.resume()`.
-    case paused
-    /// It is gone: stop.
-    case closed
-    /// Its output passed its bound and it was cut off: stop (it resumes with its last position).
-    case cutOff
-}
+/// Changes after one cursor as the subscriptions at that cursor on one loop hear them.
+public typealias FeedRun = ChangeFeed.FeedRun<StoreChangeKind>
 
-/// The presenter as the interactor feeds it, on the subscriber's loop thread.
-public protocol FeedSubscriber: AnyObject {
-    /// Takes `item`; it may hold it until `flush()`, which ends every batch of items.
-    func receive(_ item: FeedItem) -> FeedDelivery
-    /// Takes `run`'s items from the first, as many as it does (all of them but when it stops
-    /// taking: paused, closed or cut off).
-    func receive(run: FeedRun) -> FeedRunDelivery
-    /// The batch is over: what was received goes out now.
-    func flush()
-    /// Nothing was sent for a heartbeat interval.
-    func heartbeat() -> FeedDelivery
-}
+/// One subscriber's place in the store's change order.
+public typealias FeedSubscription = ChangeFeed.FeedSubscription<StoreChangeKind>
 
 /// One SSE event as the view writes it.
 public struct FeedEventViewModel: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import ChangeFeed
 import HTTPValues
 
 /// Turns the interactor's changes into events: `created`/`updated` carry the to-do as

@@ -1,3 +1,4 @@
+import ChangeFeed
 import HTTPValues
 
 /// The feed's HTTP adapter: reads where the client wants to resume (`Last-Event-ID`, which

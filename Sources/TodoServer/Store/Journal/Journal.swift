@@ -1,3 +1,4 @@
+import ChangeFeed
 import Dispatch
 import EventLoops
 import Glibc

@@ -1,3 +1,4 @@
+import ChangeFeed
 import Glibc
 
 /// What start-up found in the data directory.

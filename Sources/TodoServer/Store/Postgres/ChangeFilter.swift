@@ -1,3 +1,5 @@
+import ChangeFeed
+
 /// Drops a change of a to-do that the change feed's order puts after a later change of the same
 /// to-do (PostgreSQL's change feed, `PostgresChangeFeed`).
 ///
@@ -18,13 +20,18 @@
 /// `cleared` needs no filtering: a clear locks the table's writes out (`TodoSQL+RemoveAll.swift`),
 /// so every change before it has a smaller position and every change after it a larger one (a
 /// clear by a build before migration 9, in a rolling upgrade or after a rollback, does not).
-struct ChangeFilter {
+struct ChangeFilter: ChangeFiltering {
     private var latest: [String: (revision: UInt64, xid: UInt64)] = [:]
     /// To-dos remembered before the older half of them is forgotten.
     let limit: Int
 
-    init(limit: Int = 50_000) {
+    init(limit: Int) {
         self.limit = max(2, limit)
+    }
+
+    /// A filter remembering 50,000 to-dos.
+    init() {
+        self.init(limit: 50_000)
     }
 
     /// A deleted to-do's mark (above every revision).

@@ -1,3 +1,4 @@
+import ChangeFeed
 import EventLoops
 import LockTracing
 import PostgresLoop

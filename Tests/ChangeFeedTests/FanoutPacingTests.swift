@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TodoServer
+@testable import ChangeFeed
 
 /// The fan-out's pace as a pure machine: events and the loop's clock in (plain durations, the test's
 /// own), actions out; no loop, no timer.

@@ -1,9 +1,10 @@
 /// A change log's retained changes in compact form (issue 38, item 3): one 24-byte slot per change
-/// (its position, and where its record starts) in a ring, and the records (`ChangeRecord`: a
-/// creation with a UUID and a 30-byte title is 55 bytes) back to back in a ring of bytes. Changes
-/// go in at the end and leave from the front; a change is made a `StoreChange` again only when a
-/// reader asks for it (`Excerpt`). Kept as `StoreChange`s, 10,000 retained changes cost ~7.6 MB
-/// (a `Todo` and its strings each, and an array with room for twice the window).
+/// (its position, and where its record starts) in a ring, and the records (`RecordedChange`; a
+/// store's, `ChangeRecord`: a creation with a UUID and a 30-byte title is 55 bytes) back to back
+/// in a ring of bytes. Changes go in at the end and leave from the front; a change is made a
+/// `LoggedChange` again only when a reader asks for it (`Excerpt`). Kept as `StoreChange`s,
+/// 10,000 retained changes of a store cost ~7.6 MB (a `Todo` and its strings each, and an array
+/// with room for twice the window).
 ///
 /// The rings grow as changes come: the slots by doubling up to `slotLimit` (more only while more
 /// are held), the bytes to what the slots' room holds of records the size of those held so far,
@@ -12,7 +13,7 @@
 /// the slots had. Both shrink to twice what they hold once that is under a quarter of their room,
 /// so that a log of a few changes (an owner's, thinned by the shared budget) holds little, and an
 /// emptied one nothing.
-struct PackedChanges {
+struct PackedChanges<Kind: RecordedChange> {
     private struct Slot: BitwiseCopyable {
         var major: UInt64
         var minor: UInt64
@@ -28,7 +29,7 @@ struct PackedChanges {
     /// Most slots growing makes room for (the log's capacity); more only while it holds more.
     let slotLimit: Int
     /// Least room for records once there are any: the slack of a log of one change.
-    static let smallestRecordRoom = 64
+    static var smallestRecordRoom: Int { 64 }
 
     init(slotLimit: Int) {
         self.slotLimit = max(1, slotLimit)
@@ -74,8 +75,8 @@ struct PackedChanges {
 
     /// Appends the change of `kind` at `position` (after every change held: the log keeps them in
     /// order).
-    mutating func append(position: ChangePosition, kind: StoreChangeKind) {
-        ChangeRecord.withEncoded(kind) { record in
+    mutating func append(position: ChangePosition, kind: Kind) {
+        kind.withRecord { record in
             if slots.count == slots.capacity {
                 let doubled = min(max(slots.capacity * 2, 1), slotLimit)
                 slots.resize(to: max(doubled, slots.count + 1))
@@ -139,7 +140,7 @@ struct PackedChanges {
     }
 
     /// Some changes copied out of the log (under its lock, a few bytes each), to be made
-    /// `StoreChange`s after (outside it).
+    /// `LoggedChange`s after (outside it).
     struct Excerpt {
         struct Entry {
             var position: ChangePosition
@@ -151,18 +152,18 @@ struct PackedChanges {
         fileprivate(set) var bytes: [UInt8] = []
         /// The log's newest change as it was appended, after the entries: taken whole rather than
         /// copied as a record and decoded again (what a live reader reads).
-        var newest: StoreChange?
+        var newest: LoggedChange<Kind>?
 
         var count: Int { entries.count + (newest == nil ? 0 : 1) }
 
         /// The changes, in order, as they were appended.
-        func changes() -> [StoreChange] {
+        func changes() -> [LoggedChange<Kind>] {
             var changes = bytes.withUnsafeBufferPointer { bytes in
                 var start = 0
                 return entries.map { entry in
                     defer { start = entry.end }
-                    return StoreChange(
-                        position: entry.position, kind: ChangeRecord.decode(UnsafeBufferPointer(rebasing: bytes[start..<entry.end])))
+                    return LoggedChange(
+                        position: entry.position, kind: Kind(record: UnsafeBufferPointer(rebasing: bytes[start..<entry.end])))
                 }
             }
             if let newest { changes.append(newest) }

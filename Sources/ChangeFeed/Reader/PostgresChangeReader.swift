@@ -3,8 +3,8 @@ import LockTracing
 import PostgresLoop
 import Synchronization
 
-/// Reads the change feed's table (`TodoEventsSchema`) into the store's `ChangeLog`, on the store's
-/// own loop: a window of the newest changes at start, then the changes after the last one read —
+/// Reads a change table (`ChangeTable`: the store's, `TodoEventsSchema`) into change logs, one for
+/// the shared list and a sibling for each owner, on the store's own loop: a window of the newest changes at start, then the changes after the last one read —
 /// soon after changes made through this instance (`pollSoon`), when another instance says it read
 /// changes made through it (`NOTIFY` on `channel`, heard on a connection of its own that listens),
 /// and every `interval` whatever happens (a notification is a hint: what is read comes from the
@@ -16,20 +16,21 @@ import Synchronization
 /// last `gap` together, where reading after every write cost the database and this loop about
 /// as much as a fifth of the writes themselves (issue 22: ~2,000 reads a second of ~2 changes each
 /// under 8,000 PATCHes a second).
-final class PostgresChangeFeed: @unchecked Sendable {
+public final class PostgresChangeReader<Table: ChangeTable>: @unchecked Sendable {
+    public typealias Kind = Table.Kind
     /// The tag of PostgreSQL positions in cursor tokens.
-    static let tag = "p"
+    public static var tag: String { "p" }
     /// How far (in transaction ids) a cursor may be ahead of what this instance has read: one from
     /// another instance that read a little further; beyond that it is not one of this database's.
-    static let aheadAllowance: UInt64 = 1 << 24
+    public static var aheadAllowance: UInt64 { 1 << 24 }
 
     /// The shared list's changes.
-    let log: ChangeLog
+    public let log: ChangeLog<Kind>
     /// Each named owner's changes, in a sibling of `log` (one position order, one retention
     /// budget), made when the first change of theirs is read or when asked for (`log(of:)`),
     /// whichever comes first; and where the window began (nil: not loaded yet), where a log made
     /// later begins too.
-    private let owners = Mutex<(logs: [String: ChangeLog], start: ChangePosition?)>(([:], nil))
+    private let owners = Mutex<(logs: [String: ChangeLog<Kind>], start: ChangePosition?)>(([:], nil))
     private let client: PostgresClient
     private let loop: EventLoop
     private let interval: Duration
@@ -45,19 +46,19 @@ final class PostgresChangeFeed: @unchecked Sendable {
     private var rereadTimer: LoopTimer?
     /// Reads started, those of them held back by `gap` first, the rows they read, and the reads that
     /// ended (for tests: none in flight when `readsEnded == reads`).
-    let reads = Atomic<Int>(0), readsHeldBack = Atomic<Int>(0), rowsRead = Atomic<Int>(0), readsEnded = Atomic<Int>(0)
+    package let reads = Atomic<Int>(0), readsHeldBack = Atomic<Int>(0), rowsRead = Atomic<Int>(0), readsEnded = Atomic<Int>(0)
     /// A read was asked for (`pollSoon`: a change was made through this instance) and has not
     /// started yet: later asks need not wake the loop. Taken as a read starts (a change made after
     /// that asks again), and then counts as a write (`ChangeReaderStateMachine.askTaken`).
     private let readAsked = Atomic<Bool>(false)
     /// The channel instances tell each other on that they read changes made through them.
-    static let channel = "todo_events"
+    public static var channel: String { Table.channel }
     /// Listens on `channel` (made on the loop at `start`).
     private var listener: PostgresConnection?
     /// Drops the changes of a to-do that arrive after a later one of it.
-    private var filter = ChangeFilter()
+    private var filter = Table.Filter()
 
-    init(
+    public init(
         client: PostgresClient, loop: EventLoop, capacity: Int, interval: Duration, gap: Duration,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
@@ -71,14 +72,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
             handsOutSnapshots: true)
     }
 
-    /// `owner`'s change log (made now if there is none yet). An owner's log holds every change of
-    /// theirs read since the window began: one is made as soon as a change of theirs is read, so a
-    /// log made later (asked for by a request) has missed none of them.
-    func log(of owner: Owner) -> ChangeLog {
-        owner.isShared ? log : log(ofOwnerNamed: owner.name)
-    }
-
-    private func log(ofOwnerNamed name: String) -> ChangeLog {
+    /// The change log of the owner named `name` ('' for the shared list's: `log`), made now if
+    /// there is none yet. An owner's log holds every change of theirs read since the window began:
+    /// one is made as soon as a change of theirs is read, so a log made later (asked for by a
+    /// request) has missed none of them.
+    public func log(ofOwnerNamed name: String) -> ChangeLog<Kind> {
         if name.isEmpty { return log }
         return owners.withTracedLock { owners in
             if let made = owners.logs[name] { return made }
@@ -90,15 +88,15 @@ final class PostgresChangeFeed: @unchecked Sendable {
     }
 
     /// Owners' logs made so far (for tests).
-    var ownerLogCount: Int { owners.withTracedLock { $0.logs.count } }
+    package var ownerLogCount: Int { owners.withTracedLock { $0.logs.count } }
 
     /// The cursor of a listing that read with `seen`: every change of the transactions it saw.
-    static func cursor(ofListing seen: TransactionSnapshot) -> ChangeCursor {
+    public static func cursor(ofListing seen: TransactionSnapshot) -> ChangeCursor {
         ChangeCursor(after: ChangePosition(major: seen.xmin, minor: 0), seen: seen)
     }
 
     /// Starts reading (from any thread).
-    func start() {
+    public func start() {
         loop.execute { [self] in
             guard !started, !machine.closed else { return }
             started = true
@@ -118,13 +116,13 @@ final class PostgresChangeFeed: @unchecked Sendable {
     }
 
     /// Reads soon (from any thread): a change was just made through this instance.
-    func pollSoon() {
+    public func pollSoon() {
         guard !readAsked.exchange(true, ordering: .acquiringAndReleasing) else { return }
         loop.execute { [self] in run(machine.wrote(now: now())) }
     }
 
     /// Stops reading (from any thread).
-    func close() {
+    public func close() {
         loop.execute { [self] in stopOnLoop() }
     }
 
@@ -151,16 +149,16 @@ final class PostgresChangeFeed: @unchecked Sendable {
             case .armGap(let wait): gapTimer?.schedule(after: wait)
             case .armReread(let wait): rereadTimer?.schedule(after: wait)
             case .announce:
-                pool.execute(.prepared(TodoSQL.eventsAnnounce), []) { [self] _ in run(machine.announceDone()) }
+                pool.execute(.prepared(Table.announce), []) { [self] _ in run(machine.announceDone()) }
             case .prune:
-                pool.execute(.prepared(TodoSQL.eventsPrune), [String(log.capacity)]) { _ in }
+                pool.execute(.prepared(Table.prune), [String(log.capacity)]) { _ in }
             }
         }
     }
 
     /// The window at start: its first position, then the changes after it.
     private func loadWindow() {
-        pool.execute(.prepared(TodoSQL.eventsStart), [String(log.capacity)]) { [self] result in
+        pool.execute(.prepared(Table.windowStart), [String(log.capacity)]) { [self] result in
             guard !machine.closed else { return run(machine.windowFailed()) }
             guard case .success(let rows) = result, rows.count == 1,
                 let xid = rows[0, 0].flatMap({ UInt64($0) }), let seq = rows[0, 1].flatMap({ UInt64($0) })
@@ -175,7 +173,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 owners.start = start
                 for made in owners.logs.values { made.reset(to: start) }
             }
-            filter = ChangeFilter()
+            filter = Table.Filter()
             run(machine.windowLoaded(start: start, now: now()))
         }
     }
@@ -187,10 +185,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
         if heldBack { readsHeldBack.add(1, ordering: .relaxed) }
         let after = after ?? log.head.after
         let parameters = [String(after.major), String(after.minor), String(machine.settings.pageSize)]
-        pool.execute(.prepared(TodoSQL.eventsAfter), parameters) { [self] result in
+        pool.execute(.prepared(Table.changesAfter), parameters) { [self] result in
             readsEnded.add(1, ordering: .relaxed)
             guard !machine.closed, case .success(let rows) = result else { return run(machine.readFailed(now: now())) }
-            let read = Self.ownedChanges(rows)
+            let read = Table.changes(rows)
             rowsRead.add(rows.count, ordering: .relaxed)
             deliver(read)
             run(
@@ -201,8 +199,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
 
     /// The changes kept by `filter`, each to its owner's log, a run of one owner's at a time (in
     /// order: the logs' shared retention lets the oldest go first).
-    private func deliver(_ read: [(owner: String, change: StoreChange)]) {
-        var run: [StoreChange] = []
+    private func deliver(_ read: [(owner: String, change: LoggedChange<Kind>)]) {
+        var run: [LoggedChange<Kind>] = []
         var runOwner = ""
         for (owner, change) in read where filter.keeps(change) {
             if owner != runOwner, !run.isEmpty {
@@ -215,35 +213,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
         if !run.isEmpty { log(ofOwnerNamed: runOwner).append(run) }
     }
 
-    /// The changes of `TodoSQL.eventColumns` rows, whoever's; a row this server cannot read ends
-    /// the batch (read again next time, never skipped).
-    static func changes(_ rows: PostgresRows) -> [StoreChange] {
-        ownedChanges(rows).map(\.change)
-    }
-
-    /// `changes`, each with its owner's name ('' for the shared list).
-    static func ownedChanges(_ rows: PostgresRows) -> [(owner: String, change: StoreChange)] {
-        var changes: [(owner: String, change: StoreChange)] = []
-        changes.reserveCapacity(rows.count)
-        for row in 0..<rows.count {
-            guard let xid = rows[row, 0].flatMap({ UInt64($0) }), let seq = rows[row, 1].flatMap({ UInt64($0) }),
-                let kind = rows[row, 2], let owner = rows[row, TodoSQL.eventOwnerColumn]
-            else { break }
-            let kindOfChange: StoreChangeKind
-            switch kind {
-            case TodoEventsSchema.created, TodoEventsSchema.updated:
-                guard let todo = TodoRowDecoder.todo(rows, row: row, first: 3) else { return changes }
-                kindOfChange = kind == TodoEventsSchema.created ? .created(todo) : .updated(todo)
-            case TodoEventsSchema.deleted:
-                guard let id = rows[row, 3] else { return changes }
-                kindOfChange = .deleted(id: id)
-            case TodoEventsSchema.cleared:
-                kindOfChange = .cleared
-            default:
-                return changes
-            }
-            changes.append((owner, StoreChange(position: ChangePosition(major: xid, minor: seq), kind: kindOfChange)))
-        }
-        return changes
+    /// The changes of rows `Table.changesAfter` read, whoever's; a row this server cannot read ends
+    /// them (read again next time, never skipped).
+    public static func changes(_ rows: PostgresRows) -> [LoggedChange<Kind>] {
+        Table.changes(rows).map(\.change)
     }
 }

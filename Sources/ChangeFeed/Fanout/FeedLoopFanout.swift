@@ -8,11 +8,16 @@ import Synchronization
 /// slice at a time and rest in a write storm as `FanoutPacing` decides; this shell keeps the
 /// subscriptions, the runs read in a pass and the timers, and carries out the machine's actions
 /// (`run(_:)`). Lives on its loop's thread but for `wake`.
-final class FeedLoopFanout: ChangeListener, @unchecked Sendable {
+final class FeedLoopFanout<Kind: RecordedChange>: ChangeListener, @unchecked Sendable {
     /// Held, so that its identity (the key of `FeedLoopFanouts`) is not another log's.
-    private let log: ChangeLog
+    private let log: ChangeLog<Kind>
     private let loop: any FeedLoop
     private let batchInterval: Duration
+    /// `wake`, as made by `init`: a generic class's protocol witness (`changesAppended`, which the
+    /// log calls) runs the class's generic code unspecialised, where a closure made in `init` (which
+    /// the caller's code runs specialised for its kind of change) runs the specialised code. Set
+    /// once, before the log can call it.
+    private var wakeUp: @Sendable () -> Void = {}
     /// Where wake-ups stand, shared by the threads that append (`wake`) and the loop.
     private let state = Atomic<FanoutWake>(.idle)
     // Loop-thread state.
@@ -23,30 +28,31 @@ final class FeedLoopFanout: ChangeListener, @unchecked Sendable {
     private var turn: (any FeedTurnTimer)?
     /// The subscriptions in the order they started (a pass reaches them in it, so that the feed's
     /// order is the same in every run); nil where one ended, until `compact`.
-    private var subscriptions: [FeedSubscription?] = []
+    private var subscriptions: [FeedSubscription<Kind>?] = []
     /// Each subscription's index in `subscriptions`.
     private var indexes: [ObjectIdentifier: Int] = [:]
     private var cooldown: (any FeedTimer)?
     /// The subscriptions the pass in progress reaches (it holds those that end meanwhile).
-    private var pass: [FeedSubscription] = []
+    private var pass: [FeedSubscription<Kind>] = []
     /// The runs read in the pass in progress, for the subscriptions after them at the same cursor.
-    private var runs = FeedRunCache()
+    private var runs = FeedRunCache<Kind>()
 
     /// What a subscription at some cursor reads.
     enum Read {
         /// The changes after it (at most the limit asked for; none when there are none yet).
-        case run(FeedRun)
+        case run(FeedRun<Kind>)
         /// It is not retained, or not one of this log's: start again from `head`.
         case resync(head: ChangeCursor)
     }
 
     /// `loopSharePercent`: the most of the loop's time a pass takes in a write storm
     /// (`FanoutPacing`).
-    init(log: ChangeLog, loop: any FeedLoop, batchInterval: Duration, loopSharePercent: Int) {
+    init(log: ChangeLog<Kind>, loop: any FeedLoop, batchInterval: Duration, loopSharePercent: Int) {
         self.log = log
         self.loop = loop
         self.batchInterval = batchInterval
-        pacing = FanoutPacing(loopSharePercent: loopSharePercent, batch: FeedSubscription.batch)
+        pacing = FanoutPacing(loopSharePercent: loopSharePercent, batch: FeedSubscription<Kind>.batch)
+        wakeUp = { [weak self] in self?.wake() }
         log.listen(self)
         // Its timers go with the loop's base: a fan-out released after its loop closed frees none.
         loop.whenStopping { [weak self] in
@@ -71,14 +77,14 @@ final class FeedLoopFanout: ChangeListener, @unchecked Sendable {
         }
     }
 
-    func add(_ subscription: FeedSubscription) {
+    func add(_ subscription: FeedSubscription<Kind>) {
         let key = ObjectIdentifier(subscription)
         guard indexes[key] == nil else { return }
         indexes[key] = subscriptions.count
         subscriptions.append(subscription)
     }
 
-    func remove(_ subscription: FeedSubscription) {
+    func remove(_ subscription: FeedSubscription<Kind>) {
         guard let index = indexes.removeValue(forKey: ObjectIdentifier(subscription)) else { return }
         subscriptions[index] = nil
         // Once most places are empty, the rest close ranks (amortized: a constant per removal).
@@ -93,7 +99,7 @@ final class FeedLoopFanout: ChangeListener, @unchecked Sendable {
     }
 
     /// The log took changes (on the appending thread, once the store let go of its lock).
-    func changesAppended() { wake() }
+    func changesAppended() { wakeUp() }
 
     /// From the thread that appended a change, or on the loop from a subscription that takes more
     /// again: a pass follows (at once, or when the interval after the last batch ends).
@@ -202,13 +208,16 @@ final class FeedLoopFanouts: Sendable {
         let loop: UInt
     }
 
-    private let fanouts = Mutex<[Key: FeedLoopFanout]>([:])
+    /// Each a `FeedLoopFanout` of its log's kind of change.
+    private let fanouts = Mutex<[Key: AnyObject]>([:])
 
     /// `loop`'s fan-out of `log` (made on first use).
-    func fanout(of log: ChangeLog, on loop: any FeedLoop, batchInterval: Duration, loopSharePercent: Int) -> FeedLoopFanout {
+    func fanout<Kind>(of log: ChangeLog<Kind>, on loop: any FeedLoop, batchInterval: Duration, loopSharePercent: Int) -> FeedLoopFanout<
+        Kind
+    > {
         fanouts.withTracedLock { fanouts in
             let key = Key(log: ObjectIdentifier(log), loop: loop.identity)
-            if let fanout = fanouts[key] { return fanout }
+            if let fanout = fanouts[key] as? FeedLoopFanout<Kind> { return fanout }
             let fanout = FeedLoopFanout(log: log, loop: loop, batchInterval: batchInterval, loopSharePercent: loopSharePercent)
             fanouts[key] = fanout
             // A stopped loop's fan-out has its timers cancelled: a later loop at the same address

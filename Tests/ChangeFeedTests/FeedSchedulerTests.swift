@@ -5,7 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import TodoServer
+@testable import ChangeFeed
 
 /// The server's feed loop (`EventLoopFeedScheduler`) on a real libevent loop: why a pass's next
 /// slice goes through a turn timer and not through `execute`.

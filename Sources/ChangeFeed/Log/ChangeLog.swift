@@ -8,7 +8,7 @@ import Synchronization
 /// them but to tell its listeners (`ChangeListener`) that it took changes: after an append, or,
 /// for a store that appends under its own lock, when the store makes the append's
 /// `ChangeAnnouncement` once it let go of that lock.
-public final class ChangeLog: Sendable {
+public final class ChangeLog<Kind: RecordedChange>: Sendable {
     /// Names this change order in cursor tokens.
     public let tag: String
     /// Changes kept for replay.
@@ -26,16 +26,16 @@ public final class ChangeLog: Sendable {
     private let sequence: ChangeSequence
     /// The retention budget this log shares with its siblings, nil while it is alone (it keeps its
     /// own last `capacity` changes).
-    private let retention: ChangeRetention?
+    private let retention: ChangeRetention<Kind>?
     private let state: Mutex<State>
 
     private struct State {
         /// Retained changes in order, in compact form.
-        var changes: PackedChanges
+        var changes: PackedChanges<Kind>
         /// The newest retained change as it was appended (also in `changes`), nil when none is
         /// retained: a live reader, which reads just it, gets it without a decode (one value per
-        /// log, the size of one `StoreChange`).
-        var newest: StoreChange?
+        /// log, the size of one `LoggedChange`).
+        var newest: LoggedChange<Kind>?
         /// Every change at or before it has left the window (or never was).
         var floor: ChangePosition
         var head: ChangeCursor
@@ -44,12 +44,7 @@ public final class ChangeLog: Sendable {
         /// Retained changes replays looked at so far (each at most once per cursor that reads on).
         var examined = 0
         /// Told after appends (an array: an append hands it out with a retain, no copy).
-        var listeners: [Listening] = []
-    }
-
-    /// A listener, held weakly: the log never keeps one alive.
-    struct Listening: Sendable {
-        weak let listener: (any ChangeListener)?
+        var listeners: [ChangeListening] = []
     }
 
     /// What a reader at some cursor gets.
@@ -59,7 +54,7 @@ public final class ChangeLog: Sendable {
         /// those the cursor had seen already (its snapshot's) included: a reader that goes on from
         /// it never looks at them again, so that what a reader costs the log is bounded by the
         /// changes that come, not by what its cursor claims to have seen.
-        case changes([StoreChange], end: ChangeCursor)
+        case changes([LoggedChange<Kind>], end: ChangeCursor)
         /// The cursor is older than the window, or not one of this order: start again from `head`.
         case resync(head: ChangeCursor)
     }
@@ -74,7 +69,7 @@ public final class ChangeLog: Sendable {
 
     private init(
         tag: String, capacity: Int, start: ChangePosition, aheadAllowance: UInt64, handsOutSnapshots: Bool, sequence: ChangeSequence,
-        retention: ChangeRetention?
+        retention: ChangeRetention<Kind>?
     ) {
         self.tag = tag
         self.capacity = max(1, capacity)
@@ -95,7 +90,7 @@ public final class ChangeLog: Sendable {
             retention
             ?? sharedRetention.withTracedLock { shared in
                 if let shared { return shared }
-                let made = ChangeRetention(capacity: capacity)
+                let made = ChangeRetention<Kind>(capacity: capacity)
                 made.enroll(self, retained: retainedCount)
                 shared = made
                 hasSiblings.store(true, ordering: .releasing)
@@ -108,12 +103,12 @@ public final class ChangeLog: Sendable {
 
     /// The budget the first log made when it got its first sibling (a change appended while that
     /// happens may count against its own capacity instead: the budget is off by that much).
-    private let sharedRetention = Mutex<ChangeRetention?>(nil)
+    private let sharedRetention = Mutex<ChangeRetention<Kind>?>(nil)
     /// Whether `sharedRetention` is set: a log without siblings appends without taking its lock.
     private let hasSiblings = Atomic<Bool>(false)
 
     /// The budget this log's changes count against, nil: its own capacity.
-    private var budget: ChangeRetention? {
+    private var budget: ChangeRetention<Kind>? {
         if let retention { return retention }
         guard hasSiblings.load(ordering: .acquiring) else { return nil }
         return sharedRetention.withTracedLock { $0 }
@@ -133,15 +128,15 @@ public final class ChangeLog: Sendable {
     public var retainedCount: Int { state.withTracedLock { $0.changes.count } }
 
     /// The memory its retained changes hold, room not yet used included (for tests).
-    var retainedBytes: Int { state.withTracedLock { $0.changes.heldBytes } }
+    package var retainedBytes: Int { state.withTracedLock { $0.changes.heldBytes } }
 
     /// How many retained changes replays have looked at so far (what readers cost the log).
-    var examinedCount: Int { state.withTracedLock { $0.examined } }
+    package var examinedCount: Int { state.withTracedLock { $0.examined } }
 
     /// Appends `kind` at the next position on `head`'s major and tells the listeners; answers
     /// that position. For a caller that holds no lock of its own (else `appendNextUnannounced`).
     @discardableResult
-    public func appendNext(_ kind: StoreChangeKind) -> ChangePosition {
+    public func appendNext(_ kind: Kind) -> ChangePosition {
         let (position, announcement) = appendNextUnannounced(kind)
         announcement.announce()
         return position
@@ -150,9 +145,9 @@ public final class ChangeLog: Sendable {
     /// Appends `kind` at the next position on `head`'s major; answers that position and the
     /// announcement the caller makes once it let go of its own lock (a store appends under its
     /// lock, so that a page and the cursor it reports agree).
-    public func appendNextUnannounced(_ kind: StoreChangeKind) -> (position: ChangePosition, announcement: ChangeAnnouncement) {
+    public func appendNextUnannounced(_ kind: Kind) -> (position: ChangePosition, announcement: ChangeAnnouncement) {
         let budget = budget
-        let (position, listeners) = state.withTracedLock { state -> (ChangePosition, [Listening]) in
+        let (position, listeners) = state.withTracedLock { state -> (ChangePosition, [ChangeListening]) in
             let position = ChangePosition(major: state.head.after.major, minor: sequence.next(after: state.head.after.minor))
             Self.add(position: position, kind: kind, to: &state, capacity: budget == nil ? capacity : .max)
             return (position, state.listeners)
@@ -164,16 +159,16 @@ public final class ChangeLog: Sendable {
 
     /// Appends changes whose positions come after `head`, in order (others are dropped: a fetch that
     /// overlapped the last one), and tells the listeners when it took any.
-    public func append(_ changes: [StoreChange]) {
+    public func append(_ changes: [LoggedChange<Kind>]) {
         appendUnannounced(changes).announce()
     }
 
     /// `append` without telling the listeners: the answer tells them, once the caller let go of
     /// its own lock (nobody when no change was taken).
-    public func appendUnannounced(_ changes: [StoreChange]) -> ChangeAnnouncement {
+    public func appendUnannounced(_ changes: [LoggedChange<Kind>]) -> ChangeAnnouncement {
         guard !changes.isEmpty else { return .none }
         let budget = budget
-        let (added, listeners) = state.withTracedLock { state -> (Int, [Listening]) in
+        let (added, listeners) = state.withTracedLock { state -> (Int, [ChangeListening]) in
             var added = 0
             for index in changes.indices where changes[index].position > state.head.after {
                 Self.add(
@@ -203,7 +198,7 @@ public final class ChangeLog: Sendable {
     }
 
     /// The changes the log has room for, retained or not (for tests).
-    var heldCount: Int { state.withTracedLock { $0.changes.slotCapacity } }
+    package var heldCount: Int { state.withTracedLock { $0.changes.slotCapacity } }
 
     /// Moves `head` to `position` without a change (PostgreSQL: the window starts where the table's
     /// retained changes end); the window then starts there too.
@@ -217,7 +212,7 @@ public final class ChangeLog: Sendable {
         sequence.reached(major: position.major)
     }
 
-    private static func add(position: ChangePosition, kind: StoreChangeKind, to state: inout State, capacity: Int) {
+    private static func add(position: ChangePosition, kind: Kind, to state: inout State, capacity: Int) {
         // The oldest leaves first, so that a full window never needs room for one more.
         if state.changes.count >= capacity {
             state.floor = state.changes.position(at: 0)
@@ -225,7 +220,7 @@ public final class ChangeLog: Sendable {
         }
         state.changes.append(position: position, kind: kind)
         state.changes.trim()
-        state.newest = StoreChange(position: position, kind: kind)
+        state.newest = LoggedChange(position: position, kind: kind)
         state.appended += 1
         state.head.advance(to: position)
     }
@@ -246,7 +241,7 @@ public final class ChangeLog: Sendable {
         /// (a live reader's usual case).
         case replay(Replay)
         /// Records copied out, to be decoded outside the lock.
-        case records(PackedChanges.Excerpt, end: ChangeCursor)
+        case records(PackedChanges<Kind>.Excerpt, end: ChangeCursor)
     }
 
     private func excerpt(after cursor: ChangeCursor, limit: Int) -> Found {
@@ -277,7 +272,7 @@ public final class ChangeLog: Sendable {
                 end.advance(to: last.position)
                 return .replay(.changes(cursor.hasSeen(last.position) ? [] : [last], end: end))
             }
-            var found = PackedChanges.Excerpt()
+            var found = PackedChanges<Kind>.Excerpt()
             var end = cursor
             var index = low
             while index < state.changes.count, found.count < limit {
@@ -306,12 +301,12 @@ public final class ChangeLog: Sendable {
     public func listen(_ listener: any ChangeListener) {
         state.withTracedLock { state in
             state.listeners.removeAll { $0.listener == nil || $0.listener === listener }
-            state.listeners.append(Listening(listener: listener))
+            state.listeners.append(ChangeListening(listener: listener))
         }
     }
 
     /// Listeners registered now and still alive.
-    var listenerCount: Int { state.withTracedLock { $0.listeners.count { $0.listener != nil } } }
+    package var listenerCount: Int { state.withTracedLock { $0.listeners.count { $0.listener != nil } } }
 
     public func stopListening(_ listener: any ChangeListener) {
         state.withTracedLock { state in state.listeners.removeAll { $0.listener == nil || $0.listener === listener } }
@@ -357,7 +352,7 @@ final class ChangeSequence: Sendable {
 /// `capacity` changes of all of them together, in the order they were appended, so that a
 /// thousand owners cost what one does. Each append is noted here after the log took it; once past
 /// the budget, the log that holds the oldest retained change lets it go.
-final class ChangeRetention: Sendable {
+final class ChangeRetention<Kind: RecordedChange>: Sendable {
     let capacity: Int
     private let order = Mutex(Order())
 
@@ -368,7 +363,7 @@ final class ChangeRetention: Sendable {
     }
 
     private struct WeakLog: @unchecked Sendable {
-        weak var log: ChangeLog?
+        weak var log: ChangeLog<Kind>?
     }
 
     init(capacity: Int) {
@@ -376,14 +371,14 @@ final class ChangeRetention: Sendable {
     }
 
     /// Counts the changes `log` already holds (the first log, when it gets a sibling).
-    func enroll(_ log: ChangeLog, retained: Int) {
+    func enroll(_ log: ChangeLog<Kind>, retained: Int) {
         order.withTracedLock { order in
             for _ in 0..<retained { order.logs.append(WeakLog(log: log)) }
         }
     }
 
     /// `log` took `count` changes: the oldest changes past the budget leave their logs.
-    func retained(_ count: Int, by log: ChangeLog) {
+    func retained(_ count: Int, by log: ChangeLog<Kind>) {
         let leaving = order.withTracedLock { order -> [WeakLog] in
             for _ in 0..<count { order.logs.append(WeakLog(log: log)) }
             let excess = order.logs.count - order.start - capacity

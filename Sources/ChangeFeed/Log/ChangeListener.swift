@@ -12,13 +12,21 @@ public protocol ChangeListener: AnyObject, Sendable {
 /// The listeners to tell that changes were appended (`ChangeLog.appendNextUnannounced`,
 /// `appendUnannounced`): told by `announce()`, which the appender calls once it let go of its locks.
 public struct ChangeAnnouncement: Sendable {
-    let listeners: [ChangeLog.Listening]
+    let listeners: [ChangeListening]
 
     /// Tells no one (nothing was appended).
     public static let none = ChangeAnnouncement(listeners: [])
+
+    /// Whether it tells nobody.
+    public var isEmpty: Bool { listeners.isEmpty }
 
     /// Tells each listener still alive that changes were appended.
     public func announce() {
         for entry in listeners { entry.listener?.changesAppended() }
     }
+}
+
+/// A listener as a log holds it: weakly, so that the log never keeps one alive.
+struct ChangeListening: Sendable {
+    weak let listener: (any ChangeListener)?
 }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TodoServer
+@testable import ChangeFeed
 
 /// The PostgreSQL change reader's decisions as a pure machine: events and the test's own clock in,
 /// actions out; no database, no loop, no timer.
