@@ -18,11 +18,15 @@ extension ConnectionStateMachine {
         /// Read the body: the client sends it without waiting (no `Expect: 100-continue`, or some
         /// of it came with the head, RFC 9110 §10.1.1).
         case read
+        /// The client waits: ask the handler whether it refuses the request from its head alone
+        /// (told whether the connection is over the limit, where every request is refused), then
+        /// tell the machine its answer (`headDecided`).
+        case askHandler(overLimit: Bool)
         /// Send `100 Continue`, then read the body.
         case sendContinue
         /// Send the handler's final answer now, no 100, and never read the body: the stream ends
-        /// there (`streamFinished(refused: true)`), the connection closes once the answer is
-        /// written and lingers, discarding the body if the client sends it anyway.
+        /// there (`refused`), the connection closes once the answer is written and lingers,
+        /// discarding the body if the client sends it anyway.
         case answerFromHead
     }
 
@@ -65,15 +69,18 @@ extension ConnectionStateMachine {
     }
 
     /// A head whose body is still to come arrived on `connection`: `expectsContinue` when it says
-    /// `Expect: 100-continue` (HTTP/1.1), `bodyArrived` when some of the body came with it. For a
-    /// client that waits, `refusesFromHead` asks the handler whether it refuses the request from
-    /// its head alone (told whether the connection is over the limit, where every request is
-    /// refused): then its answer goes out at once, else `100 Continue`.
-    mutating func bodyAwaited(
-        _ connection: ConnectionID, expectsContinue: Bool, bodyArrived: Bool, refusesFromHead: (_ overLimit: Bool) -> Bool
-    ) -> BodyAction {
+    /// `Expect: 100-continue` (HTTP/1.1), `bodyArrived` when some of the body came with it. A
+    /// client that waits is not sent `100 Continue` before the handler had its say on the head
+    /// (`askHandler`); any other body is read.
+    func bodyAwaited(_ connection: ConnectionID, expectsContinue: Bool, bodyArrived: Bool) -> BodyAction {
         guard expectsContinue, !bodyArrived, let record = connections[connection] else { return .read }
-        return refusesFromHead(overLimitCount > 0 && record.overLimit) ? .answerFromHead : .sendContinue
+        return .askHandler(overLimit: overLimitCount > 0 && record.overLimit)
+    }
+
+    /// The handler, asked about a head whose client waits (`askHandler`), `refuses` it or not:
+    /// its answer goes out at once, else `100 Continue`.
+    func headDecided(refuses: Bool) -> BodyAction {
+        refuses ? .answerFromHead : .sendContinue
     }
 
     /// Whether `connection` may read and frame more requests: its budget allows it and no answer

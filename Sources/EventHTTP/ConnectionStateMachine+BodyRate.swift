@@ -10,6 +10,14 @@ extension ConnectionStateMachine {
         /// From the head: the body's first bytes may be slow (TCP's slow start, a client that
         /// prepares its body).
         var gracePeriod: Duration
+
+        /// The status a body too slow is refused with, and what the client is told.
+        static let refusalStatus = 408
+        var refusalDetail: String {
+            let grace = gracePeriod.seconds
+            return "The request body arrived slower than \(bytesPerSecond) bytes per second on average, "
+                + "\(grace == grace.rounded() ? String(Int(grace)) : String(grace)) s after its head: the connection is closed."
+        }
     }
 
     /// The head of a request arrived on `connection` at `now` and its body is to come: the body's
@@ -28,8 +36,8 @@ extension ConnectionStateMachine {
 
     /// The connections whose body is too slow at `now`: past its grace period it has averaged less
     /// than the rate. Each is refused here — nothing more is read or framed, it closes once the
-    /// refusal is written and lingers — and the loop writes the 408 (`BodyRate` says what to tell
-    /// the client). A body whose connection is not read (the client does not take its answers) is
+    /// refusal is written and lingers — and the loop writes the 408 (`BodyRate.refusalDetail` says what
+    /// to tell the client). A body whose connection is not read (the client does not take its answers) is
     /// not its client's delay to count: its clock starts again.
     mutating func slowBodies(now: Instant) -> [ConnectionID] {
         guard let rate = bodyRate else { return [] }

@@ -76,21 +76,23 @@ extension HTTPConnection {
             }
             if !events.bodySpans.isEmpty {
                 var arrived = 0
-                for span in events.bodySpans {
-                    copyInput(from: span.lowerBound - inputOffset, count: span.count, into: &pendingBody)
-                    arrived += span.count
+                exchange.appendToBody { body in
+                    for span in events.bodySpans {
+                        copyInput(from: span.lowerBound - inputOffset, count: span.count, into: &body)
+                        arrived += span.count
+                    }
                 }
                 server.machine.bodyBytesArrived(id, count: arrived)
             }
             // What was framed is consumed — the head read, the body copied, chunk lines seen — but
             // not part of a head: it is read once whole.
-            if framing.position > inputOffset, pendingHead != nil || framing.isIdle {
+            if framing.position > inputOffset, exchange.head != nil || framing.isIdle {
                 evbuffer_drain(input, framing.position - inputOffset)
                 inputOffset = framing.position
             }
             if events.messagesCompleted > 0 {
                 messageArrived()
-            } else if framing.headBegun, pendingHead == nil {
+            } else if framing.headBegun, exchange.head == nil {
                 // Part of a head (or empty lines before one): it must be whole within the time-out,
                 // however slowly it comes.
                 server.machine.headStarted(id, now: .now)
@@ -138,40 +140,34 @@ extension HTTPConnection {
         let request = HTTPRequest(acceptedHead: UnsafeRawBufferPointer(start: bytes, count: length), clientAddress: clientAddress)
         evbuffer_drain(input, length)
         inputOffset = end
-        pendingBody = []
-        guard bodyFollows else {
-            pendingHead = request
-            return true
+        if bodyFollows {
+            server.machine.bodyBegan(id, now: .now)
+            var action = server.machine.bodyAwaited(
+                id, expectsContinue: request.expectsContinue, bodyArrived: evbuffer_get_length(input) > 0)
+            var refusal: HTTPResponse?
+            if case .askHandler(let overLimit) = action {
+                refusal = server.handler.answer(toHead: request, loopIndex: server.index, connectionOverLimit: overLimit)
+                action = server.machine.headDecided(refuses: refusal != nil)
+            }
+            switch action {
+            case .read, .askHandler:
+                break
+            case .sendContinue:
+                bytesQueued += HTTPResponseWriter.writeContinue(to: output)
+            case .answerFromHead:
+                if let refusal { endStream(answering: refusal, isHead: request.method == .head) }
+                return false
+            }
         }
-        server.machine.bodyBegan(id, now: .now)
-        var refusal: HTTPResponse?
-        let action = server.machine.bodyAwaited(
-            id, expectsContinue: request.expectsContinue, bodyArrived: evbuffer_get_length(input) > 0
-        ) { overLimit in
-            refusal = server.handler.answer(toHead: request, loopIndex: server.index, connectionOverLimit: overLimit)
-            return refusal != nil
-        }
-        switch action {
-        case .read:
-            break
-        case .sendContinue:
-            let line = HTTPResponseWriter.continueLine
-            evbuffer_add(output, line.utf8Start, line.utf8CodeUnitCount)
-            bytesQueued += line.utf8CodeUnitCount
-        case .answerFromHead:
-            if let refusal { endStream(answering: refusal, isHead: request.method == .head) }
-            return false
-        }
-        pendingHead = request
+        exchange = .receiving(head: request, body: [])
         return true
     }
 
     /// The framing completed the pending request's message: its body was copied as it arrived.
     private func messageArrived() {
-        guard var request = pendingHead else { return }
-        pendingHead = nil
-        request.body = pendingBody
-        pendingBody = []
+        guard case .receiving(var request, let body) = exchange else { return }
+        exchange = .idle
+        request.body = body
         dispatch(request)
     }
 
@@ -192,8 +188,7 @@ extension HTTPConnection {
         let start = server.machine.requestStarted(
             requestID, connection: id, minorVersion: request.version.minor, asksClose: options.close, asksKeepAlive: options.keepAlive)
         server.publishInFlight()
-        answering = requestID
-        answeringIsHead = request.method == .head
+        exchange = .handling(requestID, isHead: request.method == .head)
         server.handler.handle(
             request, responder: HTTPResponder(connection: self, request: requestID, connectionOverLimit: start.refuse))
     }
@@ -201,10 +196,10 @@ extension HTTPConnection {
     /// The handler's answer to `request`: written into the output (and to the socket at once,
     /// unless the connection is inside its own callback, which writes at its end).
     func answer(_ response: HTTPResponse, to request: ConnectionStateMachine.RequestID) -> HTTPResponder.Delivery {
-        guard isOpen, answering == request else { return .connectionClosed }
-        answering = nil
+        guard isOpen, case .handling(request, let isHead) = exchange else { return .connectionClosed }
+        exchange = .idle
         let decided = server.machine.requestAnswered(id, now: .now, closeAsked: response.asksToClose)
-        let framing = HTTPResponseWriter.Framing(isHead: answeringIsHead, closes: decided.closes, http10KeepAlive: decided.http10KeepAlive)
+        let framing = HTTPResponseWriter.Framing(isHead: isHead, closes: decided.closes, http10KeepAlive: decided.http10KeepAlive)
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: server.date.current(), to: output)
         unwrittenAnswers.append((request, bytesQueued))
         // Over the output bound, no more pipelined requests are taken until the client reads.
@@ -216,7 +211,7 @@ extension HTTPConnection {
     /// The framing refused the stream: the handler's problem answer, then a lingering close.
     private func refuse(_ refusal: HTTPFraming.Refusal) {
         server.wireCounters.refusedStreams.add(1, ordering: .relaxed)
-        let origin = pendingHead?.headers["Origin"] ?? originOfBufferedHead()
+        let origin = exchange.head?.headers["Origin"] ?? originOfBufferedHead()
         let response =
             server.handler.replacementForWireError(status: refusal.status, detail: refusal.detail, origin: origin)
             ?? HTTPResponse(
@@ -228,11 +223,9 @@ extension HTTPConnection {
     /// stream): a 408 problem answer, then a lingering close.
     func refuseSlowBody() {
         guard isOpen, let rate = server.wireSettings.bodyRate else { return }
-        let grace = rate.gracePeriod.seconds
-        let detail =
-            "The request body arrived slower than \(rate.bytesPerSecond) bytes per second on average, "
-            + "\(grace == grace.rounded() ? String(Int(grace)) : String(grace)) s after its head: the connection is closed."
-        refuse(HTTPFraming.Refusal(status: 408, detail: detail, cutOffset: framing.position))
+        refuse(
+            HTTPFraming.Refusal(
+                status: ConnectionStateMachine.BodyRate.refusalStatus, detail: rate.refusalDetail, cutOffset: framing.position))
         if !servicing { service() }
     }
 
@@ -241,8 +234,7 @@ extension HTTPConnection {
     private func endStream(answering response: HTTPResponse, isHead: Bool) {
         let refusal = server.machine.refused(id)
         server.apply(refusal.reading, to: self)
-        pendingHead = nil
-        pendingBody = []
+        if exchange.head != nil { exchange = .idle }
         let framing = HTTPResponseWriter.Framing(
             isHead: isHead, closes: refusal.framing.closes, http10KeepAlive: refusal.framing.http10KeepAlive)
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: server.date.current(), to: output)

@@ -24,21 +24,13 @@ final class HTTPConnection {
     var framing: HTTPFraming
     /// Stream offset of the input's first byte.
     var inputOffset = 0
-    /// A request whose head was read and whose body is still arriving.
-    var pendingHead: HTTPRequest?
-    /// The pending request's body so far: copied out as it is framed, so that the input holds no
-    /// more than one read however the body is framed (a million one-byte chunks included).
-    var pendingBody: [UInt8] = []
+    /// Where the connection is with its request: framing, reading a body, with the handler, or
+    /// streaming the answer (one at a time, in order).
+    var exchange = Exchange.idle
     /// The client ended its side (`EV_CLOSED`): a short read then means the end of its stream.
     var peerHalfClosed = false
     /// Continues a connection's work in a later turn of the loop, after others had theirs.
     var resumeEvent: OpaquePointer?
-    /// The request the handler has and has not answered yet (or whose stream is not finished).
-    var answering: ConnectionStateMachine.RequestID?
-    /// Whether the request being answered is a HEAD: its answer has no body.
-    var answeringIsHead = false
-    /// The answer being streamed, if any.
-    var stream: StreamState?
     /// The socket would block: the next write readiness edge flushes.
     var writeBlocked = false
     /// The kernel may hold bytes not read yet (a read filled its space, or reading was stopped).
@@ -68,6 +60,43 @@ final class HTTPConnection {
         framing = HTTPFraming(limits: server.wireSettings.framing)
         framing.recordsBodySpans = true
         unwrittenAnswers.reserveCapacity(1)
+    }
+
+    /// The request a connection is at, from its head to its answer's end. One case at a time:
+    /// a body is never read while the handler has a request, an answer never sent twice, and a
+    /// streamed answer is the only one in progress.
+    enum Exchange {
+        /// No request is held: what is read is framed (a head may be arriving).
+        case idle
+        /// `head` arrived and its body is still arriving: `body` so far, copied out as it is framed,
+        /// so that the input holds no more than one read however the body is framed (a million
+        /// one-byte chunks included).
+        case receiving(head: HTTPRequest, body: [UInt8])
+        /// The handler has `request` and has not answered it (`isHead`: its answer has no body).
+        case handling(ConnectionStateMachine.RequestID, isHead: Bool)
+        /// The request's answer is being streamed and is not finished.
+        case streaming(StreamState)
+
+        /// The head whose body is arriving.
+        var head: HTTPRequest? {
+            if case .receiving(let head, _) = self { return head }
+            return nil
+        }
+
+        /// Appends to the body that is arriving, in place (the case is let go of meanwhile, so the
+        /// array is not copied).
+        mutating func appendToBody(_ append: (inout [UInt8]) -> Void) {
+            guard case .receiving(let head, var body) = self else { return }
+            self = .idle
+            append(&body)
+            self = .receiving(head: head, body: body)
+        }
+    }
+
+    /// The answer being streamed, if any.
+    var stream: StreamState? {
+        if case .streaming(let stream) = exchange { return stream }
+        return nil
     }
 
     /// Starts watching the socket; false when libevent cannot.

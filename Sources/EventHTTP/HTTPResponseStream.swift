@@ -90,14 +90,22 @@ extension HTTPResponder {
 }
 
 /// A streamed answer in progress on a connection: what the connection needs to write it (the
-/// machine keeps its back-pressure and end, `ConnectionStateMachine+Streams`).
-struct StreamState {
+/// machine keeps its back-pressure and end, `ConnectionStateMachine+Streams`). A class: the
+/// connection's `exchange` holds it while the stream lasts, and its fields are read and its staged
+/// parts set in place, without copying the handler out.
+final class StreamState {
     let request: ConnectionStateMachine.RequestID
     /// Chunked framing (HTTP/1.1) or close-delimited (HTTP/1.0).
     let chunked: Bool
     let onEvent: (HTTPStreamEvent) -> Void
     /// Parts queued since the last flush, to be framed as one chunk (chunked streams only).
     var staged: StagedChunk?
+
+    init(request: ConnectionStateMachine.RequestID, chunked: Bool, onEvent: @escaping (HTTPStreamEvent) -> Void) {
+        self.request = request
+        self.chunked = chunked
+        self.onEvent = onEvent
+    }
 }
 
 /// Bytes of a chunked stream queued and not yet framed: a batch of parts becomes one chunk.
@@ -119,14 +127,14 @@ extension HTTPConnection {
         status: Int, headers: HTTPHeaders, backPressure: HTTPStreamBackPressure, request: ConnectionStateMachine.RequestID,
         onEvent: @escaping (HTTPStreamEvent) -> Void
     ) -> Bool {
-        guard isOpen, answering == request, stream == nil else { return false }
+        guard isOpen, case .handling(request, let isHead) = exchange else { return false }
         // No time-out runs while the handler works; a stream counts from its writes again.
-        let decided = server.machine.streamStarted(id, now: .now, status: status, isHead: answeringIsHead, backPressure: backPressure)
+        let decided = server.machine.streamStarted(id, now: .now, status: status, isHead: isHead, backPressure: backPressure)
         let framing = HTTPResponseWriter.Framing(
-            isHead: answeringIsHead, closes: decided.closes, http10KeepAlive: false, streamed: decided.chunked ? .chunked : .closeDelimited)
+            isHead: isHead, closes: decided.closes, http10KeepAlive: false, streamed: decided.chunked ? .chunked : .closeDelimited)
         bytesQueued += HTTPResponseWriter.write(
             HTTPResponse(status: status, headers: headers), framing: framing, date: server.date.current(), to: output)
-        stream = StreamState(request: request, chunked: decided.chunked, onEvent: onEvent)
+        exchange = .streaming(StreamState(request: request, chunked: decided.chunked, onEvent: onEvent))
         if decided.bodiless {
             streamFinish(request: request)
         } else {
@@ -139,24 +147,17 @@ extension HTTPConnection {
     }
 
     func streamWrite(_ bytes: [UInt8], request: ConnectionStateMachine.RequestID, flushing: Bool) -> HTTPStreamWrite {
-        // The stream's fields are read in place: a copy of the state would retain its handler.
-        guard isOpen, stream?.request == request, let chunked = stream?.chunked else { return .closed }
+        guard isOpen, let current = stream, current.request == request else { return .closed }
         guard !bytes.isEmpty else {
             return writeResult(server.machine.streamWrote(id, queuedBytes: false, pendingBytes: streamPendingBytes))
         }
-        if chunked, !flushing, let staged = stream?.staged ?? StagedChunk() {
+        if current.chunked, !flushing, let staged = current.staged ?? StagedChunk() {
             // Queued: framed together with the parts after it, at the next flush.
-            if stream?.staged == nil { stream?.staged = staged }
+            if current.staged == nil { current.staged = staged }
             bytes.withUnsafeBytes { _ = evbuffer_add(staged.buffer, $0.baseAddress, $0.count) }
         } else {
             sealStagedChunk()
-            if chunked { addChunkSize(bytes.count) }
-            bytes.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress, $0.count) }
-            bytesQueued += bytes.count
-            if chunked {
-                evbuffer_add(output, "\r\n", 2)
-                bytesQueued += 2
-            }
+            bytesQueued += bytes.withUnsafeBytes { HTTPResponseWriter.writePart($0, chunked: current.chunked, to: output) }
         }
         server.wireCounters.noteOutput(evbuffer_get_length(output))
         if flushing, !servicing { flush() }
@@ -178,7 +179,7 @@ extension HTTPConnection {
         case .cutOff:
             // The writer hears it by this answer: the stream is let go before the close, which
             // would tell it `.closed` as well.
-            stream = nil
+            exchange = .idle
             close()
             return .cutOff
         }
@@ -190,29 +191,16 @@ extension HTTPConnection {
     /// Moves the stream's queued parts to the output as one chunk.
     func sealStagedChunk() {
         guard let staged = stream?.staged else { return }
-        let count = staged.count
-        guard count > 0 else { return }
-        addChunkSize(count)
-        evbuffer_add_buffer(output, staged.buffer)
-        evbuffer_add(output, "\r\n", 2)
-        bytesQueued += count + 2
-    }
-
-    private func addChunkSize(_ count: Int) {
-        var size: [UInt8] = Array(String(count, radix: 16).utf8) + [13, 10]
-        evbuffer_add(output, &size, size.count)
-        bytesQueued += size.count
+        bytesQueued += HTTPResponseWriter.writeChunk(movingFrom: staged.buffer, to: output)
     }
 
     func streamFinish(request: ConnectionStateMachine.RequestID) {
         guard isOpen, stream?.request == request else { return }
         sealStagedChunk()
-        stream = nil
+        exchange = .idle
         if server.machine.streamEnded(id).lastChunk {
-            evbuffer_add(output, "0\r\n\r\n", 5)
-            bytesQueued += 5
+            bytesQueued += HTTPResponseWriter.writeLastChunk(to: output)
         }
-        answering = nil
         unwrittenAnswers.append((request, bytesQueued))
         if !servicing { service() }
     }
@@ -235,7 +223,7 @@ extension HTTPConnection {
     /// At close: forgets the stream, and tells it that it is over when the machine says it was cut.
     func endStreamAtClose(_ closed: ConnectionStateMachine.Closed?) {
         guard let current = stream else { return }
-        stream = nil
+        exchange = .idle
         if closed?.streamCut == true { current.onEvent(.closed) }
     }
 }

@@ -199,7 +199,4 @@ enum HTTPResponseWriter {
         }
         return digits
     }
-
-    /// `HTTP/1.1 100 Continue`, sent before reading a body the client waits to send.
-    static let continueLine: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
 }

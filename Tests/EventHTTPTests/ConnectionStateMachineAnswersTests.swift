@@ -180,23 +180,16 @@ struct ConnectionStateMachineAnswersTests {
     func bodyNotAwaited() {
         var machine = machine()
         open(1, in: &machine)
-        var asked = 0
-        #expect(
-            machine.bodyAwaited(connection(1), expectsContinue: false, bodyArrived: false) { _ in
-                asked += 1; return true
-            } == .read)
-        #expect(
-            machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: true) { _ in
-                asked += 1; return true
-            } == .read)
-        #expect(asked == 0)
+        #expect(machine.bodyAwaited(connection(1), expectsContinue: false, bodyArrived: false) == .read)
+        #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: true) == .read)
     }
 
     @Test("a client that waits gets 100 Continue for a request the handler accepts from its head")
     func continueSent() {
         var machine = machine()
         open(1, in: &machine)
-        #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: false) { _ in false } == .sendContinue)
+        #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: false) == .askHandler(overLimit: false))
+        #expect(machine.headDecided(refuses: false) == .sendContinue)
         #expect(machine.takesRequests(connection(1)))
     }
 
@@ -207,13 +200,8 @@ struct ConnectionStateMachineAnswersTests {
         var machine = machine()
         open(1, in: &machine)
         _ = machine.framed(connection(1), FramingEvents(headsCompleted: 1, messagesCompleted: 0))
-        var overLimitSeen: Bool?
-        let action = machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: false) { overLimit in
-            overLimitSeen = overLimit
-            return true
-        }
-        #expect(action == .answerFromHead)
-        #expect(overLimitSeen == false)
+        #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: false) == .askHandler(overLimit: false))
+        #expect(machine.headDecided(refuses: true) == .answerFromHead)
         #expect(machine.streamFinished(connection(1), refused: true) == .stopReading)
         #expect(!machine.takesRequests(connection(1)))
         #expect(!machine.hasRequestsAwaitingAnswer, "the refused head does not hold a drain")
@@ -225,13 +213,8 @@ struct ConnectionStateMachineAnswersTests {
     func overLimitHead() {
         var machine = machine(maxConnections: 1)
         open(1, in: &machine, openOnServer: 1)
-        var overLimitSeen: Bool?
-        _ = machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: false) { overLimit in
-            overLimitSeen = overLimit
-            return overLimit
-        }
-        #expect(overLimitSeen == true)
+        #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: false) == .askHandler(overLimit: true))
         // A connection the machine does not know reads (and the loop closes it anyway).
-        #expect(machine.bodyAwaited(connection(9), expectsContinue: true, bodyArrived: false) { _ in true } == .read)
+        #expect(machine.bodyAwaited(connection(9), expectsContinue: true, bodyArrived: false) == .read)
     }
 }

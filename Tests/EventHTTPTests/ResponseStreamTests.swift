@@ -82,6 +82,16 @@ private final class StreamingHandler: HTTPHandler, @unchecked Sendable {
             let stream = responder.startStream(status: 204, headers: [:]) { self.note("\($0)") }
             if stream?.write(Array("x".utf8)) == .closed { note("write after the end: closed") }
             stream?.finish()
+        case "/answer-twice":
+            // A handler that answers a request whose stream it started: the answer is refused,
+            // the stream goes on; once the stream is finished, a stream or an answer is refused too.
+            guard let stream = responder.startStream(status: 200, headers: [:], onEvent: { self.note("\($0)") }) else { return }
+            stream.write(Array("first".utf8))
+            note("send while streaming: \(responder.send(HTTPResponse(status: 500, body: Array("oops".utf8))))")
+            stream.write(Array("second".utf8))
+            stream.finish()
+            note("send after the end: \(responder.send(HTTPResponse(status: 500, body: Array("late".utf8))))")
+            note("stream after the end: \(responder.startStream(status: 200, headers: [:], onEvent: { _ in }) == nil ? "nil" : "started")")
         case "/hold":
             let stream = responder.startStream(status: 200, headers: [:]) { self.note("\($0)") }
             stream?.write(Array("held".utf8))
@@ -147,6 +157,27 @@ struct ResponseStreamTests {
             #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(raw.contains("\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"))
             #expect(body == "4\r\none,\r\n4\r\ntwo,\r\n5\r\nthree\r\n0\r\n\r\n")
+        }
+    }
+
+    @Test(
+        "an answer sent for a request whose stream is in progress or finished is refused; the stream's bytes alone go out, then the next request's"
+    )
+    func answerAfterStreamStartedIsRefused() throws {
+        try withServer { port, handler in
+            let client = try TestHTTPClient(port: port, recordsResponses: false)
+            try client.send("GET /answer-twice HTTP/1.1\r\nHost: h\r\n\r\nGET /next HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            let raw = String(decoding: client.readToEnd(), as: UTF8.self)
+            let answers = raw.components(separatedBy: "HTTP/1.1 ")
+            #expect(answers.count == 3, "two answers: \(raw)")
+            #expect(answers.dropFirst().first?.hasSuffix("\r\n\r\n5\r\nfirst\r\n6\r\nsecond\r\n0\r\n\r\n") == true)
+            #expect(answers.last?.hasPrefix("200 OK\r\n") == true)
+            #expect(answers.last?.hasSuffix("\r\n\r\nplain") == true)
+            #expect(!raw.contains("oops") && !raw.contains("late") && !raw.contains("500"))
+            #expect(
+                handler.events == [
+                    "send while streaming: connectionClosed", "send after the end: connectionClosed", "stream after the end: nil",
+                ])
         }
     }
 
