@@ -266,20 +266,30 @@ extension HTTPConnection {
         guard !flushing else { return }
         flushing = true
         defer { flushing = false }
-        for _ in 0..<8 {
+        var round = 0
+        while true {
+            round += 1
             writeQueued()
             guard isOpen else { return }
             let pending = evbuffer_get_length(output)
             // Another round writes what the stream queued on hearing `.drained` — and sees it ended
             // there: an end that adds no bytes (close-delimited, HTTP/1.0) left nothing to write, and
             // only a round after it closes the connection.
-            guard stream != nil, streamDrained(pendingBytes: pending), isOpen,
-                (!writeBlocked && evbuffer_get_length(output) > pending) || stream == nil
-            else { return }
+            let refilled =
+                stream != nil && streamDrained(pendingBytes: pending) && isOpen
+                && ((!writeBlocked && evbuffer_get_length(output) > pending) || stream == nil)
+            switch server.machine.afterFlushRound(
+                round: round, refilled: refilled, writeBlocked: writeBlocked, pendingBytes: evbuffer_get_length(output))
+            {
+            case .again: continue
+            // A stream that keeps refilling a socket that keeps taking it does not hold the loop:
+            // the rest goes out in the next turn (no readiness edge comes for a socket that never
+            // blocked).
+            case .yieldTurn: resumeLater()
+            case .done: break
+            }
+            return
         }
-        // A stream that keeps refilling a socket that keeps taking it does not hold the loop: the
-        // rest goes out in the next turn (no readiness edge comes for a socket that never blocked).
-        if !writeBlocked, evbuffer_get_length(output) > 0 { resumeLater() }
     }
 
     private func writeQueued() {

@@ -146,9 +146,9 @@ final class HTTPConnection {
         guard isOpen, !servicing else { return }
         servicing = true
         defer { servicing = false }
-        var rounds = 0
-        repeat {
-            rounds += 1
+        var round = 0
+        while true {
+            round += 1
             // Only once what was read is framed: a client that pipelines ahead is read no faster
             // than its requests are answered, so its input stays within one read of the budget.
             if readPending, unframedBytes == 0, server.takesRequests(id) { readSocket() }
@@ -161,20 +161,19 @@ final class HTTPConnection {
                 close()
                 return
             }
-        } while (readPending || unframedBytes > 0) && server.framesRequests(id)
-            && rounds < Self.roundsPerTurn
-        // A client that keeps sending does not hold the loop: the rest waits for the next turn
-        // (no readiness edge would come for bytes the kernel already holds).
-        if rounds == Self.roundsPerTurn, readPending || unframedBytes > 0 { resumeLater() }
+            switch server.machine.afterServiceRound(id, round: round, moreInput: readPending || unframedBytes > 0) {
+            case .again: continue
+            case .yieldTurn: resumeLater()
+            case .done: break
+            }
+            return
+        }
     }
 
     /// Bytes read and not framed yet: requests pipelined behind the one being answered.
     var unframedBytes: Int {
         framing.isFinished ? 0 : evbuffer_get_length(input) - (framing.position - inputOffset)
     }
-
-    /// Reads in one turn of the loop, at most, before other connections get theirs.
-    static let roundsPerTurn = 16
 
     /// Closes the connection now: its requests in flight end, their answers are not delivered.
     /// When the machine says so (after an answer that closed it, to a client that has not ended
