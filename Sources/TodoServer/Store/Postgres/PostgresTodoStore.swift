@@ -125,17 +125,25 @@ public final class PostgresTodoStore: TodoStore {
             }
         }
         return Pending { promise in
-            onLoop { [self] loop in
-                let batcher = inserts.value(on: loop) { loop in
-                    let feed = self.feed
-                    return PostgresInsertBatcher(
-                        pool: client.pool(on: loop), maxBatch: insertBatch, timeout: client.configuration.timing.requestTimeout,
-                        outcome: { [health] result, pool in Self.outcome(result, pool: pool, health: health) },
-                        changed: { feed.pollSoon() })
-                }
-                batcher.insert(PostgresInsertBatcher.Request(todo: todo, owner: owner, completion: promise.fulfil))
+            let request = PostgresInsertBatcher.Request(todo: todo, owner: owner, completion: promise.fulfil)
+            if let loop = EventLoop.current {
+                insert(request, on: loop)
+            } else {
+                onFallbackLoop { [self] loop in insert(request, on: loop) }
             }
         }
+    }
+
+    /// `request` to `loop`'s insert batcher (made on its first insert).
+    private func insert(_ request: PostgresInsertBatcher.Request, on loop: EventLoop) {
+        let batcher = inserts.value(on: loop) { loop in
+            let feed = self.feed
+            return PostgresInsertBatcher(
+                pool: client.pool(on: loop), maxBatch: insertBatch, timeout: client.configuration.timing.requestTimeout,
+                outcome: { [health] result, pool in Self.outcome(result, pool: pool, health: health) },
+                changed: { feed.pollSoon() })
+        }
+        batcher.insert(request)
     }
 
     func todo(id: String, owner: Owner) -> Pending<Result<Todo?, StoreError>> {
@@ -225,18 +233,19 @@ public final class PostgresTodoStore: TodoStore {
                 pool.execute(query, parameters, deadline: callDeadline, completion: answer)
             }
         }
-        onLoop { [client] loop in send(on: client.pool(on: loop)) }
+        // On a loop's thread the statement is sent from here, with no closure made for it.
+        if let loop = EventLoop.current {
+            send(on: client.pool(on: loop))
+        } else {
+            onFallbackLoop { [client] loop in send(on: client.pool(on: loop)) }
+        }
     }
 
-    /// Runs `body` on the calling loop, or on the store's own loop off the loops' threads.
-    @inline(__always) private func onLoop(_ body: @escaping (EventLoop) -> Void) {
-        if let loop = EventLoop.current {
-            body(loop)
-        } else {
-            let loop = fallback.loop
-            let box = UncheckedBox(body)
-            loop.execute { box.value(loop) }
-        }
+    /// Runs `body` on the store's own loop: for a caller off the loops' threads.
+    private func onFallbackLoop(_ body: @escaping (EventLoop) -> Void) {
+        let loop = fallback.loop
+        let box = UncheckedBox(body)
+        loop.execute { box.value(loop) }
     }
 
     /// A statement's outcome: `health` told whether the database answered, an error as the
