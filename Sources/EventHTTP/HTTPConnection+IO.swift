@@ -86,13 +86,13 @@ extension HTTPConnection {
             }
             // What was framed is consumed — the head read, the body copied, chunk lines seen — but
             // not part of a head: it is read once whole.
-            if framing.position > inputOffset, exchange.head != nil || framing.isIdle {
+            if framing.position > inputOffset, exchange.isReceiving || framing.isIdle {
                 evbuffer_drain(input, framing.position - inputOffset)
                 inputOffset = framing.position
             }
             if events.messagesCompleted > 0 {
                 messageArrived()
-            } else if framing.headBegun, exchange.head == nil {
+            } else if framing.headBegun, !exchange.isReceiving {
                 // Part of a head (or empty lines before one): it must be whole within the time-out,
                 // however slowly it comes.
                 server.machine.headStarted(id, now: .now)
@@ -165,8 +165,7 @@ extension HTTPConnection {
 
     /// The framing completed the pending request's message: its body was copied as it arrived.
     private func messageArrived() {
-        guard case .receiving(var request, let body) = exchange else { return }
-        exchange = .idle
+        guard exchange.isReceiving, case .receiving(var request, let body) = exchange.take() else { return }
         request.body = body
         dispatch(request)
     }
@@ -234,7 +233,7 @@ extension HTTPConnection {
     private func endStream(answering response: HTTPResponse, isHead: Bool) {
         let refusal = server.machine.refused(id)
         server.apply(refusal.reading, to: self)
-        if exchange.head != nil { exchange = .idle }
+        if exchange.isReceiving { exchange = .idle }
         let framing = HTTPResponseWriter.Framing(
             isHead: isHead, closes: refusal.framing.closes, http10KeepAlive: refusal.framing.http10KeepAlive)
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: server.date.current(), to: output)

@@ -77,17 +77,30 @@ final class HTTPConnection {
         /// The request's answer is being streamed and is not finished.
         case streaming(StreamState)
 
-        /// The head whose body is arriving.
+        /// Whether a head arrived and its body is arriving (read without copying the head out:
+        /// a copy of a request is a dozen retains and as many releases).
+        var isReceiving: Bool {
+            if case .receiving = self { return true }
+            return false
+        }
+
+        /// The head whose body is arriving (a copy: for the rare paths).
         var head: HTTPRequest? {
             if case .receiving(let head, _) = self { return head }
             return nil
         }
 
-        /// Appends to the body that is arriving, in place (the case is let go of meanwhile, so the
-        /// array is not copied).
+        /// The exchange as it was, left `idle`: moved out, not copied.
+        mutating func take() -> Exchange {
+            var taken = Exchange.idle
+            swap(&self, &taken)
+            return taken
+        }
+
+        /// Appends to the body that is arriving, in place (the case is moved out meanwhile, so
+        /// neither the head nor the array is copied).
         mutating func appendToBody(_ append: (inout [UInt8]) -> Void) {
-            guard case .receiving(let head, var body) = self else { return }
-            self = .idle
+            guard isReceiving, case .receiving(let head, var body) = take() else { return }
             append(&body)
             self = .receiving(head: head, body: body)
         }
