@@ -79,7 +79,7 @@ extension ConnectionStateMachine {
 
     /// The handler, asked about a head whose client waits (`askHandler`), `refuses` it or not:
     /// its answer goes out at once, else `100 Continue`.
-    func headDecided(refuses: Bool) -> BodyAction {
+    static func headDecided(refuses: Bool) -> BodyAction {
         refuses ? .answerFromHead : .sendContinue
     }
 

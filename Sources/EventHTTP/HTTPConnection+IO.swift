@@ -142,12 +142,12 @@ extension HTTPConnection {
         inputOffset = end
         if bodyFollows {
             server.machine.bodyBegan(id, now: .now)
-            var action = server.machine.bodyAwaited(
+            var action = server.bodyAwaited(
                 id, expectsContinue: request.expectsContinue, bodyArrived: evbuffer_get_length(input) > 0)
             var refusal: HTTPResponse?
             if case .askHandler(let overLimit) = action {
                 refusal = server.handler.answer(toHead: request, loopIndex: server.index, connectionOverLimit: overLimit)
-                action = server.machine.headDecided(refuses: refusal != nil)
+                action = ConnectionStateMachine.headDecided(refuses: refusal != nil)
             }
             switch action {
             case .read, .askHandler:
@@ -277,7 +277,7 @@ extension HTTPConnection {
             let refilled =
                 stream != nil && streamDrained(pendingBytes: pending) && isOpen
                 && ((!writeBlocked && evbuffer_get_length(output) > pending) || stream == nil)
-            switch server.machine.afterFlushRound(
+            switch server.afterFlushRound(
                 round: round, refilled: refilled, writeBlocked: writeBlocked, pendingBytes: evbuffer_get_length(output))
             {
             case .again: continue

@@ -174,7 +174,7 @@ final class HTTPConnection {
                 close()
                 return
             }
-            switch server.machine.afterServiceRound(id, round: round, moreInput: readPending || unframedBytes > 0) {
+            switch server.afterServiceRound(id, round: round, moreInput: readPending || unframedBytes > 0) {
             case .again: continue
             case .yieldTurn: resumeLater()
             case .done: break

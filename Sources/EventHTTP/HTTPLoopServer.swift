@@ -53,6 +53,25 @@ final class HTTPLoopServer: @unchecked Sendable {
         ask { $0.closesAtClientEnd(connection, unframedBytes: unframedBytes, pendingBytes: pendingBytes) }
     }
 
+    /// What `connection` does after `round` rounds of its service (`ConnectionStateMachine+Fairness`).
+    func afterServiceRound(_ connection: ConnectionStateMachine.ConnectionID, round: Int, moreInput: Bool)
+        -> ConnectionStateMachine.RoundStep
+    {
+        ask { $0.afterServiceRound(connection, round: round, moreInput: moreInput) }
+    }
+
+    /// What a flush does after `round` rounds.
+    func afterFlushRound(round: Int, refilled: Bool, writeBlocked: Bool, pendingBytes: Int) -> ConnectionStateMachine.RoundStep {
+        ask { $0.afterFlushRound(round: round, refilled: refilled, writeBlocked: writeBlocked, pendingBytes: pendingBytes) }
+    }
+
+    /// What the loop does for a head of `connection` whose body is still to come.
+    func bodyAwaited(_ connection: ConnectionStateMachine.ConnectionID, expectsContinue: Bool, bodyArrived: Bool)
+        -> ConnectionStateMachine.BodyAction
+    {
+        ask { $0.bodyAwaited(connection, expectsContinue: expectsContinue, bodyArrived: bodyArrived) }
+    }
+
     /// The machine's open connections, readable from any thread; counted in `limits`.
     let counter: ConnectionLimits.Counter
     /// The machine's requests in flight, readable from any thread.

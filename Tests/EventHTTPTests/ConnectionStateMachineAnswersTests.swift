@@ -189,7 +189,7 @@ struct ConnectionStateMachineAnswersTests {
         var machine = machine()
         open(1, in: &machine)
         #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: false) == .askHandler(overLimit: false))
-        #expect(machine.headDecided(refuses: false) == .sendContinue)
+        #expect(Machine.headDecided(refuses: false) == .sendContinue)
         #expect(machine.takesRequests(connection(1)))
     }
 
@@ -201,7 +201,7 @@ struct ConnectionStateMachineAnswersTests {
         open(1, in: &machine)
         _ = machine.framed(connection(1), FramingEvents(headsCompleted: 1, messagesCompleted: 0))
         #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: false) == .askHandler(overLimit: false))
-        #expect(machine.headDecided(refuses: true) == .answerFromHead)
+        #expect(Machine.headDecided(refuses: true) == .answerFromHead)
         #expect(machine.streamFinished(connection(1), refused: true) == .stopReading)
         #expect(!machine.takesRequests(connection(1)))
         #expect(!machine.hasRequestsAwaitingAnswer, "the refused head does not hold a drain")
