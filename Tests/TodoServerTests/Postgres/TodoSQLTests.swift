@@ -275,9 +275,12 @@ struct TodoSQLTests {
     /// Migration 8's function is built from statement fragments, and a migrated database keeps the
     /// text it was given: an edit of a fragment that changes the text must come with a migration
     /// that replaces the function (then pin the new text here). FNV-1a of the text's bytes.
-    /// The functions migrations 8 and 9 create are built from `TodoSQL`'s fragments: an edit of one
-    /// of those must come with a migration that replaces the function (FNV-1a of each text).
+    /// The functions migrations 8 and 9 create are built from `TodoSQL`'s fragments, and those of
+    /// migrations 4 and 7 share their text with migration 10's (`TodoEventsSchema.pruneFunction(owned:)`,
+    /// `TodoTalliesSchema.completedTrigger`): an edit of one of those must come with a migration
+    /// that replaces the function (FNV-1a of each text).
     @Test(arguments: [
+        (4, TodoEventsSchema.pruneFunction, "ee663a8b51f7cfb2"), (7, TodoTalliesSchema.slotOnce[0], "2d6072ad8905948"),
         (8, TodoSQL.updateOrReadFunction, "dc2a40178cf3193b"), (9, TodoSQL.removeAllFunction, "a7896b9d43ae0475"),
         (10, TodoSQL.ownerUpdateOrReadFunction, "9ddc830863dbcb26"), (10, TodoSQL.ownerRemoveAllFunction, "b36337ad41bda4e"),
         (
