@@ -15,13 +15,7 @@ struct TodoSQLTests {
 
     /// A fresh migrated database and a session on it.
     func session(_ label: String) async throws -> PostgresTestSession {
-        try await session(database: try freshDatabase(label))
-    }
-
-    func freshDatabase(_ label: String) throws -> String {
-        let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
-        try cluster.createDatabase(name)
-        return name
+        try await session(database: try cluster.freshDatabase(label))
     }
 
     func session(database: String) async throws -> PostgresTestSession {
@@ -93,8 +87,7 @@ struct TodoSQLTests {
     @Test func everyOrderAndFilterPagesAsTheInMemoryRulesSay() async throws {
         let session = try await session("sql_list")
         defer { session.close() }
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("TodoSQLTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        let seed = testSeed("TodoSQLTests")
         var generator = SplitMix64(seed: seed)
         let titles = ["Buy milk", "buy bread", "Call mum", "BUY eggs", "Äpfel kaufen", "äpfel", "Zebra", "zebra", "milk"]
         var all: [Todo] = []
@@ -301,7 +294,7 @@ struct TodoSQLTests {
     /// waited for the row: in one SQL statement it would read the to-do as it was when the
     /// statement began (its one snapshot), before that change, and the update would go round again.
     @Test func anUpdateOrReadThatWaitedReadsTheChangeItWaitedFor() async throws {
-        let database = try freshDatabase("sql_update_or_read_waits")
+        let database = try cluster.freshDatabase("sql_update_or_read_waits")
         let session = try await session(database: database)
         defer { session.close() }
         _ = try await insert(session, Self.todo(1, title: "a"))
@@ -434,7 +427,7 @@ struct TodoSQLTests {
     /// table lock the clear ran at once, past the uncommitted insert: the to-do stayed in the table
     /// with its `created` (the older id) read before `cleared`.
     @Test func aClearWaitsForWritesInProgressAndLaterWritesWaitForIt() async throws {
-        let database = try freshDatabase("sql_clear_order")
+        let database = try cluster.freshDatabase("sql_clear_order")
         let session = try await session(database: database)
         defer { session.close() }
         _ = try await insert(session, Self.todo(1))
@@ -461,7 +454,7 @@ struct TodoSQLTests {
     /// A clear that cannot have the table within its wait (a transaction holds it open) fails with
     /// 55P03 (the store's 503 with `Retry-After`) and changes nothing; once the table is free it runs.
     @Test func aClearThatCannotHaveTheTableWithinItsWaitFailsAndChangesNothing() async throws {
-        let database = try freshDatabase("sql_clear_wait")
+        let database = try cluster.freshDatabase("sql_clear_wait")
         let session = try await session(database: database)
         defer { session.close() }
         _ = try await insert(session, Self.todo(1))
@@ -497,7 +490,7 @@ struct TodoSQLTests {
     }
 
     @Test func twoSessionsRacingOneTagGetExactlyOneUpdate() async throws {
-        let database = try freshDatabase("sql_race")
+        let database = try cluster.freshDatabase("sql_race")
         let first = try await session(database: database)
         defer { first.close() }
         let second = try await PostgresTestSession.open(cluster, database: database)
