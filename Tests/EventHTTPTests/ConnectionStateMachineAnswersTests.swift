@@ -7,19 +7,8 @@ import Testing
 /// `Connection: close`), streams, the end of the client's stream, `Expect: 100-continue` and
 /// lingering. Time is a fake clock (instants from `t0`); connections and requests are plain numbers.
 @Suite("ConnectionStateMachine: keep-alive, close after an answer or a stream, 100-continue, the client's end")
-struct ConnectionStateMachineAnswersTests {
-    typealias Machine = ConnectionStateMachine
+struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
     let t0 = ContinuousClock.now
-
-    func at(_ milliseconds: Int) -> ContinuousClock.Instant { t0 + .milliseconds(milliseconds) }
-    func connection(_ value: UInt) -> Machine.ConnectionID { Machine.ConnectionID(rawValue: value) }
-    func request(_ value: UInt) -> Machine.RequestID { Machine.RequestID(rawValue: value) }
-
-    func machine(maxConnections: Int = 10) -> Machine {
-        Machine(
-            maxConnections: maxConnections, budget: ConnectionBudget(maxPipelinedRequests: 2, maxOutputBytes: 1000),
-            acceptRetryInterval: .milliseconds(100), acceptLogInterval: .seconds(1), drainInterval: .milliseconds(10))
-    }
 
     func open(_ id: UInt, in machine: inout Machine, openOnServer: Int = 0) {
         _ = machine.accepted(connection(id), openOnServer: openOnServer, now: t0)

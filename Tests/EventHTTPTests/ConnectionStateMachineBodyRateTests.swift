@@ -6,22 +6,11 @@ import Testing
 /// refused once its grace period is over, however often its bytes reset the time-out; a body at
 /// the rate is not. Time is a fake clock (instants from `t0`).
 @Suite("ConnectionStateMachine: the minimum request-body rate")
-struct ConnectionStateMachineBodyRateTests {
-    typealias Machine = ConnectionStateMachine
+struct ConnectionStateMachineBodyRateTests: ConnectionStateMachineFixture {
     let t0 = ContinuousClock.now
     let timeout = Duration.seconds(3)
-
-    func at(_ milliseconds: Int) -> ContinuousClock.Instant { t0 + .milliseconds(milliseconds) }
-    func connection(_ value: UInt) -> Machine.ConnectionID { Machine.ConnectionID(rawValue: value) }
-    func request(_ value: UInt) -> Machine.RequestID { Machine.RequestID(rawValue: value) }
-
-    /// A machine whose bodies must average 100 bytes/s after a grace period of 2 s (nil: no minimum).
-    func machine(rate: Machine.BodyRate? = .init(bytesPerSecond: 100, gracePeriod: .seconds(2))) -> Machine {
-        Machine(
-            maxConnections: 10, budget: ConnectionBudget(maxPipelinedRequests: 2, maxOutputBytes: 1000),
-            acceptRetryInterval: .milliseconds(100), acceptLogInterval: .seconds(1), drainInterval: .milliseconds(10),
-            bodyRate: rate)
-    }
+    /// Bodies must average 100 bytes/s after a grace period of 2 s.
+    let rate = Machine.BodyRate(bytesPerSecond: 100, gracePeriod: .seconds(2))
 
     func open(_ id: UInt, in machine: inout Machine) {
         _ = machine.accepted(connection(id), openOnServer: 0, now: t0)
@@ -35,7 +24,7 @@ struct ConnectionStateMachineBodyRateTests {
 
     @Test("a body trickling in below the rate is refused once the grace period is over, though each byte resets the time-out")
     func trickle() {
-        var machine = machine()
+        var machine = machine(bodyRate: rate)
         open(1, in: &machine)
         machine.bodyBegan(connection(1), now: at(0))
         // One byte a second: the time-out (3 s) never passes.
@@ -56,7 +45,7 @@ struct ConnectionStateMachineBodyRateTests {
 
     @Test("a body averaging the rate is not refused, slow start included; the rate counts from the head")
     func atTheRate() {
-        var machine = machine()
+        var machine = machine(bodyRate: rate)
         open(1, in: &machine)
         open(2, in: &machine)
         machine.bodyBegan(connection(1), now: at(0))
@@ -79,10 +68,10 @@ struct ConnectionStateMachineBodyRateTests {
 
     @Test("with no body being read, or no minimum configured, nothing is checked")
     func nothingToCheck() {
-        var idle = machine()
+        var idle = machine(bodyRate: rate)
         open(1, in: &idle)
         #expect(idle.slowBodies(now: at(60_000)).isEmpty, "no body")
-        var unlimited = machine(rate: nil)
+        var unlimited = machine()
         open(1, in: &unlimited)
         unlimited.bodyBegan(connection(1), now: at(0))
         #expect(unlimited.connections[connection(1)]?.bodyStarted == nil)
@@ -91,7 +80,7 @@ struct ConnectionStateMachineBodyRateTests {
 
     @Test("a body refused by the framing is not refused again")
     func refusedByTheFraming() {
-        var machine = machine()
+        var machine = machine(bodyRate: rate)
         open(1, in: &machine)
         machine.bodyBegan(connection(1), now: at(0))
         _ = machine.streamFinished(connection(1), refused: true)
@@ -100,7 +89,7 @@ struct ConnectionStateMachineBodyRateTests {
 
     @Test("while the server does not read the connection (its client leaves answers unread), the body's clock starts again")
     func notReadIsNotSlow() {
-        var machine = machine()
+        var machine = machine(bodyRate: rate)
         open(1, in: &machine)
         machine.bodyBegan(connection(1), now: at(0))
         #expect(machine.outputPending(connection(1), bytes: 5000) == .stopReading)

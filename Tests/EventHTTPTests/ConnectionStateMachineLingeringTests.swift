@@ -6,32 +6,23 @@ import Testing
 /// `t0`), lingering sockets are plain numbers. (Which closes linger, only refused streams', is in
 /// `ConnectionStateMachineTests`.)
 @Suite("ConnectionStateMachine: lingering close of refused streams")
-struct ConnectionStateMachineLingeringTests {
-    typealias Machine = ConnectionStateMachine
+struct ConnectionStateMachineLingeringTests: ConnectionStateMachineFixture {
     let t0 = ContinuousClock.now
 
-    func at(_ milliseconds: Int) -> ContinuousClock.Instant { t0 + .milliseconds(milliseconds) }
     func socket(_ value: Int32) -> Machine.LingerID { Machine.LingerID(rawValue: value) }
-
-    /// A machine for a server of at most `maxConnections` whose connection time-out is `timeout`.
-    func machine(maxConnections: Int = 10, timeout: Duration = .seconds(30)) -> Machine {
-        Machine(
-            maxConnections: maxConnections, budget: ConnectionBudget(maxPipelinedRequests: 2, maxOutputBytes: 1000),
-            acceptRetryInterval: .milliseconds(100), acceptLogInterval: .seconds(1), lingerTimeout: timeout)
-    }
 
     @Test("a lingering socket waits for input at most 5 s at a time, or the whole time-out when that is shorter")
     func idleTimeout() {
-        var long = machine(timeout: .seconds(30))
+        var long = machine(lingerTimeout: .seconds(30))
         #expect(long.lingerStarted(socket(7), now: at(0)) == .linger(idleTimeout: .seconds(5)))
-        var short = machine(timeout: .seconds(2))
+        var short = machine(lingerTimeout: .seconds(2))
         #expect(short.lingerStarted(socket(7), now: at(0)) == .linger(idleTimeout: .seconds(2)))
         #expect(long.lingeringCount == 1)
     }
 
     @Test("input keeps a socket lingering; a whole idle pause without input closes it")
     func idleClose() {
-        var machine = machine()
+        var machine = machine(lingerTimeout: .seconds(30))
         _ = machine.lingerStarted(socket(7), now: at(0))
         #expect(machine.lingerRead(socket(7), now: at(1_000), discardedBytes: 4096, ended: false, idleTimedOut: false) == .keepReading)
         // A busy loop may see the idle time-out fire with input waiting: that input is not idleness.
@@ -43,7 +34,7 @@ struct ConnectionStateMachineLingeringTests {
 
     @Test("the end of the client's stream closes a lingering socket at once")
     func endClose() {
-        var machine = machine()
+        var machine = machine(lingerTimeout: .seconds(30))
         _ = machine.lingerStarted(socket(7), now: at(0))
         _ = machine.lingerStarted(socket(8), now: at(0))
         #expect(machine.lingerRead(socket(7), now: at(10), discardedBytes: 100, ended: true, idleTimedOut: false) == .close)
@@ -53,7 +44,7 @@ struct ConnectionStateMachineLingeringTests {
 
     @Test("a client that keeps sending is closed once the connection time-out has passed since the refusal")
     func deadlineClose() {
-        var machine = machine(timeout: .seconds(30))
+        var machine = machine(lingerTimeout: .seconds(30))
         _ = machine.lingerStarted(socket(7), now: at(0))
         #expect(machine.lingerRead(socket(7), now: at(29_999), discardedBytes: 100, ended: false, idleTimedOut: false) == .keepReading)
         #expect(machine.lingerRead(socket(7), now: at(30_000), discardedBytes: 100, ended: false, idleTimedOut: false) == .close)
@@ -62,7 +53,7 @@ struct ConnectionStateMachineLingeringTests {
 
     @Test("no more sockets linger than the connection limit: the next one is closed at once and not remembered")
     func limit() {
-        var machine = machine(maxConnections: 2)
+        var machine = machine(maxConnections: 2, lingerTimeout: .seconds(30))
         #expect(machine.lingerStarted(socket(7), now: at(0)) != .close)
         #expect(machine.lingerStarted(socket(8), now: at(0)) != .close)
         #expect(machine.lingerStarted(socket(9), now: at(0)) == .close)
@@ -75,7 +66,7 @@ struct ConnectionStateMachineLingeringTests {
 
     @Test("when the loop exits every lingering socket is handed back to be closed, and forgotten")
     func exitClosesAll() {
-        var machine = machine()
+        var machine = machine(lingerTimeout: .seconds(30))
         _ = machine.lingerStarted(socket(7), now: at(0))
         _ = machine.lingerStarted(socket(8), now: at(0))
         #expect(Set(machine.endAllLingering().map(\.rawValue)) == [7, 8])

@@ -9,20 +9,8 @@ import Testing
 /// failed socket; the keep-alive rule of the client's version and `Connection` options; when
 /// queued output can change reading. Time is a fake clock (instants from `t0`).
 @Suite("ConnectionStateMachine: streamed answers, one request at a time, refusals, keep-alive rule, output bound")
-struct ConnectionStateMachineStreamsTests {
-    typealias Machine = ConnectionStateMachine
+struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
     let t0 = ContinuousClock.now
-
-    func at(_ milliseconds: Int) -> ContinuousClock.Instant { t0 + .milliseconds(milliseconds) }
-    func connection(_ value: UInt) -> Machine.ConnectionID { Machine.ConnectionID(rawValue: value) }
-    func request(_ value: UInt) -> Machine.RequestID { Machine.RequestID(rawValue: value) }
-
-    /// Output bound 1000 bytes.
-    func machine() -> Machine {
-        Machine(
-            maxConnections: 10, budget: ConnectionBudget(maxPipelinedRequests: 2, maxOutputBytes: 1000),
-            acceptRetryInterval: .milliseconds(100), acceptLogInterval: .seconds(1), drainInterval: .milliseconds(10))
-    }
 
     /// Connection `id` accepted, its request `id` with the handler (HTTP/1.`minor`).
     func streaming(_ id: UInt, in machine: inout Machine, minor: Int = 1) {

@@ -6,21 +6,10 @@ import Testing
 /// The event loop's connection bookkeeping without a socket: time is a fake clock (instants from
 /// `t0`), connections and requests are plain numbers.
 @Suite("ConnectionStateMachine: accept, requests, close, time-outs, sweep, back-off and drain")
-struct ConnectionStateMachineTests {
-    typealias Machine = ConnectionStateMachine
+struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
     let t0 = ContinuousClock.now
 
-    func at(_ milliseconds: Int) -> ContinuousClock.Instant { t0 + .milliseconds(milliseconds) }
-    func connection(_ value: UInt) -> Machine.ConnectionID { Machine.ConnectionID(rawValue: value) }
-    func request(_ value: UInt) -> Machine.RequestID { Machine.RequestID(rawValue: value) }
     func events(heads: Int, messages: Int) -> FramingEvents { FramingEvents(headsCompleted: heads, messagesCompleted: messages) }
-
-    /// A machine for a server of at most `maxConnections`, 2 pipelined requests and 1000 unsent bytes per connection.
-    func machine(maxConnections: Int = 10) -> Machine {
-        Machine(
-            maxConnections: maxConnections, budget: ConnectionBudget(maxPipelinedRequests: 2, maxOutputBytes: 1000),
-            acceptRetryInterval: .milliseconds(100), acceptLogInterval: .seconds(1), drainInterval: .milliseconds(10))
-    }
 
     /// `machine` with connection `id` accepted below the limit at `t0`.
     func open(_ id: UInt, in machine: inout Machine) {

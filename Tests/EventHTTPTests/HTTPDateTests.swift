@@ -13,17 +13,6 @@ struct HTTPDateTests {
         }
     }
 
-    /// What evhttp writes (`evutil_date_rfc1123`: `gmtime_r`, then this format), via the C library
-    /// (the C locale's day and month names).
-    private func reference(_ seconds: Int) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        var buffer = [CChar](repeating: 0, count: 64)
-        let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     /// What Foundation writes with the format of RFC 9110's IMF-fixdate.
     private static let foundationFormatter: DateFormatter = {
         let formatter = DateFormatter()
@@ -49,19 +38,18 @@ struct HTTPDateTests {
     /// writer's (like the C library's) is proleptic.
     @Test("matches the C library's calendar and Foundation's DateFormatter for 20,000 random instants from 1600 to 9999")
     func random() {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("HTTPDateTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        let seed = testSeed("HTTPDateTests")
         var generator = SplitMix64(seed: seed)
         var mismatches: [Int] = []
         for _ in 0..<20_000 {
             let seconds = Int.random(in: -11_676_096_000...253_402_300_799, using: &generator)
             let text = written(seconds)
-            if text != reference(seconds) || text != Self.foundationFormatter.string(from: Date(timeIntervalSince1970: Double(seconds))) {
+            if text != imfFixdate(seconds) || text != Self.foundationFormatter.string(from: Date(timeIntervalSince1970: Double(seconds))) {
                 mismatches.append(seconds)
             }
         }
         let first = mismatches.first.map {
-            "\($0): \(written($0)) vs C \(reference($0)), Foundation \(Self.foundationFormatter.string(from: Date(timeIntervalSince1970: Double($0))))"
+            "\($0): \(written($0)) vs C \(imfFixdate($0)), Foundation \(Self.foundationFormatter.string(from: Date(timeIntervalSince1970: Double($0))))"
         }
         #expect(mismatches.isEmpty, "first: \(first ?? "")")
     }

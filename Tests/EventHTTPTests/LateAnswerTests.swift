@@ -32,13 +32,18 @@ private final class SlowHandler: HTTPHandler, @unchecked Sendable {
 
 @Suite("EventHTTP: an answer that comes after the connection closed")
 struct LateAnswerTests {
-    @Test("a handler that keeps the loop busy past the connection time-out still gets its answer out")
-    func busyHandler() throws {
+    /// A server of `loopCount` loops with a connection time-out of 1 s on a `SlowHandler`, started.
+    private static func started(loopCount: Int) throws -> (handler: SlowHandler, server: HTTPServer, port: Int) {
         let handler = SlowHandler()
         let server = HTTPServer(
-            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1, timeoutSeconds: 1),
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, loopCount: loopCount, timeoutSeconds: 1),
             handler: handler)
-        let port = try server.start()
+        return (handler, server, try server.start())
+    }
+
+    @Test("a handler that keeps the loop busy past the connection time-out still gets its answer out")
+    func busyHandler() throws {
+        let (handler, server, port) = try Self.started(loopCount: 1)
         defer {
             server.shutdown(gracePeriodSeconds: 0)
             server.waitUntilStopped()
@@ -55,11 +60,7 @@ struct LateAnswerTests {
         "an answer the client does not read: the write time-out closes the connection, the request leaves the in-flight count, a drain does not wait for it"
     )
     func unreadAnswer() throws {
-        let handler = SlowHandler()
-        let server = HTTPServer(
-            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 2, timeoutSeconds: 1),
-            handler: handler)
-        let port = try server.start()
+        let (handler, server, port) = try Self.started(loopCount: 2)
         let reader = try TestHTTPClient(port: port, receiveBufferBytes: 4096, recordsResponses: false)
         try reader.send("GET /big HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(eventually { handler.delivered == [.sent] })

@@ -3,21 +3,11 @@ import EventLoops
 import Foundation
 import LockTracing
 import Synchronization
+import TestSupport
 import Testing
 
 /// `EventLoop.isCurrent` and `LoopAffinity`: the answers a loop's state checks its callers with.
 @Suite struct LoopAffinityTests {
-    /// `body`'s answer, computed on `loop`'s thread.
-    func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> T) -> T {
-        let answer = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        loop.execute {
-            answer.withTracedLock { $0 = body() }
-            done.signal()
-        }
-        done.wait()
-        return answer.withTracedLock { $0! }
-    }
 
     /// `body`'s answer, computed on a new thread that runs no loop.
     func onOtherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {

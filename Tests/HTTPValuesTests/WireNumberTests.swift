@@ -146,8 +146,7 @@ struct WireNumberTests {
 
     @Test("random digit strings of 1 to 45 digits with random leading zeros agree with the oracle (the seed is printed)")
     func random() {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("WireNumberTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        let seed = testSeed("WireNumberTests")
         var generator = SplitMix64(seed: seed)
         for _ in 0..<3000 {
             let base = Bool.random(using: &generator) ? 10 : 16

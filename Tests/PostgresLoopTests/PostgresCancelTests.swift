@@ -14,28 +14,8 @@ import Testing
 struct PostgresCancelTests {
     let cluster = PostgresTestCluster.shared!
 
-    /// A file's text, read with stdio.
-    static func text(_ path: String) -> String {
-        guard let file = fopen(path, "r") else { return "" }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private func freshDatabase(_ label: String) throws -> String {
-        let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
-        try cluster.createDatabase(name)
-        return name
-    }
-
     @Test func anOverdueStatementIsCancelledInTheServerAndTheConnectionServesTheNextRequest() async throws {
-        let database = try freshDatabase("cancel")
+        let database = try cluster.freshDatabase("cancel")
         // The backstop 20 s past the deadline: only the cancel can end the statement in time, however
         // loaded the machine (with the default 100 ms margin the backstop won the race once).
         let session = try await PostgresTestSession.open(
@@ -71,7 +51,7 @@ struct PostgresCancelTests {
         // The server says why it ended: the cancel request, not the statement_timeout backstop.
         let log = try #require(
             eventually { () -> [Substring]? in
-                let lines = Self.text(cluster.directory + "/server.log").split(separator: "\n")
+                let lines = fileText(cluster.directory + "/server.log").split(separator: "\n")
                 return lines.contains { $0.hasSuffix("STATEMENT:  " + probe) } ? lines : nil
             })
         let statement = try #require(log.firstIndex { $0.hasSuffix("STATEMENT:  " + probe) })

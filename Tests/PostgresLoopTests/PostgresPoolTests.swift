@@ -44,11 +44,7 @@ struct PostgresPoolTests {
         let backends = Mutex<[String?]>([])
         for round in 1...5 {
             pool.withValue { pool in
-                for _ in 0..<60 {
-                    pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
-                        backends.withTracedLock { $0.append((try? result.get())?[0, 0]) }
-                    }
-                }
+                pool.askBackendPids(60) { pid in backends.withTracedLock { $0.append(pid) } }
             }
             #expect(eventually { backends.withTracedLock { $0.count } == round * 60 })
         }
@@ -112,27 +108,10 @@ struct PostgresPoolTests {
         }
         // The slow statement waits for a lock another session holds: it ends when the test says so.
         let key = Int64.random(in: 1...Int64.max)
-        guard case .success = holder.blockingQuery("SELECT pg_advisory_lock($1)", [String(key)]) else {
-            Issue.record("the holder did not take the lock")
-            return
-        }
         let clock = ContinuousClock()
         let slow = Mutex<(backend: String?, done: Bool)>((nil, false))
         let sent = clock.now
-        pool.withValue { pool in
-            pool.execute(.unprepared("SELECT pg_backend_pid()::text, pg_advisory_xact_lock($1)"), [String(key)]) { result in
-                slow.withTracedLock { $0 = ((try? result.get())?[0, 0], true) }
-            }
-        }
-        let waiting = try #require(
-            eventually { () -> String? in
-                guard
-                    case .success(let rows) = holder.blockingQuery(
-                        "SELECT pid::text FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = ($1::bigint & 4294967295)::oid",
-                        [String(key)]), rows.count == 1
-                else { return nil }
-                return rows[0, 0]
-            })
+        let waiting = try sendBlocked(on: pool, holder: holder, key: key) { backend in slow.withTracedLock { $0 = (backend, true) } }
         // Past the threshold with no answer from the first connection: new requests go to the
         // second one, and are answered while the slow statement still waits. The threshold counts
         // from when the loop sent the statement (`lastProgress`), which a loaded machine can make
@@ -148,11 +127,7 @@ struct PostgresPoolTests {
             })
         let quick = Mutex<[String?]>([])
         pool.withValue { pool in
-            for _ in 0..<20 {
-                pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
-                    quick.withTracedLock { $0.append((try? result.get())?[0, 0]) }
-                }
-            }
+            pool.askBackendPids(20) { pid in quick.withTracedLock { $0.append(pid) } }
         }
         #expect(eventually { quick.withTracedLock { $0.count } == 20 })
         #expect(!slow.withTracedLock { $0.done }, "the slow statement still waits for the lock")
@@ -256,11 +231,7 @@ struct PostgresPoolTests {
         let clock = ContinuousClock()
         let quick = Mutex<[(backend: String?, at: ContinuousClock.Instant)]>([])
         let (queued, quiet) = pool.onLoop { pool in
-            for _ in 0..<20 {
-                pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
-                    quick.withTracedLock { $0.append(((try? result.get())?[0, 0], clock.now)) }
-                }
-            }
+            pool.askBackendPids(20) { pid in quick.withTracedLock { $0.append((pid, clock.now)) } }
             return (pool.queuedCount, clock.now - pool.connections[0].lastProgress)
         }
         // Unless the machine took the spill time to get here, the reads wait for the timer.
@@ -299,11 +270,7 @@ struct PostgresPoolTests {
         }
         let backends = Mutex<[String?]>([])
         let queuedAtOnce = pool.onLoop { pool in
-            for _ in 0..<30 {
-                pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
-                    backends.withTracedLock { $0.append((try? result.get())?[0, 0]) }
-                }
-            }
+            pool.askBackendPids(30) { pid in backends.withTracedLock { $0.append(pid) } }
             return pool.queuedCount
         }
         #expect(queuedAtOnce == queued)
@@ -322,11 +289,7 @@ struct PostgresPoolTests {
         let reads = Mutex<[String?]>([])
         let write = Mutex<String??>(nil)
         let queued = pool.onLoop { pool in
-            for _ in 0..<5 {
-                pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
-                    reads.withTracedLock { $0.append((try? result.get())?[0, 0]) }
-                }
-            }
+            pool.askBackendPids(5) { pid in reads.withTracedLock { $0.append(pid) } }
             pool.executeOnLeastBusy(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
                 write.withTracedLock { $0 = .some((try? result.get())?[0, 0]) }
             }
@@ -350,11 +313,7 @@ struct PostgresPoolTests {
         let (pool, waiting) = (blocked.pool, blocked.waiting)
         let answers = Mutex<[String?]>([])
         pool.withValue { pool in
-            for _ in 0..<3 {
-                pool.execute(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
-                    answers.withTracedLock { $0.append((try? result.get())?[0, 0]) }
-                }
-            }
+            pool.askBackendPids(3) { pid in answers.withTracedLock { $0.append(pid) } }
         }
         #expect(eventually { answers.withTracedLock { $0.count } == 3 })
         #expect(!blocked.slow.withTracedLock { $0.done })
@@ -475,14 +434,25 @@ struct PostgresPoolTests {
         }
         let backends = Mutex<[String?]>([])
         pool.withValue { pool in
-            for _ in 0..<100 {
-                pool.executeOnLeastBusy(.unprepared("SELECT pg_backend_pid()::text"), []) { result in
-                    backends.withTracedLock { $0.append((try? result.get())?[0, 0]) }
-                }
-            }
+            pool.askBackendPids(100, asWrites: true) { pid in backends.withTracedLock { $0.append(pid) } }
         }
         #expect(eventually { backends.withTracedLock { $0.count } == 100 })
         let counts = Dictionary(grouping: backends.withTracedLock { $0 }.compactMap { $0 }, by: { $0 }).mapValues(\.count)
         #expect(counts.values.sorted() == [50, 50])
+    }
+}
+
+extension PostgresLoopPool {
+    /// Sends `count` reads of their backend's pid (call it on the pool's loop), or writes
+    /// (`executeOnLeastBusy`) with `asWrites`; `answered` gets each pid, nil for a failure.
+    func askBackendPids(_ count: Int, asWrites: Bool = false, answered: @escaping (String?) -> Void) {
+        for _ in 0..<count {
+            let completion: PostgresConnection.Completion = { result in answered((try? result.get())?[0, 0]) }
+            if asWrites {
+                executeOnLeastBusy(.unprepared("SELECT pg_backend_pid()::text"), [], completion: completion)
+            } else {
+                execute(.unprepared("SELECT pg_backend_pid()::text"), [], completion: completion)
+            }
+        }
     }
 }

@@ -108,6 +108,13 @@ package final class PostgresTestCluster: Sendable {
         try run(Self.binaries! + "/createdb", "-h", directory, "-p", String(port), "-U", "postgres", name)
     }
 
+    /// Creates a database named `label` and a random number, for one test of its own; its name.
+    package func freshDatabase(_ label: String) throws -> String {
+        let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
+        try createDatabase(name)
+        return name
+    }
+
     /// Stops the server (if running) and removes the directory.
     package func stop() {
         Self.stop(directory: directory, owner: owner)
@@ -157,23 +164,8 @@ package final class PostgresTestCluster: Sendable {
         guard spawned == 0 else { throw Failure(description: "cannot run \(command[0]): \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        let text = readText(path)
+        let text = fileText(path)
         let exited = status & 0x7F == 0
         return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), text)
-    }
-
-    /// The file's text, read with stdio: Foundation's `String(contentsOfFile:)` leaks its read
-    /// buffer here (LeakSanitizer: 4 KiB per call from `readBytesFromFile`).
-    private static func readText(_ path: String) -> String {
-        guard let file = fopen(path, "r") else { return "" }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

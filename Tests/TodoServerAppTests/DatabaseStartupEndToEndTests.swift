@@ -41,8 +41,7 @@ struct DatabaseStartupEndToEndTests {
     @Test(.enabled(if: PostgresTestCluster.isAvailable))
     func theSchemaIsMigratedBeforeTheServerListensAndTheToDosGoToTheDatabase() async throws {
         let cluster = PostgresTestCluster.shared!
-        let database = "startup_\(UInt32.random(in: 0...UInt32.max))"
-        try cluster.createDatabase(database)
+        let database = try cluster.freshDatabase("startup")
         let server = try ServerProcess(
             arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", cluster.connectionString(database: database)])
         defer { server.signal(SIGTERM) }
@@ -87,8 +86,7 @@ struct DatabaseStartupEndToEndTests {
         _ label: String, version: Int, compatibleFrom: Int?
     ) async throws -> (database: String, session: PostgresTestSession) {
         let cluster = PostgresTestCluster.shared!
-        let database = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
-        try cluster.createDatabase(database)
+        let database = try cluster.freshDatabase(label)
         let session = try await PostgresTestSession.open(cluster, database: database)
         try await TodoSchema.migrator.migrate(session.connection)
         _ = try await session.connection.query(
@@ -124,8 +122,7 @@ struct DatabaseStartupEndToEndTests {
     @Test(.enabled(if: PostgresTestCluster.isAvailable))
     func sessionsAtAnotherIsolationLevelStopStartUpWithStatus4() async throws {
         let cluster = PostgresTestCluster.shared!
-        let database = "isolation_\(UInt32.random(in: 0...UInt32.max))"
-        try cluster.createDatabase(database)
+        let database = try cluster.freshDatabase("isolation")
         let url = cluster.connectionString(database: database) + " options='-c default_transaction_isolation=serializable'"
         let server = try ServerProcess(arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", url])
         #expect(server.waitForExit() == 4)

@@ -68,14 +68,11 @@ struct FootgunsEndToEndTests {
             "--port", "0", "--host", "127.0.0.1", "--threads", "1", "--shutdown-grace-seconds", "120",
         ])
         let port = try server.waitForPort()
-        try Self.fill(port: port, count: 8000)
+        try DrainLoad.fill(port: port, count: 8000)
         // A reader with a tiny receive buffer keeps a ~5 MB answer in flight: the drain waits for it.
         let reader = try TestHTTPClient(port: port, receiveBufferBytes: 4096)
         try reader.send("GET /todos/upcoming HTTP/1.1\r\nHost: h\r\n\r\n")
-        let queued = try eventually {
-            try TestHTTPClient(port: port).request("GET", "/metrics").text.contains(#"route="/todos/upcoming""#)
-        }
-        try #require(queued)
+        try #require(try DrainLoad.answerCounted(route: "/todos/upcoming", port: port))
         server.signal(first)
         _ = try server.waitForLine(containing: "shutdown requested, draining")
         #expect(server.process.isRunning, "the first signal drains: the answer in flight is still being read")
@@ -84,21 +81,5 @@ struct FootgunsEndToEndTests {
         #expect(server.waitForExit(timeout: .seconds(10)) == status)
         #expect(ContinuousClock.now - sent < .seconds(10), "not the 120 s grace period")
         #expect(server.standardError == "todo-server: \(name) again while draining: exiting at once\n")
-    }
-
-    /// Creates `count` to-dos due today with long titles, 25 requests pipelined at a time.
-    static func fill(port: Int, count: Int) throws {
-        let client = try TestHTTPClient(port: port)
-        let title = String(repeating: "t", count: 480)
-        let today = Timestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)).description.prefix(10)
-        for start in stride(from: 0, to: count, by: 25) {
-            let batch = (start..<min(start + 25, count)).map { index in
-                let body = #"{"title":"\#(index)\#(title)","dueDate":"\#(today)"}"#
-                return
-                    "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-            }
-            try client.send(batch.joined())
-            for _ in batch { try #require(try client.readResponse(method: "POST").status == 201) }
-        }
     }
 }

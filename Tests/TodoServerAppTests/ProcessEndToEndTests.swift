@@ -12,22 +12,12 @@ struct ProcessEndToEndTests {
             "--port", "0", "--threads", "2", "--host", "127.0.0.1", "--shutdown-grace-seconds", "15",
         ])
         let port = try server.waitForPort()
-        let writer = try TestHTTPClient(port: port)
-        let title = String(repeating: "t", count: 480)
-        let today = Timestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)).description.prefix(10)
-        for index in 0..<8000 {
-            let response = try writer.request("POST", "/todos", body: #"{"title":"\#(index)\#(title)","dueDate":"\#(today)"}"#)
-            try #require(response.status == 201)
-        }
+        try DrainLoad.fill(port: port, count: 8000)
         // A reader with a tiny receive buffer keeps a ~6 MB answer (upcoming is not paged) in flight,
         // more than the kernel's socket buffers hold.
         let reader = try TestHTTPClient(port: port, receiveBufferBytes: 4096)
         try reader.send("GET /todos/upcoming HTTP/1.1\r\nHost: h\r\n\r\n")
-        // The answer is in flight once the server has counted it (it counts right after queueing it).
-        let queued = try eventually {
-            try TestHTTPClient(port: port).request("GET", "/metrics").text.contains(#"route="/todos/upcoming""#)
-        }
-        try #require(queued)
+        try #require(try DrainLoad.answerCounted(route: "/todos/upcoming", port: port))
         server.signal(SIGTERM)
         // Every loop closes its listener; poll, since a slow build (TSan) takes a while to get there.
         let refused = eventually(timeout: .seconds(5), interval: .milliseconds(50)) { (try? TestHTTPClient(port: port)) == nil }

@@ -52,20 +52,36 @@ struct AccessLineTests {
         return metadata
     }
 
-    @Test("text lines: the same bytes as the general path, metadata keys in order")
-    func text() {
+    /// `entry`'s access line in `format` at `time`, and the line the general path writes for it
+    /// (with `message` and `AccessLog`'s metadata), as text: the two must be the same bytes.
+    static func lines(_ entry: Entry, _ message: String, format: LogFormat, time: Timestamp = Self.time) -> (fast: String, general: String)
+    {
+        let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: format, time: time)
+        let general = StdoutLogHandler.line(
+            level: .info, label: "todo-server", metadata: metadata(entry), message: message, format: format, time: time)
+        return (String(decoding: fast, as: UTF8.self), String(decoding: general, as: UTF8.self))
+    }
+
+    @Test(
+        "text and JSON lines: the same bytes as the general path (metadata keys in order, escapes included)",
+        arguments: [
+            (
+                LogFormat.text, 0,
+                "2026-11-22T10:00:00.123Z info todo-server: client=127.0.0.1:5000 request_id=q-1 GET /todos?limit=2&sort=title 200 517 1.234ms\n"
+            ),
+            (
+                LogFormat.json, 2,
+                #"{"time":"2026-11-22T10:00:00.123Z","level":"info","label":"todo-server","message":"GET /todos/\"x\\? 404 190 12345.007ms — No to-do has the id \"x\\\".\n","client":"10.0.0.2:1","request_id":"r\"1"}"#
+                    + "\n"
+            ),
+        ])
+    func sameBytesAsTheGeneralPath(format: LogFormat, pinned: Int, line: String) {
         for (entry, message) in Self.cases {
-            let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: .text, time: Self.time)
-            let general = StdoutLogHandler.line(
-                level: .info, label: "todo-server", metadata: Self.metadata(entry),
-                message: message, format: .text, time: Self.time)
-            #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self))
+            let lines = Self.lines(entry, message, format: format)
+            #expect(lines.fast == lines.general)
         }
-        let first = StdoutLogHandler.accessLine(Self.cases[0].0, label: "todo-server", format: .text, time: Self.time)
-        #expect(
-            String(decoding: first, as: UTF8.self)
-                == "2026-11-22T10:00:00.123Z info todo-server: client=127.0.0.1:5000 request_id=q-1 GET /todos?limit=2&sort=title 200 517 1.234ms\n"
-        )
+        let written = StdoutLogHandler.accessLine(Self.cases[pinned].0, label: "todo-server", format: format, time: Self.time)
+        #expect(String(decoding: written, as: UTF8.self) == line)
     }
 
     @Test("issue 35 round 3: a client's control characters in a detail or message are escaped: one line per request, no forged line")
@@ -101,32 +117,12 @@ struct AccessLineTests {
         let entry = Self.cases[0].0
         let instants: [Int64] = [0, -1, 86_400_000, 1_795_391_999_999, 253_402_300_799_999, 253_402_300_800_000]
         for instant in instants {
-            let time = Timestamp(millisecondsSinceEpoch: instant)
-            let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: .text, time: time)
-            let general = StdoutLogHandler.line(
-                level: .info, label: "todo-server", metadata: Self.metadata(entry),
-                message: Self.cases[0].1, format: .text, time: time)
-            #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self), "at \(instant)")
+            let lines = Self.lines(entry, Self.cases[0].1, format: .text, time: Timestamp(millisecondsSinceEpoch: instant))
+            #expect(lines.fast == lines.general, "at \(instant)")
         }
         let midnight = StdoutLogHandler.accessLine(
             entry, label: "l", format: .text, time: Timestamp(millisecondsSinceEpoch: 1_795_392_000_000))
         #expect(String(decoding: midnight, as: UTF8.self).hasPrefix("2026-11-23T00:00:00.000Z info l: client=127.0.0.1:5000 "))
-    }
-
-    @Test("JSON lines: the same bytes as the general path, escapes included")
-    func json() {
-        for (entry, message) in Self.cases {
-            let fast = StdoutLogHandler.accessLine(entry, label: "todo-server", format: .json, time: Self.time)
-            let general = StdoutLogHandler.line(
-                level: .info, label: "todo-server", metadata: Self.metadata(entry),
-                message: message, format: .json, time: Self.time)
-            #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self))
-        }
-        let third = StdoutLogHandler.accessLine(Self.cases[2].0, label: "todo-server", format: .json, time: Self.time)
-        #expect(
-            String(decoding: third, as: UTF8.self)
-                == #"{"time":"2026-11-22T10:00:00.123Z","level":"info","label":"todo-server","message":"GET /todos/\"x\\? 404 190 12345.007ms — No to-do has the id \"x\\\".\n","client":"10.0.0.2:1","request_id":"r\"1"}"#
-                + "\n")
     }
 
     @Test("a live server's access lines through StdoutLogHandler: one per request, query, client and detail")

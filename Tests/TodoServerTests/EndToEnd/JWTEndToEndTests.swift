@@ -41,13 +41,23 @@ struct JWTEndToEndTests {
             }, clock: FakeClock(millisecondsSinceEpoch: F.now * 1000), logHandler: logHandler, logLevel: logHandler?.logLevel ?? .info)
     }
 
-    @Test("the access log names the owner, never the token; no line at any level holds a token's part")
-    func accessLog() throws {
+    /// The fixture, key set A in a file of its own (the caller removes it), and a server on that file.
+    private func served(logHandler: CapturingLogHandler? = nil) throws -> (fixture: IdentityFixture, file: String, server: LiveServer) {
         let fixture = try F.get()
         let file = try keyFile(fixture.setA)
-        defer { unlink(file) }
+        do {
+            return (fixture, file, try server(keyFile: file, logHandler: logHandler))
+        } catch {
+            unlink(file)
+            throw error
+        }
+    }
+
+    @Test("the access log names the owner, never the token; no line at any level holds a token's part")
+    func accessLog() throws {
         let storage = CapturingLogHandler.Storage()
-        let server = try server(keyFile: file, logHandler: CapturingLogHandler(storage: storage, logLevel: .trace))
+        let (fixture, file, server) = try served(logHandler: CapturingLogHandler(storage: storage, logLevel: .trace))
+        defer { unlink(file) }
         let token = try #require(fixture.tokens["e2e bob"])
         #expect(try server.request("GET", "/todos", headers: [("Authorization", "Bearer " + token)]).status == 200)
         let feed = try EventStreamClient(port: server.port, target: "/todos/events?access_token=\(token)")
@@ -81,10 +91,8 @@ struct JWTEndToEndTests {
 
     @Test("each token acts on its owner's to-dos; bob's token never reaches alice's")
     func owners() throws {
-        let fixture = try F.get()
-        let file = try keyFile(fixture.setA)
+        let (fixture, file, server) = try served()
         defer { unlink(file) }
-        let server = try server(keyFile: file)
         let alice = try bearer(fixture, "e2e alice"), bob = try bearer(fixture, "e2e bob")
         let created = try server.request("POST", "/todos", headers: alice, body: #"{"title":"alice's"}"#)
         #expect(created.status == 201)
@@ -107,10 +115,8 @@ struct JWTEndToEndTests {
             ("not.a.jwt", "malformed"),
         ])
     func refusals(name: String, reason: String) throws {
-        let fixture = try F.get()
-        let file = try keyFile(fixture.setA)
+        let (fixture, file, server) = try served()
         defer { unlink(file) }
-        let server = try server(keyFile: file)
         let token = fixture.tokens[name] ?? name
         let response = try server.request("GET", "/todos", headers: [("Authorization", "Bearer " + token)])
         #expect(response.status == 401)
@@ -129,10 +135,8 @@ struct JWTEndToEndTests {
 
     @Test("a token with only todos:read reads its owner's to-dos and gets 403 insufficient_scope on a write; /metrics is not an owner's")
     func scopes() throws {
-        let fixture = try F.get()
-        let file = try keyFile(fixture.setA)
+        let (fixture, file, server) = try served()
         defer { unlink(file) }
-        let server = try server(keyFile: file)
         let reader = try bearer(fixture, "e2e alice reader")
         #expect(try server.request("POST", "/todos", headers: try bearer(fixture, "e2e alice"), body: #"{"title":"a"}"#).status == 201)
         #expect(try server.request("GET", "/todos", headers: reader).array.count == 1)
@@ -145,10 +149,8 @@ struct JWTEndToEndTests {
 
     @Test("a new key file is taken without a restart: the rotated key works, the removed one stops at once")
     func rotation() throws {
-        let fixture = try F.get()
-        let file = try keyFile(fixture.setA)
+        let (fixture, file, server) = try served()
         defer { unlink(file) }
-        let server = try server(keyFile: file)
         let old = try bearer(fixture, "e2e alice"), rotated = try bearer(fixture, "e2e alice rotated")
         #expect(try server.request("GET", "/todos", headers: old).status == 200)
         #expect(try server.request("GET", "/todos", headers: rotated).status == 401)
@@ -166,10 +168,8 @@ struct JWTEndToEndTests {
 
     @Test("a token past its exp but inside the leeway opens a stream that says expired at once and replays nothing")
     func feedLapsed() throws {
-        let fixture = try F.get()
-        let file = try keyFile(fixture.setA)
+        let (fixture, file, server) = try served()
         defer { unlink(file) }
-        let server = try server(keyFile: file)
         let alice = try bearer(fixture, "e2e alice")
         let position = try #require(try server.request("GET", "/todos", headers: alice).header("X-Last-Event-ID"))
         #expect(try server.request("POST", "/todos", headers: alice, body: #"{"title":"a"}"#).status == 201)
@@ -188,10 +188,8 @@ struct JWTEndToEndTests {
 
     @Test("a live feed stream opened with a token ends with event: expired when the token does, at the position reached")
     func feedExpires() throws {
-        let fixture = try F.get()
-        let file = try keyFile(fixture.setA)
+        let (fixture, file, server) = try served()
         defer { unlink(file) }
-        let server = try server(keyFile: file)
         let short = try #require(fixture.tokens["e2e alice short"])
         let stream = try EventStreamClient(port: server.port, target: "/todos/events?access_token=\(short)")
         #expect(stream.status == 200)

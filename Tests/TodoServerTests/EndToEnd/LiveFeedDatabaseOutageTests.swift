@@ -131,18 +131,8 @@ private final class OutageWriters: @unchecked Sendable {
                     round += 1
                     guard let connection = client ?? (try? TestHTTPClient(port: port)) else { continue }
                     client = connection
-                    let answer: HTTPResponseSnapshot?
-                    switch random.next() % 4 {
-                    case 0 where !mine.isEmpty:
-                        let id = mine.remove(at: Int(random.next() % UInt64(mine.count)))
-                        answer = try? connection.request("DELETE", "/todos/\(id)")
-                    case 1 where !mine.isEmpty, 2 where !mine.isEmpty:
-                        let id = mine[Int(random.next() % UInt64(mine.count))]
-                        answer = try? connection.request("PATCH", "/todos/\(id)", body: #"{"title":"w\#(index) r\#(round)"}"#)
-                    default:
-                        answer = try? connection.request("POST", "/todos", body: #"{"title":"w\#(index) r\#(round)"}"#)
-                        if answer?.status == 201, let id = answer?.object["id"] as? String { mine.append(id) }
-                    }
+                    let answer = FeedWriters.randomWrite(
+                        through: connection, mine: &mine, random: &random, index: index, round: round)
                     guard let answer else {
                         client = nil
                         continue

@@ -76,26 +76,32 @@ final class FeedWriters {
                         mine = []
                         continue
                     }
-                    switch random.next() % 4 {
-                    case 0 where !mine.isEmpty:
-                        let id = mine.remove(at: Int(random.next() % UInt64(mine.count)))
-                        _ = try? client.request("DELETE", "/todos/\(id)")
-                    case 1 where !mine.isEmpty, 2 where !mine.isEmpty:
-                        let id = mine[Int(random.next() % UInt64(mine.count))]
-                        _ = try? client.request("PATCH", "/todos/\(id)", body: #"{"title":"w\#(index) r\#(round)"}"#)
-                    default:
-                        if let created = try? client.request("POST", "/todos", body: #"{"title":"w\#(index) r\#(round)"}"#),
-                            let id = created.object["id"] as? String
-                        {
-                            mine.append(id)
-                        }
-                    }
+                    _ = FeedWriters.randomWrite(through: client, mine: &mine, random: &random, index: index, round: round)
                 }
             }
         }
     }
 
     func wait() { group.wait() }
+
+    /// One seeded write of writer `index` in round `round`: a DELETE or a PATCH of one of its own
+    /// to-dos (`mine`), or a POST whose new to-do joins them. The answer, nil if the request failed.
+    static func randomWrite(
+        through client: TestHTTPClient, mine: inout [String], random: inout SplitMix64, index: Int, round: Int
+    ) -> HTTPResponseSnapshot? {
+        switch random.next() % 4 {
+        case 0 where !mine.isEmpty:
+            let id = mine.remove(at: Int(random.next() % UInt64(mine.count)))
+            return try? client.request("DELETE", "/todos/\(id)")
+        case 1 where !mine.isEmpty, 2 where !mine.isEmpty:
+            let id = mine[Int(random.next() % UInt64(mine.count))]
+            return try? client.request("PATCH", "/todos/\(id)", body: #"{"title":"w\#(index) r\#(round)"}"#)
+        default:
+            let answer = try? client.request("POST", "/todos", body: #"{"title":"w\#(index) r\#(round)"}"#)
+            if answer?.status == 201, let id = answer?.object["id"] as? String { mine.append(id) }
+            return answer
+        }
+    }
 }
 
 extension LiveServer {

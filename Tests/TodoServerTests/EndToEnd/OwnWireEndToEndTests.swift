@@ -259,15 +259,4 @@ struct OwnWireEndToEndTests {
             #expect((before...after).map { imfFixdate($0) }.contains(date), "\(date)")
         }
     }
-
-    /// The IMF-fixdate of `seconds` as the C library writes it (`gmtime_r`, `strftime` in the C
-    /// locale): `EventHTTPTests`' `HTTPDateTests` check the server's own writer against the same.
-    private func imfFixdate(_ seconds: Int) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        var buffer = [CChar](repeating: 0, count: 64)
-        let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }

@@ -99,13 +99,20 @@ struct FeedPresenterTests {
                 == HTTPStreamBackPressure(pauseAt: 128 << 10, resumeAt: 64 << 10, cutOffAt: 256 << 10))
     }
 
-    @Test func aStreamThatCannotBeOpenedCancelsTheSubscriptionAndAnswersAProblem() {
+    /// A presenter on a manual loop, for a hub of `maxSubscribers` and a log (tag "mt") of
+    /// `logCapacity` changes from position 1.0; heartbeat 1 s, no loop share limit.
+    private static func presenter(maxSubscribers: Int, logCapacity: Int) -> (ManualFeedLoop, FeedHub, ChangeLog, FeedPresenter) {
         let loop = ManualFeedLoop()
-        let hub = FeedHub(maxSubscribers: 1, factory: PrometheusMetricsFactoryForTests.make())
-        let log = ChangeLog(tag: "mt", capacity: 5, start: ChangePosition(major: 1, minor: 0))
+        let hub = FeedHub(maxSubscribers: maxSubscribers, factory: PrometheusMetricsFactoryForTests.make())
+        let log = ChangeLog(tag: "mt", capacity: logCapacity, start: ChangePosition(major: 1, minor: 0))
         let presenter = FeedPresenter(
             interactor: FeedInteractor(
                 log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(1), loopSharePercent: 100)))
+        return (loop, hub, log, presenter)
+    }
+
+    @Test func aStreamThatCannotBeOpenedCancelsTheSubscriptionAndAnswersAProblem() {
+        let (_, hub, _, presenter) = Self.presenter(maxSubscribers: 1, logCapacity: 5)
         let view = RefusingView()
         presenter.presentSubscription(FeedRequest(), context: RequestContext(baseURL: "http://h"), view: view)
         #expect(view.problems == [501])
@@ -115,12 +122,7 @@ struct FeedPresenterTests {
     }
 
     @Test func subscribersOnOneLoopAreSentOneShapingOfEachChangeAndEachBaseURLItsOwn() throws {
-        let loop = ManualFeedLoop()
-        let hub = FeedHub(maxSubscribers: 3, factory: PrometheusMetricsFactoryForTests.make())
-        let log = ChangeLog(tag: "mt", capacity: 5, start: ChangePosition(major: 1, minor: 0))
-        let presenter = FeedPresenter(
-            interactor: FeedInteractor(
-                log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(1), loopSharePercent: 100)))
+        let (loop, hub, log, presenter) = Self.presenter(maxSubscribers: 3, logCapacity: 5)
         let views = [RecordingView(), RecordingView(), RecordingView()]
         for (view, base) in zip(views, ["http://a", "http://a", "http://b"]) {
             presenter.presentSubscription(FeedRequest(), context: RequestContext(baseURL: base), view: view)
@@ -143,12 +145,7 @@ struct FeedPresenterTests {
     }
 
     @Test func subscribersAtOneCursorAreSentOneBlockOfTheRunAndALaggingOneItsOwn() throws {
-        let loop = ManualFeedLoop()
-        let hub = FeedHub(maxSubscribers: 4, factory: PrometheusMetricsFactoryForTests.make())
-        let log = ChangeLog(tag: "mt", capacity: 10, start: ChangePosition(major: 1, minor: 0))
-        let presenter = FeedPresenter(
-            interactor: FeedInteractor(
-                log: log, scheduler: loop, hub: hub, settings: FeedSettings(heartbeat: .seconds(1), loopSharePercent: 100)))
+        let (loop, hub, log, presenter) = Self.presenter(maxSubscribers: 4, logCapacity: 10)
         log.appendNext(.deleted(id: "a"))
         let views = [RecordingView(), RecordingView(), RecordingView()]
         for view in views {

@@ -11,11 +11,7 @@ import Testing
 /// re-encodes to itself) and refuse it otherwise.
 @Suite("Base64URL: strict decoding against Foundation's", .tags(.singleThreaded))
 struct Base64URLTests {
-    private static func seed(_ name: String) -> UInt64 {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("Base64URLTests.\(name): seed \(seed) (TODO_TEST_SEED repeats it)")
-        return seed
-    }
+    private static func seed(_ name: String) -> UInt64 { testSeed("Base64URLTests.\(name)") }
 
     /// What the strict decoder must answer for `text`, by way of Foundation.
     private static func expected(_ text: [UInt8]) -> [UInt8]? {

@@ -27,6 +27,17 @@ struct JWKSURLSourceTests {
             refreshClock: pace, logger: Logger(label: "test") { _ in CapturingLogHandler(storage: logs) })
     }
 
+    /// A provider serving set A, and an authentication on it (at most `maxBytes` an answer) whose
+    /// refresh is paced by a clock at 0, its log lines captured.
+    private static func served(maxBytes: Int = 256 << 10) throws -> (
+        provider: JWKSProvider, logs: CapturingLogHandler.Storage, pace: FakeClock, authentication: JWTAuthentication
+    ) {
+        let provider = try JWKSProvider(serving: try F.get().setA)
+        let logs = CapturingLogHandler.Storage()
+        let pace = FakeClock(millisecondsSinceEpoch: 0)
+        return (provider, logs, pace, authentication(provider, pace: pace, maxBytes: maxBytes, logs: logs))
+    }
+
     /// Waits until a fetch has started and none is under way.
     private static func settled(_ authentication: JWTAuthentication) -> Bool {
         eventually {
@@ -58,11 +69,7 @@ struct JWKSURLSourceTests {
 
     @Test("fetched at start over HTTPS, trusting jwtJwksCaFile; before that nothing is accepted, and nothing waits")
     func fetchedAtStart() throws {
-        let fixture = try F.get()
-        let provider = try JWKSProvider(serving: fixture.setA)
-        let logs = CapturingLogHandler.Storage()
-        let pace = FakeClock(millisecondsSinceEpoch: 0)
-        let authentication = Self.authentication(provider, pace: pace, logs: logs)
+        let (provider, logs, _, authentication) = try Self.served()
         defer { authentication.stopKeyRefresh() }
         #expect(try Self.outcome(authentication, "e2e alice") == .refused("unknown key"))
         #expect(try !Self.refetch(authentication), "not started: no fetch to wait for")
@@ -78,10 +85,7 @@ struct JWKSURLSourceTests {
     @Test("a key the provider rotates in: its token waits for one fetch and is accepted; more unknown kids within 30 s fetch nothing")
     func rotation() throws {
         let fixture = try F.get()
-        let provider = try JWKSProvider(serving: fixture.setA)
-        let logs = CapturingLogHandler.Storage()
-        let pace = FakeClock(millisecondsSinceEpoch: 0)
-        let authentication = Self.authentication(provider, pace: pace, logs: logs)
+        let (provider, _, pace, authentication) = try Self.served()
         defer { authentication.stopKeyRefresh() }
         authentication.startKeyRefresh()
         #expect(Self.settled(authentication))
@@ -112,10 +116,7 @@ struct JWKSURLSourceTests {
     @Test("the provider failing (503, not a JWK Set, too large): the keys in effect stay, each failure logged, retried later")
     func providerFailing() throws {
         let fixture = try F.get()
-        let provider = try JWKSProvider(serving: fixture.setA)
-        let logs = CapturingLogHandler.Storage()
-        let pace = FakeClock(millisecondsSinceEpoch: 0)
-        let authentication = Self.authentication(provider, pace: pace, maxBytes: 4096, logs: logs)
+        let (provider, logs, pace, authentication) = try Self.served(maxBytes: 4096)
         defer { authentication.stopKeyRefresh() }
         authentication.startKeyRefresh()
         #expect(Self.settled(authentication))

@@ -47,43 +47,28 @@ struct JWKSetTests {
 
     @Test("keys this server cannot use are skipped, each with why")
     func skipsKeys() throws {
-        var rsa = try Self.entry("a-rsa")
-        var ec = try Self.entry("a-ec")
+        let rsa = try Self.entry("a-rsa")
+        let ec = try Self.entry("a-ec")
         let modulus = try #require(rsa["n"] as? String)
-        var short = rsa
-        short["kid"] = "short"
-        short["n"] = String(modulus.prefix(170)) + "w"  // 128 bytes: 1024 bits
-        var encryption = rsa
-        encryption["kid"] = "enc"
-        encryption["use"] = "enc"
-        var rs384 = rsa
-        rs384["kid"] = "rs384"
-        rs384["alg"] = "RS384"
-        var privateKey = rsa
-        privateKey["kid"] = "private"
-        privateKey["d"] = "AQAB"
-        var wrongAlg = ec
-        wrongAlg["kid"] = "ec-rs256"
-        wrongAlg["alg"] = "RS256"
-        var offCurve = ec
-        offCurve["kid"] = "off-curve"
-        offCurve["x"] = String(repeating: "A", count: 42) + "E"  // x = 1
-        var shortX = ec
-        shortX["kid"] = "short-x"
-        shortX["x"] = "AQAB"
-        var verifyless = ec
-        verifyless["kid"] = "ops"
-        verifyless["key_ops"] = ["encrypt"]
-        rsa["kid"] = "padded"
-        rsa["n"] = modulus + "="
-        ec["kid"] = 7
-        let document = try Self.setA(adding: [
-            #"{"kty":"oct","kid":"hmac","k":"c2VjcmV0"}"#,
-            #"{"kty":"EC","kid":"p384","crv":"P-384","x":"AA","y":"AA"}"#,
-            #"{"kty":"OKP","kid":"x25519","crv":"X25519","x":"AA"}"#,
-            try Self.text(short), try Self.text(encryption), try Self.text(rs384), try Self.text(privateKey), try Self.text(wrongAlg),
-            try Self.text(offCurve), try Self.text(shortX), try Self.text(verifyless), try Self.text(rsa), try Self.text(ec),
-        ])
+        // Set A's RSA and EC keys, each with the fields given here changed.
+        let variants: [(key: [String: Any], changes: [String: Any])] = [
+            (rsa, ["kid": "short", "n": String(modulus.prefix(170)) + "w"]),  // 128 bytes: 1024 bits
+            (rsa, ["kid": "enc", "use": "enc"]),
+            (rsa, ["kid": "rs384", "alg": "RS384"]),
+            (rsa, ["kid": "private", "d": "AQAB"]),
+            (ec, ["kid": "ec-rs256", "alg": "RS256"]),
+            (ec, ["kid": "off-curve", "x": String(repeating: "A", count: 42) + "E"]),  // x = 1
+            (ec, ["kid": "short-x", "x": "AQAB"]),
+            (ec, ["kid": "ops", "key_ops": ["encrypt"]]),
+            (rsa, ["kid": "padded", "n": modulus + "="]),
+            (ec, ["kid": 7]),
+        ]
+        let document = try Self.setA(
+            adding: [
+                #"{"kty":"oct","kid":"hmac","k":"c2VjcmV0"}"#,
+                #"{"kty":"EC","kid":"p384","crv":"P-384","x":"AA","y":"AA"}"#,
+                #"{"kty":"OKP","kid":"x25519","crv":"X25519","x":"AA"}"#,
+            ] + variants.map { try Self.text($0.key.merging($0.changes) { $1 }) })
         let keys = try JWKSet.parse(document).get()
         #expect(keys.keys.map(\.keyID) == ["a-rsa", "a-ec", "a-ed25519"])
         #expect(

@@ -9,11 +9,7 @@ import Testing
 /// threads at once with one key set gives each the same answer.
 @Suite("JWTVerifier: damaged tokens and concurrent verification")
 struct JWTVerifierPropertyTests {
-    private static func seed(_ name: String) -> UInt64 {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("JWTVerifierPropertyTests.\(name): seed \(seed) (TODO_TEST_SEED repeats it)")
-        return seed
-    }
+    private static func seed(_ name: String) -> UInt64 { testSeed("JWTVerifierPropertyTests.\(name)") }
 
     @Test("a token with bytes flipped, inserted or removed is refused, whatever the damage (3 algorithms × 1,000)")
     func damagedTokensAreRefused() throws {

@@ -13,11 +13,7 @@ import Testing
 /// number past `Double`'s range as infinity where Foundation refuses the document.
 @Suite("Differential: JSON parser against Foundation's JSONSerialization", .tags(.singleThreaded))
 struct JSONDifferentialTests {
-    private static func seed(_ name: String) -> UInt64 {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("JSONDifferentialTests.\(name): seed \(seed) (TODO_TEST_SEED repeats it)")
-        return seed
-    }
+    private static func seed(_ name: String) -> UInt64 { testSeed("JSONDifferentialTests.\(name)") }
 
     private static func foundation(_ bytes: [UInt8]) -> JSONValue? {
         (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])).flatMap(JSONValue.init(foundation:))

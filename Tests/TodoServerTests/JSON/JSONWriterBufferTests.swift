@@ -65,8 +65,7 @@ struct JSONWriterBufferTests {
 
     @Test("timestamps across days, and back to a day seen before, match Timestamp's own text")
     func timestampsAcrossDays() {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("JSONWriterBufferTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        let seed = testSeed("JSONWriterBufferTests")
         var generator = SplitMix64(seed: seed)
         var instants: [Int64] = [
             0, -1, 86_399_999, 86_400_000, 0, 1_795_341_600_123, 1_795_341_600_124, -62_135_596_800_000, 253_402_300_799_999,
@@ -105,8 +104,7 @@ struct JSONWriterBufferTests {
 
     @Test("to-dos written in one step match the member-by-member text, for random fields")
     func oneStepToDos() {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("JSONWriterBufferTests.oneStepToDos: seed \(seed) (TODO_TEST_SEED repeats it)")
+        let seed = testSeed("JSONWriterBufferTests.oneStepToDos")
         var generator = SplitMix64(seed: seed)
         let alphabet = Array("abcXYZ019 -_/é😀~")
         var writer = JSONWriter(capacity: 4)

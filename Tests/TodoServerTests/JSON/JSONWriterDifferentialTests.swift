@@ -33,11 +33,7 @@ import Testing
 /// `foundationDropsALeadingByteOrderMark`.
 @Suite("Differential: JSON writer against Foundation's JSONSerialization and JSONEncoder", .tags(.singleThreaded))
 struct JSONWriterDifferentialTests {
-    private static func seed(_ name: String) -> UInt64 {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("JSONWriterDifferentialTests.\(name): seed \(seed) (TODO_TEST_SEED repeats it)")
-        return seed
-    }
+    private static func seed(_ name: String) -> UInt64 { testSeed("JSONWriterDifferentialTests.\(name)") }
 
     // MARK: - The reference: a model as Foundation writes it
 

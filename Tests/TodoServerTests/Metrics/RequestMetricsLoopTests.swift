@@ -3,6 +3,7 @@ import EventLoops
 import LockTracing
 import Prometheus
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import TodoServer
@@ -12,17 +13,6 @@ import Testing
 /// occasional ThreadSanitizer run.
 @Suite("Request metrics: a loop's handles are touched on that loop only, checked")
 struct RequestMetricsLoopTests {
-    /// `body`'s answer, computed on `loop`'s thread.
-    static func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> T) -> T {
-        let answer = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        loop.execute {
-            answer.withTracedLock { $0 = body() }
-            done.signal()
-        }
-        done.wait()
-        return answer.withTracedLock { $0! }
-    }
 
     static func metrics(loops: Int) -> RequestMetrics {
         RequestMetrics(factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()), loopCount: loops)
@@ -36,12 +26,12 @@ struct RequestMetricsLoopTests {
             first.shutdown()
             second.shutdown()
         }
-        Self.onLoop(first.loop) { metrics.record(loop: 0, route: "/todos", method: .get, status: 200, duration: .microseconds(5)) }
-        Self.onLoop(second.loop) { metrics.record(loop: 1, route: "/todos", method: .get, status: 200, duration: .microseconds(5)) }
-        #expect(Self.onLoop(first.loop) { metrics.allowsCaller(loop: 0) })
-        #expect(Self.onLoop(second.loop) { metrics.allowsCaller(loop: 1) })
-        #expect(!Self.onLoop(first.loop) { metrics.allowsCaller(loop: 1) })
-        #expect(!Self.onLoop(second.loop) { metrics.allowsCaller(loop: 0) })
+        onLoop(first.loop) { metrics.record(loop: 0, route: "/todos", method: .get, status: 200, duration: .microseconds(5)) }
+        onLoop(second.loop) { metrics.record(loop: 1, route: "/todos", method: .get, status: 200, duration: .microseconds(5)) }
+        #expect(onLoop(first.loop) { metrics.allowsCaller(loop: 0) })
+        #expect(onLoop(second.loop) { metrics.allowsCaller(loop: 1) })
+        #expect(!onLoop(first.loop) { metrics.allowsCaller(loop: 1) })
+        #expect(!onLoop(second.loop) { metrics.allowsCaller(loop: 0) })
         #expect(!metrics.allowsCaller(loop: 0))
         #expect(!metrics.allowsCaller(loop: 1))
     }
@@ -52,7 +42,7 @@ struct RequestMetricsLoopTests {
             await #expect(processExitsWith: .failure) {
                 let metrics = RequestMetricsLoopTests.metrics(loops: 1)
                 let loopThread = try! LoopThread()
-                RequestMetricsLoopTests.onLoop(loopThread.loop) {
+                onLoop(loopThread.loop) {
                     metrics.record(loop: 0, route: "/todos", method: .get, status: 200, duration: .microseconds(5))
                 }
                 // The test's thread, as the in-process client's requests were: the assertion stops here.
@@ -66,7 +56,7 @@ struct RequestMetricsLoopTests {
                 let metrics = RequestMetricsLoopTests.metrics(loops: 1)
                 let loopThread = try! LoopThread()
                 for _ in 0..<2 {
-                    RequestMetricsLoopTests.onLoop(loopThread.loop) {
+                    onLoop(loopThread.loop) {
                         metrics.record(loop: 0, route: "/todos", method: .get, status: 200, duration: .microseconds(5))
                     }
                 }
@@ -81,7 +71,7 @@ struct RequestMetricsLoopTests {
         #expect(await client.request(.post, "/todos", body: #"{"title":"a"}"#).status == 201)
         #expect(await client.request(.get, "/todos/nope").status == 404)
         let metrics = client.application.pipeline.metrics
-        #expect(Self.onLoop(client.loop) { metrics.allowsCaller(loop: 0) })
+        #expect(onLoop(client.loop) { metrics.allowsCaller(loop: 0) })
         #expect(!metrics.allowsCaller(loop: 0))
     }
 }

@@ -10,12 +10,6 @@ import Testing
 struct PostgresCostTests {
     let cluster = PostgresTestCluster.shared!
 
-    func freshDatabase(_ label: String) throws -> String {
-        let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
-        try cluster.createDatabase(name)
-        return name
-    }
-
     @Test func theSessionSettingsComeFirstSoThatTheConnectionStringsOwnOptionsWin() {
         #expect(
             PostgresConnection.sessionOptions(
@@ -35,7 +29,7 @@ struct PostgresCostTests {
     }
 
     @Test func theListStatementIsPlannedOncePerConnection() async throws {
-        let database = try freshDatabase("plans")
+        let database = try cluster.freshDatabase("plans")
         let configuration = PostgresTodoStore.withGenericPlans(
             PostgresConfiguration(
                 connectionString: cluster.connectionString(database: database)))
@@ -55,7 +49,7 @@ struct PostgresCostTests {
 
     /// Version 5: a PATCH of `completed` (the store's own statement) writes no index entry.
     @Test func markingAToDoDoneOrNotDoneIsAHotUpdate() async throws {
-        let database = try freshDatabase("hot")
+        let database = try cluster.freshDatabase("hot")
         let session = try await PostgresTestSession.open(cluster, database: database)
         defer { session.close() }
         try await TodoSchema.migrator.migrate(session.connection)
@@ -98,7 +92,7 @@ struct PostgresCostTests {
     /// `completed`, from a statement trigger that ran on every update). Since version 7 the trigger
     /// runs for every update and tests the change itself (a `WHEN` cost every statement more).
     @Test func aChangeOfCompletedUpdatesOneKeptCountRowAndOtherChangesNone() async throws {
-        let database = try freshDatabase("tallies")
+        let database = try cluster.freshDatabase("tallies")
         let session = try await PostgresTestSession.open(cluster, database: database)
         defer { session.close() }
         try await TodoSchema.migrator.migrate(session.connection)

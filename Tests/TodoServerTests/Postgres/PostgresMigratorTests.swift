@@ -8,14 +8,8 @@ import TodoServer
 struct PostgresMigratorTests {
     let cluster = PostgresTestCluster.shared!
 
-    func freshDatabase(_ label: String) throws -> String {
-        let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
-        try cluster.createDatabase(name)
-        return name
-    }
-
     @Test func theTodoSchemaIsAppliedOnceWithItsIndexes() async throws {
-        let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("schema"))
+        let session = try await PostgresTestSession.open(cluster, database: try cluster.freshDatabase("schema"))
         defer { session.close() }
         #expect(try await TodoSchema.migrator.migrate(session.connection) == TodoSchema.migrations.map(\.version))
         #expect(try await TodoSchema.migrator.migrate(session.connection) == [])
@@ -75,7 +69,7 @@ struct PostgresMigratorTests {
 
     /// Version 3 re-keys the rows version 1 keyed by lower case, in the migration's transaction.
     @Test func version3RekeysTitlesWrittenByAnOlderBuild() async throws {
-        let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("rekey"))
+        let session = try await PostgresTestSession.open(cluster, database: try cluster.freshDatabase("rekey"))
         defer { session.close() }
         let older = PostgresMigrator(migrations: Array(TodoSchema.migrations.prefix(2)), lockKey: TodoSchema.migrationLockKey)
         #expect(try await older.migrate(session.connection) == [1, 2])
@@ -93,7 +87,7 @@ struct PostgresMigratorTests {
     /// Version 6 carries the counts version 2's triggers kept over into `todo_tallies`, and its
     /// triggers (version 7's for a change of `completed`) keep them from then on.
     @Test func version6CarriesTheKeptCountsOver() async throws {
-        let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("tallies"))
+        let session = try await PostgresTestSession.open(cluster, database: try cluster.freshDatabase("tallies"))
         defer { session.close() }
         let older = PostgresMigrator(migrations: Array(TodoSchema.migrations.prefix(5)), lockKey: TodoSchema.migrationLockKey)
         #expect(try await older.migrate(session.connection) == [1, 2, 3, 4, 5])
@@ -115,7 +109,7 @@ struct PostgresMigratorTests {
     }
 
     @Test func aDatabaseMigratedByANewerBuildIsRefusedNamingBothVersions() async throws {
-        let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("newer"))
+        let session = try await PostgresTestSession.open(cluster, database: try cluster.freshDatabase("newer"))
         defer { session.close() }
         try await TodoSchema.migrator.migrate(session.connection)
         // The table as builds before `compatible_from` leave it: their versions need their build.
@@ -132,7 +126,7 @@ struct PostgresMigratorTests {
     /// lacks was recorded as compatible with it (nothing applied, nothing changed), and refused once
     /// one is not: a build must know it.
     @Test func aNewerSchemaRecordedAsCompatibleIsRunWithAndOneThatIsNotRefused() async throws {
-        let session = try await PostgresTestSession.open(cluster, database: try freshDatabase("rollback"))
+        let session = try await PostgresTestSession.open(cluster, database: try cluster.freshDatabase("rollback"))
         defer { session.close() }
         let known = TodoSchema.migrator.newestVersion
         let additive = PostgresMigration(
@@ -163,7 +157,7 @@ struct PostgresMigratorTests {
     /// default for `public`) runs on a database its owner migrated: the migrator looks before it
     /// creates or alters, so it asks for neither.
     @Test func aRoleThatOnlyUsesTheTablesRunsOnADatabaseItsOwnerMigrated() async throws {
-        let database = try freshDatabase("user_role")
+        let database = try cluster.freshDatabase("user_role")
         let owner = try await PostgresTestSession.open(cluster, database: database)
         defer { owner.close() }
         try await TodoSchema.migrator.migrate(owner.connection)
@@ -194,7 +188,7 @@ struct PostgresMigratorTests {
                     statements: ["ALTER TABLE todo_rows ADD COLUMN note text"])
             ], lockKey: TodoSchema.migrationLockKey)
         for round in 1...20 {
-            let database = try freshDatabase("race")
+            let database = try cluster.freshDatabase("race")
             // The second waits on the first's advisory lock: the request time-out (5 s by default)
             // is a production limit, not what this test checks, and a loaded machine can exceed it.
             let patient = PostgresTiming(requestTimeout: .seconds(120))

@@ -300,7 +300,7 @@ struct PostgresOwnersTests {
     /// its rights through migration 10: on the new table of kept counts (its triggers write there
     /// as the role) and on the views that keep the old names (for a rollback).
     @Test func aRoleGrantedThePreviousTablesOneByOneRunsBothBuildsAfterTheMigration() async throws {
-        let database = try sql.freshDatabase("owners_grants")
+        let database = try cluster.freshDatabase("owners_grants")
         let session = try await PostgresTestSession.open(cluster, database: database)
         defer { session.close() }
         let previous = PostgresMigrator(migrations: TodoSchema.migrations.filter { $0.version <= 9 }, lockKey: TodoSchema.migrationLockKey)
@@ -338,7 +338,7 @@ struct PostgresOwnersTests {
     }
 
     @Test func aDatabaseOfThePreviousSchemaIsTheSharedListAndThePreviousBuildStillRunsOnItSeeingOnlyThat() async throws {
-        let database = try sql.freshDatabase("owners_migration")
+        let database = try cluster.freshDatabase("owners_migration")
         let session = try await PostgresTestSession.open(cluster, database: database)
         defer { session.close() }
         let previous = PostgresMigrator(migrations: TodoSchema.migrations.filter { $0.version <= 9 }, lockKey: TodoSchema.migrationLockKey)

@@ -15,13 +15,7 @@ struct TodoSQLTests {
 
     /// A fresh migrated database and a session on it.
     func session(_ label: String) async throws -> PostgresTestSession {
-        try await session(database: try freshDatabase(label))
-    }
-
-    func freshDatabase(_ label: String) throws -> String {
-        let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
-        try cluster.createDatabase(name)
-        return name
+        try await session(database: try cluster.freshDatabase(label))
     }
 
     func session(database: String) async throws -> PostgresTestSession {
@@ -93,8 +87,7 @@ struct TodoSQLTests {
     @Test func everyOrderAndFilterPagesAsTheInMemoryRulesSay() async throws {
         let session = try await session("sql_list")
         defer { session.close() }
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("TodoSQLTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        let seed = testSeed("TodoSQLTests")
         var generator = SplitMix64(seed: seed)
         let titles = ["Buy milk", "buy bread", "Call mum", "BUY eggs", "Äpfel kaufen", "äpfel", "Zebra", "zebra", "milk"]
         var all: [Todo] = []
@@ -275,9 +268,12 @@ struct TodoSQLTests {
     /// Migration 8's function is built from statement fragments, and a migrated database keeps the
     /// text it was given: an edit of a fragment that changes the text must come with a migration
     /// that replaces the function (then pin the new text here). FNV-1a of the text's bytes.
-    /// The functions migrations 8 and 9 create are built from `TodoSQL`'s fragments: an edit of one
-    /// of those must come with a migration that replaces the function (FNV-1a of each text).
+    /// The functions migrations 8 and 9 create are built from `TodoSQL`'s fragments, and those of
+    /// migrations 4 and 7 share their text with migration 10's (`TodoEventsSchema.pruneFunction(owned:)`,
+    /// `TodoTalliesSchema.completedTrigger`): an edit of one of those must come with a migration
+    /// that replaces the function (FNV-1a of each text).
     @Test(arguments: [
+        (4, TodoEventsSchema.pruneFunction, "ee663a8b51f7cfb2"), (7, TodoTalliesSchema.slotOnce[0], "2d6072ad8905948"),
         (8, TodoSQL.updateOrReadFunction, "dc2a40178cf3193b"), (9, TodoSQL.removeAllFunction, "a7896b9d43ae0475"),
         (10, TodoSQL.ownerUpdateOrReadFunction, "9ddc830863dbcb26"), (10, TodoSQL.ownerRemoveAllFunction, "b36337ad41bda4e"),
         (
@@ -298,7 +294,7 @@ struct TodoSQLTests {
     /// waited for the row: in one SQL statement it would read the to-do as it was when the
     /// statement began (its one snapshot), before that change, and the update would go round again.
     @Test func anUpdateOrReadThatWaitedReadsTheChangeItWaitedFor() async throws {
-        let database = try freshDatabase("sql_update_or_read_waits")
+        let database = try cluster.freshDatabase("sql_update_or_read_waits")
         let session = try await session(database: database)
         defer { session.close() }
         _ = try await insert(session, Self.todo(1, title: "a"))
@@ -431,7 +427,7 @@ struct TodoSQLTests {
     /// table lock the clear ran at once, past the uncommitted insert: the to-do stayed in the table
     /// with its `created` (the older id) read before `cleared`.
     @Test func aClearWaitsForWritesInProgressAndLaterWritesWaitForIt() async throws {
-        let database = try freshDatabase("sql_clear_order")
+        let database = try cluster.freshDatabase("sql_clear_order")
         let session = try await session(database: database)
         defer { session.close() }
         _ = try await insert(session, Self.todo(1))
@@ -458,7 +454,7 @@ struct TodoSQLTests {
     /// A clear that cannot have the table within its wait (a transaction holds it open) fails with
     /// 55P03 (the store's 503 with `Retry-After`) and changes nothing; once the table is free it runs.
     @Test func aClearThatCannotHaveTheTableWithinItsWaitFailsAndChangesNothing() async throws {
-        let database = try freshDatabase("sql_clear_wait")
+        let database = try cluster.freshDatabase("sql_clear_wait")
         let session = try await session(database: database)
         defer { session.close() }
         _ = try await insert(session, Self.todo(1))
@@ -494,7 +490,7 @@ struct TodoSQLTests {
     }
 
     @Test func twoSessionsRacingOneTagGetExactlyOneUpdate() async throws {
-        let database = try freshDatabase("sql_race")
+        let database = try cluster.freshDatabase("sql_race")
         let first = try await session(database: database)
         defer { first.close() }
         let second = try await PostgresTestSession.open(cluster, database: database)

@@ -28,14 +28,8 @@ struct DurableTodoStoreTests {
 
     /// Waits for a completion that may come on another thread (the journal's sync thread).
     func wait<T>(_ call: (@escaping (Result<T, StoreError>) -> Void) -> Void) throws -> T {
-        let semaphore = DispatchSemaphore(value: 0)
-        let answer = LockedBox<Result<T, StoreError>>()
-        call { result in
-            answer.set(result)
-            semaphore.signal()
-        }
-        #expect(semaphore.wait(timeout: .now() + 10) == .success)
-        return try #require(answer.get()).get()
+        let answer = storeAnswer(call)
+        return try #require(answer).get()
     }
 
     func titles(_ store: DurableTodoStore) throws -> [String: String] {

@@ -156,8 +156,7 @@ struct InMemoryTodoStoreTests {
 struct DefaultOrderIndexTests {
     @Test("random inserts, updates and removes: indexed pages and upcoming ranges equal a filtered sort of everything")
     func matchesSort() throws {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("InMemoryTodoStoreTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        let seed = testSeed("InMemoryTodoStoreTests")
         var generator = SplitMix64(seed: seed)
         let store = InMemoryTodoStore()
         var ids: [String] = []

@@ -23,18 +23,6 @@ struct JournalFaultTests {
         var faults: JournalFaults { JournalFaults { [self] operation in lock.withLock { errors[operation] } } }
     }
 
-    /// The answer of one store call, failures included.
-    private func answer<T>(_ call: (@escaping (Result<T, StoreError>) -> Void) -> Void) -> Result<T, StoreError>? {
-        let semaphore = DispatchSemaphore(value: 0)
-        let box = LockedBox<Result<T, StoreError>>()
-        call { result in
-            box.set(result)
-            semaphore.signal()
-        }
-        #expect(semaphore.wait(timeout: .now() + 10) == .success)
-        return box.get()
-    }
-
     private func stored(_ store: DurableTodoStore, _ id: String) -> Todo? {
         var found: Todo?
         store.todo(id: id) { found = (try? $0.get()) ?? nil }
@@ -70,12 +58,12 @@ struct JournalFaultTests {
         let directory = DataDirectory()
         let fault = Switch()
         var store = try directory.open(fsync: policy, faults: fault.faults)
-        let a = try #require(try answer { store.insert(makeTodo("a", title: "A"), completion: $0) }?.get())
+        let a = try #require(try storeAnswer { store.insert(makeTodo("a", title: "A"), completion: $0) }?.get())
         #expect(a.revision == 1)
         let sizeBefore = fileSize(directory.journal)
 
         fault.set(operation, EIO)
-        let failedUpdate = answer { retitle(store, "a", "never stored", completion: $0) }
+        let failedUpdate = storeAnswer { retitle(store, "a", "never stored", completion: $0) }
         guard case .failure(let error) = failedUpdate else {
             Issue.record("the update must fail: \(String(describing: failedUpdate))"); return
         }
@@ -83,12 +71,12 @@ struct JournalFaultTests {
         #expect(stored(store, "a") == a, "a refused change must not be visible")
         #expect(store.writeRefusal?.contains("Input/output error") == true)
         #expect(fileSize(directory.journal) == sizeBefore, "the refused record is cut off the file")
-        let failedDelete = answer { store.remove(id: "a", condition: .none, completion: $0) }
+        let failedDelete = storeAnswer { store.remove(id: "a", condition: .none, completion: $0) }
         guard case .failure = failedDelete else { Issue.record("the delete must fail"); return }
         #expect(stored(store, "a") == a, "a refused delete must not hide the to-do")
 
         fault.set(operation, nil)
-        let b = try #require(try answer { retitle(store, "a", "B", completion: $0) }?.get())
+        let b = try #require(try storeAnswer { retitle(store, "a", "B", completion: $0) }?.get())
         // Revisions 2 and 3 of "a" went to the refused change and removal: never handed out again.
         #expect(b == .updated(changed("a", title: "B", revision: 4)))
         #expect(store.writeRefusal == nil)
@@ -97,7 +85,7 @@ struct JournalFaultTests {
         store = try directory.open()
         #expect(stored(store, "a") == changed("a", title: "B", revision: 4))
         #expect(store.report.droppedBytes == 0)
-        #expect(try answer { store.insert(makeTodo("c"), completion: $0) }?.get().revision == 1)
+        #expect(try storeAnswer { store.insert(makeTodo("c"), completion: $0) }?.get().revision == 1)
         store.close()
     }
 
@@ -107,7 +95,7 @@ struct JournalFaultTests {
         let gate = WriterGate(operation: .write)
         let store = try directory.open(fsync: .always, faults: gate.faults)
         defer { store.close() }
-        let a = try #require(try answer { store.insert(makeTodo("a", title: "A"), completion: $0) }?.get())
+        let a = try #require(try storeAnswer { store.insert(makeTodo("a", title: "A"), completion: $0) }?.get())
         let first = LockedBox<Result<Todo, StoreError>>()
         let removal = LockedBox<Result<StoreRemoval, StoreError>>()
         let update = LockedBox<Result<StoreUpdate, StoreError>>()
@@ -128,7 +116,7 @@ struct JournalFaultTests {
         }
         #expect(stored(store, "a") == a)
         gate.failFollowing(with: nil)
-        let next = try #require(try answer { retitle(store, "a", "A2", completion: $0) }?.get())
+        let next = try #require(try storeAnswer { retitle(store, "a", "A2", completion: $0) }?.get())
         #expect(next == .updated(changed("a", title: "A2", revision: 3)), "revision 2 went to the refused delete")
     }
 
@@ -138,9 +126,9 @@ struct JournalFaultTests {
         let gate = WriterGate(operation: .write)
         var store = try directory.open(fsync: .always, faults: gate.faults)
         let alice = Owner(name: "alice")!, bob = Owner(name: "bob")!
-        let a = try #require(try answer { store.owned(by: alice).insert(makeTodo("a", title: "A"), completion: $0) }?.get())
-        let b = try #require(try answer { store.owned(by: bob).insert(makeTodo("b", title: "B"), completion: $0) }?.get())
-        let s = try #require(try answer { store.insert(makeTodo("s", title: "S"), completion: $0) }?.get())
+        let a = try #require(try storeAnswer { store.owned(by: alice).insert(makeTodo("a", title: "A"), completion: $0) }?.get())
+        let b = try #require(try storeAnswer { store.owned(by: bob).insert(makeTodo("b", title: "B"), completion: $0) }?.get())
+        let s = try #require(try storeAnswer { store.insert(makeTodo("s", title: "S"), completion: $0) }?.get())
         let stalled = LockedBox<Result<Todo, StoreError>>()
         let update = LockedBox<Result<StoreUpdate, StoreError>>()
         let removal = LockedBox<Result<StoreRemoval, StoreError>>()
@@ -174,7 +162,7 @@ struct JournalFaultTests {
         #expect(store.owned(by: alice).writeRefusal?.contains("Input/output error") == true)
         #expect(store.owned(by: bob).writeRefusal?.contains("Input/output error") == true)
         #expect(store.writeRefusal?.contains("Input/output error") == true)
-        guard case .failure = answer({ store.owned(by: bob).insert(makeTodo("b2"), completion: $0) }) else {
+        guard case .failure = storeAnswer({ store.owned(by: bob).insert(makeTodo("b2"), completion: $0) }) else {
             Issue.record("bob's change must be refused too")
             return
         }
@@ -182,9 +170,9 @@ struct JournalFaultTests {
         gate.failFollowing(with: nil)
         // Revision 2 of alice's "a" went to the refused change: never handed out again.
         #expect(
-            try answer { retitle(store.store(of: alice), "a", "A2", completion: $0) }?.get()
+            try storeAnswer { retitle(store.store(of: alice), "a", "A2", completion: $0) }?.get()
                 == .updated(changed("a", title: "A2", revision: 3)))
-        #expect(try answer { store.owned(by: bob).remove(id: "b", condition: .none, completion: $0) }?.get() == .removed)
+        #expect(try storeAnswer { store.owned(by: bob).remove(id: "b", condition: .none, completion: $0) }?.get() == .removed)
         #expect(store.writeRefusal == nil)
         store.close()
 
@@ -207,7 +195,7 @@ struct JournalFaultTests {
             directory: path, fsync: .always, compactionBytes: 64 << 20,
             logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         defer { store.close() }
-        for index in 0..<5 { _ = try answer { store.insert(makeTodo("t\(index)", title: "T\(index)"), completion: $0) }?.get() }
+        for index in 0..<5 { _ = try storeAnswer { store.insert(makeTodo("t\(index)", title: "T\(index)"), completion: $0) }?.get() }
         let journal = path + "/" + JournalFormat.journalName(1)
         let good = fileSize(journal)
         // Fill the file system; the journal's last page keeps `slack` free bytes.
@@ -219,17 +207,17 @@ struct JournalFaultTests {
         let slack = 4096 - good % 4096
         // A record longer than the slack: part of it fits (a short write), the rest gets ENOSPC.
         let title = String(repeating: "x", count: slack + 50)
-        let refused = answer { store.insert(makeTodo("big", title: title), completion: $0) }
+        let refused = storeAnswer { store.insert(makeTodo("big", title: title), completion: $0) }
         guard case .failure(let error) = refused else { Issue.record("the write must fail: \(String(describing: refused))"); return }
         #expect(error.reason.contains("No space left on device"))
         #expect(fileSize(journal) == good, "the short write's bytes are cut off")
         #expect(stored(store, "big") == nil)
         #expect(store.writeRefusal?.contains("No space left on device") == true)
-        let stillFull = answer { store.insert(makeTodo("big", title: title), completion: $0) }
+        let stillFull = storeAnswer { store.insert(makeTodo("big", title: title), completion: $0) }
         guard case .failure = stillFull else { Issue.record("still full: must fail"); return }
 
         unlink(filler)
-        let written = try #require(try answer { store.insert(makeTodo("big", title: title), completion: $0) }?.get())
+        let written = try #require(try storeAnswer { store.insert(makeTodo("big", title: title), completion: $0) }?.get())
         #expect(written.revision == 1, "a new to-do starts at 1")
         #expect(store.writeRefusal == nil)
         #expect(stored(store, "big")?.title == title)
@@ -257,7 +245,7 @@ struct JournalFaultTests {
     func flippedBitMidJournal() throws {
         let directory = DataDirectory()
         var store = try directory.open(fsync: .interval)
-        for index in 0..<100 { _ = try answer { store.insert(makeTodo("t\(index)", title: "Title \(index)"), completion: $0) }?.get() }
+        for index in 0..<100 { _ = try storeAnswer { store.insert(makeTodo("t\(index)", title: "Title \(index)"), completion: $0) }?.get() }
         store.close()
         var bytes = try FileIO.readAll(directory.journal)
         let damaged = recordOffsets(bytes)[49]
@@ -278,7 +266,7 @@ struct JournalFaultTests {
         #expect(store.report.losses.count == 1)
         #expect(store.report.losses.first?.contains("damaged at byte \(damaged): kept the 49 record(s) before it") == true)
         #expect(directory.files().contains(JournalFormat.journalName(1) + ".damaged"))
-        #expect(try answer { store.insert(makeTodo("after"), completion: $0) }?.get().revision == 1)
+        #expect(try storeAnswer { store.insert(makeTodo("after"), completion: $0) }?.get().revision == 1)
         #expect(stored(store, "t48")?.revision == 1)
         store.close()
 
@@ -288,15 +276,22 @@ struct JournalFaultTests {
         store.close()
     }
 
-    @Test("a missing snapshot the journal continues from stops the start; --recover truncate replays what is left and says so")
-    func missingSnapshot() throws {
+    /// A directory 100 to-dos went into with compactions every 4096 bytes: its store, closed, and
+    /// the name of its newest snapshot.
+    private func compacted() throws -> (directory: DataDirectory, store: DurableTodoStore, snapshot: String) {
         let directory = DataDirectory()
-        var store = try directory.open(fsync: .interval, compactionBytes: 4096)
+        let store = try directory.open(fsync: .interval, compactionBytes: 4096)
         for index in 0..<100 {
-            _ = try answer { store.insert(makeTodo("t\(index)", title: "Title number \(index)"), completion: $0) }?.get()
+            _ = try storeAnswer { store.insert(makeTodo("t\(index)", title: "Title number \(index)"), completion: $0) }?.get()
         }
         store.close()
-        let snapshot = try #require(directory.files().last { $0.hasPrefix("snapshot-") })
+        return (directory, store, try #require(directory.files().last { $0.hasPrefix("snapshot-") }))
+    }
+
+    @Test("a missing snapshot the journal continues from stops the start; --recover truncate replays what is left and says so")
+    func missingSnapshot() throws {
+        let (directory, closed, snapshot) = try compacted()
+        var store = closed
         let generation = try #require(JournalFormat.generation(of: snapshot, prefix: "snapshot-", suffix: ".bin"))
         let journal = try #require(directory.files().last { $0.hasPrefix("journal-") })
         let kept = try FileIO.readAll(directory.path + "/" + journal)
@@ -320,13 +315,8 @@ struct JournalFaultTests {
 
     @Test("a damaged snapshot stops the start naming file and offset; --recover truncate keeps its whole records and the journal after it")
     func damagedSnapshot() throws {
-        let directory = DataDirectory()
-        var store = try directory.open(fsync: .interval, compactionBytes: 4096)
-        for index in 0..<100 {
-            _ = try answer { store.insert(makeTodo("t\(index)", title: "Title number \(index)"), completion: $0) }?.get()
-        }
-        store.close()
-        let snapshot = try #require(directory.files().last { $0.hasPrefix("snapshot-") })
+        let (directory, closed, snapshot) = try compacted()
+        var store = closed
         let path = directory.path + "/" + snapshot
         var bytes = try FileIO.readAll(path)
         let header = JournalFormat.snapshotHeaderSize
@@ -355,7 +345,7 @@ struct JournalFaultTests {
     func tornTailStillCut() throws {
         let directory = DataDirectory()
         var store = try directory.open()
-        for index in 0..<10 { _ = try answer { store.insert(makeTodo("t\(index)"), completion: $0) }?.get() }
+        for index in 0..<10 { _ = try storeAnswer { store.insert(makeTodo("t\(index)"), completion: $0) }?.get() }
         store.close()
         var bytes = try FileIO.readAll(directory.journal)
         let last = recordOffsets(bytes)[9]

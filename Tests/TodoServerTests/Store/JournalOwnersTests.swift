@@ -24,39 +24,29 @@ struct JournalOwnersTests {
     /// 2026-11-22T11:00:00.000Z: when the tests' changes happen.
     static let later = FakeClock.timestamp("2026-11-22T11:00:00.000Z")
 
-    /// The answer of one store call, failures included.
-    private func answer<T>(_ call: (@escaping (Result<T, StoreError>) -> Void) -> Void) -> Result<T, StoreError>? {
-        let semaphore = DispatchSemaphore(value: 0)
-        let box = LockedBox<Result<T, StoreError>>()
-        call { result in
-            box.set(result)
-            semaphore.signal()
-        }
-        #expect(semaphore.wait(timeout: .now() + 10) == .success)
-        return box.get()
-    }
-
     private func insert(_ store: any TodoStore, _ id: String, _ title: String) throws -> Todo {
-        try #require(answer { store.insert(makeTodo(id, title: title), completion: $0) }).get()
+        try #require(storeAnswer { store.insert(makeTodo(id, title: title), completion: $0) }).get()
     }
 
     private func retitle(_ store: any TodoStore, _ id: String, _ title: String) throws -> StoreUpdate {
-        try #require(answer { store.update(id: id, change: TodoChange(title: title), condition: .none, at: Self.later, completion: $0) })
-            .get()
+        try #require(
+            storeAnswer { store.update(id: id, change: TodoChange(title: title), condition: .none, at: Self.later, completion: $0) }
+        )
+        .get()
     }
 
     private func remove(_ store: any TodoStore, _ id: String) throws -> StoreRemoval {
-        try #require(answer { store.remove(id: id, condition: .none, completion: $0) }).get()
+        try #require(storeAnswer { store.remove(id: id, condition: .none, completion: $0) }).get()
     }
 
     /// Every to-do of the list, id → (title, revision).
     private func contents(_ store: any TodoStore) throws -> [String: String] {
-        let page = try #require(answer { store.list(TodoQuery(limit: Int.max), completion: $0) }).get()
+        let page = try #require(storeAnswer { store.list(TodoQuery(limit: Int.max), completion: $0) }).get()
         return Dictionary(uniqueKeysWithValues: page.items.map { ($0.id, "\($0.title) r\($0.revision)") })
     }
 
     private func total(_ store: any TodoStore) throws -> Int {
-        try #require(answer { store.statistics(completion: $0) }).get().count
+        try #require(storeAnswer { store.statistics(completion: $0) }).get().count
     }
 
     /// What `log` replays after `cursor`, as `kind:id` (`cleared` for a clear); nil on a resync.
@@ -85,7 +75,7 @@ struct JournalOwnersTests {
         let bobToken = store.owned(by: bob).changes.head.token(tag: store.changes.tag)
         _ = try insert(store.owned(by: alice), "a2", "alice two")
         #expect(try retitle(store.owned(by: alice), "a1", "alice one, again") != .notFound)
-        try #require(answer { store.owned(by: bob).removeAll(completion: $0) }).get()
+        try #require(storeAnswer { store.owned(by: bob).removeAll(completion: $0) }).get()
         _ = try insert(store.owned(by: bob), "b2", "bob two")
         #expect(try remove(store.owned(by: alice), "a2") == .removed)
         _ = try insert(store.owned(by: alice), "a3", "alice three")
@@ -118,7 +108,7 @@ struct JournalOwnersTests {
         #expect(try retitle(store, "a1", "taken") == .notFound)
         #expect(try remove(store.owned(by: bob), "a3") == .notFound)
         // The shared list's clear clears the shared list only.
-        try #require(answer { store.removeAll(completion: $0) }).get()
+        try #require(storeAnswer { store.removeAll(completion: $0) }).get()
         store.close()
 
         store = try directory.open()
@@ -145,7 +135,7 @@ struct JournalOwnersTests {
             _ = try insert(store.owned(by: bob), "b-\(index)", "Bob's number \(index)")
             if index % 3 == 0 { _ = try insert(store, "s-\(index)", "Shared number \(index)") }
         }
-        try #require(answer { store.owned(by: bob).removeAll(completion: $0) }).get()
+        try #require(storeAnswer { store.owned(by: bob).removeAll(completion: $0) }).get()
         for index in 0..<5 { _ = try insert(store.owned(by: bob), "c-\(index)", "Bob's again \(index)") }
         _ = try retitle(store.owned(by: alice), "a-5", "Five")
         _ = try retitle(store.owned(by: alice), "a-5", "Five again")

@@ -58,8 +58,7 @@ final class ContractStore {
         -> PostgresConfiguration
     {
         let cluster = try #require(cluster ?? (feeds ? PostgresTestCluster.feeds : PostgresTestCluster.shared))
-        let name = "\(label)_\(UInt32.random(in: 0...UInt32.max))"
-        try cluster.createDatabase(name)
+        let name = try cluster.freshDatabase(label)
         let configuration = PostgresConfiguration(connectionString: cluster.connectionString(database: name), timing: timing)
         try await TodoSchema.migrate(configuration)
         return configuration

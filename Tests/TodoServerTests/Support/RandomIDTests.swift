@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TodoServer
@@ -18,8 +19,7 @@ struct RandomIDTests {
 
     @Test("a seeded source gives the same ids again: what a test injects to predict them")
     func seeded() {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("RandomIDTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        let seed = testSeed("RandomIDTests")
         let first = UUIDGenerator(random: SeededRandom(seed: seed)), second = UUIDGenerator(random: SeededRandom(seed: seed))
         let ids = (0..<100).map { _ in first.makeID() }
         #expect(ids == (0..<100).map { _ in second.makeID() })

@@ -82,8 +82,7 @@ struct TodoListJSONTests {
 
     @Test("random pages write what the per-to-do view models write (ids, titles, years, base URLs)")
     func randomPages() {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("TodoListJSONTests.randomPages: seed \(seed) (TODO_TEST_SEED repeats it)")
+        let seed = testSeed("TodoListJSONTests.randomPages")
         var generator = SplitMix64(seed: seed)
         let alphabet = Array("abcXYZ019 -_/é😀~\"\\\t\u{1}")
         let ids = UUIDGenerator()

@@ -4,30 +4,8 @@ import Testing
 @testable import TodoServer
 
 @Suite("TodosInteractor: If-None-Match, If-Match: *, changes that change nothing")
-struct TodosInteractorConditionsTests {
+struct TodosInteractorConditionsTests: TodosInteractorFixture {
     let clock = FakeClock("2026-11-22T10:00:00.000Z")
-
-    private func interactor(_ store: FakeTodoStore) -> TodosInteractor {
-        TodosInteractor(store: store, clock: clock, ids: SequentialIDs())
-    }
-
-    /// Request models as the view decodes them from these bodies and queries.
-    private func draft(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoDraft {
-        decoded(TodoInputDecoder().draft(from: Array(json.utf8)), json, sourceLocation) ?? TodoDraft(title: "")
-    }
-    private func patch(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoChange {
-        decoded(TodoInputDecoder().patch(from: Array(json.utf8)), json, sourceLocation) ?? TodoChange()
-    }
-    private func decoded<T>(_ result: Result<T, TodoRequestError>, _ text: String, _ location: SourceLocation) -> T? {
-        if case .failure(let error) = result { Issue.record("\(text) does not decode: \(error)", sourceLocation: location) }
-        return try? result.get()
-    }
-
-    private func run<T>(_ call: () -> Pending<Result<T, TodosError>>) -> Result<T, TodosError>? {
-        var answer: Result<T, TodosError>?
-        call().whenReady { answer = $0 }
-        return answer
-    }
 
     private func noneMatch(_ match: RevisionCondition.Match) -> RevisionCondition { RevisionCondition(ifNoneMatch: match) }
 

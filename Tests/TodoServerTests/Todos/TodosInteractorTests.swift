@@ -4,34 +4,8 @@ import Testing
 @testable import TodoServer
 
 @Suite("TodosInteractor")
-struct TodosInteractorTests {
+struct TodosInteractorTests: TodosInteractorFixture {
     let clock = FakeClock("2026-11-22T10:00:00.000Z")
-
-    private func interactor(_ store: FakeTodoStore) -> TodosInteractor {
-        TodosInteractor(store: store, clock: clock, ids: SequentialIDs())
-    }
-
-    /// Runs a use case whose store answers at once.
-    /// Request models as the view decodes them from these bodies and queries.
-    private func draft(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoDraft {
-        decoded(TodoInputDecoder().draft(from: Array(json.utf8)), json, sourceLocation) ?? TodoDraft(title: "")
-    }
-    private func patch(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoChange {
-        decoded(TodoInputDecoder().patch(from: Array(json.utf8)), json, sourceLocation) ?? TodoChange()
-    }
-    private func listQuery(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> TodoQuery {
-        decoded(TodoListQueryDecoder().query(from: QueryParameters(text)), text, sourceLocation) ?? TodoQuery()
-    }
-    private func decoded<T>(_ result: Result<T, TodoRequestError>, _ text: String, _ location: SourceLocation) -> T? {
-        if case .failure(let error) = result { Issue.record("\(text) does not decode: \(error)", sourceLocation: location) }
-        return try? result.get()
-    }
-
-    private func run<T>(_ call: () -> Pending<Result<T, TodosError>>) -> Result<T, TodosError>? {
-        var answer: Result<T, TodosError>?
-        call().whenReady { answer = $0 }
-        return answer
-    }
 
     @Test("create assigns the next id and the clock's time, and stores the entity")
     func create() throws {

@@ -56,8 +56,7 @@ struct IANATimeZoneTests {
     @Test(
         "every zone file Foundation also knows: ICU's offsets at seeded random instants from 1970 to 2200 and a second around transitions")
     func randomInstantsInZoneinfoMatchFoundation() throws {
-        let seed = ProcessInfo.processInfo.environment["TODO_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        print("IANATimeZoneTests: seed \(seed) (TODO_TEST_SEED repeats it)")
+        let seed = testSeed("IANATimeZoneTests")
         var generator = SplitMix64(seed: seed)
         var zones = 0, compared = 0
         var mismatches: [String] = []

@@ -37,8 +37,9 @@ public struct FeedPresenter: Sendable {
             let problem = ProblemDetails(
                 status: 503, title: "Service Unavailable",
                 detail: "This server holds as many live feed subscribers as it may, or is stopping: try again later.")
-            return view.displayProblem(
-                ResponseViewModel(problem: problem, headers: ["Retry-After": String(Self.refusalRetryMilliseconds / 1000)]))
+            var headers: HTTPHeaders = [:]
+            headers.setRetryAfter(seconds: Self.refusalRetryMilliseconds / 1000)
+            return view.displayProblem(ResponseViewModel(problem: problem, headers: headers))
         }
         guard
             let display = view.displayStream(

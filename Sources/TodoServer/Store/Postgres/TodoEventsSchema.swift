@@ -56,20 +56,28 @@ extension TodoEventsSchema {
 
     /// `todo_events_prune(keep)`: removes all but the newest `keep` changes and moves the floor up;
     /// only one instance at a time (others skip: the lock is tried, not waited for).
-    static let pruneFunction = """
-        CREATE FUNCTION todo_events_prune(keep bigint) RETURNS bigint LANGUAGE plpgsql AS $$
-        DECLARE
-            cut record;
-            gone bigint := 0;
-        BEGIN
-            IF NOT pg_try_advisory_xact_lock(\(pruneLockKey)) THEN RETURN 0; END IF;
-            SELECT e.xid, e.seq INTO cut FROM todo_events e ORDER BY e.xid DESC, e.seq DESC OFFSET keep LIMIT 1;
-            IF NOT FOUND THEN RETURN 0; END IF;
-            DELETE FROM todo_events e WHERE (e.xid, e.seq) <= (cut.xid, cut.seq);
-            GET DIAGNOSTICS gone = ROW_COUNT;
-            UPDATE todo_event_floor f SET xid = cut.xid, seq = cut.seq WHERE (cut.xid, cut.seq) > (f.xid, f.seq);
-            RETURN gone;
-        END
-        $$
-        """
+    static let pruneFunction = pruneFunction(owned: false)
+
+    /// The prune function's text: migration 4's over `todo_events`, or (`owned`) migration 10's,
+    /// which replaces it, over every owner's changes in `todo_event_rows`. A migrated database
+    /// keeps the text it was given (`TodoSQL`'s note: both are pinned in `TodoSQLTests`).
+    static func pruneFunction(owned: Bool) -> String {
+        let (create, table) = owned ? ("CREATE OR REPLACE FUNCTION", "todo_event_rows") : ("CREATE FUNCTION", "todo_events")
+        return """
+            \(create) todo_events_prune(keep bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+            DECLARE
+                cut record;
+                gone bigint := 0;
+            BEGIN
+                IF NOT pg_try_advisory_xact_lock(\(pruneLockKey)) THEN RETURN 0; END IF;
+                SELECT e.xid, e.seq INTO cut FROM \(table) e ORDER BY e.xid DESC, e.seq DESC OFFSET keep LIMIT 1;
+                IF NOT FOUND THEN RETURN 0; END IF;
+                DELETE FROM \(table) e WHERE (e.xid, e.seq) <= (cut.xid, cut.seq);
+                GET DIAGNOSTICS gone = ROW_COUNT;
+                UPDATE todo_event_floor f SET xid = cut.xid, seq = cut.seq WHERE (cut.xid, cut.seq) > (f.xid, f.seq);
+                RETURN gone;
+            END
+            $$
+            """
+    }
 }

@@ -97,77 +97,48 @@ enum TodoOwnersSchema {
     }
 
     /// `todo_events_prune(keep)` of migration 4, over every owner's changes.
-    static let pruneFunction = """
-        CREATE OR REPLACE FUNCTION todo_events_prune(keep bigint) RETURNS bigint LANGUAGE plpgsql AS $$
-        DECLARE
-            cut record;
-            gone bigint := 0;
-        BEGIN
-            IF NOT pg_try_advisory_xact_lock(\(TodoEventsSchema.pruneLockKey)) THEN RETURN 0; END IF;
-            SELECT e.xid, e.seq INTO cut FROM todo_event_rows e ORDER BY e.xid DESC, e.seq DESC OFFSET keep LIMIT 1;
-            IF NOT FOUND THEN RETURN 0; END IF;
-            DELETE FROM todo_event_rows e WHERE (e.xid, e.seq) <= (cut.xid, cut.seq);
-            GET DIAGNOSTICS gone = ROW_COUNT;
-            UPDATE todo_event_floor f SET xid = cut.xid, seq = cut.seq WHERE (cut.xid, cut.seq) > (f.xid, f.seq);
-            RETURN gone;
-        END
-        $$
-        """
+    static let pruneFunction = TodoEventsSchema.pruneFunction(owned: true)
 
     /// Inserted to-dos counted per owner and slot, in (owner, slot) order: the slot's row updated,
     /// or made for an owner's first to-do in it.
-    static let insertTrigger = """
-        CREATE OR REPLACE FUNCTION todo_tallies_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-        DECLARE
-            r record;
-        BEGIN
-            FOR r IN
-                SELECT d.owner, d.slot, count(*) AS total, count(*) FILTER (WHERE d.completed) AS done
-                FROM (SELECT owner, todo_count_slot(id) AS slot, completed FROM changed_rows) AS d
-                GROUP BY d.owner, d.slot ORDER BY d.owner, d.slot
-            LOOP
-                UPDATE todo_tally_rows SET total = total + r.total, done = done + r.done WHERE owner = r.owner AND slot = r.slot;
-                IF NOT FOUND THEN
-                    INSERT INTO todo_tally_rows AS t (owner, slot, total, done) VALUES (r.owner, r.slot, r.total, r.done)
-                    ON CONFLICT (owner, slot) DO UPDATE SET total = t.total + excluded.total, done = t.done + excluded.done;
-                END IF;
-            END LOOP;
-            RETURN NULL;
-        END
-        $$
-        """
+    static let insertTrigger = tallyTrigger(
+        "insert", sign: "+",
+        ifMissing: [
+            "        IF NOT FOUND THEN",
+            "            INSERT INTO todo_tally_rows AS t (owner, slot, total, done) VALUES (r.owner, r.slot, r.total, r.done)",
+            "            ON CONFLICT (owner, slot) DO UPDATE SET total = t.total + excluded.total, done = t.done + excluded.done;",
+            "        END IF;",
+        ])
 
     /// Deleted to-dos taken off their owner's slots, in (owner, slot) order.
-    static let deleteTrigger = """
-        CREATE OR REPLACE FUNCTION todo_tallies_delete() RETURNS trigger LANGUAGE plpgsql AS $$
-        DECLARE
-            r record;
-        BEGIN
-            FOR r IN
-                SELECT d.owner, d.slot, count(*) AS total, count(*) FILTER (WHERE d.completed) AS done
-                FROM (SELECT owner, todo_count_slot(id) AS slot, completed FROM changed_rows) AS d
-                GROUP BY d.owner, d.slot ORDER BY d.owner, d.slot
-            LOOP
-                UPDATE todo_tally_rows SET total = total - r.total, done = done - r.done WHERE owner = r.owner AND slot = r.slot;
-            END LOOP;
-            RETURN NULL;
-        END
-        $$
-        """
+    static let deleteTrigger = tallyTrigger("delete", sign: "-")
 
     /// A change of `completed` (migration 7's trigger), on its owner's slot.
-    static let updateTrigger = """
-        CREATE OR REPLACE FUNCTION todo_tallies_update() RETURNS trigger LANGUAGE plpgsql AS $$
-        DECLARE
-            changed smallint;
-        BEGIN
-            IF OLD.completed IS DISTINCT FROM NEW.completed THEN
-                changed := todo_count_slot(NEW.id);
-                UPDATE todo_tally_rows SET done = done + CASE WHEN NEW.completed THEN 1 ELSE -1 END
-                WHERE owner = NEW.owner AND slot = changed;
-            END IF;
-            RETURN NULL;
-        END
-        $$
-        """
+    static let updateTrigger = TodoTalliesSchema.completedTrigger(
+        table: "todo_tally_rows", condition: "\n        WHERE owner = NEW.owner AND slot = changed")
+
+    /// The statement-level trigger function `todo_tallies_<name>`: for each owner and slot of
+    /// `changed_rows`, in (owner, slot) order, adds (`sign` "+") or takes away ("-") its to-dos and
+    /// done ones, then runs the lines of `ifMissing` (already indented as the loop's body).
+    private static func tallyTrigger(_ name: String, sign: String, ifMissing: [String] = []) -> String {
+        let loop = """
+            CREATE OR REPLACE FUNCTION todo_tallies_\(name)() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                r record;
+            BEGIN
+                FOR r IN
+                    SELECT d.owner, d.slot, count(*) AS total, count(*) FILTER (WHERE d.completed) AS done
+                    FROM (SELECT owner, todo_count_slot(id) AS slot, completed FROM changed_rows) AS d
+                    GROUP BY d.owner, d.slot ORDER BY d.owner, d.slot
+                LOOP
+                    UPDATE todo_tally_rows SET total = total \(sign) r.total, done = done \(sign) r.done WHERE owner = r.owner AND slot = r.slot;
+            """
+        let end = """
+                END LOOP;
+                RETURN NULL;
+            END
+            $$
+            """
+        return ([loop] + ifMissing + [end]).joined(separator: "\n")
+    }
 }

@@ -38,11 +38,7 @@ extension TodoSQL {
     static let ownerRemoveAllFunction = """
         CREATE FUNCTION todo_owner_remove_all(owner_name text, lock_wait_ms integer) RETURNS void LANGUAGE plpgsql AS $function$
         BEGIN
-            IF current_setting('transaction_isolation') <> 'read committed' THEN
-                RAISE EXCEPTION 'a clear needs the read committed isolation level, not %',
-                    current_setting('transaction_isolation') USING ERRCODE = '0A000';
-            END IF;
-            PERFORM set_config('lock_timeout', lock_wait_ms || 'ms', true);
+        \(clearGuard)
             LOCK TABLE todo_rows IN EXCLUSIVE MODE;
             EXECUTE 'DELETE FROM todo_rows WHERE owner = $1' USING owner_name;
             INSERT INTO todo_event_rows (owner, kind) VALUES (owner_name, '\(TodoEventsSchema.cleared)');
@@ -56,15 +52,21 @@ extension TodoSQL {
     static let removeAllFunction = """
         CREATE FUNCTION todo_remove_all(lock_wait_ms integer) RETURNS void LANGUAGE plpgsql AS $function$
         BEGIN
-            IF current_setting('transaction_isolation') <> 'read committed' THEN
-                RAISE EXCEPTION 'a clear needs the read committed isolation level, not %',
-                    current_setting('transaction_isolation') USING ERRCODE = '0A000';
-            END IF;
-            PERFORM set_config('lock_timeout', lock_wait_ms || 'ms', true);
+        \(clearGuard)
             LOCK TABLE todos IN EXCLUSIVE MODE;
             DELETE FROM todos;
             INSERT INTO todo_events (kind) VALUES ('\(TodoEventsSchema.cleared)');
         END
         $function$
+        """
+
+    /// How both clear functions begin: they refuse under any isolation level but read committed
+    /// (0A000), and wait at most `lock_wait_ms` for the table lock. Part of both pinned texts.
+    private static let clearGuard = """
+            IF current_setting('transaction_isolation') <> 'read committed' THEN
+                RAISE EXCEPTION 'a clear needs the read committed isolation level, not %',
+                    current_setting('transaction_isolation') USING ERRCODE = '0A000';
+            END IF;
+            PERFORM set_config('lock_timeout', lock_wait_ms || 'ms', true);
         """
 }

@@ -1,0 +1,24 @@
+@testable import EventHTTP
+
+/// The prologue the machine's suites share: time is a fake clock (instants from `t0`),
+/// connections and requests are plain numbers, and a machine is a server's of at most
+/// `maxConnections`, 2 pipelined requests and 1000 unsent bytes per connection.
+protocol ConnectionStateMachineFixture {
+    typealias Machine = ConnectionStateMachine
+    var t0: ContinuousClock.Instant { get }
+}
+
+extension ConnectionStateMachineFixture {
+    func at(_ milliseconds: Int) -> ContinuousClock.Instant { t0 + .milliseconds(milliseconds) }
+    func connection(_ value: UInt) -> Machine.ConnectionID { Machine.ConnectionID(rawValue: value) }
+    func request(_ value: UInt) -> Machine.RequestID { Machine.RequestID(rawValue: value) }
+
+    /// A machine for a server of at most `maxConnections`, 2 pipelined requests and 1000 unsent
+    /// bytes per connection, lingering at most `lingerTimeout`, with `bodyRate` (nil: no minimum).
+    func machine(maxConnections: Int = 10, lingerTimeout: Duration = .seconds(60), bodyRate: Machine.BodyRate? = nil) -> Machine {
+        Machine(
+            maxConnections: maxConnections, budget: ConnectionBudget(maxPipelinedRequests: 2, maxOutputBytes: 1000),
+            acceptRetryInterval: .milliseconds(100), acceptLogInterval: .seconds(1), drainInterval: .milliseconds(10),
+            lingerTimeout: lingerTimeout, bodyRate: bodyRate)
+    }
+}
