@@ -5,23 +5,19 @@ import Testing
 /// How much of a loop's turn one connection takes, decided by the machine: 16 rounds of service
 /// and 8 of a stream's refills, then the rest in a later turn.
 @Suite("ConnectionStateMachine: a connection's share of a loop's turn")
-struct ConnectionStateMachineFairnessTests {
-    typealias Machine = ConnectionStateMachine
+struct ConnectionStateMachineFairnessTests: ConnectionStateMachineFixture {
     let t0 = ContinuousClock.now
 
-    func connection(_ value: UInt) -> Machine.ConnectionID { Machine.ConnectionID(rawValue: value) }
-
-    func machine() -> Machine {
-        var machine = Machine(
-            maxConnections: 10, budget: ConnectionBudget(maxPipelinedRequests: 2, maxOutputBytes: 1000),
-            acceptRetryInterval: .milliseconds(100), acceptLogInterval: .seconds(1), drainInterval: .milliseconds(10))
+    /// A machine with connection 1 open.
+    func machineWithOne() -> Machine {
+        var machine = machine()
         _ = machine.accepted(connection(1), openOnServer: 0, now: t0)
         return machine
     }
 
     @Test("service goes on while input is left and requests may be framed, for 15 more rounds; the 16th yields the turn")
     func serviceRounds() {
-        let machine = machine()
+        let machine = machineWithOne()
         for round in 1..<16 {
             #expect(machine.afterServiceRound(connection(1), round: round, moreInput: true) == .again, "round \(round)")
             #expect(machine.afterServiceRound(connection(1), round: round, moreInput: false) == .done, "round \(round)")
@@ -33,7 +29,7 @@ struct ConnectionStateMachineFairnessTests {
 
     @Test("a connection that may not frame now (a request with the handler, or one it does not know) waits for its answer, not for a turn")
     func serviceWaitsForAnswer() {
-        var machine = machine()
+        var machine = machineWithOne()
         _ = machine.requestStarted(Machine.RequestID(rawValue: 1), connection: connection(1), keepAlive: true, http10: false)
         #expect(machine.afterServiceRound(connection(1), round: 1, moreInput: true) == .done)
         #expect(machine.afterServiceRound(connection(9), round: 1, moreInput: true) == .done)
@@ -45,7 +41,7 @@ struct ConnectionStateMachineFairnessTests {
         "a flush goes on while the stream refills, for 7 more rounds; after the 8th, bytes left for a socket that took all so far go out in a later turn"
     )
     func flushRounds() {
-        let machine = machine()
+        let machine = machineWithOne()
         for round in 1..<8 {
             #expect(machine.afterFlushRound(round: round, refilled: true, writeBlocked: false, pendingBytes: 10) == .again)
             #expect(machine.afterFlushRound(round: round, refilled: false, writeBlocked: false, pendingBytes: 10) == .done)
