@@ -195,7 +195,8 @@ extension HTTPConnection {
     /// The handler's answer to `request`: written into the output (and to the socket at once,
     /// unless the connection is inside its own callback, which writes at its end).
     func answer(_ response: HTTPResponse, to request: ConnectionStateMachine.RequestID) -> HTTPResponder.Delivery {
-        guard isOpen, case .handling(request, let isHead) = exchange else { return .connectionClosed }
+        guard isOpen else { return .connectionClosed }
+        guard case .handling(request, let isHead) = exchange else { return .alreadyAnswered }
         exchange = .idle
         let decided = server.machine.requestAnswered(id, now: .now, closeAsked: response.asksToClose)
         let framing = HTTPResponseWriter.Framing(isHead: isHead, closes: decided.closes, http10KeepAlive: decided.http10KeepAlive)

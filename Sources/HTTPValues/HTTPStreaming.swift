@@ -5,6 +5,9 @@ public enum HTTPDelivery: Sendable, Equatable {
     /// The connection had closed before the answer (its time-out fired or the client hung up
     /// while the handler was working): nothing was sent.
     case connectionClosed
+    /// The request had its answer already (sent, or a streamed one started): a second answer is
+    /// not sent. A handler's mistake: the first answer stands.
+    case alreadyAnswered
 }
 
 /// What a streamed answer learns about its connection, on the loop's thread.

@@ -176,7 +176,7 @@ struct ResponseStreamTests {
             #expect(!raw.contains("oops") && !raw.contains("late") && !raw.contains("500"))
             #expect(
                 handler.events == [
-                    "send while streaming: connectionClosed", "send after the end: connectionClosed", "stream after the end: nil",
+                    "send while streaming: alreadyAnswered", "send after the end: alreadyAnswered", "stream after the end: nil",
                 ])
         }
     }

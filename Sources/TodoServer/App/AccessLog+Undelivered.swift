@@ -3,10 +3,16 @@ import Logging
 
 extension AccessLog {
     /// The line for an answer that never left: its connection had closed (a time-out, a client
-    /// that hung up) before the handler was done. A warning, so that it is not read as served.
-    public func recordUndelivered(method: HTTPMethod, path: String, status: Int, duration: Duration, requestID: String) {
+    /// that hung up) before the handler was done, or the request had been answered already. A
+    /// warning, so that it is not read as served.
+    public func recordUndelivered(
+        _ delivery: HTTPDelivery, method: HTTPMethod, path: String, status: Int, duration: Duration, requestID: String
+    ) {
+        let why =
+            delivery == .alreadyAnswered
+            ? "the request was answered already" : "the connection closed before the answer"
         logger.warning(
-            "\(method.rawValue) \(path) not delivered: the connection closed before the answer",
+            "\(method.rawValue) \(path) not delivered: \(why)",
             metadata: [
                 "request_id": "\(requestID)", "status": "\(status)",
                 "ms": "\(DecimalText.milliseconds(duration))",

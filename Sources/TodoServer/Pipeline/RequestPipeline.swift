@@ -121,7 +121,8 @@ public struct RequestPipeline: Sendable {
             let duration = ContinuousClock.now - started
             guard delivery == .sent else {
                 accessLog.recordUndelivered(
-                    method: request.method, path: request.path, status: response.status, duration: duration, requestID: requestID)
+                    delivery, method: request.method, path: request.path, status: response.status, duration: duration,
+                    requestID: requestID)
                 return
             }
             metrics.record(

@@ -1,3 +1,4 @@
+import HTTPValues
 import LockTracing
 import Logging
 import Testing
@@ -155,15 +156,20 @@ struct RequestPipelineTests {
         #expect(line.metadata["client"] == "198.51.100.4:4242")
     }
 
-    @Test("an answer nobody took is logged as not delivered, with its request id")
-    func undelivered() async throws {
+    @Test(
+        "an answer nobody took is logged as not delivered, with its request id and why",
+        arguments: [
+            (HTTPDelivery.connectionClosed, "the connection closed before the answer"),
+            (HTTPDelivery.alreadyAnswered, "the request was answered already"),
+        ])
+    func undelivered(delivery: HTTPDelivery, why: String) async throws {
         let storage = CapturingLogHandler.Storage()
         var client = try client(logHandler: CapturingLogHandler(storage: storage))
-        client.delivery = .connectionClosed
+        client.delivery = delivery
         _ = await client.request(.get, "/todos", headers: ["X-Request-ID": "gone-1"])
         let line = try #require(storage.lines.withTracedLock { $0 }.only)
         #expect(line.level == .warning)
-        #expect(line.message == "GET /todos not delivered: the connection closed before the answer")
+        #expect(line.message == "GET /todos not delivered: \(why)")
         #expect(line.metadata["request_id"] == "gone-1")
         #expect(line.metadata["status"] == "200")
     }
