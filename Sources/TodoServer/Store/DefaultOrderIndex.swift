@@ -25,6 +25,7 @@ struct DefaultOrderIndex {
 
     /// Files `slot` (its record as it is now).
     mutating func insert(_ slot: Int32, _ store: TodoSlots) {
+        slots.reserveGently()
         if let last = slots.last, !Self.precedes(slot, last, store) {
             slots.append(slot)
         } else {

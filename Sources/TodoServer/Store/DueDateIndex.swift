@@ -21,6 +21,7 @@ struct DueDateIndex {
     /// Files `slot` if its to-do is upcoming (its record as it is now).
     mutating func insert(_ slot: Int32, _ store: TodoSlots) {
         guard store[slot].isUpcoming else { return }
+        slots.reserveGently()
         slots.insert(slot, at: firstIndex { Self.precedes($0, slot, store) })
     }
 

@@ -73,6 +73,7 @@ struct TitleOrderIndex {
         }
         let run = runIndex(for: slot, store)
         let position = runs[run].entries.firstIndex(notBefore: slot, store)
+        runs[run].entries.reserveGently()
         runs[run].entries.insert(slot, at: position)
         if completed { runs[run].completedCount += 1 }
         if runs[run].entries.count > Self.maxRun {
