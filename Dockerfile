@@ -21,7 +21,7 @@ COPY Sources ./Sources
 COPY Tests ./Tests
 COPY Config ./Config
 # Only the scripts the build runs: a change to another script leaves this layer and the build cached.
-COPY scripts/build-release.sh scripts/container-healthcheck.sh ./scripts/
+COPY scripts/build-release.sh scripts/link-order.txt scripts/container-healthcheck.sh ./scripts/
 # Stripped: 45 MB to 20 MB (a crash's backtrace then shows addresses, not names).
 RUN --mount=type=cache,target=/src/.build,id=todo-server-build scripts/build-release.sh /staging \
  && strip /staging/todo-server

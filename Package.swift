@@ -122,8 +122,14 @@ let package = Package(
             // that libevent's allocations use it too): its per-thread free lists make the many small
             // allocations of a request cheaper than glibc's malloc does (figures in docs/performance.md).
             // Debug and test builds keep glibc's, which the sanitizers replace anyway.
+            // The release binary is linked by lld (it ships with the Swift toolchain), which can lay
+            // out the functions that run together and pack the relative relocations; both are
+            // scripts/build-release.sh's flags (issue 38, idle memory).
             swiftSettings: releaseSettings,
-            linkerSettings: [.linkedLibrary("mimalloc", .when(configuration: .release))]
+            linkerSettings: [
+                .linkedLibrary("mimalloc", .when(configuration: .release)),
+                .unsafeFlags(["-use-ld=lld"], .when(configuration: .release)),
+            ]
         ),
         // What several test targets share: an HTTP client over a raw socket, the one wait with a
         // deadline, the todo-server binary run as a process, a throwaway PostgreSQL cluster, the tags.
