@@ -10,10 +10,6 @@ import Testing
 struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
     let t0 = ContinuousClock.now
 
-    func open(_ id: UInt, in machine: inout Machine, openOnServer: Int = 0) {
-        _ = machine.accepted(connection(id), openOnServer: openOnServer, now: t0)
-    }
-
     /// Request `request` on connection `id`, answered at `now`: how the machine frames the answer.
     func answer(
         _ request: UInt, on id: UInt, in machine: inout Machine, keepAlive: Bool = true, http10: Bool = false,
@@ -27,8 +23,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
 
     @Test("an HTTP/1.1 answer keeps the connection; the client's Connection: close closes it once written, and nothing more is framed")
     func http11() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         #expect(answer(1, on: 1, in: &machine) == .init(closes: false, http10KeepAlive: false))
         #expect(machine.takesRequests(connection(1)))
         #expect(machine.outputEmptied(connection(1)) == .keepOpen)
@@ -42,8 +37,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
 
     @Test("HTTP/1.0: kept with Connection: keep-alive (and the answer says so), closed without")
     func http10() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         #expect(answer(1, on: 1, in: &machine, keepAlive: true, http10: true) == .init(closes: false, http10KeepAlive: true))
         #expect(machine.outputEmptied(connection(1)) == .keepOpen)
         #expect(answer(2, on: 1, in: &machine, keepAlive: false, http10: true) == .init(closes: true, http10KeepAlive: false))
@@ -52,12 +46,11 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
 
     @Test("the handler's Connection: close, a connection over the limit and a stop each close the connection after the answer")
     func closingAnswers() {
-        var machine = machine(maxConnections: 2)
-        open(1, in: &machine)
+        var machine = machine(opening: 1, maxConnections: 2)
         #expect(answer(1, on: 1, in: &machine, closeAsked: true).closes)
         #expect(machine.outputEmptied(connection(1)) == .close)
         // Over the limit: refused, and closed although the client asked to keep it.
-        open(2, in: &machine, openOnServer: 2)
+        #expect(machine.accepted(connection(2), openOnServer: 2, now: t0) == .admitted(overLimit: true, resumedAfterFailures: nil))
         #expect(machine.requestStarted(request(2), connection: connection(2), keepAlive: true) == .init(refuse: true))
         #expect(machine.requestAnswered(connection(2), now: t0) == .init(closes: true, http10KeepAlive: false))
         // Stopping: every answer closes, an HTTP/1.0 keep-alive one too.
@@ -76,8 +69,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
 
     @Test("the answer counts as activity: the time-out runs from it")
     func answerIsActivity() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         _ = answer(1, on: 1, in: &machine, now: 5_000)
         #expect(machine.expired(now: at(5_999), timeout: .seconds(1)).isEmpty)
         #expect(machine.expired(now: at(6_000), timeout: .seconds(1)) == [connection(1)])
@@ -87,8 +79,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
 
     @Test("an HTTP/1.1 stream is chunked and keeps the connection; the next request is taken after it")
     func chunkedStream() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         _ = machine.requestStarted(request(1), connection: connection(1))
         #expect(machine.streamStarted(connection(1), now: at(100)) == .init(chunked: true, closes: false))
         #expect(!machine.closesAtClientEnd(connection(1), unframedBytes: 0, pendingBytes: 0))
@@ -99,8 +90,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
 
     @Test("an HTTP/1.0 stream is ended by the close: reading goes on while it runs, the close comes once it has finished and is written")
     func closeDelimitedStream() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         _ = machine.requestStarted(request(1), connection: connection(1), keepAlive: true, http10: true)
         #expect(machine.streamStarted(connection(1), now: t0) == .init(chunked: false, closes: true))
         #expect(machine.takesRequests(connection(1)), "still read: the end of the client's stream is seen")
@@ -112,8 +102,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
 
     @Test("a stream closes after itself when the client asked to close, or the loop is stopping")
     func closingStreams() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         _ = machine.requestStarted(request(1), connection: connection(1), keepAlive: false)
         #expect(machine.streamStarted(connection(1), now: t0) == .init(chunked: true, closes: true))
         open(2, in: &machine)
@@ -124,8 +113,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
 
     @Test("a stream's time-out counts from its start and its writes, not from the request")
     func streamTimeout() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         _ = machine.requestStarted(request(1), connection: connection(1))
         #expect(machine.expired(now: at(10_000), timeout: .seconds(1)).isEmpty, "with the handler")
         _ = machine.streamStarted(connection(1), now: at(10_000))
@@ -138,8 +126,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
 
     @Test("after the client's end, the connection closes once every whole request it sent is answered and written, without lingering")
     func clientEnd() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         #expect(!machine.closesAtClientEnd(connection(1), unframedBytes: 0, pendingBytes: 0), "the client has not ended")
         _ = machine.requestStarted(request(1), connection: connection(1))
         machine.clientEnded(connection(1))
@@ -153,8 +140,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
 
     @Test("a client that ended its side still gets its stream; the close comes when the stream is over")
     func clientEndDuringStream() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         _ = machine.requestStarted(request(1), connection: connection(1))
         _ = machine.streamStarted(connection(1), now: t0)
         machine.clientEnded(connection(1))
@@ -167,16 +153,14 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
 
     @Test("a body the client sends without waiting is read: no Expect, or some of it came with the head; the handler is not asked")
     func bodyNotAwaited() {
-        var machine = machine()
-        open(1, in: &machine)
+        let machine = machine(opening: 1)
         #expect(machine.bodyAwaited(connection(1), expectsContinue: false, bodyArrived: false) == .read)
         #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: true) == .read)
     }
 
     @Test("a client that waits gets 100 Continue for a request the handler accepts from its head")
     func continueSent() {
-        var machine = machine()
-        open(1, in: &machine)
+        let machine = machine(opening: 1)
         #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: false) == .askHandler(overLimit: false))
         #expect(Machine.headDecided(refuses: false) == .sendContinue)
         #expect(machine.takesRequests(connection(1)))
@@ -186,8 +170,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
         "a head the handler refuses is answered at once: the stream ends there, the connection closes once written and lingers for the body"
     )
     func answeredFromHead() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         _ = machine.framed(connection(1), FramingEvents(headsCompleted: 1, messagesCompleted: 0))
         #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: false) == .askHandler(overLimit: false))
         #expect(Machine.headDecided(refuses: true) == .answerFromHead)
@@ -201,7 +184,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
     @Test("the handler hears that a connection is over the limit (where it refuses every request)")
     func overLimitHead() {
         var machine = machine(maxConnections: 1)
-        open(1, in: &machine, openOnServer: 1)
+        #expect(machine.accepted(connection(1), openOnServer: 1, now: t0) == .admitted(overLimit: true, resumedAfterFailures: nil))
         #expect(machine.bodyAwaited(connection(1), expectsContinue: true, bodyArrived: false) == .askHandler(overLimit: true))
         // A connection the machine does not know reads (and the loop closes it anyway).
         #expect(machine.bodyAwaited(connection(9), expectsContinue: true, bodyArrived: false) == .read)

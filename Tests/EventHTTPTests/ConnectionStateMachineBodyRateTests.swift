@@ -12,10 +12,6 @@ struct ConnectionStateMachineBodyRateTests: ConnectionStateMachineFixture {
     /// Bodies must average 100 bytes/s after a grace period of 2 s.
     let rate = Machine.BodyRate(bytesPerSecond: 100, gracePeriod: .seconds(2))
 
-    func open(_ id: UInt, in machine: inout Machine) {
-        _ = machine.accepted(connection(id), openOnServer: 0, now: t0)
-    }
-
     /// `bytes` of connection `id`'s body arrive at `milliseconds` (read, so the time-out restarts).
     func arrive(_ bytes: Int, on id: UInt, at milliseconds: Int, in machine: inout Machine) {
         machine.activity(connection(id), now: at(milliseconds))
@@ -24,8 +20,7 @@ struct ConnectionStateMachineBodyRateTests: ConnectionStateMachineFixture {
 
     @Test("a body trickling in below the rate is refused once the grace period is over, though each byte resets the time-out")
     func trickle() {
-        var machine = machine(bodyRate: rate)
-        open(1, in: &machine)
+        var machine = machine(opening: 1, bodyRate: rate)
         machine.bodyBegan(connection(1), now: at(0))
         // One byte a second: the time-out (3 s) never passes.
         arrive(1, on: 1, at: 1000, in: &machine)
@@ -45,9 +40,7 @@ struct ConnectionStateMachineBodyRateTests: ConnectionStateMachineFixture {
 
     @Test("a body averaging the rate is not refused, slow start included; the rate counts from the head")
     func atTheRate() {
-        var machine = machine(bodyRate: rate)
-        open(1, in: &machine)
-        open(2, in: &machine)
+        var machine = machine(opening: 1, 2, bodyRate: rate)
         machine.bodyBegan(connection(1), now: at(0))
         machine.bodyBegan(connection(2), now: at(0))
         // Connection 1: nothing for 1.5 s, then 1000 bytes (the rate's worth for 10 s). Connection
@@ -68,11 +61,9 @@ struct ConnectionStateMachineBodyRateTests: ConnectionStateMachineFixture {
 
     @Test("with no body being read, or no minimum configured, nothing is checked")
     func nothingToCheck() {
-        var idle = machine(bodyRate: rate)
-        open(1, in: &idle)
+        var idle = machine(opening: 1, bodyRate: rate)
         #expect(idle.slowBodies(now: at(60_000)).isEmpty, "no body")
-        var unlimited = machine()
-        open(1, in: &unlimited)
+        var unlimited = machine(opening: 1)
         unlimited.bodyBegan(connection(1), now: at(0))
         #expect(unlimited.connections[connection(1)]?.bodyStarted == nil)
         #expect(unlimited.slowBodies(now: at(60_000)).isEmpty)
@@ -80,8 +71,7 @@ struct ConnectionStateMachineBodyRateTests: ConnectionStateMachineFixture {
 
     @Test("a body refused by the framing is not refused again")
     func refusedByTheFraming() {
-        var machine = machine(bodyRate: rate)
-        open(1, in: &machine)
+        var machine = machine(opening: 1, bodyRate: rate)
         machine.bodyBegan(connection(1), now: at(0))
         _ = machine.streamFinished(connection(1), refused: true)
         #expect(machine.slowBodies(now: at(60_000)).isEmpty)
@@ -89,8 +79,7 @@ struct ConnectionStateMachineBodyRateTests: ConnectionStateMachineFixture {
 
     @Test("while the server does not read the connection (its client leaves answers unread), the body's clock starts again")
     func notReadIsNotSlow() {
-        var machine = machine(bodyRate: rate)
-        open(1, in: &machine)
+        var machine = machine(opening: 1, bodyRate: rate)
         machine.bodyBegan(connection(1), now: at(0))
         #expect(machine.outputPending(connection(1), bytes: 5000) == .stopReading)
         #expect(machine.slowBodies(now: at(10_000)).isEmpty, "not read: not the client's delay")

@@ -8,16 +8,9 @@ import Testing
 struct ConnectionStateMachineFairnessTests: ConnectionStateMachineFixture {
     let t0 = ContinuousClock.now
 
-    /// A machine with connection 1 open.
-    func machineWithOne() -> Machine {
-        var machine = machine()
-        _ = machine.accepted(connection(1), openOnServer: 0, now: t0)
-        return machine
-    }
-
     @Test("service goes on while input is left and requests may be framed, for 15 more rounds; the 16th yields the turn")
     func serviceRounds() {
-        let machine = machineWithOne()
+        let machine = machine(opening: 1)
         for round in 1..<16 {
             #expect(machine.afterServiceRound(connection(1), round: round, moreInput: true) == .again, "round \(round)")
             #expect(machine.afterServiceRound(connection(1), round: round, moreInput: false) == .done, "round \(round)")
@@ -29,7 +22,7 @@ struct ConnectionStateMachineFairnessTests: ConnectionStateMachineFixture {
 
     @Test("a connection that may not frame now (a request with the handler, or one it does not know) waits for its answer, not for a turn")
     func serviceWaitsForAnswer() {
-        var machine = machineWithOne()
+        var machine = machine(opening: 1)
         _ = machine.requestStarted(Machine.RequestID(rawValue: 1), connection: connection(1), keepAlive: true, http10: false)
         #expect(machine.afterServiceRound(connection(1), round: 1, moreInput: true) == .done)
         #expect(machine.afterServiceRound(connection(9), round: 1, moreInput: true) == .done)
@@ -41,7 +34,7 @@ struct ConnectionStateMachineFairnessTests: ConnectionStateMachineFixture {
         "a flush goes on while the stream refills, for 7 more rounds; after the 8th, bytes left for a socket that took all so far go out in a later turn"
     )
     func flushRounds() {
-        let machine = machineWithOne()
+        let machine = machine(opening: 1)
         for round in 1..<8 {
             #expect(machine.afterFlushRound(round: round, refilled: true, writeBlocked: false, pendingBytes: 10) == .again)
             #expect(machine.afterFlushRound(round: round, refilled: false, writeBlocked: false, pendingBytes: 10) == .done)

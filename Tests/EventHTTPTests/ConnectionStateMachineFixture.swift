@@ -1,3 +1,5 @@
+import Testing
+
 @testable import EventHTTP
 
 /// The prologue the machine's suites share: time is a fake clock (instants from `t0`),
@@ -20,5 +22,19 @@ extension ConnectionStateMachineFixture {
             maxConnections: maxConnections, budget: ConnectionBudget(maxPipelinedRequests: 2, maxOutputBytes: 1000),
             acceptRetryInterval: .milliseconds(100), acceptLogInterval: .seconds(1), drainInterval: .milliseconds(10),
             lingerTimeout: lingerTimeout, bodyRate: bodyRate)
+    }
+
+    /// `machine(maxConnections:lingerTimeout:bodyRate:)`'s machine with connections `ids` opened.
+    func machine(
+        opening ids: UInt..., maxConnections: Int = 10, lingerTimeout: Duration = .seconds(60), bodyRate: Machine.BodyRate? = nil
+    ) -> Machine {
+        var machine = machine(maxConnections: maxConnections, lingerTimeout: lingerTimeout, bodyRate: bodyRate)
+        for id in ids { open(id, in: &machine) }
+        return machine
+    }
+
+    /// Connection `id` accepted at `t0` with no other connection open on the server: admitted below the limit.
+    func open(_ id: UInt, in machine: inout Machine) {
+        #expect(machine.accepted(connection(id), openOnServer: 0, now: t0) == .admitted(overLimit: false, resumedAfterFailures: nil))
     }
 }

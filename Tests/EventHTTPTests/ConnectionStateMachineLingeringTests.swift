@@ -11,6 +11,13 @@ struct ConnectionStateMachineLingeringTests: ConnectionStateMachineFixture {
 
     func socket(_ value: Int32) -> Machine.LingerID { Machine.LingerID(rawValue: value) }
 
+    /// A machine lingering at most 30 s, with `sockets` lingering since `t0`.
+    func lingering(_ sockets: Int32...) -> Machine {
+        var machine = machine(lingerTimeout: .seconds(30))
+        for value in sockets { #expect(machine.lingerStarted(socket(value), now: t0) == .linger(idleTimeout: .seconds(5))) }
+        return machine
+    }
+
     @Test("a lingering socket waits for input at most 5 s at a time, or the whole time-out when that is shorter")
     func idleTimeout() {
         var long = machine(lingerTimeout: .seconds(30))
@@ -22,8 +29,7 @@ struct ConnectionStateMachineLingeringTests: ConnectionStateMachineFixture {
 
     @Test("input keeps a socket lingering; a whole idle pause without input closes it")
     func idleClose() {
-        var machine = machine(lingerTimeout: .seconds(30))
-        _ = machine.lingerStarted(socket(7), now: at(0))
+        var machine = lingering(7)
         #expect(machine.lingerRead(socket(7), now: at(1_000), discardedBytes: 4096, ended: false, idleTimedOut: false) == .keepReading)
         // A busy loop may see the idle time-out fire with input waiting: that input is not idleness.
         #expect(machine.lingerRead(socket(7), now: at(6_000), discardedBytes: 10, ended: false, idleTimedOut: true) == .keepReading)
@@ -34,9 +40,7 @@ struct ConnectionStateMachineLingeringTests: ConnectionStateMachineFixture {
 
     @Test("the end of the client's stream closes a lingering socket at once")
     func endClose() {
-        var machine = machine(lingerTimeout: .seconds(30))
-        _ = machine.lingerStarted(socket(7), now: at(0))
-        _ = machine.lingerStarted(socket(8), now: at(0))
+        var machine = lingering(7, 8)
         #expect(machine.lingerRead(socket(7), now: at(10), discardedBytes: 100, ended: true, idleTimedOut: false) == .close)
         #expect(machine.lingeringCount == 1)
         #expect(machine.lingerRead(socket(8), now: at(10), discardedBytes: 100, ended: false, idleTimedOut: false) == .keepReading)
@@ -44,8 +48,7 @@ struct ConnectionStateMachineLingeringTests: ConnectionStateMachineFixture {
 
     @Test("a client that keeps sending is closed once the connection time-out has passed since the refusal")
     func deadlineClose() {
-        var machine = machine(lingerTimeout: .seconds(30))
-        _ = machine.lingerStarted(socket(7), now: at(0))
+        var machine = lingering(7)
         #expect(machine.lingerRead(socket(7), now: at(29_999), discardedBytes: 100, ended: false, idleTimedOut: false) == .keepReading)
         #expect(machine.lingerRead(socket(7), now: at(30_000), discardedBytes: 100, ended: false, idleTimedOut: false) == .close)
         #expect(machine.lingeringCount == 0)
@@ -66,9 +69,7 @@ struct ConnectionStateMachineLingeringTests: ConnectionStateMachineFixture {
 
     @Test("when the loop exits every lingering socket is handed back to be closed, and forgotten")
     func exitClosesAll() {
-        var machine = machine(lingerTimeout: .seconds(30))
-        _ = machine.lingerStarted(socket(7), now: at(0))
-        _ = machine.lingerStarted(socket(8), now: at(0))
+        var machine = lingering(7, 8)
         #expect(Set(machine.endAllLingering().map(\.rawValue)) == [7, 8])
         #expect(machine.lingeringCount == 0)
         #expect(machine.endAllLingering() == [])

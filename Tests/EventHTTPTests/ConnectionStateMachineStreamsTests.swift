@@ -14,8 +14,16 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
 
     /// Connection `id` accepted, its request `id` with the handler (HTTP/1.`minor`).
     func streaming(_ id: UInt, in machine: inout Machine, minor: Int = 1) {
-        _ = machine.accepted(connection(id), openOnServer: 0, now: t0)
+        open(id, in: &machine)
         _ = machine.requestStarted(request(id), connection: connection(id), minorVersion: minor, asksClose: false, asksKeepAlive: true)
+    }
+
+    /// A machine with connection 1's stream (HTTP/1.1) started at `t0`, with `backPressure`.
+    func streamStarted(backPressure: HTTPStreamBackPressure = .connection) -> Machine {
+        var machine = machine()
+        streaming(1, in: &machine)
+        _ = machine.streamStarted(connection(1), now: t0, backPressure: backPressure)
+        return machine
     }
 
     // MARK: a stream's body and its end
@@ -52,9 +60,7 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
 
     @Test("a write that leaves the output over its bound says overBound until the output drains to half of it, told once")
     func overBoundAndDrained() {
-        var machine = machine()
-        streaming(1, in: &machine)
-        _ = machine.streamStarted(connection(1), now: t0)
+        var machine = streamStarted()
         #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 1000) == .accepted)
         #expect(machine.streamOutputDrained(connection(1), pendingBytes: 0) == false, "never over: nothing to tell")
         #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 1001) == .overBound)
@@ -67,9 +73,7 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
 
     @Test("a writer that asks to hear when the output is below a mark waits for it, whatever it wrote")
     func drainMark() {
-        var machine = machine()
-        streaming(1, in: &machine)
-        _ = machine.streamStarted(connection(1), now: t0)
+        var machine = streamStarted()
         machine.streamDrainRequested(connection(1), below: 100)
         #expect(machine.streamWrote(connection(1), queuedBytes: false, pendingBytes: 300) == .overBound)
         #expect(machine.streamOutputDrained(connection(1), pendingBytes: 101) == false)
@@ -82,16 +86,11 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
     /// The live feed's marks for a bound of 1,000 unsent bytes (`FeedView.backPressure`): pause at
     /// half, resume at a quarter, cut off at the bound; a batch queued up to half is flushed before
     /// it is judged. (They were the event-stream writer's own until issue 37.)
-    func feedStream(in machine: inout Machine) {
-        streaming(1, in: &machine)
-        let marks = HTTPStreamBackPressure(pauseAt: 500, resumeAt: 250, cutOffAt: 1000)
-        _ = machine.streamStarted(connection(1), now: t0, backPressure: marks)
-    }
+    let feedMarks = HTTPStreamBackPressure(pauseAt: 500, resumeAt: 250, cutOffAt: 1000)
 
     @Test("a stream's marks: a batch that reaches half its bound is flushed first, then waits if still there, until a quarter is left")
     func streamMarksPauseAndResume() {
-        var machine = machine()
-        feedStream(in: &machine)
+        var machine = streamStarted(backPressure: feedMarks)
         // 203-byte events, queued.
         #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 203, batched: true) == .accepted)
         #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 406, batched: true) == .accepted)
@@ -112,23 +111,18 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
 
     @Test("a stream's marks: past the cut-off mark the stream is cut off, after a flush for a batch, at once for a write")
     func streamMarksCutOff() {
-        var machine = machine()
-        feedStream(in: &machine)
+        var machine = streamStarted(backPressure: feedMarks)
         #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 303, batched: true) == .accepted)
         #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 1103, batched: true) == .flushFirst)
         #expect(machine.streamFlushedForWrite(connection(1), pendingBytes: 1103) == .cutOff)
-        var other = self.machine()
-        feedStream(in: &other)
+        var other = streamStarted(backPressure: feedMarks)
         #expect(other.streamWrote(connection(1), queuedBytes: true, pendingBytes: 999) == .overBound)
         #expect(other.streamWrote(connection(1), queuedBytes: true, pendingBytes: 1000) == .cutOff)
     }
 
     @Test("a stream's marks above the output bound: the bound still pauses the writer, drained at half the bound")
     func outputBoundUnderTheMarks() {
-        var machine = machine()
-        streaming(1, in: &machine)
-        _ = machine.streamStarted(
-            connection(1), now: t0, backPressure: HTTPStreamBackPressure(pauseAt: 4000, resumeAt: 2000, cutOffAt: 8000))
+        var machine = streamStarted(backPressure: HTTPStreamBackPressure(pauseAt: 4000, resumeAt: 2000, cutOffAt: 8000))
         #expect(machine.streamWrote(connection(1), queuedBytes: true, pendingBytes: 1001, batched: true) == .overBound)
         #expect(machine.streamOutputDrained(connection(1), pendingBytes: 501) == false)
         #expect(machine.streamOutputDrained(connection(1), pendingBytes: 500) == true)
@@ -152,9 +146,7 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
 
     @Test("a connection that closes while its stream runs cuts the stream (its writer hears .closed); after the stream's end it does not")
     func streamCut() {
-        var machine = machine()
-        streaming(1, in: &machine)
-        _ = machine.streamStarted(connection(1), now: t0)
+        var machine = streamStarted()
         #expect(machine.connectionClosed(connection(1)) == .init(linger: false, streamCut: true))
         streaming(2, in: &machine)
         _ = machine.streamStarted(connection(2), now: t0)
@@ -168,8 +160,7 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
 
     @Test("the next request is framed only once the one before is answered or its stream has ended; reading goes on meanwhile")
     func oneAtATime() {
-        var machine = machine()
-        _ = machine.accepted(connection(1), openOnServer: 0, now: t0)
+        var machine = machine(opening: 1)
         #expect(machine.framesRequests(connection(1)))
         _ = machine.requestStarted(request(1), connection: connection(1))
         #expect(!machine.framesRequests(connection(1)), "with the handler")
@@ -188,8 +179,7 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
 
     @Test("a refusal is framed to close, whatever the client asked; the stream ends there and the close lingers")
     func refusal() {
-        var machine = machine()
-        _ = machine.accepted(connection(1), openOnServer: 0, now: t0)
+        var machine = machine(opening: 1)
         _ = machine.requestStarted(request(1), connection: connection(1), minorVersion: 0, asksClose: false, asksKeepAlive: true)
         machine.requestAnswered(connection(1), now: at(1))
         _ = machine.requestCompleted(request(1), connection: connection(1))
@@ -204,12 +194,11 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
         "a connection whose read or write failed closes without lingering, after a refusal or an answer that closed it too; a stream it carried is cut"
     )
     func failedSocket() {
-        var machine = machine()
-        _ = machine.accepted(connection(1), openOnServer: 0, now: t0)
+        var machine = machine(opening: 1)
         _ = machine.refused(connection(1))
         machine.socketFailed(connection(1))
         #expect(machine.connectionClosed(connection(1)) == .init(linger: false))
-        _ = machine.accepted(connection(2), openOnServer: 0, now: t0)
+        open(2, in: &machine)
         _ = machine.requestStarted(request(2), connection: connection(2), keepAlive: false)
         machine.requestAnswered(connection(2), now: at(1))
         #expect(machine.outputEmptied(connection(2)) == .close)
@@ -240,9 +229,8 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
             (0, false, true, .init(closes: false, http10KeepAlive: true)),
         ]
         for (index, item) in cases.enumerated() {
-            var machine = machine()
             let id = UInt(index + 1)
-            _ = machine.accepted(connection(id), openOnServer: 0, now: t0)
+            var machine = machine(opening: id)
             _ = machine.requestStarted(
                 request(id), connection: connection(id), minorVersion: item.minor, asksClose: item.close, asksKeepAlive: item.keepAlive)
             #expect(machine.requestAnswered(connection(id), now: at(1)) == item.framing, "\(item)")
@@ -253,9 +241,7 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
 
     @Test("queued output changes reading only past the bound, or while a connection is throttled")
     func outputQueued() {
-        var machine = machine()
-        _ = machine.accepted(connection(1), openOnServer: 0, now: t0)
-        _ = machine.accepted(connection(2), openOnServer: 0, now: t0)
+        var machine = machine(opening: 1, 2)
         #expect(machine.outputQueued(connection(1), bytes: 1000) == .unchanged)
         #expect(machine.connections[connection(1)]?.budget.outputBytes == 0, "below the bound: not even recorded")
         #expect(machine.outputQueued(connection(1), bytes: 1001) == .stopReading)

@@ -11,11 +11,6 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     func events(heads: Int, messages: Int) -> FramingEvents { FramingEvents(headsCompleted: heads, messagesCompleted: messages) }
 
-    /// `machine` with connection `id` accepted below the limit at `t0`.
-    func open(_ id: UInt, in machine: inout Machine) {
-        #expect(machine.accepted(connection(id), openOnServer: 0, now: t0) == .admitted(overLimit: false, resumedAfterFailures: nil))
-    }
-
     // MARK: accept and the connection limit
 
     @Test(
@@ -38,8 +33,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("requests on a connection over the limit are refused, the others served; its close frees the mark")
     func overLimitRequestsAreRefused() {
-        var machine = machine(maxConnections: 1)
-        open(1, in: &machine)
+        var machine = machine(opening: 1, maxConnections: 1)
         #expect(machine.accepted(connection(2), openOnServer: 1, now: t0) == .admitted(overLimit: true, resumedAfterFailures: nil))
         #expect(machine.requestStarted(request(10), connection: connection(1)) == .init(refuse: false))
         #expect(machine.requestStarted(request(20), connection: connection(2)) == .init(refuse: true))
@@ -67,9 +61,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("a completed request leaves; a closed connection takes its unfinished requests with it, and only those")
     func inFlight() {
-        var machine = machine()
-        open(1, in: &machine)
-        open(2, in: &machine)
+        var machine = machine(opening: 1, 2)
         _ = machine.requestStarted(request(10), connection: connection(1))
         _ = machine.requestStarted(request(20), connection: connection(1))
         _ = machine.requestStarted(request(30), connection: connection(2))
@@ -91,9 +83,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("a refused stream lingers at its close; a finished one does not")
     func lingering() {
-        var machine = machine()
-        open(1, in: &machine)
-        open(2, in: &machine)
+        var machine = machine(opening: 1, 2)
         #expect(machine.streamFinished(connection(1), refused: true) == .stopReading)
         #expect(machine.streamFinished(connection(2), refused: false) == .stopReading)
         #expect(machine.throttledCount == 2)
@@ -107,8 +97,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("reading stops at the pipelined limit and resumes when an answer is written")
     func pipelinedBudget() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         #expect(machine.framed(connection(1), events(heads: 1, messages: 1)) == .unchanged)
         #expect(machine.framed(connection(1), events(heads: 1, messages: 1)) == .stopReading)
         #expect(machine.throttledCount == 1)
@@ -124,8 +113,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("reading stops while more than the output budget waits to be sent, and resumes when the client takes it")
     func outputBudget() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         #expect(machine.outputPending(connection(1), bytes: 1000) == .unchanged)
         #expect(machine.outputPending(connection(1), bytes: 1001) == .stopReading)
         #expect(machine.outputPending(connection(1), bytes: 4000) == .unchanged)
@@ -138,9 +126,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("a connection times out after the time-out without reading or writing, counted from its last activity")
     func idleTimeout() {
-        var machine = machine()
-        open(1, in: &machine)
-        open(2, in: &machine)
+        var machine = machine(opening: 1, 2)
         let timeout = Duration.milliseconds(1000)
         #expect(machine.expired(now: at(999), timeout: timeout).isEmpty)
         machine.activity(connection(2), now: at(500))
@@ -154,8 +140,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("a head must be whole within the time-out from its first byte, however often bytes of it arrive")
     func slowHead() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         let timeout = Duration.milliseconds(1000)
         machine.headStarted(connection(1), now: at(100))
         for step in 1...9 { machine.activity(connection(1), now: at(100 * step + 100)) }
@@ -168,8 +153,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("a closed connection lingers after a refusal, and after an answer while its client has not ended its stream")
     func lingerAfterAnswer() {
-        var machine = machine()
-        for id in 1...4 { open(UInt(id), in: &machine) }
+        var machine = machine(opening: 1, 2, 3, 4)
         /// An answer that closes connection `id`, written.
         func closingAnswerWritten(_ id: UInt) {
             _ = machine.requestStarted(request(id), connection: connection(id), keepAlive: false)
@@ -190,8 +174,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("no time-out while a request is with the handler; it counts again from the answer")
     func handlerHoldsNoTimeout() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         let timeout = Duration.milliseconds(1000)
         _ = machine.requestStarted(request(1), connection: connection(1))
         #expect(machine.expired(now: at(60_000), timeout: timeout).isEmpty, "the handler is working")
@@ -269,9 +252,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("with requests in flight the loop drains: it exits when the last is answered, or when its connection closes")
     func drainInFlight() {
-        var machine = machine()
-        open(1, in: &machine)
-        open(2, in: &machine)
+        var machine = machine(opening: 1, 2)
         _ = machine.requestStarted(request(1), connection: connection(1))
         _ = machine.requestStarted(request(2), connection: connection(2))
         #expect(machine.tick(now: at(0)) == nil, "not draining yet")
@@ -291,8 +272,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("a request whose head arrived but whose body has not is waited for too")
     func drainWaitsForHeads() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         _ = machine.framed(connection(1), events(heads: 1, messages: 0))
         #expect(machine.hasRequestsAwaitingAnswer)
         #expect(machine.shutdownRequested(now: at(0), gracePeriod: .seconds(5)).last == .armDrainTimer(every: .milliseconds(10)))
@@ -307,8 +287,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("a refused stream's head does not hold the drain")
     func refusedHeadDoesNotHoldTheDrain() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         _ = machine.framed(connection(1), events(heads: 1, messages: 0))
         _ = machine.streamFinished(connection(1), refused: true)
         #expect(machine.shutdownRequested(now: at(0), gracePeriod: .seconds(5)).last == .closeServerAndExit)
@@ -316,8 +295,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
 
     @Test("a drain that never finishes ends at the grace period's deadline; a second stop restarts the grace period")
     func drainDeadline() {
-        var machine = machine()
-        open(1, in: &machine)
+        var machine = machine(opening: 1)
         _ = machine.requestStarted(request(1), connection: connection(1))
         _ = machine.shutdownRequested(now: at(0), gracePeriod: .milliseconds(500))
         #expect(machine.tick(now: at(499)) == nil)

@@ -55,78 +55,71 @@ struct HTTPFramingTests {
         #expect(!framing.isIdle)
     }
 
-    @Test("each refusal has its status and is cut at the start of the line evhttp has not read")
-    func refusals() {
-        let get = "GET /todos HTTP/1.1\r\nHost: h\r\n"
-        let post = "POST /todos HTTP/1.1\r\nHost: h\r\n"
-        let chunked = post + "Transfer-Encoding: chunked\r\n\r\n"
-        // (stream, status, offset of the cut)
-        let cases: [(String, Int, Int)] = [
-            (post + "Content-Length : 44\r\n\r\n", 400, post.utf8.count),
-            (post + "Transfer-Encoding\t: chunked\r\n\r\n", 400, post.utf8.count),
-            (get + "X Y: z\r\n\r\n", 400, get.utf8.count),
-            (get + "X@Y: z\r\n\r\n", 400, get.utf8.count),
-            (get + ": z\r\n\r\n", 400, get.utf8.count),
-            (get + "X: a\u{0}b\r\n\r\n", 400, get.utf8.count),
-            (get + "X: a\u{7F}b\r\n\r\n", 400, get.utf8.count),
-            (get + "X: a\rb\r\n\r\n", 400, get.utf8.count),
-            (get + "X: a\r\n folded\r\n\r\n", 400, (get + "X: a\r\n").utf8.count),
-            (get + "no colon\r\n\r\n", 400, get.utf8.count),
-            (post + "Content-Length: 99999999999999999999\r\n\r\n", 400, post.utf8.count),
-            (post + "Content-Length: +5\r\n\r\n", 400, post.utf8.count),
-            (post + "Content-Length: -1\r\n\r\n", 400, post.utf8.count),
-            (post + "Content-Length: 5 5\r\n\r\n", 400, post.utf8.count),
-            (post + "Content-Length:\r\n\r\n", 400, post.utf8.count),
-            (
-                post + "Content-Length: 5\r\nContent-Length: 5\r\n\r\n", 400,
-                (post + "Content-Length: 5\r\nContent-Length: 5\r\n").utf8.count
-            ),
-            (
-                post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", 400,
-                (post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n").utf8.count
-            ),
-            ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n".utf8.count),
-            (post + "Transfer-Encoding: gzip\r\n\r\n", 400, (post + "Transfer-Encoding: gzip\r\n").utf8.count),
-            (post + "Transfer-Encoding: chunked, gzip\r\n\r\n", 400, (post + "Transfer-Encoding: chunked, gzip\r\n").utf8.count),
-            (post + "Transfer-Encoding: chun ked\r\n\r\n", 400, (post + "Transfer-Encoding: chun ked\r\n").utf8.count),
-            (post + "Transfer-Encoding:\r\n\r\n", 400, (post + "Transfer-Encoding:\r\n").utf8.count),
-            (post + "Transfer-Encoding: gzip, chunked\r\n\r\n", 501, (post + "Transfer-Encoding: gzip, chunked\r\n").utf8.count),
-            (post + "Content-Length: 101\r\n\r\n", 413, (post + "Content-Length: 101\r\n").utf8.count),
-            (chunked + "0x11\r\n", 400, chunked.utf8.count),
-            (chunked + "+11\r\n", 400, chunked.utf8.count),
-            (chunked + " 11\r\n", 400, chunked.utf8.count),
-            (chunked + "11 junk\r\n", 400, chunked.utf8.count),
-            (chunked + "\r\n", 400, chunked.utf8.count),
-            (chunked + "1;a\u{1}\r\n", 400, chunked.utf8.count),
-            (chunked + "1;" + String(repeating: "a", count: 70), 400, chunked.utf8.count),
-            (chunked + "65\r\n", 413, chunked.utf8.count),
-            (
-                chunked + "50\r\n" + String(repeating: "a", count: 80) + "\r\n15\r\n", 413,
-                (chunked + "50\r\n" + String(repeating: "a", count: 80) + "\r\n").utf8.count
-            ),
-            (chunked + "FFFFFFFFFFFFFFFFF\r\n", 413, chunked.utf8.count),
-            (chunked + "3\r\nabcX\r\n", 400, (chunked + "3\r\nabc").utf8.count),
-            (chunked + "0\r\nBad Trailer: x\r\n\r\n", 400, (chunked + "0\r\n").utf8.count),
-            ("GET /todos HTTP/1.1\r\n\r\n", 400, "GET /todos HTTP/1.1\r\n".utf8.count),
-            ("GET /todos HTTP/-1.1\r\nHost: h\r\n\r\n", 400, 0),
-            ("GET /todos HTTP/1.10\r\nHost: h\r\n\r\n", 400, 0),
-            ("GET /todos http/1.1\r\nHost: h\r\n\r\n", 400, 0),
-            ("GET /todos\r\n\r\n", 400, 0),
-            ("GET  /todos HTTP/1.1\r\n\r\n", 400, 0),
-            ("GET /to\u{1}dos HTTP/1.1\r\n\r\n", 400, 0),
-            ("GET /todos HTTP/2.0\r\nHost: h\r\n\r\n", 505, 0),
-            ("GET /todos HTTP/0.9\r\nHost: h\r\n\r\n", 505, 0),
-            ("\u{16}\u{3}\u{1}\u{2}\u{0}", 400, 0),
-            (get + "\r\nGET / HTTP/1.1\r\nX: \u{0}\r\n\r\n", 400, (get + "\r\nGET / HTTP/1.1\r\n").utf8.count),
-            (get + "X: " + String(repeating: "a", count: 1100) + "\r\n\r\n", 431, get.utf8.count),
-        ]
-        for (stream, status, cut) in cases {
-            for pieces in [nil, 1, 3] {
-                let (events, framing) = frame(stream, pieces: pieces)
-                #expect(events.refusal?.status == status, "\(stream.debugDescription) pieces \(String(describing: pieces))")
-                #expect(events.refusal?.cutOffset == cut, "\(stream.debugDescription) pieces \(String(describing: pieces))")
-                #expect(framing.isFinished)
-            }
+    static let get = "GET /todos HTTP/1.1\r\nHost: h\r\n"
+    static let post = "POST /todos HTTP/1.1\r\nHost: h\r\n"
+    static let chunked = post + "Transfer-Encoding: chunked\r\n\r\n"
+
+    /// Streams the framing refuses, by where the refusal cuts them: evhttp has read `read` (the
+    /// cut is at its end), and each of `rests` starts with the line it has not read.
+    static let refusals: [(read: String, status: Int, rests: [String])] = [
+        (
+            get, 400,
+            [
+                "X Y: z\r\n\r\n", "X@Y: z\r\n\r\n", ": z\r\n\r\n", "X: a\u{0}b\r\n\r\n", "X: a\u{7F}b\r\n\r\n", "X: a\rb\r\n\r\n",
+                "no colon\r\n\r\n",
+            ]
+        ),
+        (get + "X: a\r\n", 400, [" folded\r\n\r\n"]),
+        (get + "\r\nGET / HTTP/1.1\r\n", 400, ["X: \u{0}\r\n\r\n"]),
+        (get, 431, ["X: " + String(repeating: "a", count: 1100) + "\r\n\r\n"]),
+        ("GET /todos HTTP/1.1\r\n", 400, ["\r\n"]),
+        (
+            post, 400,
+            [
+                "Content-Length : 44\r\n\r\n", "Transfer-Encoding\t: chunked\r\n\r\n", "Content-Length: 99999999999999999999\r\n\r\n",
+                "Content-Length: +5\r\n\r\n", "Content-Length: -1\r\n\r\n", "Content-Length: 5 5\r\n\r\n", "Content-Length:\r\n\r\n",
+            ]
+        ),
+        // Framing headers refused for their values or for appearing together: cut at the end of the head.
+        (post + "Content-Length: 5\r\nContent-Length: 5\r\n", 400, ["\r\n"]),
+        (post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", 400, ["\r\n"]),
+        ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n", 400, ["\r\n"]),
+        (post + "Transfer-Encoding: gzip\r\n", 400, ["\r\n"]),
+        (post + "Transfer-Encoding: chunked, gzip\r\n", 400, ["\r\n"]),
+        (post + "Transfer-Encoding: chun ked\r\n", 400, ["\r\n"]),
+        (post + "Transfer-Encoding:\r\n", 400, ["\r\n"]),
+        (post + "Transfer-Encoding: gzip, chunked\r\n", 501, ["\r\n"]),
+        (post + "Content-Length: 101\r\n", 413, ["\r\n"]),
+        (
+            chunked, 400,
+            ["0x11\r\n", "+11\r\n", " 11\r\n", "11 junk\r\n", "\r\n", "1;a\u{1}\r\n", "1;" + String(repeating: "a", count: 70)]
+        ),
+        (chunked, 413, ["65\r\n", "FFFFFFFFFFFFFFFFF\r\n"]),
+        (chunked + "50\r\n" + String(repeating: "a", count: 80) + "\r\n", 413, ["15\r\n"]),
+        (chunked + "3\r\nabc", 400, ["X\r\n"]),
+        (chunked + "0\r\n", 400, ["Bad Trailer: x\r\n\r\n"]),
+        // The request line itself.
+        (
+            "", 400,
+            [
+                "GET /todos HTTP/-1.1\r\nHost: h\r\n\r\n", "GET /todos HTTP/1.10\r\nHost: h\r\n\r\n",
+                "GET /todos http/1.1\r\nHost: h\r\n\r\n",
+                "GET /todos\r\n\r\n", "GET  /todos HTTP/1.1\r\n\r\n", "GET /to\u{1}dos HTTP/1.1\r\n\r\n", "\u{16}\u{3}\u{1}\u{2}\u{0}",
+            ]
+        ),
+        ("", 505, ["GET /todos HTTP/2.0\r\nHost: h\r\n\r\n", "GET /todos HTTP/0.9\r\nHost: h\r\n\r\n"]),
+    ]
+
+    @Test(
+        "each refusal has its status and is cut at the start of the line evhttp has not read",
+        arguments: refusals.flatMap { refusal in refusal.rests.map { (refusal.read, $0, refusal.status) } })
+    func refusal(read: String, rest: String, status: Int) {
+        let stream = read + rest
+        for pieces in [nil, 1, 3] {
+            let (events, framing) = frame(stream, pieces: pieces)
+            #expect(events.refusal?.status == status, "\(stream.debugDescription) pieces \(String(describing: pieces))")
+            #expect(events.refusal?.cutOffset == read.utf8.count, "\(stream.debugDescription) pieces \(String(describing: pieces))")
+            #expect(framing.isFinished)
         }
     }
 

@@ -115,8 +115,11 @@ private final class StreamingHandler: HTTPHandler, @unchecked Sendable {
 
 @Suite("EventHTTP: answers streamed over time, with back-pressure")
 struct ResponseStreamTests {
-    private func withServer(
-        maxOutputBytes: Int = 1 << 20, timeoutSeconds: Double = 30, _ body: (Int, StreamingHandler) throws -> Void
+    /// Runs `body` with a client (receiving into `receiveBufferBytes` when given) that has sent
+    /// `request` to a server of `StreamingHandler`s with one loop; stops the server after it.
+    private func exchange(
+        _ request: String, maxOutputBytes: Int = 1 << 20, timeoutSeconds: Double = 30, receiveBufferBytes: Int32? = nil,
+        _ body: (TestHTTPClient, StreamingHandler) throws -> Void
     ) throws {
         let handler = StreamingHandler()
         let server = HTTPServer(
@@ -128,14 +131,14 @@ struct ResponseStreamTests {
             server.shutdown(gracePeriodSeconds: 0)
             server.waitUntilStopped()
         }
-        try body(port, handler)
+        let client = try TestHTTPClient(port: port, receiveBufferBytes: receiveBufferBytes, recordsResponses: false)
+        try client.send(request)
+        try body(client, handler)
     }
 
     @Test("parts written in later turns arrive as chunks, in order, then the end; the connection serves the next request")
     func chunkedParts() throws {
-        try withServer { port, handler in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            try client.send("GET /parts HTTP/1.1\r\nHost: h\r\n\r\n")
+        try exchange("GET /parts HTTP/1.1\r\nHost: h\r\n\r\n") { client, handler in
             let streamed = try client.readResponse()
             #expect(streamed.status == 200)
             #expect(streamed.header("Transfer-Encoding") == "chunked")
@@ -149,9 +152,7 @@ struct ResponseStreamTests {
 
     @Test("the exact chunked bytes on the wire")
     func chunkedBytes() throws {
-        try withServer { port, _ in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            try client.send("GET /parts HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+        try exchange("GET /parts HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n") { client, _ in
             let raw = String(decoding: client.readToEnd(), as: UTF8.self)
             let body = raw.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
             #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
@@ -164,9 +165,8 @@ struct ResponseStreamTests {
         "an answer sent for a request whose stream is in progress or finished is refused; the stream's bytes alone go out, then the next request's"
     )
     func answerAfterStreamStartedIsRefused() throws {
-        try withServer { port, handler in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            try client.send("GET /answer-twice HTTP/1.1\r\nHost: h\r\n\r\nGET /next HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+        try exchange("GET /answer-twice HTTP/1.1\r\nHost: h\r\n\r\nGET /next HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n") {
+            client, handler in
             let raw = String(decoding: client.readToEnd(), as: UTF8.self)
             let answers = raw.components(separatedBy: "HTTP/1.1 ")
             #expect(answers.count == 3, "two answers: \(raw)")
@@ -183,9 +183,7 @@ struct ResponseStreamTests {
 
     @Test("parts queued between flushes go out as one chunk; a write or the end frames what was queued before it")
     func queuedPartsAreOneChunk() throws {
-        try withServer { port, handler in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            try client.send("GET /batch HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+        try exchange("GET /batch HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n") { client, handler in
             let raw = String(decoding: client.readToEnd(), as: UTF8.self)
             let body = raw.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
             #expect(body == "6\r\nabbccc\r\n4\r\ndddd\r\n1\r\ne\r\n10\r\nffffffffffffffff\r\n0\r\n\r\n")
@@ -195,9 +193,7 @@ struct ResponseStreamTests {
 
     @Test("queued parts to an HTTP/1.0 client are the body as they are")
     func queuedPartsHTTP10() throws {
-        try withServer { port, _ in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            try client.send("GET /batch HTTP/1.0\r\n\r\n")
+        try exchange("GET /batch HTTP/1.0\r\n\r\n") { client, _ in
             let raw = String(decoding: client.readToEnd(), as: UTF8.self)
             #expect(raw.hasSuffix("\r\nConnection: close\r\n\r\nabbcccddddeffffffffffffffff"))
         }
@@ -205,9 +201,7 @@ struct ResponseStreamTests {
 
     @Test("an HTTP/1.0 client gets the body delimited by the close")
     func http10CloseDelimited() throws {
-        try withServer { port, _ in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            try client.send("GET /parts HTTP/1.0\r\n\r\n")
+        try exchange("GET /parts HTTP/1.0\r\n\r\n") { client, _ in
             let raw = String(decoding: client.readToEnd(), as: UTF8.self)
             #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(!raw.contains("Transfer-Encoding"))
@@ -219,9 +213,8 @@ struct ResponseStreamTests {
         "a stream that ends on hearing drained, adding no bytes (close-delimited for HTTP/1.0), closes the connection at once, not at the time-out",
         arguments: ["1.0", "1.1"])
     func endOnDrained(version: String) throws {
-        try withServer(maxOutputBytes: 64 << 10) { port, handler in
-            let client = try TestHTTPClient(port: port, receiveTimeoutSeconds: 10, recordsResponses: false)
-            try client.send("GET /end-on-drained HTTP/\(version)\r\nHost: h\r\nConnection: close\r\n\r\n")
+        try exchange("GET /end-on-drained HTTP/\(version)\r\nHost: h\r\nConnection: close\r\n\r\n", maxOutputBytes: 64 << 10) {
+            client, handler in
             let raw = client.readToEnd()
             // Read to the end of the stream, not to the client's receive time-out (the server's is 30 s).
             #expect(client.serverClosed(), "the server has not closed the connection")
@@ -234,9 +227,7 @@ struct ResponseStreamTests {
 
     @Test("a client that does not read: writes report the bound, the output stays near it; once it reads, drained, and the rest arrives")
     func backPressure() throws {
-        try withServer(maxOutputBytes: 256 << 10) { port, handler in
-            let client = try TestHTTPClient(port: port, receiveBufferBytes: 4096, recordsResponses: false)
-            try client.send("GET /flood HTTP/1.1\r\nHost: h\r\n\r\n")
+        try exchange("GET /flood HTTP/1.1\r\nHost: h\r\n\r\n", maxOutputBytes: 256 << 10, receiveBufferBytes: 4096) { client, handler in
             #expect(eventually { handler.events.first?.hasPrefix("overBound after") == true }, "\(handler.events)")
             let first = handler.events.first ?? ""
             let parts = Int(first.split(separator: " ").last ?? "") ?? 0
@@ -257,9 +248,7 @@ struct ResponseStreamTests {
         "a stream cut off at its mark: the write that reached it says cutOff, the connection closes without the body's end, no closed event"
     )
     func cutOffAtTheStreamsMark() throws {
-        try withServer(maxOutputBytes: 4 << 20) { port, handler in
-            let client = try TestHTTPClient(port: port, receiveBufferBytes: 4096, recordsResponses: false)
-            try client.send("GET /cut-off HTTP/1.1\r\nHost: h\r\n\r\n")
+        try exchange("GET /cut-off HTTP/1.1\r\nHost: h\r\n\r\n", maxOutputBytes: 4 << 20, receiveBufferBytes: 4096) { client, handler in
             #expect(eventually { handler.events.first?.hasPrefix("cutOff after") == true }, "\(handler.events)")
             let raw = client.readToEnd()
             #expect(client.serverClosed())
@@ -270,9 +259,7 @@ struct ResponseStreamTests {
 
     @Test("a client gone (its connection reset) ends the stream: its handler hears closed")
     func clientLeaves() throws {
-        try withServer { port, handler in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            try client.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
+        try exchange("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n") { client, handler in
             _ = try client.readHead()
             client.reset()
             #expect(eventually { handler.events == ["closed"] }, "\(handler.events)")
@@ -281,11 +268,10 @@ struct ResponseStreamTests {
 
     @Test("a client that ended its side of the stream still gets the whole stream")
     func halfClosedClientStillReads() throws {
-        try withServer { port, handler in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            try client.send("GET /parts HTTP/1.1\r\nHost: h\r\n\r\n")
+        try exchange("GET /parts HTTP/1.1\r\nHost: h\r\n\r\n") { client, handler in
             client.endSending()
-            #expect(try client.readResponse().text == "one,two,three")
+            let streamed = try client.readResponse()
+            #expect(streamed.text == "one,two,three")
             #expect(client.serverClosed())
             // Noted on the loop after `finish()`, which may close the connection first; the end
             // of the client's side is told when it was read before the stream finished.
@@ -296,9 +282,7 @@ struct ResponseStreamTests {
 
     @Test("a client that ends its side while its stream runs: its handler hears clientEnded once, and the stream goes on")
     func clientEndedIsTold() throws {
-        try withServer { port, handler in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            try client.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
+        try exchange("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n") { client, handler in
             _ = try client.readHead()
             #expect(try client.readChunk() == Array("held".utf8))
             client.endSending()
@@ -311,9 +295,7 @@ struct ResponseStreamTests {
 
     @Test("a client whose end arrives with its request: the stream hears clientEnded once it has started")
     func clientEndedBeforeTheStream() throws {
-        try withServer { port, handler in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            try client.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
+        try exchange("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n") { client, handler in
             client.endSending()
             #expect(eventually { handler.events == ["clientEnded"] }, "\(handler.events)")
             _ = try client.readHead()
@@ -323,11 +305,9 @@ struct ResponseStreamTests {
 
     @Test("a streamed 204 has no body and no chunks; the next request on the connection is read right", arguments: ["/nocontent", "/head"])
     func bodilessStream(path: String) throws {
-        try withServer { port, handler in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            let method = path == "/head" ? "HEAD" : "GET"
-            try client.send(
-                "\(method) \(path == "/head" ? "/parts" : path) HTTP/1.1\r\nHost: h\r\n\r\nGET /next HTTP/1.1\r\nHost: h\r\n\r\n")
+        let method = path == "/head" ? "HEAD" : "GET"
+        let requests = "\(method) \(path == "/head" ? "/parts" : path) HTTP/1.1\r\nHost: h\r\n\r\nGET /next HTTP/1.1\r\nHost: h\r\n\r\n"
+        try exchange(requests) { client, handler in
             let first = try client.readResponse(method: method)
             #expect(first.status == (path == "/head" ? 200 : 204))
             #expect(first.body.isEmpty)
@@ -338,9 +318,7 @@ struct ResponseStreamTests {
 
     @Test("a stream with no writes is cut at the time-out like any idle connection; its handler hears closed")
     func idleStreamTimesOut() throws {
-        try withServer(timeoutSeconds: 0.2) { port, handler in
-            let client = try TestHTTPClient(port: port, recordsResponses: false)
-            try client.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
+        try exchange("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n", timeoutSeconds: 0.2) { client, handler in
             #expect(eventually { handler.events == ["closed"] }, "\(handler.events)")
             // Cut, not finished: the part written, and no last chunk.
             #expect(String(decoding: client.readToEnd(), as: UTF8.self).hasSuffix("\r\n\r\n4\r\nheld\r\n"))

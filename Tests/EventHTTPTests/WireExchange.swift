@@ -368,11 +368,16 @@ enum RequestStreams {
     static func stream(using random: inout WireRandom) -> [UInt8] {
         var stream: [UInt8] = []
         if random.chance(8) {
-            for index in 0..<random.int(100...600) { stream += Array("GET /f/\(index) HTTP/1.1\r\nHost: h\r\n\r\n".utf8) }
+            for index in 0..<random.int(100...600) { stream += get("/f/\(index)") }
         }
         let count = random.chance(20) ? random.int(10...40) : random.int(1...10)
         for index in 0..<count { stream += request(index, using: &random) }
         return stream
+    }
+
+    /// An HTTP/1.1 GET of `target` with a Host header and nothing more.
+    static func get(_ target: String) -> [UInt8] {
+        Array("GET \(target) HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
     }
 
     static func request(_ index: Int, using random: inout WireRandom) -> [UInt8] {
@@ -409,14 +414,10 @@ enum RequestStreams {
             let method = random.chance(15) ? "HEAD" : "GET"
             let version = random.chance(15) ? "1.0" : "1.1"
             return Array("\(method) /stream/\(random.int(0...40)) HTTP/\(version)\r\nHost: h\r\n\r\n".utf8)
-        case 64..<70:
-            return Array("GET /big/\(random.int(0...60_000)) HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
-        case 70..<77:
-            return Array("GET /later/\(n) HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
-        case 77..<79:
-            return Array("GET /close/\(n) HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
-        case 79..<82:
-            return Array("GET /status/\(random.chance(50) ? 204 : 304) HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        case 64..<70: return get("/big/\(random.int(0...60_000))")
+        case 70..<77: return get("/later/\(n)")
+        case 77..<79: return get("/close/\(n)")
+        case 79..<82: return get("/status/\(random.chance(50) ? 204 : 304)")
         case 82..<85:
             return Array("\r\nGET http://h:8080/echo/abs\(n)?q HTTP/1.1\r\nHost: h:8080\r\n\r\n".utf8)
         case 85..<88:

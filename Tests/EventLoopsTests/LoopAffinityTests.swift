@@ -21,34 +21,37 @@ import Testing
         return answer.withTracedLock { $0! }
     }
 
-    @Test("isCurrent: true on the loop's own thread only")
-    func isCurrent() throws {
+    /// Runs `body` with two loops of their own, shut down after it.
+    func withTwoLoops(_ body: (EventLoop, EventLoop) throws -> Void) throws {
         let first = try LoopThread(), second = try LoopThread()
         defer {
             first.shutdown()
             second.shutdown()
         }
-        let loop = first.loop
-        #expect(onLoop(loop) { loop.isCurrent })
-        #expect(!onLoop(second.loop) { loop.isCurrent })
-        #expect(!loop.isCurrent)
-        #expect(!onOtherThread { loop.isCurrent })
+        try body(first.loop, second.loop)
+    }
+
+    @Test("isCurrent: true on the loop's own thread only")
+    func isCurrent() throws {
+        try withTwoLoops { loop, second in
+            #expect(onLoop(loop) { loop.isCurrent })
+            #expect(!onLoop(second) { loop.isCurrent })
+            #expect(!loop.isCurrent)
+            #expect(!onOtherThread { loop.isCurrent })
+        }
     }
 
     @Test("claimed on a loop: that loop is allowed, every time; another loop and a thread off the loops are not")
     func claimedOnALoop() throws {
-        let first = try LoopThread(), second = try LoopThread()
-        defer {
-            first.shutdown()
-            second.shutdown()
+        try withTwoLoops { first, second in
+            let affinity = LoopAffinity()
+            #expect(onLoop(first) { affinity.allowsCaller() })
+            #expect(onLoop(first) { affinity.allowsCaller() })
+            #expect(!onLoop(second) { affinity.allowsCaller() })
+            #expect(!affinity.allowsCaller())
+            #expect(!onOtherThread { affinity.allowsCaller() })
+            #expect(onLoop(first) { affinity.allowsCaller() })
         }
-        let affinity = LoopAffinity()
-        #expect(onLoop(first.loop) { affinity.allowsCaller() })
-        #expect(onLoop(first.loop) { affinity.allowsCaller() })
-        #expect(!onLoop(second.loop) { affinity.allowsCaller() })
-        #expect(!affinity.allowsCaller())
-        #expect(!onOtherThread { affinity.allowsCaller() })
-        #expect(onLoop(first.loop) { affinity.allowsCaller() })
     }
 
     @Test("claimed by a thread that runs no loop (a unit test's, a fuzzer's): that thread only")

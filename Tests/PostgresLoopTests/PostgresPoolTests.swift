@@ -13,8 +13,8 @@ import Testing
 struct PostgresPoolTests {
     let cluster = PostgresTestCluster.shared!
 
-    /// A pool on a loop of its own, its connections all up.
-    func readyPool(_ configuration: PostgresConfiguration) throws -> (LoopThread, LoopBound<PostgresLoopPool>) {
+    /// A pool on a loop of its own, its connections all up; `shutdown` closes it and stops its loop.
+    func readyPool(_ configuration: PostgresConfiguration) throws -> (pool: LoopBound<PostgresLoopPool>, shutdown: () -> Void) {
         let loopThread = try LoopThread()
         let loop = loopThread.loop
         let made = DispatchSemaphore(value: 0)
@@ -26,7 +26,13 @@ struct PostgresPoolTests {
         made.wait()
         let pool = try #require(box.withTracedLock { $0 })
         #expect(eventually { pool.onLoop { $0.connections.allSatisfy(\.isReady) } })
-        return (loopThread, pool)
+        return (
+            pool,
+            {
+                pool.withValue { $0.close() }
+                loopThread.shutdown()
+            }
+        )
     }
 
     @Test func aLoopsRequestsGoToItsFirstConnectionWhileItAnswers() async throws {
@@ -34,13 +40,10 @@ struct PostgresPoolTests {
         var timing = PostgresTiming()
         timing.stallThreshold = .seconds(30)
         // Room for every request of a round on one connection: this is about where reads go first.
-        let (loopThread, pool) = try readyPool(
+        let (pool, shutdown) = try readyPool(
             PostgresConfiguration(
                 connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 3, pipelineDepth: 64))
-        defer {
-            pool.withValue { $0.close() }
-            loopThread.shutdown()
-        }
+        defer { shutdown() }
         let backends = Mutex<[String?]>([])
         for round in 1...5 {
             pool.withValue { pool in
@@ -58,12 +61,9 @@ struct PostgresPoolTests {
     /// passed, the request fails as timed out, whether it was sent at once or waited in the queue;
     /// the requests around it are answered.
     @Test func aRequestCarryingThePassedDeadlineOfItsCallFailsAsTimedOut() async throws {
-        let (loopThread, pool) = try readyPool(
+        let (pool, shutdown) = try readyPool(
             PostgresConfiguration(connectionString: cluster.connectionString(), connectionsPerLoop: 1, pipelineDepth: 1))
-        defer {
-            pool.withValue { $0.close() }
-            loopThread.shutdown()
-        }
+        defer { shutdown() }
         let answers = Mutex<[String: String]>([:])
         @Sendable func record(_ name: String) -> PostgresConnection.Completion {
             { result in
@@ -97,13 +97,12 @@ struct PostgresPoolTests {
         // Room for every quick read on the second connection: under a load that keeps it from
         // answering for the threshold it looks stalled too, and a full one would leave the first,
         // blocked, as the only one with room.
-        let (loopThread, pool) = try readyPool(
+        let (pool, shutdown) = try readyPool(
             PostgresConfiguration(
                 connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2, pipelineDepth: 64))
         let holder = try await PostgresTestSession.open(cluster)
         defer {
-            pool.withValue { $0.close() }
-            loopThread.shutdown()
+            shutdown()
             holder.close()
         }
         // The slow statement waits for a lock another session holds: it ends when the test says so.
@@ -168,8 +167,8 @@ struct PostgresPoolTests {
     /// holding one request in flight, no stall and no deadline in reach; a session of the test's
     /// own holding an advisory lock; and a first request sent, waiting for that lock.
     final class BlockedPool: @unchecked Sendable {  // `waiting` is set once, before the test reads it
-        let loopThread: LoopThread
         let pool: LoopBound<PostgresLoopPool>
+        let shutdown: () -> Void
         let holder: PostgresTestSession
         let key = Int64.random(in: 1...Int64.max)
         /// The blocked request's backend once answered, and whether it was.
@@ -177,9 +176,9 @@ struct PostgresPoolTests {
         /// The pid of the backend the blocked request waits in.
         var waiting = ""
 
-        init(loopThread: LoopThread, pool: LoopBound<PostgresLoopPool>, holder: PostgresTestSession) {
-            self.loopThread = loopThread
+        init(pool: LoopBound<PostgresLoopPool>, shutdown: @escaping () -> Void, holder: PostgresTestSession) {
             self.pool = pool
+            self.shutdown = shutdown
             self.holder = holder
         }
 
@@ -189,8 +188,7 @@ struct PostgresPoolTests {
         }
 
         func close() {
-            pool.withValue { $0.close() }
-            loopThread.shutdown()
+            shutdown()
             holder.close()
         }
     }
@@ -204,11 +202,11 @@ struct PostgresPoolTests {
         timing.requestTimeout = .seconds(600)
         // No other timer of the connections' in reach either (it would tell the pool of room).
         timing.connectTimeout = .seconds(600)
-        let (loopThread, pool) = try readyPool(
+        let (pool, shutdown) = try readyPool(
             PostgresConfiguration(
                 connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: connections,
                 pipelineDepth: 1))
-        let blocked = BlockedPool(loopThread: loopThread, pool: pool, holder: try await PostgresTestSession.open(cluster))
+        let blocked = BlockedPool(pool: pool, shutdown: shutdown, holder: try await PostgresTestSession.open(cluster))
         blocked.waiting = try sendBlocked(on: pool, holder: blocked.holder, key: blocked.key) { [weak blocked] backend in
             blocked?.slow.withTracedLock { $0 = (backend, true) }
         }
@@ -260,14 +258,11 @@ struct PostgresPoolTests {
         var timing = PostgresTiming()
         timing.stallThreshold = .seconds(600)
         timing.readSpillAfter = readSpillAfter
-        let (loopThread, pool) = try readyPool(
+        let (pool, shutdown) = try readyPool(
             PostgresConfiguration(
                 connectionString: cluster.connectionString(), timing: timing, connectionsPerLoop: 2, pipelineDepth: 1,
                 readPipelineDepth: readDepth))
-        defer {
-            pool.withValue { $0.close() }
-            loopThread.shutdown()
-        }
+        defer { shutdown() }
         let backends = Mutex<[String?]>([])
         let queuedAtOnce = pool.onLoop { pool in
             pool.askBackendPids(30) { pid in backends.withTracedLock { $0.append(pid) } }
@@ -397,11 +392,8 @@ struct PostgresPoolTests {
     /// tails were shorter), one `awayFromReads` to another: a write that waits long for a lock would
     /// hold up every read sent behind it there.
     @Test func onAnIdlePoolAWriteAwayFromReadsGoesToAnotherConnectionThanTheReads() async throws {
-        let (loopThread, pool) = try readyPool(PostgresConfiguration(connectionString: cluster.connectionString(), connectionsPerLoop: 2))
-        defer {
-            pool.withValue { $0.close() }
-            loopThread.shutdown()
-        }
+        let (pool, shutdown) = try readyPool(PostgresConfiguration(connectionString: cluster.connectionString(), connectionsPerLoop: 2))
+        defer { shutdown() }
         func backend(write: Bool, awayFromReads: Bool = false) -> String? {
             let answer = Mutex<String??>(nil)
             pool.withValue { pool in
@@ -426,12 +418,9 @@ struct PostgresPoolTests {
 
     @Test func writesSpreadOverTheLoopsConnections() async throws {
         // Room for all on either connection: this is about where writes go, not about the queue.
-        let (loopThread, pool) = try readyPool(
+        let (pool, shutdown) = try readyPool(
             PostgresConfiguration(connectionString: cluster.connectionString(), connectionsPerLoop: 2, pipelineDepth: 100))
-        defer {
-            pool.withValue { $0.close() }
-            loopThread.shutdown()
-        }
+        defer { shutdown() }
         let backends = Mutex<[String?]>([])
         pool.withValue { pool in
             pool.askBackendPids(100, asWrites: true) { pid in backends.withTracedLock { $0.append(pid) } }

@@ -63,13 +63,9 @@ struct DatabaseStartupEndToEndTests {
 
     @Test(.enabled(if: PostgresTestCluster.isAvailable))
     func aSchemaNewerThanThisBuildKnowsStopsStartUpWithStatus4NamingBothVersions() async throws {
-        let cluster = PostgresTestCluster.shared!
         let known = TodoSchema.migrator.newestVersion
-        let (database, session) = try await Self.migratedByANewerBuild("newer", version: known + 97, compatibleFrom: nil)
+        let (server, session) = try await Self.startedAfterANewerBuild("newer", version: known + 97, compatibleFrom: nil)
         defer { session.close() }
-
-        let server = try ServerProcess(
-            arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", cluster.connectionString(database: database)])
         #expect(server.waitForExit() == 4)
         let line = try #require(server.lines(containing: "the database schema is newer than this build").first)
         #expect(
@@ -80,11 +76,12 @@ struct DatabaseStartupEndToEndTests {
         #expect(versions.values == [String(known + 97)])
     }
 
-    /// A fresh database migrated by this build, then recorded as migrated to `version` by a newer
-    /// build (`compatibleFrom` nil: as builds before the column wrote it); and a session on it.
-    static func migratedByANewerBuild(
+    /// The server process started on a fresh database migrated by this build, then recorded as
+    /// migrated to `version` by a newer build (`compatibleFrom` nil: as builds before the column
+    /// wrote it); and a session on that database.
+    static func startedAfterANewerBuild(
         _ label: String, version: Int, compatibleFrom: Int?
-    ) async throws -> (database: String, session: PostgresTestSession) {
+    ) async throws -> (server: ServerProcess, session: PostgresTestSession) {
         let cluster = PostgresTestCluster.shared!
         let database = try cluster.freshDatabase(label)
         let session = try await PostgresTestSession.open(cluster, database: database)
@@ -92,20 +89,18 @@ struct DatabaseStartupEndToEndTests {
         _ = try await session.connection.query(
             "INSERT INTO schema_migrations (version, name, compatible_from) VALUES ($1::integer, 'from a newer build', $2::integer)",
             [String(version), compatibleFrom.map(String.init)])
-        return (database, session)
+        let server = try ServerProcess(
+            arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", cluster.connectionString(database: database)])
+        return (server, session)
     }
 
     /// A rollback: a database a newer build migrated with versions recorded as compatible with this
     /// build starts it; the start-up line names them, and the to-dos are served.
     @Test(.enabled(if: PostgresTestCluster.isAvailable))
     func aSchemaANewerBuildMigratedCompatiblyStartsThisBuildAndSaysSo() async throws {
-        let cluster = PostgresTestCluster.shared!
         let known = TodoSchema.migrator.newestVersion
-        let (database, session) = try await Self.migratedByANewerBuild("rollback", version: known + 1, compatibleFrom: known)
+        let (server, session) = try await Self.startedAfterANewerBuild("rollback", version: known + 1, compatibleFrom: known)
         defer { session.close() }
-
-        let server = try ServerProcess(
-            arguments: ["--port", "0", "--host", "127.0.0.1", "--database-url", cluster.connectionString(database: database)])
         defer { server.signal(SIGTERM) }
         let port = try server.waitForPort()
         let ready = try #require(server.lines(containing: "database schema ready").first)

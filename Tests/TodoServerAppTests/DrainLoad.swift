@@ -6,6 +6,19 @@ import TodoServer
 /// What the drain tests keep in flight: many to-dos due today, so that `/todos/upcoming` (not
 /// paged) answers megabytes, more than the kernel's socket buffers hold.
 enum DrainLoad {
+    /// A server started with `arguments`, filled with 8,000 to-dos due today, and a reader with a
+    /// tiny receive buffer that keeps the megabytes of `/todos/upcoming`'s answer in flight:
+    /// counted by the server, not yet read.
+    static func answerInFlight(arguments: [String]) throws -> (server: ServerProcess, port: Int, reader: TestHTTPClient) {
+        let server = try ServerProcess(arguments: arguments)
+        let port = try server.waitForPort()
+        try fill(port: port, count: 8000)
+        let reader = try TestHTTPClient(port: port, receiveBufferBytes: 4096)
+        try reader.send("GET /todos/upcoming HTTP/1.1\r\nHost: h\r\n\r\n")
+        try #require(try answerCounted(route: "/todos/upcoming", port: port))
+        return (server, port, reader)
+    }
+
     /// Creates `count` to-dos due today with long titles, 25 requests pipelined at a time.
     static func fill(port: Int, count: Int) throws {
         let client = try TestHTTPClient(port: port)

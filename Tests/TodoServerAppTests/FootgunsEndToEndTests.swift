@@ -64,15 +64,11 @@ struct FootgunsEndToEndTests {
             (SIGTERM, SIGINT, Int32(128 + SIGINT), "SIGINT"),
         ])
     func secondStopSignal(first: Int32, second: Int32, status: Int32, name: String) throws {
-        let server = try ServerProcess(arguments: [
+        // The drain waits for the answer in flight to the reader (open until the end).
+        let (server, _, reader) = try DrainLoad.answerInFlight(arguments: [
             "--port", "0", "--host", "127.0.0.1", "--threads", "1", "--shutdown-grace-seconds", "120",
         ])
-        let port = try server.waitForPort()
-        try DrainLoad.fill(port: port, count: 8000)
-        // A reader with a tiny receive buffer keeps a ~5 MB answer in flight: the drain waits for it.
-        let reader = try TestHTTPClient(port: port, receiveBufferBytes: 4096)
-        try reader.send("GET /todos/upcoming HTTP/1.1\r\nHost: h\r\n\r\n")
-        try #require(try DrainLoad.answerCounted(route: "/todos/upcoming", port: port))
+        defer { reader.close() }
         server.signal(first)
         _ = try server.waitForLine(containing: "shutdown requested, draining")
         #expect(server.process.isRunning, "the first signal drains: the answer in flight is still being read")

@@ -8,16 +8,9 @@ import TodoServer
 struct ProcessEndToEndTests {
     @Test("SIGTERM: stops accepting, finishes the response in flight, exits 0")
     func sigterm() throws {
-        let server = try ServerProcess(arguments: [
+        let (server, port, reader) = try DrainLoad.answerInFlight(arguments: [
             "--port", "0", "--threads", "2", "--host", "127.0.0.1", "--shutdown-grace-seconds", "15",
         ])
-        let port = try server.waitForPort()
-        try DrainLoad.fill(port: port, count: 8000)
-        // A reader with a tiny receive buffer keeps a ~6 MB answer (upcoming is not paged) in flight,
-        // more than the kernel's socket buffers hold.
-        let reader = try TestHTTPClient(port: port, receiveBufferBytes: 4096)
-        try reader.send("GET /todos/upcoming HTTP/1.1\r\nHost: h\r\n\r\n")
-        try #require(try DrainLoad.answerCounted(route: "/todos/upcoming", port: port))
         server.signal(SIGTERM)
         // Every loop closes its listener; poll, since a slow build (TSan) takes a while to get there.
         let refused = eventually(timeout: .seconds(5), interval: .milliseconds(50)) { (try? TestHTTPClient(port: port)) == nil }

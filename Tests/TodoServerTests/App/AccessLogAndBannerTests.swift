@@ -9,10 +9,17 @@ import Testing
 
 @Suite("Access log, trace and debug lines, and the banner")
 struct AccessLogAndBannerTests {
+    /// A live server configured by `configure`, logging at `logLevel` into the storage answered.
+    private func loggingServer(
+        logLevel: Logger.Level = .info, configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws -> (LiveServer, CapturingLogHandler.Storage) {
+        let storage = CapturingLogHandler.Storage()
+        return (try LiveServer(configure: configure, logHandler: CapturingLogHandler(storage: storage), logLevel: logLevel), storage)
+    }
+
     @Test("access lines carry the query string, the client address and a 4xx's detail")
     func accessLines() throws {
-        let storage = CapturingLogHandler.Storage()
-        let server = try LiveServer(logHandler: CapturingLogHandler(storage: storage))
+        let (server, storage) = try loggingServer()
         _ = try server.request("GET", "/todos?limit=2&sort=title", headers: [("X-Request-ID", "q-1")])
         let missing = try server.request("GET", "/todos/nope", headers: [("X-Request-ID", "q-2")])
         let lines = storage.lines.withTracedLock { $0 }
@@ -28,12 +35,10 @@ struct AccessLogAndBannerTests {
 
     @Test("trace lists request headers without credentials; debug says what screening and tokens decided")
     func traceAndDebug() throws {
-        let storage = CapturingLogHandler.Storage()
-        let server = try LiveServer(
-            configure: {
-                $0.readTokens = ["reader-9"]
-                $0.maxURIBytes = 64
-            }, logHandler: CapturingLogHandler(storage: storage), logLevel: .trace)
+        let (server, storage) = try loggingServer(logLevel: .trace) {
+            $0.readTokens = ["reader-9"]
+            $0.maxURIBytes = 64
+        }
         _ = try server.request(
             "GET", "/todos",
             headers: [
@@ -56,21 +61,18 @@ struct AccessLogAndBannerTests {
 
     @Test("at info, no trace or debug lines")
     func infoIsQuiet() throws {
-        let storage = CapturingLogHandler.Storage()
-        let server = try LiveServer(configure: { $0.readTokens = ["reader-9"] }, logHandler: CapturingLogHandler(storage: storage))
+        let (server, storage) = try loggingServer { $0.readTokens = ["reader-9"] }
         _ = try server.request("GET", "/todos", headers: [("Authorization", "Bearer reader-9")])
         #expect(storage.lines.withTracedLock { $0 }.allSatisfy { $0.level >= .info })
     }
 
     @Test("the banner: URL, store, access, loops; debug dumps each setting with its source")
     func banner() throws {
-        let storage = CapturingLogHandler.Storage()
-        let server = try LiveServer(
-            configure: {
-                $0.authTokens = ["w-secret"]
-                $0.logLevel = .debug
-                $0.provenance.sources["authTokens"] = .environment("TODO_AUTH_TOKENS")
-            }, logHandler: CapturingLogHandler(storage: storage), logLevel: .debug)
+        let (server, storage) = try loggingServer(logLevel: .debug) {
+            $0.authTokens = ["w-secret"]
+            $0.logLevel = .debug
+            $0.provenance.sources["authTokens"] = .environment("TODO_AUTH_TOKENS")
+        }
         let messages = storage.lines.withTracedLock { $0 }.map(\.message)
         #expect(messages.contains("listening on http://127.0.0.1:\(server.port)/"))
         #expect(messages.contains("store: in memory — set TODO_DATA_DIR or TODO_DATABASE_URL to keep to-dos"))
@@ -88,15 +90,9 @@ struct AccessLogAndBannerTests {
 
     @Test("json log lines: one object per line with time, level, label, message and metadata")
     func jsonFormat() throws {
-        var fds: [Int32] = [0, 0]
-        try #require(pipe(&fds) == 0)
-        defer { close(fds[0]) }
-        let logger = Logger(label: "todo-server") { StdoutLogHandler(label: $0, logLevel: .info, descriptor: fds[1], format: .json) }
-        logger.info("GET /todos 200 2 0.100ms — \"quoted\"\n", metadata: ["request_id": "abc", "message": "clash"])
-        close(fds[1])
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = read(fds[0], &bytes, bytes.count)
-        let text = String(decoding: bytes[..<max(0, count)], as: UTF8.self)
+        let text = try StdoutLogHandlerTests.written(format: .json) { logger in
+            logger.info("GET /todos 200 2 0.100ms — \"quoted\"\n", metadata: ["request_id": "abc", "message": "clash"])
+        }
         #expect(text.hasSuffix("}\n"))
         #expect(text.dropLast().split(separator: "\n").count == 1, "a newline in the message stays escaped")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
@@ -113,17 +109,16 @@ struct AccessLogAndBannerTests {
 struct LogWriterTests {
     @Test("a stalled reader never blocks enqueue: lines past the bound are dropped, counted and reported")
     func stalledReader() throws {
-        var fds: [Int32] = [0, 0]
-        try #require(pipe(&fds) == 0)
-        defer { close(fds[0]) }
+        let pipe = try NonBlockingPipe()
+        defer { pipe.close() }
         // Fill the pipe first (newlines only, which the checks below skip), as a reader that has
         // stopped would leave it: the writer's first write blocks.
-        let writeFlags = fcntl(fds[1], F_GETFL)
-        _ = fcntl(fds[1], F_SETFL, writeFlags | O_NONBLOCK)
+        let writeFlags = fcntl(pipe.writeEnd, F_GETFL)
+        _ = fcntl(pipe.writeEnd, F_SETFL, writeFlags | O_NONBLOCK)
         let filler = [UInt8](repeating: UInt8(ascii: "\n"), count: 4096)
-        while write(fds[1], filler, filler.count) > 0 {}
-        _ = fcntl(fds[1], F_SETFL, writeFlags)
-        let writer = LogWriter(descriptor: fds[1], capacityBytes: 4096) { count in Array("dropped \(count)\n".utf8) }
+        while write(pipe.writeEnd, filler, filler.count) > 0 {}
+        _ = fcntl(pipe.writeEnd, F_SETFL, writeFlags)
+        let writer = LogWriter(descriptor: pipe.writeEnd, capacityBytes: 4096) { count in Array("dropped \(count)\n".utf8) }
         let line = Array((String(repeating: "x", count: 99) + "\n").utf8)
         // 20,000 lines of 100 bytes: far more than the pipe (64 KiB) and the buffer hold.
         for _ in 0..<20_000 { writer.enqueue(line) }
@@ -131,30 +126,16 @@ struct LogWriterTests {
         #expect(dropped > 10_000)
         #expect(!writer.flush(timeout: .milliseconds(50)), "nothing drains while nobody reads")
         // Read everything until the writer has drained; the notices add up to what was dropped.
-        let flags = fcntl(fds[0], F_GETFL)
-        _ = fcntl(fds[0], F_SETFL, flags | O_NONBLOCK)
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
         let drained = eventually(timeout: .seconds(20)) {
-            while true {
-                let count = read(fds[0], &chunk, chunk.count)
-                guard count > 0 else { break }
-                received += chunk[..<count]
-            }
+            let received = pipe.read()
             return writer.flush(timeout: .zero) && String(decoding: received, as: UTF8.self).contains("dropped")
         }
         #expect(drained)
-        while true {
-            let count = read(fds[0], &chunk, chunk.count)
-            guard count > 0 else { break }
-            received += chunk[..<count]
-        }
-        let text = String(decoding: received, as: UTF8.self)
+        let text = String(decoding: pipe.read(), as: UTF8.self)
         let lines = text.split(separator: "\n")
         let notices = lines.filter { $0.hasPrefix("dropped ") }.compactMap { Int($0.dropFirst(8)) }
         #expect(notices.reduce(0, +) == dropped)
         #expect(lines.count - notices.count == 20_000 - dropped, "every line not dropped arrives whole")
         writer.close(timeout: .seconds(1))
-        close(fds[1])
     }
 }

@@ -1,4 +1,3 @@
-import Glibc
 import Logging
 import Testing
 
@@ -6,20 +5,27 @@ import Testing
 
 @Suite("StdoutLogHandler")
 struct StdoutLogHandlerTests {
+    /// What a `StdoutLogHandler` at info, for a logger labelled todo-server, writes in `format` for
+    /// what `log` logs with it.
+    static func written(format: LogFormat = .text, _ log: (inout Logger) -> Void) throws -> String {
+        let pipe = try NonBlockingPipe()
+        defer { pipe.close() }
+        var logger = Logger(label: "todo-server") {
+            StdoutLogHandler(label: $0, logLevel: .info, descriptor: pipe.writeEnd, format: format)
+        }
+        log(&logger)
+        return String(decoding: pipe.read(), as: UTF8.self)
+    }
+
     @Test("one line per event: time, level, label, sorted metadata, message")
     func line() throws {
-        var fds: [Int32] = [0, 0]
-        try #require(pipe(&fds) == 0)
-        defer { close(fds[0]) }
-        var logger = Logger(label: "todo-server") { StdoutLogHandler(label: $0, logLevel: .info, descriptor: fds[1]) }
-        logger[metadataKey: "zone"] = "a"
-        logger.info("GET /todos 200 2 0.100ms", metadata: ["request_id": "abc"])
-        logger.debug("not written")
-        logger.warning("second")
-        close(fds[1])
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = read(fds[0], &bytes, bytes.count)
-        let lines = String(decoding: bytes[..<max(0, count)], as: UTF8.self).split(separator: "\n")
+        let text = try Self.written { logger in
+            logger[metadataKey: "zone"] = "a"
+            logger.info("GET /todos 200 2 0.100ms", metadata: ["request_id": "abc"])
+            logger.debug("not written")
+            logger.warning("second")
+        }
+        let lines = text.split(separator: "\n")
         #expect(lines.count == 2)
         let first = lines[0].split(separator: " ", maxSplits: 1)
         #expect(first[0].count == 24)

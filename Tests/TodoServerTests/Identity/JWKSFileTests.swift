@@ -13,6 +13,15 @@ struct JWKSFileTests {
         init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
         deinit { try? FileManager.default.removeItem(atPath: path) }
 
+        /// The path of the set's file here, jwks.json.
+        var jwks: String { path + "/jwks.json" }
+
+        /// Writes `set` to jwks.json and loads it, at second 0.
+        func loadJWKS(_ set: [UInt8]) throws -> JWKSFile {
+            try write(set, to: "jwks.json")
+            return try JWKSFile.load(path: jwks, now: JWKSFileTests.at(0)).get()
+        }
+
         /// Writes `bytes` to `name` in place (truncate and write, as an editor without rename does).
         func write(_ bytes: [UInt8], to name: String) throws {
             try Data(bytes).write(to: URL(fileURLWithPath: path + "/" + name))
@@ -51,8 +60,7 @@ struct JWKSFileTests {
     func rotation() throws {
         let fixture = try IdentityFixture.get()
         let folder = try Folder()
-        try folder.write(fixture.setA, to: "jwks.json")
-        var file = try JWKSFile.load(path: folder.path + "/jwks.json", now: Self.at(0)).get()
+        var file = try folder.loadJWKS(fixture.setA)
         let old = try #require(fixture.tokens["RS256"]), new = try #require(fixture.tokens["rotated"])
         #expect(Self.outcome(old, file.keys) == JWTVerifierTests.valid)
         #expect(Self.outcome(new, file.keys) == .refused("unknown key"))
@@ -77,8 +85,7 @@ struct JWKSFileTests {
     func brokenFileKeepsLastGoodSet() throws {
         let fixture = try IdentityFixture.get()
         let folder = try Folder()
-        try folder.write(fixture.setB, to: "jwks.json")
-        var file = try JWKSFile.load(path: folder.path + "/jwks.json", now: Self.at(0)).get()
+        var file = try folder.loadJWKS(fixture.setB)
         let token = try #require(fixture.tokens["rotated"])
 
         try folder.replace("jwks.json", with: Array(#"{"keys":[{"kty":"RSA","n":"#.utf8))
@@ -90,14 +97,14 @@ struct JWKSFileTests {
         #expect(Self.reason(file.refresh(now: Self.at(3))) == #"no usable key: "keys" is empty"#)
         #expect(Self.outcome(token, file.keys) == JWTVerifierTests.valid)
 
-        try FileManager.default.removeItem(atPath: folder.path + "/jwks.json")
+        try FileManager.default.removeItem(atPath: folder.jwks)
         #expect(Self.reason(file.refresh(now: Self.at(4))) == "cannot be read: No such file or directory")
         #expect(Self.isUnchanged(file.refresh(now: Self.at(5))))
         #expect(Self.outcome(token, file.keys) == JWTVerifierTests.valid)
 
-        try FileManager.default.createDirectory(atPath: folder.path + "/jwks.json", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: folder.jwks, withIntermediateDirectories: false)
         #expect(Self.reason(file.refresh(now: Self.at(6))) == "is not a regular file")
-        try FileManager.default.removeItem(atPath: folder.path + "/jwks.json")
+        try FileManager.default.removeItem(atPath: folder.jwks)
 
         try folder.write(fixture.setA, to: "jwks.json")
         #expect(Self.reloaded(file.refresh(now: Self.at(7))) == ["a-rsa", "a-ec", "a-ed25519"])

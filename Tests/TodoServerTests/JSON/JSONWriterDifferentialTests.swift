@@ -359,32 +359,37 @@ struct JSONWriterDifferentialTests {
             sourceLocation: sourceLocation)
     }
 
+    /// Runs `round` `rounds` times on inputs from the seed of `name` (printed) and one
+    /// `ReferenceDates`, and reports the failures it answers, for `documentsPerRound` documents a round.
+    private static func compareRounds(
+        _ name: String, _ rounds: Int, documentsPerRound: Int = 1, sourceLocation: SourceLocation = #_sourceLocation,
+        _ round: (_ round: Int, _ inputs: inout Inputs, _ dates: inout ReferenceDates) -> [String]
+    ) {
+        let seed = Self.seed(name)
+        var inputs = Inputs(generator: SplitMix64(seed: seed))
+        var dates = ReferenceDates()
+        var failures: [String] = []
+        for index in 0..<rounds { failures += round(index, &inputs, &dates) }
+        report(failures, seed: seed, documents: rounds * documentsPerRound, sourceLocation: sourceLocation)
+    }
+
     // MARK: - The documents
 
     @Test("a to-do (GET, POST, PATCH, PUT): 3,000 generated, through both paths, against JSONSerialization and JSONEncoder")
     func item() {
-        let seed = Self.seed("item")
-        var inputs = Inputs(generator: SplitMix64(seed: seed))
-        var dates = ReferenceDates()
-        var failures: [String] = []
-        for round in 0..<3000 {
+        Self.compareRounds("item", 3000) { round, inputs, dates in
             let todo = inputs.todo(), base = inputs.baseURL()
             let model = TodoViewModel(todo, baseURL: base)
             let written = Self.written(model, capacity: round % 2 == 0 ? 16 : model.jsonSizeHint)
-            failures += Self.compare(
+            return Self.compare(
                 written, Self.reference(todo, baseURL: base, dates: &dates), sortedNames: true,
                 encoded: Self.encoded(EncodableTodo(todo, baseURL: base, dates: &dates)), context: "round \(round)")
         }
-        Self.report(failures, seed: seed, documents: 3000)
     }
 
     @Test("the list page: 400 pages of 0 to 30 to-dos, one-step and member by member")
     func list() {
-        let seed = Self.seed("list")
-        var inputs = Inputs(generator: SplitMix64(seed: seed))
-        var dates = ReferenceDates()
-        var failures: [String] = []
-        for round in 0..<400 {
+        Self.compareRounds("list", 400) { round, inputs, dates in
             // Every third page plain: ids and titles without escapes, years 0 to 9999 (the one-step form).
             var todos = inputs.todos(upTo: 30)
             if round % 3 == 0 {
@@ -402,20 +407,15 @@ struct JSONWriterDifferentialTests {
             let base = round % 3 == 0 ? "http://127.0.0.1:8080" : inputs.baseURL()
             let model = TodoListViewModel(items: PackedTodos(todos), baseURL: base)
             let written = Self.written(model, capacity: round % 2 == 0 ? 16 : model.jsonSizeHint)
-            failures += Self.compare(
+            return Self.compare(
                 written, .array(todos.map { Self.reference($0, baseURL: base, dates: &dates) }), sortedNames: true,
                 encoded: Self.encoded(todos.map { EncodableTodo($0, baseURL: base, dates: &dates) }), context: "page \(round)")
         }
-        Self.report(failures, seed: seed, documents: 400)
     }
 
     @Test("upcoming: 300 bodies of 0 to 4 sections, or the nothing-due message")
     func upcoming() {
-        let seed = Self.seed("upcoming")
-        var inputs = Inputs(generator: SplitMix64(seed: seed))
-        var dates = ReferenceDates()
-        var failures: [String] = []
-        for round in 0..<300 {
+        Self.compareRounds("upcoming", 300) { round, inputs, dates in
             let relativeDates = RelativeDate.allCases.filter { _ in inputs.chance(2) }
             let data = UpcomingData(sections: relativeDates.map { .init(relativeDate: $0, items: inputs.todos(upTo: 6)) })
             let base = inputs.baseURL()
@@ -436,19 +436,14 @@ struct JSONWriterDifferentialTests {
                         })
                 ),
             ])
-            failures += Self.compare(
+            return Self.compare(
                 Self.written(UpcomingViewModel(data, baseURL: base)), reference, sortedNames: true, context: "round \(round)")
         }
-        Self.report(failures, seed: seed, documents: 300)
     }
 
     @Test("the feed's event data: 2,000 created, updated, deleted, cleared and resync events")
     func feed() {
-        let seed = Self.seed("feed")
-        var inputs = Inputs(generator: SplitMix64(seed: seed))
-        var dates = ReferenceDates()
-        var failures: [String] = []
-        for round in 0..<2000 {
+        Self.compareRounds("feed", 2000) { round, inputs, dates in
             let base = inputs.baseURL()
             let position = "p.\(inputs.below(1000)).\(inputs.below(1000))"
             let item: FeedItem
@@ -479,19 +474,16 @@ struct JSONWriterDifferentialTests {
                 reference = .object([])
             }
             let event = FeedSession.viewModel(item, baseURL: base)
-            if event.event != name || event.id != position { failures.append("round \(round): event \(event.event) \(event.id)") }
+            let named = event.event == name && event.id == position ? [] : ["round \(round): event \(event.event) \(event.id)"]
             // Not sorted names: `todo` comes before `etag` (asserted in `deliberateDifferences`).
-            failures += Self.compare(event.data, reference, sortedNames: name != "created" && name != "updated", context: "round \(round)")
+            return named
+                + Self.compare(event.data, reference, sortedNames: name != "created" && name != "updated", context: "round \(round)")
         }
-        Self.report(failures, seed: seed, documents: 2000)
     }
 
     @Test("problem and health bodies: 1,000 each, with generated details, fields and reasons")
     func problemsAndHealth() {
-        let seed = Self.seed("problems")
-        var inputs = Inputs(generator: SplitMix64(seed: seed))
-        var failures: [String] = []
-        for round in 0..<1000 {
+        Self.compareRounds("problems", 1000, documentsPerRound: 2) { round, inputs, _ in
             let errors: [FieldError]? =
                 inputs.chance(2)
                 ? nil : (0..<inputs.below(4)).map { _ in FieldError(field: inputs.text(length: 10), message: inputs.title()) }
@@ -504,7 +496,7 @@ struct JSONWriterDifferentialTests {
                     ("errors", .array(errors.map { .object([("field", .string($0.field)), ("message", .string($0.message))]) })))
             }
             members += [("status", .int(problem.status)), ("title", .string(problem.title)), ("type", .string(problem.type))]
-            failures += Self.compare(Self.written(problem), .object(members), sortedNames: true, context: "problem \(round)")
+            let problemFailures = Self.compare(Self.written(problem), .object(members), sortedNames: true, context: "problem \(round)")
 
             let health = HealthViewModel(
                 status: inputs.chance(2) ? "ok" : "unavailable", todos: inputs.chance(2) ? nil : inputs.order() ?? 0,
@@ -513,9 +505,9 @@ struct JSONWriterDifferentialTests {
             if let reason = health.reason { healthMembers.append(("reason", .string(reason))) }
             healthMembers.append(("status", .string(health.status)))
             if let todos = health.todos { healthMembers.append(("todos", .int(todos))) }
-            failures += Self.compare(Self.written(health), .object(healthMembers), sortedNames: true, context: "health \(round)")
+            return problemFailures
+                + Self.compare(Self.written(health), .object(healthMembers), sortedNames: true, context: "health \(round)")
         }
-        Self.report(failures, seed: seed, documents: 2000)
     }
 
     @Test("the index body and JSONValue.jsonText: dictionaries in Swift's String order, 1,000 each")

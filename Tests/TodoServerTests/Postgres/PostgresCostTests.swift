@@ -49,10 +49,8 @@ struct PostgresCostTests {
 
     /// Version 5: a PATCH of `completed` (the store's own statement) writes no index entry.
     @Test func markingAToDoDoneOrNotDoneIsAHotUpdate() async throws {
-        let database = try cluster.freshDatabase("hot")
-        let session = try await PostgresTestSession.open(cluster, database: database)
+        let session = try await cluster.migratedSession(database: try cluster.freshDatabase("hot"))
         defer { session.close() }
-        try await TodoSchema.migrator.migrate(session.connection)
         let id = "8f0c2f1e-0000-4000-8000-000000000001"
         let todo = Todo(
             id: id, title: "hot", completed: false, order: 3, dueDate: CalendarDay("2026-11-30"),
@@ -92,10 +90,8 @@ struct PostgresCostTests {
     /// `completed`, from a statement trigger that ran on every update). Since version 7 the trigger
     /// runs for every update and tests the change itself (a `WHEN` cost every statement more).
     @Test func aChangeOfCompletedUpdatesOneKeptCountRowAndOtherChangesNone() async throws {
-        let database = try cluster.freshDatabase("tallies")
-        let session = try await PostgresTestSession.open(cluster, database: database)
+        let session = try await cluster.migratedSession(database: try cluster.freshDatabase("tallies"))
         defer { session.close() }
-        try await TodoSchema.migrator.migrate(session.connection)
         _ = try await session.connection.query("SET track_functions = 'pl'")
         let id = "8f0c2f1e-0000-4000-8000-000000000002"
         let created = Timestamp(millisecondsSinceEpoch: 1_763_812_800_000)

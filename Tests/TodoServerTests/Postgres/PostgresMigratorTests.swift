@@ -158,9 +158,8 @@ struct PostgresMigratorTests {
     /// creates or alters, so it asks for neither.
     @Test func aRoleThatOnlyUsesTheTablesRunsOnADatabaseItsOwnerMigrated() async throws {
         let database = try cluster.freshDatabase("user_role")
-        let owner = try await PostgresTestSession.open(cluster, database: database)
+        let owner = try await cluster.migratedSession(database: database)
         defer { owner.close() }
-        try await TodoSchema.migrator.migrate(owner.connection)
         let role = "app_\(UInt32.random(in: 0...UInt32.max))"
         for statement in [
             "CREATE ROLE \(role) LOGIN", "REVOKE CREATE ON SCHEMA public FROM PUBLIC", "GRANT USAGE ON SCHEMA public TO \(role)",

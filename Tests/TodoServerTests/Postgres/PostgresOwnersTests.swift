@@ -296,15 +296,21 @@ struct PostgresOwnersTests {
         static let events = "SELECT kind::text, id::text FROM todo_events e ORDER BY e.xid, e.seq"
     }
 
+    /// A fresh database migrated to the previous build's schema (versions 1 to 9), and a session on it.
+    private func previousSchema(_ label: String) async throws -> (database: String, session: PostgresTestSession) {
+        let database = try cluster.freshDatabase(label)
+        let session = try await PostgresTestSession.open(cluster, database: database)
+        let previous = PostgresMigrator(migrations: TodoSchema.migrations.filter { $0.version <= 9 }, lockKey: TodoSchema.migrationLockKey)
+        #expect(try await previous.migrate(session.connection) == Array(1...9))
+        return (database, session)
+    }
+
     /// A role granted the previous tables one by one (not the owner, no right to create) keeps
     /// its rights through migration 10: on the new table of kept counts (its triggers write there
     /// as the role) and on the views that keep the old names (for a rollback).
     @Test func aRoleGrantedThePreviousTablesOneByOneRunsBothBuildsAfterTheMigration() async throws {
-        let database = try cluster.freshDatabase("owners_grants")
-        let session = try await PostgresTestSession.open(cluster, database: database)
+        let (database, session) = try await previousSchema("owners_grants")
         defer { session.close() }
-        let previous = PostgresMigrator(migrations: TodoSchema.migrations.filter { $0.version <= 9 }, lockKey: TodoSchema.migrationLockKey)
-        #expect(try await previous.migrate(session.connection) == Array(1...9))
         let role = "app_\(UInt32.random(in: 0...UInt32.max))"
         _ = try await session.connection.query("CREATE ROLE \(role) LOGIN")
         for table in ["todos", "todo_events", "todo_tallies", "todo_event_floor"] {
@@ -338,11 +344,8 @@ struct PostgresOwnersTests {
     }
 
     @Test func aDatabaseOfThePreviousSchemaIsTheSharedListAndThePreviousBuildStillRunsOnItSeeingOnlyThat() async throws {
-        let database = try cluster.freshDatabase("owners_migration")
-        let session = try await PostgresTestSession.open(cluster, database: database)
+        let (database, session) = try await previousSchema("owners_migration")
         defer { session.close() }
-        let previous = PostgresMigrator(migrations: TodoSchema.migrations.filter { $0.version <= 9 }, lockKey: TodoSchema.migrationLockKey)
-        #expect(try await previous.migrate(session.connection) == Array(1...9))
         func run(_ statement: String, _ parameters: [String?] = []) async throws -> PostgresRows {
             try await session.connection.query(statement, parameters)
         }

@@ -19,9 +19,7 @@ struct TodoSQLTests {
     }
 
     func session(database: String) async throws -> PostgresTestSession {
-        let session = try await PostgresTestSession.open(cluster, database: database)
-        try await TodoSchema.migrator.migrate(session.connection)
-        return session
+        try await cluster.migratedSession(database: database)
     }
 
     static func id(_ number: Int) -> String {
@@ -148,28 +146,46 @@ struct TodoSQLTests {
             at: Timestamp(millisecondsSinceEpoch: time))
     }
 
+    /// Runs `statement` (`TodoSQL.update`, `.updateChanging` or `.updateOrRead`) on to-do `number`.
+    func runUpdate(
+        _ statement: PostgresStatement, in session: PostgresTestSession, _ number: Int = 1, title: String? = nil,
+        completed: Bool? = nil, order: TodoSQL.FieldChange<Int>? = nil, condition: TodoSQL.Condition = .init(), at time: Int64
+    ) async throws -> PostgresRows {
+        try await run(
+            session, statement,
+            Self.updateParameters(number, title: title, completed: completed, order: order, condition: condition, at: time))
+    }
+
+    /// `TodoSQL.update` (or `statement`, which answers the same columns) on to-do `number`: its
+    /// outcome and the to-do, nil for no row.
     func update(
         _ session: PostgresTestSession, _ number: Int, title: String? = nil, completed: Bool? = nil,
-        order: TodoSQL.FieldChange<Int>? = nil, condition: TodoSQL.Condition = .init(), at time: Int64
+        order: TodoSQL.FieldChange<Int>? = nil, condition: TodoSQL.Condition = .init(), at time: Int64,
+        statement: PostgresStatement = TodoSQL.update
     ) async throws -> (outcome: String, todo: Todo)? {
-        let rows = try await run(
-            session, TodoSQL.update,
-            Self.updateParameters(number, title: title, completed: completed, order: order, condition: condition, at: time))
+        let rows = try await runUpdate(
+            statement, in: session, number, title: title, completed: completed, order: order, condition: condition, at: time)
         #expect(rows.count <= 1)
         guard rows.count == 1 else { return nil }
         return (try #require(rows[0, 0]), try #require(TodoRowDecoder.todo(rows, row: 0, first: 1)))
     }
 
-    @Test func aConditionalUpdateTellsUpdatedUnchangedFailedAndMissingApart() async throws {
-        let session = try await session("sql_update")
-        defer { session.close() }
+    /// A fresh migrated database holding to-do 1 ("a", order 5), a session on it, and that to-do
+    /// as an update of its title to "b" at 2,000,000,000,000 ms leaves it (revision 2).
+    func sessionWithToDoA(_ label: String) async throws -> (session: PostgresTestSession, retitledB: Todo) {
+        let session = try await session(label)
         let original = Self.todo(1, title: "a", order: 5)
         _ = try await insert(session, original)
-
         var expected = original
         expected.title = "b"
         expected.revision = 2
         expected.updatedAt = Timestamp(millisecondsSinceEpoch: 2_000_000_000_000)
+        return (session, expected)
+    }
+
+    @Test func aConditionalUpdateTellsUpdatedUnchangedFailedAndMissingApart() async throws {
+        let (session, expected) = try await sessionWithToDoA("sql_update")
+        defer { session.close() }
         let updated = try await update(session, 1, title: "b", condition: .init(ifMatch: [1]), at: 2_000_000_000_000)
         #expect(updated?.outcome == "updated")
         #expect(updated?.todo == expected)
@@ -199,29 +215,19 @@ struct TodoSQLTests {
     /// condition passes and a field changes; otherwise no row and nothing written (the store then
     /// reads the to-do).
     @Test func aPlainUpdateAnswersAndRecordsOnlyAChange() async throws {
-        let session = try await session("sql_update_changing")
+        let (session, expected) = try await sessionWithToDoA("sql_update_changing")
         defer { session.close() }
-        let original = Self.todo(1, title: "a", order: 5)
-        _ = try await insert(session, original)
-        func changing(
-            _ number: Int = 1, title: String? = nil, order: TodoSQL.FieldChange<Int>? = nil, condition: TodoSQL.Condition = .init(),
-            at time: Int64
-        ) async throws -> PostgresRows {
-            try await run(
-                session, TodoSQL.updateChanging, Self.updateParameters(number, title: title, order: order, condition: condition, at: time))
-        }
-        var expected = original
-        expected.title = "b"
-        expected.revision = 2
-        expected.updatedAt = Timestamp(millisecondsSinceEpoch: 2_000_000_000_000)
-        let changed = try await changing(title: "b", condition: .init(ifMatch: [1]), at: 2_000_000_000_000)
+        let changing = TodoSQL.updateChanging
+        let changed = try await runUpdate(changing, in: session, title: "b", condition: .init(ifMatch: [1]), at: 2_000_000_000_000)
         #expect(changed.count == 1)
         #expect(TodoRowDecoder.todo(changed, row: 0) == expected)
         // The same values, a stale tag, If-None-Match: *, a missing to-do: no row.
-        #expect(try await changing(title: "b", order: .init(value: 5), at: 2_100_000_000_000).count == 0)
-        #expect(try await changing(title: "c", condition: .init(ifMatch: [1]), at: 2_200_000_000_000).count == 0)
-        #expect(try await changing(title: "c", condition: .init(ifNoneMatchAny: true), at: 2_300_000_000_000).count == 0)
-        #expect(try await changing(2, title: "x", at: 2_400_000_000_000).count == 0)
+        #expect(try await runUpdate(changing, in: session, title: "b", order: .init(value: 5), at: 2_100_000_000_000).count == 0)
+        #expect(try await runUpdate(changing, in: session, title: "c", condition: .init(ifMatch: [1]), at: 2_200_000_000_000).count == 0)
+        #expect(
+            try await runUpdate(changing, in: session, title: "c", condition: .init(ifNoneMatchAny: true), at: 2_300_000_000_000).count == 0
+        )
+        #expect(try await runUpdate(changing, in: session, 2, title: "x", at: 2_400_000_000_000).count == 0)
         #expect(try await get(session, 1) == expected)
         // One event for the insert, one for the change; none for the rest.
         let events = try await session.connection.query("SELECT kind::text, title, revision FROM todo_events ORDER BY xid, seq")
@@ -232,23 +238,13 @@ struct TodoSQLTests {
     /// and a field changes; otherwise `current` and the to-do as stored, nothing written; no row for
     /// a missing to-do.
     @Test func anUpdateOrReadAnswersTheChangeOrTheToDoAsStored() async throws {
-        let session = try await session("sql_update_or_read")
+        let (session, expected) = try await sessionWithToDoA("sql_update_or_read")
         defer { session.close() }
-        let original = Self.todo(1, title: "a", order: 5)
-        _ = try await insert(session, original)
         func updateOrRead(
-            _ number: Int = 1, title: String? = nil, order: TodoSQL.FieldChange<Int>? = nil, condition: TodoSQL.Condition = .init(),
-            at time: Int64
-        ) async throws -> (outcome: String?, todo: Todo?)? {
-            let rows = try await run(
-                session, TodoSQL.updateOrRead, Self.updateParameters(number, title: title, order: order, condition: condition, at: time))
-            #expect(rows.count <= 1)
-            return rows.count == 0 ? nil : (rows[0, 0], TodoRowDecoder.todo(rows, row: 0, first: 1))
+            _ number: Int = 1, title: String? = nil, condition: TodoSQL.Condition = .init(), at time: Int64
+        ) async throws -> (outcome: String, todo: Todo)? {
+            try await update(session, number, title: title, condition: condition, at: time, statement: TodoSQL.updateOrRead)
         }
-        var expected = original
-        expected.title = "b"
-        expected.revision = 2
-        expected.updatedAt = Timestamp(millisecondsSinceEpoch: 2_000_000_000_000)
         let changed = try #require(try await updateOrRead(title: "b", condition: .init(ifMatch: [1]), at: 2_000_000_000_000))
         #expect(changed.outcome == "updated" && changed.todo == expected)
         // The same values, a stale tag, If-None-Match: *: the to-do as stored; a missing one: no row.
@@ -422,61 +418,66 @@ struct TodoSQLTests {
         #expect(try await list(session, TodoQuery()) == ([], 0))
     }
 
+    /// Runs `body` on a fresh migrated database holding to-do 1, with a session on it and `holder`, a
+    /// session whose open transaction has inserted to-do 2 (not committed); closes both after it.
+    func withOpenInsert(
+        _ label: String, _ body: (_ database: String, _ session: PostgresTestSession, _ holder: PostgresTestSession) async throws -> Void
+    ) async throws {
+        let database = try cluster.freshDatabase(label)
+        let session = try await session(database: database)
+        defer { session.close() }
+        _ = try await insert(session, Self.todo(1))
+        let holder = try await PostgresTestSession.open(cluster, database: database)
+        defer { holder.close() }
+        _ = try holder.blockingQuery("BEGIN")?.get()
+        _ = try holder.blockingQuery(TodoSQL.insert.sql, TodoSQL.insertParameters(Self.todo(2)))?.get()
+        try await body(database, session, holder)
+    }
+
     /// A clear waits for a write in progress and removes what it wrote, and a write that comes while
     /// the clear waits goes after it: the feed's order (transaction ids) is the table's. Without the
     /// table lock the clear ran at once, past the uncommitted insert: the to-do stayed in the table
     /// with its `created` (the older id) read before `cleared`.
     @Test func aClearWaitsForWritesInProgressAndLaterWritesWaitForIt() async throws {
-        let database = try cluster.freshDatabase("sql_clear_order")
-        let session = try await session(database: database)
-        defer { session.close() }
-        _ = try await insert(session, Self.todo(1))
-        let holder = try await PostgresTestSession.open(cluster, database: database)
-        defer { holder.close() }
-        let later = try await PostgresTestSession.open(cluster, database: database)
-        defer { later.close() }
-        _ = try holder.blockingQuery("BEGIN")?.get()
-        _ = try holder.blockingQuery(TodoSQL.insert.sql, TodoSQL.insertParameters(Self.todo(2)))?.get()
-        let clear = session.send(.prepared(TodoSQL.removeAll), TodoSQL.removeAllParameters(lockWait: .zero))
-        #expect(eventually { Self.tableLocksWaiting(holder) == 1 }, "the clear waits for the insert in progress")
-        let update = later.send(.unprepared(TodoSQL.updateChanging.sql), Self.updateParameters(1, title: "after", at: 1_900_000_000_000))
-        #expect(eventually { Self.tableLocksWaiting(holder) == 2 }, "the update waits for the clear")
-        #expect(!clear.isAnswered && !update.isAnswered)
-        _ = try holder.blockingQuery("COMMIT")?.get()
-        _ = try #require(clear.answer()).get()
-        #expect(try #require(update.answer()).get().count == 0, "the update finds the to-do removed")
-        #expect(try await run(session, TodoSQL.count, []).values == ["0"])
-        #expect(try await list(session, TodoQuery()) == ([], 0))
-        let events = try await session.connection.query("SELECT kind::text, id::text FROM todo_events ORDER BY xid, seq")
-        #expect(events.values == ["c", Self.id(1), "c", Self.id(2), "x", nil])
+        try await withOpenInsert("sql_clear_order") { database, session, holder in
+            let later = try await PostgresTestSession.open(cluster, database: database)
+            defer { later.close() }
+            let clear = session.send(.prepared(TodoSQL.removeAll), TodoSQL.removeAllParameters(lockWait: .zero))
+            #expect(eventually { Self.tableLocksWaiting(holder) == 1 }, "the clear waits for the insert in progress")
+            let update = later.send(
+                .unprepared(TodoSQL.updateChanging.sql), Self.updateParameters(1, title: "after", at: 1_900_000_000_000))
+            #expect(eventually { Self.tableLocksWaiting(holder) == 2 }, "the update waits for the clear")
+            #expect(!clear.isAnswered && !update.isAnswered)
+            _ = try holder.blockingQuery("COMMIT")?.get()
+            _ = try #require(clear.answer()).get()
+            #expect(try #require(update.answer()).get().count == 0, "the update finds the to-do removed")
+            #expect(try await run(session, TodoSQL.count, []).values == ["0"])
+            #expect(try await list(session, TodoQuery()) == ([], 0))
+            let events = try await session.connection.query("SELECT kind::text, id::text FROM todo_events ORDER BY xid, seq")
+            #expect(events.values == ["c", Self.id(1), "c", Self.id(2), "x", nil])
+        }
     }
 
     /// A clear that cannot have the table within its wait (a transaction holds it open) fails with
     /// 55P03 (the store's 503 with `Retry-After`) and changes nothing; once the table is free it runs.
     @Test func aClearThatCannotHaveTheTableWithinItsWaitFailsAndChangesNothing() async throws {
-        let database = try cluster.freshDatabase("sql_clear_wait")
-        let session = try await session(database: database)
-        defer { session.close() }
-        _ = try await insert(session, Self.todo(1))
-        let holder = try await PostgresTestSession.open(cluster, database: database)
-        defer { holder.close() }
-        _ = try holder.blockingQuery("BEGIN")?.get()
-        _ = try holder.blockingQuery(TodoSQL.insert.sql, TodoSQL.insertParameters(Self.todo(2)))?.get()
-        let refused = try #require(
-            session.send(.prepared(TodoSQL.removeAll), TodoSQL.removeAllParameters(lockWait: .milliseconds(50))).answer())
-        guard case .failure(.server(let error)) = refused else {
-            Issue.record("the clear did not fail on the lock: \(refused)")
-            return
+        try await withOpenInsert("sql_clear_wait") { _, session, holder in
+            let refused = try #require(
+                session.send(.prepared(TodoSQL.removeAll), TodoSQL.removeAllParameters(lockWait: .milliseconds(50))).answer())
+            guard case .failure(.server(let error)) = refused else {
+                Issue.record("the clear did not fail on the lock: \(refused)")
+                return
+            }
+            #expect(error.sqlState == PostgresTodoStore.lockNotAvailable)
+            let mapped = PostgresTodoStore.storeError(.server(error), load: PostgresLoad(waiting: 0, connections: 1, deadline: .seconds(2)))
+            #expect(mapped.retryAfter == 1)
+            #expect(try await run(session, TodoSQL.count, []).values == ["1"])
+            _ = try holder.blockingQuery("ROLLBACK")?.get()
+            _ = try await run(session, TodoSQL.removeAll, TodoSQL.removeAllParameters(lockWait: .milliseconds(50)))
+            #expect(try await run(session, TodoSQL.count, []).values == ["0"])
+            let events = try await session.connection.query("SELECT kind::text FROM todo_events ORDER BY xid, seq")
+            #expect(events.values == ["c", "x"])
         }
-        #expect(error.sqlState == PostgresTodoStore.lockNotAvailable)
-        let mapped = PostgresTodoStore.storeError(.server(error), load: PostgresLoad(waiting: 0, connections: 1, deadline: .seconds(2)))
-        #expect(mapped.retryAfter == 1)
-        #expect(try await run(session, TodoSQL.count, []).values == ["1"])
-        _ = try holder.blockingQuery("ROLLBACK")?.get()
-        _ = try await run(session, TodoSQL.removeAll, TodoSQL.removeAllParameters(lockWait: .milliseconds(50)))
-        #expect(try await run(session, TodoSQL.count, []).values == ["0"])
-        let events = try await session.connection.query("SELECT kind::text FROM todo_events ORDER BY xid, seq")
-        #expect(events.values == ["c", "x"])
     }
 
     /// Lock requests on the to-do table not granted yet (`pg_locks` is read live, not from the

@@ -25,37 +25,35 @@ struct RequestScreeningTests {
     }
 
     @Test(
-        "smuggling shapes are refused with 400 and a close",
+        "smuggling shapes are refused with 400 and a close; two Origin or two Authorization headers are 400 and keep the connection",
         arguments: [
-            (["Host": "h", "Content-Length": "1", "content-length": "1"], "The request has 2 Content-Length headers; send exactly one."),
+            (
+                ["Host": "h", "Content-Length": "1", "content-length": "1"], "The request has 2 Content-Length headers; send exactly one.",
+                connectionClose
+            ),
             (
                 ["Host": "h", "Content-Length": "1", "Transfer-Encoding": "chunked"],
-                "The request has both Content-Length and Transfer-Encoding; send one."
+                "The request has both Content-Length and Transfer-Encoding; send one.", connectionClose
             ),
-            (["Host": "a", "HOST": "b"], "The request has 2 Host headers; send exactly one."),
-            (["Host": "a b"], "The Host header is not a host name or address with an optional port."),
-        ] as [(HTTPHeaders, String)])
-    func smuggling(headers: HTTPHeaders, detail: String) throws {
-        let refusal = try #require(screening.refusal(of: request("/", headers)))
-        #expect(refusal.problem.status == 400)
-        #expect(refusal.problem.detail == detail)
-        #expect(refusal.headers == ["Connection": "close"])
-    }
-
-    @Test(
-        "two Origin or two Authorization headers are 400 and keep the connection; one of each passes",
-        arguments: [
-            (["Host": "h", "Origin": "http://a", "origin": "http://b"], "The request has 2 Origin headers; send at most one."),
+            (["Host": "a", "HOST": "b"], "The request has 2 Host headers; send exactly one.", connectionClose),
+            (["Host": "a b"], "The Host header is not a host name or address with an optional port.", connectionClose),
+            (["Host": "h", "Origin": "http://a", "origin": "http://b"], "The request has 2 Origin headers; send at most one.", [:]),
             (
                 ["Host": "h", "Authorization": "Bearer a", "AUTHORIZATION": "Bearer b"],
-                "The request has 2 Authorization headers; send at most one."
+                "The request has 2 Authorization headers; send at most one.", [:]
             ),
-        ] as [(HTTPHeaders, String)])
-    func singletons(headers: HTTPHeaders, detail: String) throws {
+        ] as [(HTTPHeaders, String, HTTPHeaders)])
+    func refusedHeaders(headers: HTTPHeaders, detail: String, answerHeaders: HTTPHeaders) throws {
         let refusal = try #require(screening.refusal(of: request("/", headers)))
         #expect(refusal.problem.status == 400)
         #expect(refusal.problem.detail == detail)
-        #expect(refusal.headers == [:])
+        #expect(refusal.headers == answerHeaders)
+    }
+
+    static let connectionClose: HTTPHeaders = ["Connection": "close"]
+
+    @Test("one Origin and one Authorization header pass")
+    func singletons() {
         #expect(screening.refusal(of: request("/", ["Host": "h", "Origin": "http://a", "Authorization": "Bearer a"])) == nil)
     }
 

@@ -239,3 +239,11 @@ final class LockedBox<Value>: @unchecked Sendable {
     func get() -> Value? { lock.withLock { value } }
     func update(_ change: (Value?) -> Value) { lock.withLock { value = change(value) } }
 }
+
+/// Starts `call` and answers the box its completion fills (empty until then): for a test that
+/// collects answers later, where `storeAnswer` waits for one.
+func pendingAnswer<T>(_ call: (@escaping (Result<T, StoreError>) -> Void) -> Void) -> LockedBox<Result<T, StoreError>> {
+    let box = LockedBox<Result<T, StoreError>>()
+    call { box.set($0) }
+    return box
+}

@@ -92,20 +92,16 @@ struct JournalFaultTests {
     @Test("changes prepared on top of one another fail together when their write fails; none is applied, the next batch goes through")
     func dependentChangesFailTogether() throws {
         let directory = DataDirectory()
-        let gate = WriterGate(operation: .write)
-        let store = try directory.open(fsync: .always, faults: gate.faults)
+        let (gate, store) = try directory.openGated()
         defer { store.close() }
         let a = try #require(try storeAnswer { store.insert(makeTodo("a", title: "A"), completion: $0) }?.get())
-        let first = LockedBox<Result<Todo, StoreError>>()
-        let removal = LockedBox<Result<StoreRemoval, StoreError>>()
-        let update = LockedBox<Result<StoreUpdate, StoreError>>()
         // One write stalls; the delete and the update queue behind it and are prepared as one
         // batch, the update on top of the delete (it would find nothing).
         gate.arm()
-        store.insert(makeTodo("x", title: "X")) { first.set($0) }
+        let first = pendingAnswer { store.insert(makeTodo("x", title: "X"), completion: $0) }
         #expect(gate.waitUntilReached())
-        store.remove(id: "a", condition: .none) { removal.set($0) }
-        retitle(store, "a", "after the delete") { update.set($0) }
+        let removal = pendingAnswer { store.remove(id: "a", condition: .none, completion: $0) }
+        let update = pendingAnswer { retitle(store, "a", "after the delete", completion: $0) }
         gate.failFollowing(with: EIO)
         gate.release()
         #expect(eventually { first.get() != nil && removal.get() != nil && update.get() != nil })
@@ -123,26 +119,20 @@ struct JournalFaultTests {
     @Test("a failed write refuses every owner's changes and applies none of them; each owner's revisions go on past the refused ones")
     func failedWriteAcrossOwners() throws {
         let directory = DataDirectory()
-        let gate = WriterGate(operation: .write)
-        var store = try directory.open(fsync: .always, faults: gate.faults)
+        let (gate, store) = try directory.openGated()
         let alice = Owner(name: "alice")!, bob = Owner(name: "bob")!
         let a = try #require(try storeAnswer { store.owned(by: alice).insert(makeTodo("a", title: "A"), completion: $0) }?.get())
         let b = try #require(try storeAnswer { store.owned(by: bob).insert(makeTodo("b", title: "B"), completion: $0) }?.get())
         let s = try #require(try storeAnswer { store.insert(makeTodo("s", title: "S"), completion: $0) }?.get())
-        let stalled = LockedBox<Result<Todo, StoreError>>()
-        let update = LockedBox<Result<StoreUpdate, StoreError>>()
-        let removal = LockedBox<Result<StoreRemoval, StoreError>>()
-        let clear = LockedBox<Result<Void, StoreError>>()
-        let insert = LockedBox<Result<Todo, StoreError>>()
         // One write stalls; alice's, bob's and the shared list's changes queue behind it as one
         // batch, whose write fails.
         gate.arm()
-        store.owned(by: bob).insert(makeTodo("stall", title: "written")) { stalled.set($0) }
+        let stalled = pendingAnswer { store.owned(by: bob).insert(makeTodo("stall", title: "written"), completion: $0) }
         #expect(gate.waitUntilReached())
-        retitle(store.store(of: alice), "a", "never stored") { update.set($0) }
-        store.owned(by: bob).remove(id: "b", condition: .none) { removal.set($0) }
-        store.removeAll { clear.set($0) }
-        store.owned(by: alice).insert(makeTodo("a2", title: "never stored")) { insert.set($0) }
+        let update = pendingAnswer { retitle(store.store(of: alice), "a", "never stored", completion: $0) }
+        let removal = pendingAnswer { store.owned(by: bob).remove(id: "b", condition: .none, completion: $0) }
+        let clear = pendingAnswer { store.removeAll(completion: $0) }
+        let insert = pendingAnswer { store.owned(by: alice).insert(makeTodo("a2", title: "never stored"), completion: $0) }
         gate.failFollowing(with: EIO)
         gate.release()
         #expect(
@@ -176,14 +166,14 @@ struct JournalFaultTests {
         #expect(store.writeRefusal == nil)
         store.close()
 
-        store = try directory.open()
-        #expect(stored(store.store(of: alice), "a") == changed("a", title: "A2", revision: 3))
-        #expect(stored(store.store(of: alice), "a2") == nil)
-        #expect(stored(store.store(of: bob), "b") == nil)
-        #expect(stored(store.store(of: bob), "stall")?.title == "written")
-        #expect(stored(store, "s") == s)
-        #expect(store.report.todos == 3)
-        store.close()
+        let reopened = try directory.open()
+        #expect(stored(reopened.store(of: alice), "a") == changed("a", title: "A2", revision: 3))
+        #expect(stored(reopened.store(of: alice), "a2") == nil)
+        #expect(stored(reopened.store(of: bob), "b") == nil)
+        #expect(stored(reopened.store(of: bob), "stall")?.title == "written")
+        #expect(stored(reopened, "s") == s)
+        #expect(reopened.report.todos == 3)
+        reopened.close()
     }
 
     @Test("a full disk (a real short write on tmpfs): the change is refused and cut off; writes resume once space is back, no restart")
@@ -356,6 +346,14 @@ struct JournalFaultTests {
         #expect(store.count == 9)
         #expect(store.report.droppedBytes == bytes.count - last)
         store.close()
+    }
+}
+
+extension DurableTodoStoreTests.DataDirectory {
+    /// A store on this directory (fsync always), and the gate its journal's writes pass.
+    func openGated() throws -> (gate: WriterGate, store: DurableTodoStore) {
+        let gate = WriterGate(operation: .write)
+        return (gate, try open(fsync: .always, faults: gate.faults))
     }
 }
 

@@ -193,32 +193,27 @@ struct JournalOwnersTests {
     @Test("two owners' changes in one batch never see each other's to-dos: bob's PATCH of alice's new id is notFound")
     func batchIsolation() throws {
         let directory = DataDirectory()
-        let gate = WriterGate(operation: .write)
-        var store = try directory.open(fsync: .always, faults: gate.faults)
+        let (gate, store) = try directory.openGated()
         _ = try insert(store.owned(by: alice), "a0", "alice's first")
-        let created = LockedBox<Result<Todo, StoreError>>()
-        let bobsPatch = LockedBox<Result<StoreUpdate, StoreError>>()
-        let sharedPatch = LockedBox<Result<StoreUpdate, StoreError>>()
-        let bobsClear = LockedBox<Result<Void, StoreError>>()
-        let alicesPatch = LockedBox<Result<StoreUpdate, StoreError>>()
-        let bobsDelete = LockedBox<Result<StoreRemoval, StoreError>>()
-        let bobsOwn = LockedBox<Result<Todo, StoreError>>()
         // One write stalls; every change after it queues and is prepared as one batch.
         gate.arm()
         store.insert(makeTodo("x", title: "shared x")) { _ in }
         #expect(gate.waitUntilReached())
-        store.owned(by: alice).insert(makeTodo("a1", title: "alice's new")) { created.set($0) }
-        store.owned(by: bob).update(id: "a1", change: TodoChange(title: "bob's now"), condition: .none, at: Self.later) {
-            bobsPatch.set($0)
+        let created = pendingAnswer { store.owned(by: alice).insert(makeTodo("a1", title: "alice's new"), completion: $0) }
+        let bobsPatch = pendingAnswer {
+            store.owned(by: bob).update(id: "a1", change: TodoChange(title: "bob's now"), condition: .none, at: Self.later, completion: $0)
         }
-        store.update(id: "a1", change: TodoChange(title: "shared's now"), condition: .none, at: Self.later) { sharedPatch.set($0) }
-        store.owned(by: bob).insert(makeTodo("b1", title: "bob's")) { bobsOwn.set($0) }
-        store.owned(by: bob).removeAll { bobsClear.set($0) }
+        let sharedPatch = pendingAnswer {
+            store.update(id: "a1", change: TodoChange(title: "shared's now"), condition: .none, at: Self.later, completion: $0)
+        }
+        let bobsOwn = pendingAnswer { store.owned(by: bob).insert(makeTodo("b1", title: "bob's"), completion: $0) }
+        let bobsClear = pendingAnswer { store.owned(by: bob).removeAll(completion: $0) }
         // After bob's clear in the same batch, alice's to-dos are still there for her.
-        store.owned(by: alice).update(id: "a1", change: TodoChange(title: "alice's, patched"), condition: .none, at: Self.later) {
-            alicesPatch.set($0)
+        let alicesPatch = pendingAnswer {
+            store.owned(by: alice).update(
+                id: "a1", change: TodoChange(title: "alice's, patched"), condition: .none, at: Self.later, completion: $0)
         }
-        store.owned(by: bob).remove(id: "a0", condition: .none) { bobsDelete.set($0) }
+        let bobsDelete = pendingAnswer { store.owned(by: bob).remove(id: "a0", condition: .none, completion: $0) }
         gate.release()
         #expect(eventually { bobsDelete.get() != nil && alicesPatch.get() != nil })
         #expect(try created.get()?.get().revision == 1)
@@ -233,11 +228,11 @@ struct JournalOwnersTests {
         #expect(try contents(store.owned(by: bob)) == [:])
         #expect(try contents(store) == ["x": "shared x r1"])
         store.close()
-        store = try directory.open()
-        #expect(try contents(store.owned(by: alice)) == ["a0": "alice's first r1", "a1": "alice's, patched r2"])
-        #expect(try contents(store.owned(by: bob)) == [:])
-        #expect(try contents(store) == ["x": "shared x r1"])
-        store.close()
+        let reopened = try directory.open()
+        #expect(try contents(reopened.owned(by: alice)) == ["a0": "alice's first r1", "a1": "alice's, patched r2"])
+        #expect(try contents(reopened.owned(by: bob)) == [:])
+        #expect(try contents(reopened) == ["x": "shared x r1"])
+        reopened.close()
     }
 
     // MARK: Files written before owners
