@@ -42,18 +42,24 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // dlopen and dlsym for the two libraries opened on first use (CLibpq, CLibcurl), with the
+        // message that says why one cannot be used.
+        .target(
+            name: "CLoader",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         // libpq's header at build time (libpq-dev); the library itself is opened on first use
         // (Sources/CLibpq/loader.c), so a server without a database URL never maps it.
         .target(
             name: "CLibpq",
-            linkerSettings: [.linkedLibrary("dl")]
+            dependencies: ["CLoader"]
         ),
         // libcurl's header at build time (libcurl4-openssl-dev); the library is opened on the first
         // fetch of a JWK Set from `jwtJwksUrl` (Sources/CLibcurl/loader.c), so a server without one
         // never maps it.
         .target(
             name: "CLibcurl",
-            linkerSettings: [.linkedLibrary("dl")]
+            dependencies: ["CLoader"]
         ),
         .target(
             name: "LockTracing",
