@@ -33,27 +33,34 @@ let package = Package(
         ),
         .systemLibrary(name: "CSupport"),
         // OpenSSL's libcrypto, for the signatures of JSON Web Tokens (Sources/TodoServer/Identity):
-        // libssl-dev at build time (libpq-dev depends on it), libcrypto.so.3 at run time (libpq5's
-        // libssl3 brings it). Build cost: importing it adds 0.1 s (`swiftc -typecheck` of a file
-        // importing it against one importing Glibc, each with an empty module cache: 0.62 s and
-        // 0.52 s), where swift-crypto's BoringSSL would add 1 to 1.5 minutes to every clean build.
-        .systemLibrary(
+        // libssl-dev's headers at build time (libpq-dev depends on it); libcrypto.so.3 (libpq5's
+        // libssl3 brings it) is opened on the first key made (Sources/CLibcrypto/crypto.c), so a
+        // server that checks no JWT never maps it. Build cost: importing it adds 0.1 s (`swiftc
+        // -typecheck` of a file importing it against one importing Glibc, each with an empty module
+        // cache: 0.62 s and 0.52 s), where swift-crypto's BoringSSL would add 1 to 1.5 minutes to
+        // every clean build.
+        .target(
             name: "CLibcrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
+            dependencies: ["CLoader"]
+        ),
+        // dlopen and dlsym for the two libraries opened on first use (CLibpq, CLibcurl), with the
+        // message that says why one cannot be used.
+        .target(
+            name: "CLoader",
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         // libpq's header at build time (libpq-dev); the library itself is opened on first use
         // (Sources/CLibpq/loader.c), so a server without a database URL never maps it.
         .target(
             name: "CLibpq",
-            linkerSettings: [.linkedLibrary("dl")]
+            dependencies: ["CLoader"]
         ),
         // libcurl's header at build time (libcurl4-openssl-dev); the library is opened on the first
         // fetch of a JWK Set from `jwtJwksUrl` (Sources/CLibcurl/loader.c), so a server without one
         // never maps it.
         .target(
             name: "CLibcurl",
-            linkerSettings: [.linkedLibrary("dl")]
+            dependencies: ["CLoader"]
         ),
         .target(
             name: "LockTracing",

@@ -3,8 +3,8 @@
 #define CURL_DISABLE_DEPRECATION 1
 #include "CLibcurl.h"
 
+#include "CLoader.h"
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,37 +25,24 @@ static void (*loaded_curl_slist_free_all)(struct curl_slist *list);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded;
-static char failure[512];
-
-static void *resolve(void *library, const char *name) {
-    void *symbol = dlsym(library, name);
-    if (symbol == NULL && failure[0] == 0) {
-        snprintf(failure, sizeof failure, "%s has no %s", CLIBCURL_LIBRARY, name);
-    }
-    return symbol;
-}
+static cloader_library libcurl = {CLIBCURL_LIBRARY, ""};
 
 static void load(void) {
-    void *library = dlopen(CLIBCURL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(failure, sizeof failure, "cannot load %s: %s", CLIBCURL_LIBRARY, reason ? reason : "unknown reason");
-        return;
-    }
-    *(void **)&loaded_curl_global_init = resolve(library, "curl_global_init");
-    *(void **)&loaded_curl_easy_init = resolve(library, "curl_easy_init");
-    *(void **)&loaded_curl_easy_setopt = resolve(library, "curl_easy_setopt");
-    *(void **)&loaded_curl_easy_perform = resolve(library, "curl_easy_perform");
-    *(void **)&loaded_curl_easy_getinfo = resolve(library, "curl_easy_getinfo");
-    *(void **)&loaded_curl_easy_cleanup = resolve(library, "curl_easy_cleanup");
-    *(void **)&loaded_curl_easy_strerror = resolve(library, "curl_easy_strerror");
-    *(void **)&loaded_curl_slist_append = resolve(library, "curl_slist_append");
-    *(void **)&loaded_curl_slist_free_all = resolve(library, "curl_slist_free_all");
-    if (failure[0] != 0) return;
+    if (!cloader_open(&libcurl)) return;
+    *(void **)&loaded_curl_global_init = cloader_function(&libcurl, "curl_global_init");
+    *(void **)&loaded_curl_easy_init = cloader_function(&libcurl, "curl_easy_init");
+    *(void **)&loaded_curl_easy_setopt = cloader_function(&libcurl, "curl_easy_setopt");
+    *(void **)&loaded_curl_easy_perform = cloader_function(&libcurl, "curl_easy_perform");
+    *(void **)&loaded_curl_easy_getinfo = cloader_function(&libcurl, "curl_easy_getinfo");
+    *(void **)&loaded_curl_easy_cleanup = cloader_function(&libcurl, "curl_easy_cleanup");
+    *(void **)&loaded_curl_easy_strerror = cloader_function(&libcurl, "curl_easy_strerror");
+    *(void **)&loaded_curl_slist_append = cloader_function(&libcurl, "curl_slist_append");
+    *(void **)&loaded_curl_slist_free_all = cloader_function(&libcurl, "curl_slist_free_all");
+    if (libcurl.failure[0] != 0) return;
     /* Once per process, before any handle: libcurl's global state (its TLS library's). */
     CURLcode code = loaded_curl_global_init(CURL_GLOBAL_DEFAULT);
     if (code != CURLE_OK) {
-        snprintf(failure, sizeof failure, "curl_global_init failed: %s", loaded_curl_easy_strerror(code));
+        snprintf(libcurl.failure, sizeof libcurl.failure, "curl_global_init failed: %s", loaded_curl_easy_strerror(code));
         return;
     }
     loaded = 1;
@@ -63,7 +50,7 @@ static void load(void) {
 
 const char *clibcurl_load_error(void) {
     pthread_once(&once, load);
-    return loaded ? NULL : failure;
+    return loaded ? NULL : libcurl.failure;
 }
 
 /* What the callbacks fill in while libcurl reads the response. */

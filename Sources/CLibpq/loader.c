@@ -3,9 +3,8 @@
    each answers as libpq answers a failure (NULL, -1, CONNECTION_BAD, PGRES_FATAL_ERROR, …). */
 #include "CLibpq.h"
 
-#include <dlfcn.h>
+#include "CLoader.h"
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,30 +58,17 @@ static void (*loaded_PQfreemem)(void *ptr);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded;
-static char failure[512];
-
-static void *resolve(void *library, const char *name) {
-    void *symbol = dlsym(library, name);
-    if (symbol == NULL && failure[0] == 0) {
-        snprintf(failure, sizeof failure, "%s has no %s (libpq 14 or later is needed)", CLIBPQ_LIBRARY, name);
-    }
-    return symbol;
-}
+static cloader_library libpq = {CLIBPQ_LIBRARY, " (libpq 14 or later is needed)"};
 
 static void load(void) {
-    void *library = dlopen(CLIBPQ_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(failure, sizeof failure, "cannot load %s: %s", CLIBPQ_LIBRARY, reason ? reason : "unknown reason");
-        return;
-    }
-#define CLIBPQ_RESOLVE(name, type, params, args, missing) loaded_##name = (type (*) params)resolve(library, #name);
-#define CLIBPQ_PROCEDURE_RESOLVE(name, params, args) loaded_##name = (void (*) params)resolve(library, #name);
+    if (!cloader_open(&libpq)) return;
+#define CLIBPQ_RESOLVE(name, type, params, args, missing) loaded_##name = (type (*) params)cloader_function(&libpq, #name);
+#define CLIBPQ_PROCEDURE_RESOLVE(name, params, args) loaded_##name = (void (*) params)cloader_function(&libpq, #name);
     CLIBPQ_FUNCTIONS(CLIBPQ_RESOLVE)
     CLIBPQ_PROCEDURES(CLIBPQ_PROCEDURE_RESOLVE)
-    loaded_PQconninfoParse = (PQconninfoOption * (*)(const char *, char **))resolve(library, "PQconninfoParse");
-    loaded_PQfreemem = (void (*)(void *))resolve(library, "PQfreemem");
-    loaded = failure[0] == 0;
+    loaded_PQconninfoParse = (PQconninfoOption * (*)(const char *, char **))cloader_function(&libpq, "PQconninfoParse");
+    loaded_PQfreemem = (void (*)(void *))cloader_function(&libpq, "PQfreemem");
+    loaded = libpq.failure[0] == 0;
 }
 
 static int ready(void) {
@@ -91,7 +77,7 @@ static int ready(void) {
 }
 
 const char *clibpq_load_error(void) {
-    return ready() ? NULL : failure;
+    return ready() ? NULL : libpq.failure;
 }
 
 #define CLIBPQ_DEFINE(name, type, params, args, missing) \
@@ -103,7 +89,7 @@ CLIBPQ_PROCEDURES(CLIBPQ_PROCEDURE_DEFINE)
 
 PQconninfoOption *PQconninfoParse(const char *conninfo, char **errmsg) {
     if (ready()) return loaded_PQconninfoParse(conninfo, errmsg);
-    if (errmsg != NULL) *errmsg = strdup(failure);
+    if (errmsg != NULL) *errmsg = strdup(libpq.failure);
     return NULL;
 }
 

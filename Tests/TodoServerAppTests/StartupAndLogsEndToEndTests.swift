@@ -100,7 +100,7 @@ struct StartupAndLogsEndToEndTests {
         #expect(!server.remainingOutput.contains("tok-1"))
     }
 
-    @Test("without a database URL the server never maps libpq (it is opened on first use)")
+    @Test("without a database URL or JWT keys the server maps neither libpq, libcrypto nor libcurl (each is opened on first use)")
     func noLibpqWithoutADatabase() throws {
         let server = try ServerProcess(arguments: ["--port", "0", "--host", "127.0.0.1"])
         let port = try server.waitForPort()
@@ -122,6 +122,8 @@ struct StartupAndLogsEndToEndTests {
         #expect(maps.contains("todo-server"), "the maps of the server process")
         #expect(maps.contains("libevent"), "the libraries it maps are listed")
         #expect(!maps.contains("libpq"))
+        #expect(!maps.contains("libcrypto"))
+        #expect(!maps.contains("libcurl"))
         server.signal(SIGTERM)
         #expect(server.waitForExit() == 0)
     }

@@ -36,9 +36,11 @@ extension StdoutLogHandler {
         case .text:
             return withTextAccessLine(entry, label: label, time: time) { [UInt8]($0) }
         case .json:
-            var message: [UInt8] = []
-            message.reserveCapacity(64 + entry.path.utf8.count + (entry.query?.utf8.count ?? 0) + (entry.detail?.utf8.count ?? 0))
-            appendMessage(of: entry, to: &message)
+            var verbatim = VerbatimBytes()
+            verbatim.bytes.reserveCapacity(
+                64 + entry.path.utf8.count + (entry.query?.utf8.count ?? 0) + (entry.detail?.utf8.count ?? 0))
+            writeMessage(of: entry, to: &verbatim)
+            let message = verbatim.bytes
             var writer = JSONWriter(capacity: 160 + label.utf8.count + message.count + entry.client.utf8.count + entry.requestID.utf8.count)
             writer.beginObject()
             writer.key("time")
@@ -70,8 +72,10 @@ extension StdoutLogHandler {
             + 2 * LineBytes.decimalCapacity + 2 + LineBytes.decimalCapacity + 4 + 2 + 5 + (entry.detail.map(LineBytes.capacity) ?? 0)
     }
 
-    /// `appendMessage`'s bytes through `line`.
-    private static func writeMessage(of entry: AccessEntry, to line: inout LineBytes) {
+    /// `GET /todos?limit=2 200 517 0.123ms`, then ` — <detail>` when there is one: into the text
+    /// line (`LineBytes`, control characters escaped) or the JSON line's message (`VerbatimBytes`,
+    /// which `JSONWriter` escapes).
+    private static func writeMessage(of entry: AccessEntry, to line: inout some AccessMessageOutput) {
         line.text(entry.method)
         line.byte(UInt8(ascii: " "))
         line.text(entry.path)
@@ -89,28 +93,6 @@ extension StdoutLogHandler {
         if let detail = entry.detail {
             line.raw(" — ")
             line.text(detail)
-        }
-    }
-
-    /// `GET /todos?limit=2 200 517 0.123ms`, then ` — <detail>` when there is one.
-    private static func appendMessage(of entry: AccessEntry, to line: inout [UInt8]) {
-        line.append(contentsOf: entry.method.utf8)
-        line.append(UInt8(ascii: " "))
-        line.append(contentsOf: entry.path.utf8)
-        if let query = entry.query {
-            line.append(UInt8(ascii: "?"))
-            line.append(contentsOf: query.utf8)
-        }
-        line.append(UInt8(ascii: " "))
-        DecimalText.appendDecimal(Int64(entry.status), to: &line)
-        line.append(UInt8(ascii: " "))
-        DecimalText.appendDecimal(Int64(entry.bodyBytes), to: &line)
-        line.append(UInt8(ascii: " "))
-        DecimalText.appendMilliseconds(microseconds: entry.microseconds, to: &line)
-        line.append(contentsOf: "ms".utf8)
-        if let detail = entry.detail {
-            line.append(contentsOf: " — ".utf8)
-            line.append(contentsOf: detail.utf8)
         }
     }
 
@@ -153,4 +135,29 @@ extension StdoutLogHandler {
             return body(UnsafeRawBufferPointer(start: start, count: start.distance(to: line.pointer)))
         }
     }
+}
+
+/// Where an access message is written (`writeMessage`): the one layout of the message for the
+/// text line and the JSON line.
+private protocol AccessMessageOutput {
+    mutating func byte(_ value: UInt8)
+    mutating func raw(_ text: StaticString)
+    mutating func text(_ text: String)
+    mutating func decimal(_ value: Int64)
+    mutating func milliseconds(microseconds: Int64)
+}
+
+extension LineBytes: AccessMessageOutput {}
+
+/// The JSON line's message: the bytes as they are, appended (the writer escapes them after).
+private struct VerbatimBytes: AccessMessageOutput {
+    var bytes: [UInt8] = []
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+    mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+    mutating func text(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    mutating func decimal(_ value: Int64) { DecimalText.appendDecimal(value, to: &bytes) }
+    mutating func milliseconds(microseconds: Int64) { DecimalText.appendMilliseconds(microseconds: microseconds, to: &bytes) }
 }

@@ -79,11 +79,6 @@ public struct FieldError: Sendable, Equatable, JSONWritable {
     public var field: String
     public var message: String
 
-    public init(field: String, message: String) {
-        self.field = field
-        self.message = message
-    }
-
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("field")

@@ -31,20 +31,27 @@ final class SignatureKey: @unchecked Sendable {
     }
 
     deinit {
-        EVP_PKEY_free(key)
+        todo_crypto_key_free(key)
+    }
+
+    /// The key OpenSSL made, or why there is none: libcrypto could not be opened (it is opened on
+    /// the first key), or it refused the parameters (`refused`).
+    private static func made(_ kind: Kind, _ key: OpaquePointer?, refused: @autoclosure () -> String) -> Result<SignatureKey, Refusal> {
+        if let key { return .success(SignatureKey(kind: kind, key: key)) }
+        if let reason = clibcrypto_load_error() { return .failure(Refusal(description: String(cString: reason))) }
+        return .failure(Refusal(description: refused()))
     }
 
     /// An RSA public key from its modulus and exponent (big-endian, unsigned), checked by OpenSSL
     /// (`EVP_PKEY_public_check`: an odd modulus, an odd exponent above 1; an even modulus and
     /// `e = 1` are refused, `e = 3` is not). The bounds on their sizes are the caller's.
     static func rsa(modulus: [UInt8], exponent: [UInt8]) -> Result<SignatureKey, Refusal> {
-        let made = modulus.withUnsafeBufferPointer { n in
+        let key = modulus.withUnsafeBufferPointer { n in
             exponent.withUnsafeBufferPointer { e in
                 todo_crypto_rsa_public_key(n.baseAddress, n.count, e.baseAddress, e.count)
             }
         }
-        guard let made else { return .failure(Refusal(description: "OpenSSL refused the RSA public key (its checks of n and e)")) }
-        return .success(SignatureKey(kind: .rsa, key: made))
+        return made(.rsa, key, refused: "OpenSSL refused the RSA public key (its checks of n and e)")
     }
 
     /// A P-256 public key from its affine coordinates (32 bytes each), which must be a point on the
@@ -52,17 +59,15 @@ final class SignatureKey: @unchecked Sendable {
     static func p256(x: [UInt8], y: [UInt8]) -> Result<SignatureKey, Refusal> {
         precondition(x.count == 32 && y.count == 32, "P-256 coordinates are 32 bytes")
         let point = [0x04] + x + y
-        let made = point.withUnsafeBufferPointer { todo_crypto_p256_public_key($0.baseAddress, $0.count) }
-        guard let made else { return .failure(Refusal(description: "x and y are not a point on P-256")) }
-        return .success(SignatureKey(kind: .p256, key: made))
+        let key = point.withUnsafeBufferPointer { todo_crypto_p256_public_key($0.baseAddress, $0.count) }
+        return made(.p256, key, refused: "x and y are not a point on P-256")
     }
 
     /// An Ed25519 public key from its 32 bytes.
     static func ed25519(x: [UInt8]) -> Result<SignatureKey, Refusal> {
         precondition(x.count == 32, "Ed25519 public keys are 32 bytes")
-        let made = x.withUnsafeBufferPointer { todo_crypto_ed25519_public_key($0.baseAddress, $0.count) }
-        guard let made else { return .failure(Refusal(description: "OpenSSL refused the Ed25519 public key")) }
-        return .success(SignatureKey(kind: .ed25519, key: made))
+        let key = x.withUnsafeBufferPointer { todo_crypto_ed25519_public_key($0.baseAddress, $0.count) }
+        return made(.ed25519, key, refused: "OpenSSL refused the Ed25519 public key")
     }
 
     /// Whether `signature` is this key's signature over `message`, with the one algorithm of its

@@ -8,11 +8,6 @@ public struct VerifiedToken: Sendable, Equatable {
         public var read: Bool
         public var write: Bool
 
-        public init(read: Bool, write: Bool) {
-            self.read = read
-            self.write = write
-        }
-
         /// `read, write`, `read`, `write` or `none`.
         public var description: String {
             switch (read, write) {
@@ -30,10 +25,4 @@ public struct VerifiedToken: Sendable, Equatable {
     /// opened with this token ends then. The leeway is not added.
     public let expiresAt: Int64
     public let grants: Grants
-
-    public init(owner: String, expiresAt: Int64, grants: Grants) {
-        self.owner = owner
-        self.expiresAt = expiresAt
-        self.grants = grants
-    }
 }

@@ -47,17 +47,13 @@ public struct JSONWriter {
     public mutating func key(_ name: StaticString) {
         let length = name.utf8CodeUnitCount
         let source = name.utf8Start
-        let comma = needsComma
-        write(maximum: length + 4) { out in
-            var position = 0
-            if comma { out[0] = UInt8(ascii: ","); position = 1 }
-            out[position] = UInt8(ascii: "\"")
-            _ = memcpy((out + position + 1), source, length)
-            out[position + 1 + length] = UInt8(ascii: "\"")
-            out[position + 2 + length] = UInt8(ascii: ":")
-            return position + 3 + length
+        separated(maximum: length + 3, thenComma: false) { out in
+            out[0] = UInt8(ascii: "\"")
+            _ = memcpy((out + 1), source, length)
+            out[1 + length] = UInt8(ascii: "\"")
+            out[2 + length] = UInt8(ascii: ":")
+            return 3 + length
         }
-        needsComma = false
     }
 
     /// A member name from a string (escaped), then the colon. Disfavoured: a literal name takes
@@ -80,23 +76,20 @@ public struct JSONWriter {
     /// A string given as UTF-8 bytes, escaped. Most strings need no escape: those are checked
     /// eight bytes at a time and copied with their quotes and comma in one step.
     public mutating func string(utf8 value: UnsafeBufferPointer<UInt8>) {
-        if Self.firstToEscape(in: value, from: 0) == value.count {
-            let comma = needsComma
-            write(maximum: value.count + 3) { out in
-                var position = 0
-                if comma { out[0] = UInt8(ascii: ","); position = 1 }
-                out[position] = UInt8(ascii: "\"")
-                if let source = value.baseAddress { _ = memcpy((out + position + 1), source, value.count) }
-                out[position + 1 + value.count] = UInt8(ascii: "\"")
-                return position + 2 + value.count
-            }
-        } else {
+        guard Self.firstToEscape(in: value, from: 0) == value.count else {
             separate()
             quote()
             appendEscaped(value)
             quote()
+            needsComma = true
+            return
         }
-        needsComma = true
+        separated(maximum: value.count + 2) { out in
+            out[0] = UInt8(ascii: "\"")
+            if let source = value.baseAddress { _ = memcpy((out + 1), source, value.count) }
+            out[1 + value.count] = UInt8(ascii: "\"")
+            return 2 + value.count
+        }
     }
 
     /// `"\(prefix)\(middle)\(suffix)"` from UTF-8 bytes, escaped: a URL made of a base and an id,
@@ -124,14 +117,11 @@ public struct JSONWriter {
         guard Self.firstToEscape(in: head, from: 0) == head.count, Self.firstToEscape(in: tail, from: 0) == tail.count else {
             return false
         }
-        let comma = needsComma
         let middleCount = middle.utf8CodeUnitCount
         let middleStart = middle.utf8Start
-        write(maximum: head.count + middleCount + tail.count + 3) { out in
-            var position = 0
-            if comma { out[0] = UInt8(ascii: ","); position = 1 }
-            out[position] = UInt8(ascii: "\"")
-            position += 1
+        separated(maximum: head.count + middleCount + tail.count + 2) { out in
+            out[0] = UInt8(ascii: "\"")
+            var position = 1
             if let source = head.baseAddress { _ = memcpy((out + position), source, head.count) }
             position += head.count
             _ = memcpy((out + position), middleStart, middleCount)
@@ -141,22 +131,18 @@ public struct JSONWriter {
             out[position] = UInt8(ascii: "\"")
             return position + 1
         }
-        needsComma = true
         return true
     }
 
     public mutating func int(_ value: Int) {
-        let comma = needsComma
-        write(maximum: 21) { out in
+        separated(maximum: 20) { out in
             var position = 0
-            if comma { out[0] = UInt8(ascii: ","); position = 1 }
             if value < 0 {
-                out[position] = UInt8(ascii: "-")
-                position += 1
+                out[0] = UInt8(ascii: "-")
+                position = 1
             }
             return position + Self.writeDigits(value.magnitude, to: out + position)
         }
-        needsComma = true
     }
 
     public mutating func bool(_ value: Bool) {
@@ -180,17 +166,13 @@ public struct JSONWriter {
             cachedDay = days
             cachedDayText = Self.dayText(year: day.year, month: day.month, day: day.day)
         }
-        let comma = needsComma
         let dayText = cachedDayText
-        write(maximum: 27) { out in
-            var position = 0
-            if comma { out[0] = UInt8(ascii: ","); position = 1 }
-            out[position] = UInt8(ascii: "\"")
-            withUnsafeBytes(of: dayText) { _ = memcpy((out + position + 1), $0.bindMemory(to: UInt8.self).baseAddress!, 10) }
-            JSONWriter.writeTimeOfDay(millisecondsInDay: inDay, to: out + position + 11)
-            return position + 26
+        separated(maximum: 26) { out in
+            out[0] = UInt8(ascii: "\"")
+            withUnsafeBytes(of: dayText) { _ = memcpy((out + 1), $0.bindMemory(to: UInt8.self).baseAddress!, 10) }
+            JSONWriter.writeTimeOfDay(millisecondsInDay: inDay, to: out + 11)
+            return 26
         }
-        needsComma = true
     }
 
     /// `"2026-11-24"`.
@@ -202,16 +184,12 @@ public struct JSONWriter {
             return text.withUnsafeBufferPointer { quotedASCII($0) }
         }
         let dayText = Self.dayText(year: year, month: month, day: day)
-        let comma = needsComma
-        write(maximum: 13) { out in
-            var position = 0
-            if comma { out[0] = UInt8(ascii: ","); position = 1 }
-            out[position] = UInt8(ascii: "\"")
-            withUnsafeBytes(of: dayText) { _ = memcpy((out + position + 1), $0.bindMemory(to: UInt8.self).baseAddress!, 10) }
-            out[position + 11] = UInt8(ascii: "\"")
-            return position + 12
+        separated(maximum: 12) { out in
+            out[0] = UInt8(ascii: "\"")
+            withUnsafeBytes(of: dayText) { _ = memcpy((out + 1), $0.bindMemory(to: UInt8.self).baseAddress!, 10) }
+            out[11] = UInt8(ascii: "\"")
+            return 12
         }
-        needsComma = true
     }
 
     /// Bytes that are already JSON.
@@ -273,6 +251,21 @@ public struct JSONWriter {
         }
     }
 
+    /// `write(maximum:_:)` for a value or a member name: a comma first when one is due, then
+    /// `body` stores up to `maximum` bytes after it; a comma is due next if `thenComma`.
+    @inline(__always)
+    private mutating func separated(
+        maximum: Int, thenComma: Bool = true, _ body: (UnsafeMutablePointer<UInt8>) -> Int
+    ) {
+        let comma = needsComma
+        write(maximum: maximum + 1) { out in
+            var position = 0
+            if comma { out[0] = UInt8(ascii: ","); position = 1 }
+            return position + body(out + position)
+        }
+        needsComma = thenComma
+    }
+
     @inline(__always)
     private mutating func punctuation(_ byte: UInt8) {
         let comma = needsComma
@@ -301,14 +294,10 @@ public struct JSONWriter {
     private mutating func literal(_ text: StaticString) {
         let length = text.utf8CodeUnitCount
         let source = text.utf8Start
-        let comma = needsComma
-        write(maximum: length + 1) { out in
-            var position = 0
-            if comma { out[0] = UInt8(ascii: ","); position = 1 }
-            _ = memcpy((out + position), source, length)
-            return position + length
+        separated(maximum: length) { out in
+            _ = memcpy(out, source, length)
+            return length
         }
-        needsComma = true
     }
 
     /// ASCII with nothing to escape, in quotes, as a value.

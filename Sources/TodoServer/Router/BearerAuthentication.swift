@@ -152,9 +152,4 @@ public struct BearerAuthentication: Sendable {
 public struct OwnerToken: Sendable, Equatable {
     public let owner: Owner
     public let token: String
-
-    public init(owner: Owner, token: String) {
-        self.owner = owner
-        self.token = token
-    }
 }

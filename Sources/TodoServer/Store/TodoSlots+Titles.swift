@@ -46,7 +46,7 @@ extension TodoSlots {
         titleBytes.append(contentsOf: bytes)
         record.flags.insert(.compactTitle)
         if kind.upperCase { record.flags.insert(.upperCase) }
-        if kind.plainJSON { record.flags.insert(.plainJSON) }
+        if kind.plainJSON { record.flags.insert(.plainTitle) }
         return true
     }
 
@@ -70,7 +70,7 @@ extension TodoSlots {
 
     func withTitleBytes<R>(_ record: TodoRecord, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         titleBytes.withUnsafeBufferPointer { all in
-            body(UnsafeBufferPointer(rebasing: all[Int(record.titleOffset)..<(Int(record.titleOffset) + Int(record.titleLength))]))
+            body(record.title(in: all))
         }
     }
 
@@ -107,16 +107,11 @@ extension TodoSlots {
             }
         }
         return titleBytes.withUnsafeBufferPointer { all in
-            let titleA = Self.title(x, in: all)
-            let titleB = Self.title(y, in: all)
+            let titleA = x.title(in: all)
+            let titleB = y.title(in: all)
             return Self.compareKeys(
                 titleA, x.flags.contains(.upperCase), titleA, titleB, y.flags.contains(.upperCase), titleB)
         }
-    }
-
-    /// The stored title's bytes in a view of `titleBytes`.
-    private static func title(_ record: TodoRecord, in all: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: all[Int(record.titleOffset)..<(Int(record.titleOffset) + Int(record.titleLength))])
     }
 
     /// `compareTitles` of two keys, each as its folded bytes (with whether they still need ASCII

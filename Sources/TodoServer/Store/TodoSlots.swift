@@ -111,15 +111,10 @@ struct TodoSlots {
             slotCount += 1
         }
         var record = TodoRecord(fieldsOf: todo)
-        let hash: UInt64
-        if let id16 = TodoID16(todo.id) {
-            record.id = id16
-            hash = id16.hash
-        } else {
-            record.flags.insert(.otherID)
-            otherIDs[slot] = todo.id
-            hash = Self.hash(of: todo.id)
-        }
+        let id16 = TodoID16(todo.id)
+        record.setID(uuid: id16)
+        if id16 == nil { otherIDs[slot] = todo.id }
+        let hash = id16?.hash ?? Self.hash(of: todo.id)
         storeTitle(todo, in: &record, slot: slot)
         self[slot] = record
         let chunks = chunks
@@ -136,11 +131,11 @@ struct TodoSlots {
         let old = self[slot]
         var record = TodoRecord(fieldsOf: todo)
         record.id = old.id
-        if old.flags.contains(.otherID) { record.flags.insert(.otherID) }
+        record.flags.formUnion(old.flags.intersection([.otherID, .plainID]))
         if titleEquals(slot, todo.title) {
             record.titleOffset = old.titleOffset
             record.titleLength = old.titleLength
-            record.flags.formUnion(old.flags.intersection([.compactTitle, .upperCase, .plainJSON]))
+            record.flags.formUnion(old.flags.intersection([.compactTitle, .upperCase, .plainTitle]))
         } else {
             releaseTitle(slot)
             storeTitle(todo, in: &record, slot: slot)
@@ -174,9 +169,7 @@ struct TodoSlots {
         let (title, key) = titleAndKey(slot, record)
         return Todo(
             id: record.flags.contains(.otherID) ? otherIDs[slot]! : (id ?? record.id.string), title: title, titleKey: key,
-            completed: record.completed,
-            order: record.hasOrder ? record.order : nil,
-            dueDate: record.hasDueDate ? CalendarDay(daysSinceEpoch: Int(record.dueDays)) : nil,
+            completed: record.completed, order: record.orderValue, dueDate: record.dueDate,
             createdAt: Timestamp(millisecondsSinceEpoch: record.createdAt),
             updatedAt: Timestamp(millisecondsSinceEpoch: record.updatedAt), revision: record.revision)
     }

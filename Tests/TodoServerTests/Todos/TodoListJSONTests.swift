@@ -57,10 +57,10 @@ struct TodoListJSONTests {
         ])
         snapshots.withEntries { entries, bytes in
             #expect(entries[0].uuid == TodoID16(uuid))
-            #expect(entries[0].flags == [.plainID, .plainTitle])
+            #expect(entries[0].flags == [.live, .plainID, .plainTitle])
             #expect(entries[1].uuid == nil, "an upper-case UUID is not the server's form: kept as given")
-            #expect(entries[1].flags == [.otherID, .plainID, .plainTitle])
-            #expect(entries[2].flags == [.otherID])
+            #expect(entries[1].flags == [.live, .otherID, .plainID, .plainTitle])
+            #expect(entries[2].flags == [.live, .otherID])
             #expect(String(decoding: PackedTodos.otherID(entries[2], in: bytes), as: UTF8.self) == #"quote"id"#)
             #expect(String(decoding: PackedTodos.title(entries[1], in: bytes), as: UTF8.self) == "é non-ASCII, no escape")
         }

@@ -12,7 +12,7 @@ extension PackedTodos: RandomAccessCollection {
 
 extension Todo {
     /// The to-do of `entry`, whose bytes are in `bytes`.
-    init(_ entry: PackedTodos.Entry, in bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ entry: TodoRecord, in bytes: UnsafeBufferPointer<UInt8>) {
         self.init(
             id: PackedTodos.withIDText(entry, in: bytes) { String(decoding: $0, as: UTF8.self) },
             title: String(decoding: PackedTodos.title(entry, in: bytes), as: UTF8.self), completed: entry.completed,

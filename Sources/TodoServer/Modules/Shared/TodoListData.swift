@@ -14,12 +14,6 @@ public struct TodoListData: Sendable, Equatable {
 extension TodoListData {
     /// A page of the given to-dos.
     init(items: [Todo], total: Int, offset: Int, limit: Int) {
-        var packed = PackedTodos(capacity: items.count, byteCapacity: items.reduce(0) { $0 + $1.title.utf8.count })
-        for item in items {
-            packed.append(
-                id: item.id, title: item.title, completed: item.completed, order: item.order, dueDate: item.dueDate,
-                createdAt: item.createdAt, updatedAt: item.updatedAt, revision: item.revision)
-        }
-        self.init(items: packed, total: total, offset: offset, limit: limit)
+        self.init(items: PackedTodos(items), total: total, offset: offset, limit: limit)
     }
 }

@@ -27,7 +27,7 @@ extension TodoListViewModel: JSONWritable {
     }
 
     private func writeInOneStep(
-        to writer: inout JSONWriter, _ entries: UnsafeBufferPointer<PackedTodos.Entry>, _ bytes: UnsafeBufferPointer<UInt8>,
+        to writer: inout JSONWriter, _ entries: UnsafeBufferPointer<TodoRecord>, _ bytes: UnsafeBufferPointer<UInt8>,
         base: UnsafeBufferPointer<UInt8>
     ) -> Bool {
         guard JSONWriter.isClean(base) else { return false }
@@ -55,7 +55,7 @@ extension TodoListViewModel: JSONWritable {
     /// One to-do whose id and title need no escape.
     @inline(__always)
     private static func writeObject(
-        _ entry: PackedTodos.Entry, _ bytes: UnsafeBufferPointer<UInt8>, base: UnsafeBufferPointer<UInt8>,
+        _ entry: TodoRecord, _ bytes: UnsafeBufferPointer<UInt8>, base: UnsafeBufferPointer<UInt8>,
         to cursor: inout JSONCursor
     ) {
         TodoJSON.object(
@@ -72,7 +72,7 @@ extension TodoListViewModel: JSONWritable {
 
     /// The general path: any id, any title, any year.
     private static func writeMembers(
-        _ entry: PackedTodos.Entry, _ bytes: UnsafeBufferPointer<UInt8>, base: UnsafeBufferPointer<UInt8>,
+        _ entry: TodoRecord, _ bytes: UnsafeBufferPointer<UInt8>, base: UnsafeBufferPointer<UInt8>,
         to writer: inout JSONWriter
     ) {
         PackedTodos.withIDText(entry, in: bytes) { id in

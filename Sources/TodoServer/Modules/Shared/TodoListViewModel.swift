@@ -7,11 +7,6 @@ public struct TodoListViewModel: Sendable, Equatable {
     public let items: PackedTodos
     /// Scheme, host and port the urls start with.
     public let baseURL: String
-
-    public init(items: PackedTodos, baseURL: String) {
-        self.items = items
-        self.baseURL = baseURL
-    }
 }
 
 extension TodoListViewModel: RandomAccessCollection {
