@@ -85,18 +85,4 @@ struct HardeningEndToEndTests {
         #expect(served)
         #expect(idle.count == 2)
     }
-
-    @Test("a list offset near Int.max is an empty page, not a crash (found by schemathesis)")
-    func hugeOffset() throws {
-        let server = try LiveServer()
-        _ = try server.request("POST", "/todos", body: #"{"title":"only"}"#)
-        for query in ["offset=9223372036854775806&limit=500", "completed=false&offset=9223372036854775807&limit=1000"] {
-            let page = try server.request("GET", "/todos?" + query)
-            #expect(page.status == 200)
-            #expect(page.array.isEmpty)
-            #expect(page.header("X-Total-Count") == "1")
-            #expect(page.header("Link")?.contains("rel=\"next\"") == false)
-        }
-        #expect(try server.request("GET", "/healthz").status == 200)
-    }
 }
