@@ -54,12 +54,8 @@ struct AccessControlEndToEndTests {
     @Test("preflights and GET /healthz stay open; /metrics follows metricsPublic")
     func openRoutes() async throws {
         let server = try tokenServer()
-        let preflight = try await server.request(
-            "OPTIONS", "/todos",
-            headers: [
-                ("Origin", "https://app.example"), ("Access-Control-Request-Method", "DELETE"),
-                ("Access-Control-Request-Headers", "authorization, content-type"),
-            ])
+        let preflight = try await server.preflight(
+            "/todos", from: "https://app.example", method: "DELETE", requestHeaders: "authorization, content-type")
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match, Authorization")
         #expect(try await server.request("GET", "/healthz").status == 200)
@@ -101,19 +97,13 @@ struct AccessControlEndToEndTests {
         #expect(other.header("Access-Control-Allow-Origin") == nil)
         #expect(other.header("Access-Control-Allow-Credentials") == nil)
         #expect(other.header("Vary") == "Origin")
-        let preflight = try await server.request(
-            "OPTIONS", "/todos/x",
-            headers: [
-                ("Origin", "https://a.example"), ("Access-Control-Request-Method", "PUT"),
-                ("Access-Control-Request-Headers", "X-Trace"),
-            ])
+        let preflight = try await server.preflight("/todos/x", from: "https://a.example", method: "PUT", requestHeaders: "X-Trace")
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Origin") == "https://a.example")
         #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
         #expect(preflight.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match, X-Trace")
         #expect(preflight.header("Access-Control-Max-Age") == "86400")
-        let refusedPreflight = try await server.request(
-            "OPTIONS", "/todos", headers: [("Origin", "https://evil.example"), ("Access-Control-Request-Method", "DELETE")])
+        let refusedPreflight = try await server.preflight("/todos", from: "https://evil.example", method: "DELETE")
         #expect(refusedPreflight.status == 204)
         #expect(refusedPreflight.header("Access-Control-Allow-Methods") == nil)
         #expect(refusedPreflight.header("Access-Control-Allow-Origin") == nil)

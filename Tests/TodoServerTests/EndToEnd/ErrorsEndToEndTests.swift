@@ -46,4 +46,22 @@ struct ErrorsEndToEndTests {
         #expect(list.array.first?["title"] as? String == "keep me")
         #expect(list.array.first?["updatedAt"] as? String == created.object["updatedAt"] as? String)
     }
+
+    @Test("a form-encoded body (http --form, an HTML form) gets a 400 that says to send JSON, and stores nothing")
+    func formBody() async throws {
+        let server = try TestServer()
+        let created = try await server.request(
+            "POST", "/todos", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "title=Buy+milk&order=1")
+        #expect(created.status == 400)
+        #expect(created.header("Content-Type") == "application/problem+json")
+        #expect(
+            created.object["detail"] as? String
+                == #"The body is form-encoded (name=value), not JSON; send JSON (Content-Type: application/json), such as {"title":"Buy milk"}."#
+        )
+        #expect(server.store.count == 0)
+        // curl -d '{…}' sends JSON under the same form type: still read as JSON.
+        let json = try await server.request(
+            "POST", "/todos", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: #"{"title":"Buy milk"}"#)
+        #expect(json.status == 201)
+    }
 }

@@ -8,12 +8,8 @@ import Testing
 @Suite("End to end: Todo-Backend client flow")
 struct TodoBackendFlowTests {
     private func call(_ server: TestServer, _ method: String, _ target: String, body: String? = nil) async throws -> HTTPResponseSnapshot {
-        let preflight = try await server.request(
-            "OPTIONS", target,
-            headers: [
-                ("Origin", "http://www.todobackend.com"), ("Access-Control-Request-Method", method),
-                ("Access-Control-Request-Headers", "content-type"),
-            ])
+        let preflight = try await server.preflight(
+            target, from: "http://www.todobackend.com", method: method, requestHeaders: "content-type")
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Headers")?.lowercased().contains("content-type") == true)
         #expect(preflight.header("Access-Control-Allow-Methods")?.contains(method) == true)
