@@ -10,8 +10,9 @@ import TestSupport
 ///
 /// In process (`InProcessClient`) every request runs the application's whole `RequestPipeline` on
 /// a loop thread, with no socket: route, screening, tokens, modules, CORS, request id,
-/// conditions, metrics and the access log; the JWT key set is refreshed as `start()` does. Live
-/// (`LiveServer`), the application listens on a port and every request is a connection of its own.
+/// conditions, metrics and the access log; the JWT key set is refreshed as `start()` does; each
+/// answer goes to the OpenAPI check's recording as the wire would frame it. Live (`LiveServer`),
+/// the application listens on a port and every request is a connection of its own.
 ///
 /// Suites whose subject is not the wire run in process (`Mode.standard`); `TODO_TEST_SERVER=live`
 /// sends theirs over sockets too, to see both give the same answers. What only the wire does
@@ -91,7 +92,21 @@ final class TestServer {
             var fields: HTTPHeaders = ["Host": "127.0.0.1"]
             for (name, value) in headers { fields.add(name, value) }
             if let body { fields.add("Content-Length", String(body.utf8.count)) }
-            return await client.request(HTTPMethod(rawValue: method) ?? .unrecognized, target, headers: fields, body: body ?? "")
+            let answer = await client.request(HTTPMethod(rawValue: method) ?? .unrecognized, target, headers: fields, body: body ?? "")
+            ResponseRecorder.shared.record(method: method, target: target, response: Self.asSent(answer, method: method))
+            return answer
         }
+    }
+
+    /// `response` as the wire would send it (`HTTPResponseWriter`), for the OpenAPI check's
+    /// recording: its own `Content-Length` on every status that has a body (HEAD's the GET body's
+    /// length), and no body on HEAD, 204 or 304. The test itself gets the pipeline's answer.
+    private static func asSent(_ response: HTTPResponseSnapshot, method: String) -> HTTPResponseSnapshot {
+        let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
+        var sent = response
+        sent.headers.removeAll { ["content-length", "transfer-encoding"].contains($0.name.lowercased()) }
+        if hasBody { sent.headers.append((name: "Content-Length", value: String(response.body.count))) }
+        if !hasBody || method == "HEAD" { sent.body = [] }
+        return sent
     }
 }
