@@ -108,4 +108,33 @@ struct AccessControlEndToEndTests {
         #expect(refusedPreflight.header("Access-Control-Allow-Methods") == nil)
         #expect(refusedPreflight.header("Access-Control-Allow-Origin") == nil)
     }
+
+    @Test("CORS headers on every response; preflights for every route, Origin null included")
+    func cors() async throws {
+        let server = try TestServer()
+        for path in ["/", "/healthz", "/todos", "/todos/upcoming", "/todos/some-id"] {
+            let preflight = try await server.preflight(path, from: "null", method: "DELETE", requestHeaders: "content-type,if-match")
+            #expect(preflight.status == 204)
+            #expect(preflight.header("Access-Control-Allow-Origin") == "*")
+            #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+            #expect(preflight.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match")
+            #expect(preflight.header("Access-Control-Max-Age") == "86400")
+        }
+        for response in [
+            try await server.request("GET", "/todos"), try await server.request("GET", "/missing"),
+            try await server.request("POST", "/todos", body: "{"),
+        ] {
+            #expect(response.header("Access-Control-Allow-Origin") == "*")
+            #expect(
+                response.header("Access-Control-Expose-Headers")
+                    == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
+        }
+        let configured = try TestServer(configure: {
+            $0.corsOrigin = "https://app.example.com"; $0.corsMaxAgeSeconds = 600
+        })
+        let response = try await configured.request("OPTIONS", "/todos", headers: [("Origin", "https://app.example.com")])
+        #expect(response.header("Access-Control-Allow-Origin") == "https://app.example.com")
+        #expect(response.header("Access-Control-Max-Age") == "600")
+        #expect(response.header("Vary") == "Origin")
+    }
 }
