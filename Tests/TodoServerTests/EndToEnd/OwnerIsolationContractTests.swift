@@ -8,7 +8,7 @@ import Testing
 /// acting through every route, and nobody reading, changing, clearing or even learning of anyone
 /// else's to-dos. Run on every store that keeps owners, in process; the live feed's part, on a
 /// socket: `OwnerIsolationFeedTests`.
-@Suite("End to end: each owner sees and changes only their own to-dos")
+@Suite("End to end: each owner sees and changes only their own to-dos", .tags(.postgres))
 struct OwnerIsolationContractTests {
     static let alice = [("Authorization", "Bearer alice-token")]
     static let bob = [("Authorization", "Bearer bob-token")]

@@ -11,7 +11,7 @@ import Testing
 /// migration on the same cluster (an open transaction) needs a test thread to end: two blocking
 /// waits at once could leave it none (`LiveFeedOnPostgres`). PostgreSQL on a cluster of the
 /// suite's own (`PostgresTestCluster.owners`): other suites' open transactions would hold the feed back.
-@Suite("End to end: each owner's live feed carries only their own changes", .serialized, .tags(.endToEnd))
+@Suite("End to end: each owner's live feed carries only their own changes", .serialized, .tags(.endToEnd, .postgres))
 struct OwnerIsolationFeedTests {
     static let alice = OwnerIsolationContractTests.alice
     static let bob = OwnerIsolationContractTests.bob
