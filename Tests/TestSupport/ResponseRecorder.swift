@@ -4,9 +4,10 @@ import Synchronization
 
 /// Appends every response the end-to-end tests receive to a JSON Lines file when
 /// `TODO_RESPONSE_LOG` names one, so that `scripts/check_openapi.py` can check each against the
-/// OpenAPI document.
-final class ResponseRecorder: Sendable {
-    static let shared = ResponseRecorder(path: ProcessInfo.processInfo.environment["TODO_RESPONSE_LOG"])
+/// OpenAPI document: off the wire (`TestHTTPClient`), and in process as the wire would send them
+/// (`TestServer`).
+package final class ResponseRecorder: Sendable {
+    package static let shared = ResponseRecorder(path: ProcessInfo.processInfo.environment["TODO_RESPONSE_LOG"])
 
     private let handle: Mutex<FileHandle?>
 
@@ -20,7 +21,7 @@ final class ResponseRecorder: Sendable {
         self.handle = Mutex(handle)
     }
 
-    func record(method: String, target: String, response: HTTPResponseSnapshot) {
+    package func record(method: String, target: String, response: HTTPResponseSnapshot) {
         handle.withTracedLock { handle in
             guard let handle else { return }
             let entry: [String: Any] = [

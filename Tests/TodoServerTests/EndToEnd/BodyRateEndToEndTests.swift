@@ -10,14 +10,14 @@ import Testing
 /// Small figures keep it short: 200 bytes/s after 1 s.
 @Suite("End to end: the minimum request-body rate", .tags(.endToEnd))
 struct BodyRateEndToEndTests {
-    private func server() throws -> LiveServer {
-        try LiveServer(configure: {
+    /// A server, and a connection to it on which the head of a POST of `body` is sent.
+    private func posting(_ body: [UInt8]) throws -> (LiveServer, TestHTTPClient) {
+        let server = try LiveServer(configure: {
             $0.minBodyBytesPerSecond = 200; $0.bodyRateGraceSeconds = 1; $0.timeoutSeconds = 30
         })
-    }
-
-    private func head(length: Int) -> String {
-        "POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\r\n"
+        let client = try server.client()
+        try client.send("POST /todos HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n")
+        return (server, client)
     }
 
     /// Sends `body` in `pieces`, one every `pace` unless the server answers first; whether it did.
@@ -32,10 +32,8 @@ struct BodyRateEndToEndTests {
 
     @Test("a body trickling in below the rate (each byte resetting the time-out) gets a 408 problem and a close")
     func trickle() throws {
-        let server = try server()
-        let client = try server.client()
         let body = Array(#"{"title":"slow"}"#.utf8) + Array(repeating: UInt8(ascii: " "), count: 384)
-        try client.send(head(length: body.count))
+        let (server, client) = try posting(body)
         // A byte every 50 ms: 20 bytes/s, a tenth of the rate (slower still on a loaded machine).
         let answeredEarly = try send(body, pieces: body.count, pace: .milliseconds(50), over: client)
         #expect(answeredEarly, "the server answered before the whole body was sent")
@@ -55,10 +53,8 @@ struct BodyRateEndToEndTests {
 
     @Test("a body above the rate, arriving over longer than the grace period, is served")
     func aboveTheRate() throws {
-        let server = try server()
-        let client = try server.client()
         let body = Array(#"{"title":"steady"}"#.utf8) + Array(repeating: UInt8(ascii: " "), count: 3000)
-        try client.send(head(length: body.count))
+        let (server, client) = try posting(body)
         // 30 pieces, one every 50 ms: about 2,000 bytes/s over 1.5 s, ten times the rate.
         let answeredEarly = try send(body, pieces: 30, pace: .milliseconds(50), over: client)
         #expect(!answeredEarly, "the server answered before the whole body was sent")

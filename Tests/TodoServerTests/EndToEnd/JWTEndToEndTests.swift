@@ -4,11 +4,11 @@ import Testing
 
 @testable import TodoServer
 
-/// JSON Web Tokens on a live server (API.md, "Owners"): tokens signed by Python's `cryptography`
-/// (`IdentityFixture`) against a JWK Set file; each acts on its owner's to-dos, refusals are RFC
-/// 6750 challenges with the reason, scopes limit writes, a rotated key file is taken without a
-/// restart, and a live feed stream ends with `event: expired` when its token does.
-@Suite("End to end: JSON Web Tokens from an OpenID Connect provider", .tags(.endToEnd))
+/// JSON Web Tokens through the whole pipeline (API.md, "Owners"): tokens signed by Python's
+/// `cryptography` (`IdentityFixture`) against a JWK Set file; each acts on its owner's to-dos,
+/// refusals are RFC 6750 challenges with the reason, scopes limit writes, and a rotated key file is
+/// taken without a restart. The live feed and the log, on a socket: `JWTFeedEndToEndTests`.
+@Suite("End to end: JSON Web Tokens from an OpenID Connect provider")
 struct JWTEndToEndTests {
     typealias F = IdentityFixture
     static let now = IdentityFixture.now
@@ -31,8 +31,9 @@ struct JWTEndToEndTests {
     ]
 
     /// A server on key set A's file, its clock at the fixture's instant.
-    private func server(keyFile: String, logHandler: CapturingLogHandler? = nil) throws -> LiveServer {
-        try LiveServer(
+    static func server(_ mode: TestServer.Mode, keyFile: String, logHandler: CapturingLogHandler? = nil) throws -> TestServer {
+        try TestServer(
+            mode,
             configure: {
                 $0.jwtJwksFile = keyFile
                 $0.jwtIssuer = F.issuer
@@ -42,70 +43,46 @@ struct JWTEndToEndTests {
     }
 
     /// The fixture, key set A in a file of its own (the caller removes it), and a server on that file.
-    private func served(logHandler: CapturingLogHandler? = nil) throws -> (fixture: IdentityFixture, file: String, server: LiveServer) {
+    static func served(
+        _ mode: TestServer.Mode = .standard, logHandler: CapturingLogHandler? = nil
+    ) throws -> (fixture: IdentityFixture, file: String, server: TestServer) {
         let fixture = try F.get()
         let file = try keyFile(fixture.setA)
         do {
-            return (fixture, file, try server(keyFile: file, logHandler: logHandler))
+            return (fixture, file, try server(mode, keyFile: file, logHandler: logHandler))
         } catch {
             unlink(file)
             throw error
         }
     }
 
-    @Test("the access log names the owner, never the token; no line at any level holds a token's part")
-    func accessLog() throws {
-        let storage = CapturingLogHandler.Storage()
-        let (fixture, file, server) = try served(logHandler: CapturingLogHandler(storage: storage, logLevel: .trace))
-        defer { unlink(file) }
-        let token = try #require(fixture.tokens["e2e bob"])
-        #expect(try server.request("GET", "/todos", headers: [("Authorization", "Bearer " + token)]).status == 200)
-        let feed = try EventStreamClient(port: server.port, target: "/todos/events?access_token=\(token)")
-        #expect(feed.status == 200)
-        #expect(try server.request("GET", "/todos", headers: [("Authorization", "Bearer " + token + "x")]).status == 401)
-        #expect(
-            try eventually {
-                storage.lines.withTracedLock { lines in lines.filter { $0.message.hasPrefix("GET /todos") }.count >= 3 }
-            })
-        let lines = storage.lines.withTracedLock { $0 }
-        let access = lines.filter { $0.message.hasPrefix("GET /todos 200") }
-        #expect(access.count == 1)
-        #expect(access.first?.metadata["owner"] == "bob")
-        #expect(lines.first { $0.message.hasPrefix("GET /todos/events") }?.metadata["owner"] == "bob")
-        #expect(lines.first { $0.message.hasPrefix("GET /todos 401") }?.metadata["owner"] == nil)
-        for line in lines {
-            let text = line.message + " " + line.metadata.values.joined(separator: " ")
-            for part in token.split(separator: ".") { #expect(!text.contains(part), "\(line.message)") }
-        }
-    }
-
-    private func keyFile(_ bytes: [UInt8]) throws -> String {
+    static func keyFile(_ bytes: [UInt8]) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("todo-jwks-\(UUID().uuidString).json").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }
 
-    private func bearer(_ fixture: IdentityFixture, _ name: String) throws -> [(String, String)] {
+    static func bearer(_ fixture: IdentityFixture, _ name: String) throws -> [(String, String)] {
         [("Authorization", "Bearer " + (try #require(fixture.tokens[name])))]
     }
 
     @Test("each token acts on its owner's to-dos; bob's token never reaches alice's")
-    func owners() throws {
-        let (fixture, file, server) = try served()
+    func owners() async throws {
+        let (fixture, file, server) = try Self.served()
         defer { unlink(file) }
-        let alice = try bearer(fixture, "e2e alice"), bob = try bearer(fixture, "e2e bob")
-        let created = try server.request("POST", "/todos", headers: alice, body: #"{"title":"alice's"}"#)
+        let alice = try Self.bearer(fixture, "e2e alice"), bob = try Self.bearer(fixture, "e2e bob")
+        let created = try await server.request("POST", "/todos", headers: alice, body: #"{"title":"alice's"}"#)
         #expect(created.status == 201)
         let id = try #require(created.object["id"] as? String)
-        #expect(try server.request("GET", "/todos/\(id)", headers: alice).status == 200)
-        #expect(try server.request("GET", "/todos/\(id)", headers: bob).status == 404)
-        #expect(try server.request("DELETE", "/todos/\(id)", headers: bob).status == 404)
-        #expect(try server.request("GET", "/todos", headers: bob).array.isEmpty)
-        #expect(try server.request("GET", "/todos", headers: alice).array.count == 1)
+        #expect(try await server.request("GET", "/todos/\(id)", headers: alice).status == 200)
+        #expect(try await server.request("GET", "/todos/\(id)", headers: bob).status == 404)
+        #expect(try await server.request("DELETE", "/todos/\(id)", headers: bob).status == 404)
+        #expect(try await server.request("GET", "/todos", headers: bob).array.isEmpty)
+        #expect(try await server.request("GET", "/todos", headers: alice).array.count == 1)
         // The same owner through another key and algorithm is the same owner.
-        #expect(try server.request("GET", "/todos/\(id)", headers: try bearer(fixture, "e2e alice reader")).status == 200)
+        #expect(try await server.request("GET", "/todos/\(id)", headers: try Self.bearer(fixture, "e2e alice reader")).status == 200)
         // Operators' tokens see the shared list, not alice's.
-        #expect(try server.request("GET", "/todos", headers: [("Authorization", "Bearer ops-token")]).array.isEmpty)
+        #expect(try await server.request("GET", "/todos", headers: [("Authorization", "Bearer ops-token")]).array.isEmpty)
     }
 
     @Test(
@@ -114,11 +91,11 @@ struct JWTEndToEndTests {
             ("e2e alice expired", "expired"), ("e2e wrong audience", "wrong audience"), ("e2e alice rotated", "unknown key"),
             ("not.a.jwt", "malformed"),
         ])
-    func refusals(name: String, reason: String) throws {
-        let (fixture, file, server) = try served()
+    func refusals(name: String, reason: String) async throws {
+        let (fixture, file, server) = try Self.served()
         defer { unlink(file) }
         let token = fixture.tokens[name] ?? name
-        let response = try server.request("GET", "/todos", headers: [("Authorization", "Bearer " + token)])
+        let response = try await server.request("GET", "/todos", headers: [("Authorization", "Bearer " + token)])
         #expect(response.status == 401)
         #expect(response.header("Content-Type") == "application/problem+json")
         if name == "not.a.jwt" {
@@ -134,71 +111,39 @@ struct JWTEndToEndTests {
     }
 
     @Test("a token with only todos:read reads its owner's to-dos and gets 403 insufficient_scope on a write; /metrics is not an owner's")
-    func scopes() throws {
-        let (fixture, file, server) = try served()
+    func scopes() async throws {
+        let (fixture, file, server) = try Self.served()
         defer { unlink(file) }
-        let reader = try bearer(fixture, "e2e alice reader")
-        #expect(try server.request("POST", "/todos", headers: try bearer(fixture, "e2e alice"), body: #"{"title":"a"}"#).status == 201)
-        #expect(try server.request("GET", "/todos", headers: reader).array.count == 1)
-        let write = try server.request("POST", "/todos", headers: reader, body: #"{"title":"b"}"#)
+        let reader = try Self.bearer(fixture, "e2e alice reader")
+        #expect(
+            try await server.request("POST", "/todos", headers: try Self.bearer(fixture, "e2e alice"), body: #"{"title":"a"}"#).status
+                == 201)
+        #expect(try await server.request("GET", "/todos", headers: reader).array.count == 1)
+        let write = try await server.request("POST", "/todos", headers: reader, body: #"{"title":"b"}"#)
         #expect(write.status == 403)
         #expect(write.header("WWW-Authenticate") == #"Bearer error="insufficient_scope", scope="todos:write""#)
-        #expect(try server.request("GET", "/metrics", headers: reader).status == 403)
-        #expect(try server.request("GET", "/todos", headers: reader).array.count == 1)
+        #expect(try await server.request("GET", "/metrics", headers: reader).status == 403)
+        #expect(try await server.request("GET", "/todos", headers: reader).array.count == 1)
     }
 
     @Test("a new key file is taken without a restart: the rotated key works, the removed one stops at once")
-    func rotation() throws {
-        let (fixture, file, server) = try served()
+    func rotation() async throws {
+        let (fixture, file, server) = try Self.served()
         defer { unlink(file) }
-        let old = try bearer(fixture, "e2e alice"), rotated = try bearer(fixture, "e2e alice rotated")
-        #expect(try server.request("GET", "/todos", headers: old).status == 200)
-        #expect(try server.request("GET", "/todos", headers: rotated).status == 401)
+        let old = try Self.bearer(fixture, "e2e alice"), rotated = try Self.bearer(fixture, "e2e alice rotated")
+        #expect(try await server.request("GET", "/todos", headers: old).status == 200)
+        #expect(try await server.request("GET", "/todos", headers: rotated).status == 401)
         // Renamed over the old file, as a secret mount or a deploy does.
-        let next = try keyFile(fixture.setB)
+        let next = try Self.keyFile(fixture.setB)
         try #require(rename(next, file) == 0)
-        #expect(try eventually { try server.request("GET", "/todos", headers: rotated).status == 200 }, "the rotated key is taken")
-        #expect(try server.request("GET", "/todos", headers: old).status == 401)
+        #expect(
+            try await eventuallyAsync { try await server.request("GET", "/todos", headers: rotated).status == 200 },
+            "the rotated key is taken")
+        #expect(try await server.request("GET", "/todos", headers: old).status == 401)
         // A broken file keeps the keys in effect.
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: file))
         let jwt = try #require(server.application.jwt)
         jwt.refreshKeys()
-        #expect(try server.request("GET", "/todos", headers: rotated).status == 200)
-    }
-
-    @Test("a token past its exp but inside the leeway opens a stream that says expired at once and replays nothing")
-    func feedLapsed() throws {
-        let (fixture, file, server) = try served()
-        defer { unlink(file) }
-        let alice = try bearer(fixture, "e2e alice")
-        let position = try #require(try server.request("GET", "/todos", headers: alice).header("X-Last-Event-ID"))
-        #expect(try server.request("POST", "/todos", headers: alice, body: #"{"title":"a"}"#).status == 201)
-        let lapsed = try #require(fixture.tokens["e2e alice lapsed"])
-        // Accepted on a plain request (inside the leeway)...
-        #expect(try server.request("GET", "/todos", headers: [("Authorization", "Bearer " + lapsed)]).status == 200)
-        // ...but its stream reads nothing: the change after `position` is not replayed.
-        let stream = try EventStreamClient(
-            port: server.port, target: "/todos/events?access_token=\(lapsed)", headers: [("Last-Event-ID", position)])
-        #expect(stream.status == 200)
-        let events = try stream.events(1)
-        #expect(events.map(\.event) == ["expired"])
-        #expect(events.first?.id == position)
-        #expect(try stream.nextEvent() == nil)
-    }
-
-    @Test("a live feed stream opened with a token ends with event: expired when the token does, at the position reached")
-    func feedExpires() throws {
-        let (fixture, file, server) = try served()
-        defer { unlink(file) }
-        let short = try #require(fixture.tokens["e2e alice short"])
-        let stream = try EventStreamClient(port: server.port, target: "/todos/events?access_token=\(short)")
-        #expect(stream.status == 200)
-        #expect(try server.request("POST", "/todos", headers: try bearer(fixture, "e2e alice"), body: #"{"title":"a"}"#).status == 201)
-        let events = try stream.events(2)
-        #expect(events.map(\.event) == ["created", "expired"])
-        #expect(events.last?.data == "{}")
-        #expect(events.last?.id == events.first?.id)
-        #expect(try stream.next() == nil)
-        #expect(stream.ended)
+        #expect(try await server.request("GET", "/todos", headers: rotated).status == 200)
     }
 }

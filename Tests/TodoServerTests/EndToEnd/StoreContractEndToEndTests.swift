@@ -4,24 +4,25 @@ import Testing
 
 @testable import TodoServer
 
-/// The HTTP contract over real sockets, the same on every store: memory, journal and PostgreSQL.
-@Suite("End to end: the same contract on every store", .tags(.endToEnd, .postgres))
+/// The HTTP contract through the whole pipeline (`TestServer`), the same on every store: memory,
+/// journal and PostgreSQL.
+@Suite("End to end: the same contract on every store", .tags(.postgres))
 struct StoreContractEndToEndTests {
-    private func server(_ kind: StoreKind, clock: any TodoClock = SystemClock()) async throws -> (LiveServer, ContractStore) {
+    private func server(_ kind: StoreKind, clock: any TodoClock = SystemClock()) async throws -> (TestServer, ContractStore) {
         let store = try await ContractStore(kind)
-        return (try LiveServer(store: store.store, clock: clock), store)
+        return (try TestServer(store: store.store, clock: clock), store)
     }
 
     @Test("create, read, change, replace and delete", arguments: StoreKind.available)
     func crud(kind: StoreKind) async throws {
         let (server, store) = try await server(kind)
         defer { withExtendedLifetime(store) {} }
-        let created = try server.request("POST", "/todos", body: #"{"title":"Äpfel kaufen","order":3,"dueDate":"2026-12-01"}"#)
+        let created = try await server.request("POST", "/todos", body: #"{"title":"Äpfel kaufen","order":3,"dueDate":"2026-12-01"}"#)
         #expect(created.status == 201)
         let id = try #require(created.object["id"] as? String)
         let path = "/todos/\(id)"
         let tag = try #require(created.header("ETag"))
-        let read = try server.request("GET", path)
+        let read = try await server.request("GET", path)
         #expect(read.status == 200)
         #expect(read.header("ETag") == tag)
         #expect(read.text == created.text)
@@ -30,54 +31,54 @@ struct StoreContractEndToEndTests {
         #expect(read.object["dueDate"] as? String == "2026-12-01")
         #expect(read.object["completed"] as? Bool == false)
 
-        let patched = try server.request("PATCH", path, body: #"{"completed":true,"dueDate":null}"#)
+        let patched = try await server.request("PATCH", path, body: #"{"completed":true,"dueDate":null}"#)
         #expect(patched.status == 200)
         #expect(patched.object["completed"] as? Bool == true)
         #expect(patched.object["dueDate"] == nil || patched.object["dueDate"] is NSNull)
         let patchedTag = try #require(patched.header("ETag"))
         #expect(patchedTag != tag)
         // The same change again changes nothing: same tag, same body.
-        let again = try server.request("PATCH", path, body: #"{"completed":true}"#)
+        let again = try await server.request("PATCH", path, body: #"{"completed":true}"#)
         #expect(again.status == 200)
         #expect(again.header("ETag") == patchedTag)
         #expect(again.text == patched.text)
 
-        let replaced = try server.request("PUT", path, body: #"{"title":"Birnen","completed":false}"#)
+        let replaced = try await server.request("PUT", path, body: #"{"title":"Birnen","completed":false}"#)
         #expect(replaced.status == 200)
         #expect(replaced.object["title"] as? String == "Birnen")
         #expect(replaced.object["order"] as? Int != 3)
-        #expect(try server.request("GET", path).text == replaced.text)
+        #expect(try await server.request("GET", path).text == replaced.text)
 
-        #expect(try server.request("DELETE", path).status == 204)
-        #expect(try server.request("GET", path).status == 404)
-        #expect(try server.request("DELETE", path).status == 404)
-        #expect(try server.request("GET", "/todos/not-an-id").status == 404)
-        #expect(try server.request("PATCH", "/todos/00000000-0000-4000-8000-000000000000", body: "{}").status == 404)
+        #expect(try await server.request("DELETE", path).status == 204)
+        #expect(try await server.request("GET", path).status == 404)
+        #expect(try await server.request("DELETE", path).status == 404)
+        #expect(try await server.request("GET", "/todos/not-an-id").status == 404)
+        #expect(try await server.request("PATCH", "/todos/00000000-0000-4000-8000-000000000000", body: "{}").status == 404)
     }
 
     @Test("If-Match and If-None-Match: 412 with the current tag, 304 while unchanged", arguments: StoreKind.available)
     func conditions(kind: StoreKind) async throws {
         let (server, store) = try await server(kind)
         defer { withExtendedLifetime(store) {} }
-        let created = try server.request("POST", "/todos", body: #"{"title":"Shared"}"#)
+        let created = try await server.request("POST", "/todos", body: #"{"title":"Shared"}"#)
         let path = "/todos/\(try #require(created.object["id"] as? String))"
         let tag = try #require(created.header("ETag"))
-        #expect(try server.request("GET", path, headers: [("If-None-Match", tag)]).status == 304)
-        let first = try server.request("PATCH", path, headers: [("If-Match", tag)], body: #"{"title":"A"}"#)
+        #expect(try await server.request("GET", path, headers: [("If-None-Match", tag)]).status == 304)
+        let first = try await server.request("PATCH", path, headers: [("If-Match", tag)], body: #"{"title":"A"}"#)
         #expect(first.status == 200)
         let newTag = try #require(first.header("ETag"))
-        let stale = try server.request("PATCH", path, headers: [("If-Match", tag)], body: #"{"title":"B"}"#)
+        let stale = try await server.request("PATCH", path, headers: [("If-Match", tag)], body: #"{"title":"B"}"#)
         #expect(stale.status == 412)
         #expect(stale.header("ETag") == newTag)
-        #expect(try server.request("PUT", path, headers: [("If-Match", tag)], body: #"{"title":"B"}"#).status == 412)
-        #expect(try server.request("DELETE", path, headers: [("If-Match", tag)]).status == 412)
-        #expect(try server.request("PUT", path, headers: [("If-None-Match", "*")], body: #"{"title":"B"}"#).status == 412)
-        #expect(try server.request("GET", path).object["title"] as? String == "A")
-        #expect(try server.request("GET", path, headers: [("If-None-Match", tag)]).status == 200)
-        #expect(try server.request("PATCH", path, headers: [("If-Match", "*")], body: #"{"completed":true}"#).status == 200)
-        let current = try #require(try server.request("GET", path).header("ETag"))
-        #expect(try server.request("DELETE", path, headers: [("If-Match", current)]).status == 204)
-        #expect(try server.request("PATCH", path, headers: [("If-Match", "*")], body: "{}").status == 412)
+        #expect(try await server.request("PUT", path, headers: [("If-Match", tag)], body: #"{"title":"B"}"#).status == 412)
+        #expect(try await server.request("DELETE", path, headers: [("If-Match", tag)]).status == 412)
+        #expect(try await server.request("PUT", path, headers: [("If-None-Match", "*")], body: #"{"title":"B"}"#).status == 412)
+        #expect(try await server.request("GET", path).object["title"] as? String == "A")
+        #expect(try await server.request("GET", path, headers: [("If-None-Match", tag)]).status == 200)
+        #expect(try await server.request("PATCH", path, headers: [("If-Match", "*")], body: #"{"completed":true}"#).status == 200)
+        let current = try #require(try await server.request("GET", path).header("ETag"))
+        #expect(try await server.request("DELETE", path, headers: [("If-Match", current)]).status == 204)
+        #expect(try await server.request("PATCH", path, headers: [("If-Match", "*")], body: "{}").status == 412)
     }
 
     @Test("lists: filters, orders, pages, X-Total-Count, Link and ETag", arguments: StoreKind.available)
@@ -89,31 +90,32 @@ struct StoreContractEndToEndTests {
             let order = index == 3 ? "null" : String(7 - index)
             let completed = index % 3 == 0
             #expect(
-                try server.request("POST", "/todos", body: #"{"title":"\#(title)","order":\#(order),"completed":\#(completed)}"#).status
+                try await server.request("POST", "/todos", body: #"{"title":"\#(title)","order":\#(order),"completed":\#(completed)}"#)
+                    .status
                     == 201)
         }
-        let page = try server.request("GET", "/todos?limit=3&offset=2")
+        let page = try await server.request("GET", "/todos?limit=3&offset=2")
         #expect(page.status == 200)
         #expect(page.header("X-Total-Count") == "7")
         #expect(page.array.map { $0["title"] as? String } == ["Buy bread", "BUY eggs", "Call mum"])
         #expect(page.header("Link")?.contains("offset=5") == true)
         let tag = try #require(page.header("ETag"))
-        #expect(try server.request("GET", "/todos?limit=3&offset=2").header("ETag") == tag)
-        #expect(try server.request("GET", "/todos?limit=3&offset=2", headers: [("If-None-Match", tag)]).status == 304)
+        #expect(try await server.request("GET", "/todos?limit=3&offset=2").header("ETag") == tag)
+        #expect(try await server.request("GET", "/todos?limit=3&offset=2", headers: [("If-None-Match", tag)]).status == 304)
 
-        let search = try server.request("GET", "/todos?q=buy&sort=-title")
+        let search = try await server.request("GET", "/todos?q=buy&sort=-title")
         #expect(search.header("X-Total-Count") == "3")
         #expect(search.array.map { $0["title"] as? String } == ["buy milk", "BUY eggs", "Buy bread"])
-        let done = try server.request("GET", "/todos?completed=true")
+        let done = try await server.request("GET", "/todos?completed=true")
         #expect(done.header("X-Total-Count") == "3")
         #expect(done.array.map { $0["title"] as? String } == ["sleep", "buy milk", "walk"])
-        let beyond = try server.request("GET", "/todos?offset=50")
+        let beyond = try await server.request("GET", "/todos?offset=50")
         #expect(beyond.array.isEmpty)
         #expect(beyond.header("X-Total-Count") == "7")
 
         let first = try #require(page.array.first?["id"] as? String)
-        #expect(try server.request("PATCH", "/todos/\(first)", body: #"{"title":"Buy bread!"}"#).status == 200)
-        #expect(try server.request("GET", "/todos?limit=3&offset=2", headers: [("If-None-Match", tag)]).status == 200)
+        #expect(try await server.request("PATCH", "/todos/\(first)", body: #"{"title":"Buy bread!"}"#).status == 200)
+        #expect(try await server.request("GET", "/todos?limit=3&offset=2", headers: [("If-None-Match", tag)]).status == 200)
     }
 
     @Test("upcoming: the open to-dos due from today to the end of next week, by section", arguments: StoreKind.available)
@@ -128,10 +130,11 @@ struct StoreContractEndToEndTests {
         ]
         for (title, day, completed) in due {
             #expect(
-                try server.request("POST", "/todos", body: #"{"title":"\#(title)","dueDate":"\#(day)","completed":\#(completed)}"#).status
+                try await server.request("POST", "/todos", body: #"{"title":"\#(title)","dueDate":"\#(day)","completed":\#(completed)}"#)
+                    .status
                     == 201)
         }
-        let answer = try server.request("GET", "/todos/upcoming")
+        let answer = try await server.request("GET", "/todos/upcoming")
         #expect(answer.status == 200)
         let sections = try #require(answer.object["sections"] as? [[String: Any]])
         #expect(sections.map { $0["relativeDate"] as? String } == ["today", "tomorrow", "laterThisWeek", "nextWeek"])

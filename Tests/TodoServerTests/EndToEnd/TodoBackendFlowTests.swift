@@ -5,20 +5,15 @@ import Testing
 @testable import TodoServer
 
 /// The Todo-Backend client's flow: a preflight before every request, JSON content type on every one.
-@Suite("End to end: Todo-Backend client flow", .tags(.endToEnd))
+@Suite("End to end: Todo-Backend client flow")
 struct TodoBackendFlowTests {
-    private func call(_ server: LiveServer, _ method: String, _ target: String, body: String? = nil) throws -> HTTPResponseSnapshot {
-        let client = try server.client()
-        let preflight = try client.request(
-            "OPTIONS", target,
-            headers: [
-                ("Origin", "http://www.todobackend.com"), ("Access-Control-Request-Method", method),
-                ("Access-Control-Request-Headers", "content-type"),
-            ])
+    private func call(_ server: TestServer, _ method: String, _ target: String, body: String? = nil) async throws -> HTTPResponseSnapshot {
+        let preflight = try await server.preflight(
+            target, from: "http://www.todobackend.com", method: method, requestHeaders: "content-type")
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Headers")?.lowercased().contains("content-type") == true)
         #expect(preflight.header("Access-Control-Allow-Methods")?.contains(method) == true)
-        let response = try client.request(
+        let response = try await server.request(
             method, target,
             headers: [
                 ("Origin", "http://www.todobackend.com"), ("Content-Type", "application/json"),
@@ -34,46 +29,47 @@ struct TodoBackendFlowTests {
     }
 
     @Test("the whole flow")
-    func flow() throws {
-        let server = try LiveServer()
-        #expect(try call(server, "DELETE", "/todos").status == 204)
-        #expect(try call(server, "GET", "/todos").text == "[]")
+    func flow() async throws {
+        let server = try TestServer()
+        #expect(try await call(server, "DELETE", "/todos").status == 204)
+        #expect(try await call(server, "GET", "/todos").text == "[]")
 
-        let created = try call(server, "POST", "/todos", body: #"{"title":"a todo"}"#)
+        let created = try await call(server, "POST", "/todos", body: #"{"title":"a todo"}"#)
         #expect(created.status == 201)
         #expect(created.object["completed"] as? Bool == false)
         let url = try #require(created.object["url"] as? String)
         #expect(url.hasPrefix("http://"))
         let todoPath = try path(url)
 
-        let fetched = try call(server, "GET", todoPath)
+        let fetched = try await call(server, "GET", todoPath)
         #expect(fetched.object["title"] as? String == "a todo")
 
-        #expect(try call(server, "PATCH", todoPath, body: #"{"title":"bathe the cat"}"#).object["title"] as? String == "bathe the cat")
-        #expect(try call(server, "PATCH", todoPath, body: #"{"completed":true}"#).object["completed"] as? Bool == true)
-        #expect(try call(server, "PATCH", todoPath, body: #"{"order":523}"#).object["order"] as? Int == 523)
-        #expect(try call(server, "PATCH", todoPath, body: #"{"order":95}"#).object["order"] as? Int == 95)
+        #expect(
+            try await call(server, "PATCH", todoPath, body: #"{"title":"bathe the cat"}"#).object["title"] as? String == "bathe the cat")
+        #expect(try await call(server, "PATCH", todoPath, body: #"{"completed":true}"#).object["completed"] as? Bool == true)
+        #expect(try await call(server, "PATCH", todoPath, body: #"{"order":523}"#).object["order"] as? Int == 523)
+        #expect(try await call(server, "PATCH", todoPath, body: #"{"order":95}"#).object["order"] as? Int == 95)
 
-        let item = try call(server, "GET", todoPath)
+        let item = try await call(server, "GET", todoPath)
         #expect(item.object["title"] as? String == "bathe the cat")
         #expect(item.object["completed"] as? Bool == true)
         #expect(item.object["order"] as? Int == 95)
-        let listed = try call(server, "GET", "/todos").array
+        let listed = try await call(server, "GET", "/todos").array
         #expect(listed.count == 1)
         #expect(listed.first?["order"] as? Int == 95)
         #expect(listed.first?["completed"] as? Bool == true)
 
-        let replaced = try call(server, "PUT", todoPath, body: item.text)
+        let replaced = try await call(server, "PUT", todoPath, body: item.text)
         #expect(replaced.status == 200)
         #expect(replaced.object["title"] as? String == "bathe the cat")
         #expect(replaced.object["order"] as? Int == 95)
         #expect(replaced.object["id"] as? String == item.object["id"] as? String)
 
-        _ = try call(server, "POST", "/todos", body: #"{"title":"second"}"#)
-        #expect(try call(server, "DELETE", todoPath).status == 204)
-        #expect(try call(server, "GET", todoPath).status == 404)
-        #expect(try call(server, "GET", "/todos").array.map { $0["title"] as? String } == ["second"])
-        #expect(try call(server, "DELETE", "/todos").status == 204)
-        #expect(try call(server, "GET", "/todos").text == "[]")
+        _ = try await call(server, "POST", "/todos", body: #"{"title":"second"}"#)
+        #expect(try await call(server, "DELETE", todoPath).status == 204)
+        #expect(try await call(server, "GET", todoPath).status == 404)
+        #expect(try await call(server, "GET", "/todos").array.map { $0["title"] as? String } == ["second"])
+        #expect(try await call(server, "DELETE", "/todos").status == 204)
+        #expect(try await call(server, "GET", "/todos").text == "[]")
     }
 }

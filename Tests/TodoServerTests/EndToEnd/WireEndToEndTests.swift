@@ -26,39 +26,6 @@ struct WireEndToEndTests {
         #expect(try client.readResponse().text == #"{"status":"ok","todos":1}"#)
     }
 
-    @Test("CORS headers on every response; preflights for every route, Origin null included")
-    func cors() throws {
-        let server = try LiveServer()
-        for path in ["/", "/healthz", "/todos", "/todos/upcoming", "/todos/some-id"] {
-            let preflight = try server.request(
-                "OPTIONS", path,
-                headers: [
-                    ("Origin", "null"), ("Access-Control-Request-Method", "DELETE"),
-                    ("Access-Control-Request-Headers", "content-type,if-match"),
-                ])
-            #expect(preflight.status == 204)
-            #expect(preflight.header("Access-Control-Allow-Origin") == "*")
-            #expect(preflight.header("Access-Control-Allow-Methods") == "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
-            #expect(preflight.header("Access-Control-Allow-Headers") == "Content-Type, If-Match, If-None-Match")
-            #expect(preflight.header("Access-Control-Max-Age") == "86400")
-        }
-        for response in [
-            try server.request("GET", "/todos"), try server.request("GET", "/missing"), try server.request("POST", "/todos", body: "{"),
-        ] {
-            #expect(response.header("Access-Control-Allow-Origin") == "*")
-            #expect(
-                response.header("Access-Control-Expose-Headers")
-                    == "Location, ETag, Link, X-Total-Count, X-Last-Event-ID, X-Request-ID, Retry-After, WWW-Authenticate, Allow")
-        }
-        let configured = try LiveServer(configure: {
-            $0.corsOrigin = "https://app.example.com"; $0.corsMaxAgeSeconds = 600
-        })
-        let response = try configured.request("OPTIONS", "/todos", headers: [("Origin", "https://app.example.com")])
-        #expect(response.header("Access-Control-Allow-Origin") == "https://app.example.com")
-        #expect(response.header("Access-Control-Max-Age") == "600")
-        #expect(response.header("Vary") == "Origin")
-    }
-
     @Test("OPTIONS * is 204 with Allow; two Origin or two Authorization headers are 400 on a kept connection")
     func asteriskAndSingletons() throws {
         let server = try LiveServer()

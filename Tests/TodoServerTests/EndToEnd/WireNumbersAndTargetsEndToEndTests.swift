@@ -6,7 +6,8 @@ import Testing
 @testable import TodoServer
 
 /// Issue 35 over real sockets: chunk sizes that used to wrap, leading zeros, request targets that
-/// are not this server's, the target's authority over `Host`, and empty lines that never end.
+/// are not this server's, the target's authority over `Host`, and empty lines that never end; and
+/// the base of absolute urls from what the wire read (a `Host` with a port, none on HTTP/1.0).
 @Suite("End to end: numbers and targets on the wire (hostile inputs round 3)", .tags(.endToEnd))
 struct WireNumbersAndTargetsEndToEndTests {
     @Test("a chunk size of 2^63 or more is 413 and a close: the DELETE in its data is never run (no smuggling), nothing is buffered")
@@ -94,6 +95,28 @@ struct WireNumbersAndTargetsEndToEndTests {
         let refused = try bad.readResponse()
         #expect(refused.status == 400)
         #expect((refused.object["detail"] as? String)?.contains("authority") == true)
+    }
+
+    @Test("absolute urls follow the Host header, or the configured public URL")
+    func baseURLs() throws {
+        let server = try LiveServer()
+        let client = try server.client()
+        try client.send("POST /todos HTTP/1.1\r\nHost: todo.example.com:9000\r\nContent-Length: 13\r\n\r\n{\"title\":\"x\"}")
+        let created = try client.readResponse(method: "POST")
+        #expect((created.object["url"] as? String)?.hasPrefix("http://todo.example.com:9000/todos/") == true)
+        try client.send("GET /todos HTTP/1.0\r\n\r\n")
+        let fallback = try client.readResponse()
+        #expect(fallback.array.first?["url"] as? String == "http://localhost:\(server.port)/todos/\(created.object["id"] as? String ?? "")")
+        let badHost = try server.client()
+        try badHost.send("GET /todos HTTP/1.1\r\nHost: evil\"host\r\n\r\n")
+        #expect(try badHost.readResponse().status == 400)
+        let twoHosts = try server.request("GET", "/todos", headers: [("Host", "other")])
+        #expect(twoHosts.status == 400)
+        #expect(twoHosts.object["detail"] as? String == "The request has 2 Host headers; send exactly one.")
+
+        let configured = try LiveServer(configure: { $0.publicURL = "https://todo.example.com" })
+        let response = try configured.request("POST", "/todos", body: #"{"title":"x"}"#)
+        #expect((response.header("Location") ?? "").hasPrefix("https://todo.example.com/todos/"))
     }
 
     @Test("empty lines sent now and then before a request line do not keep a connection past the time-out")

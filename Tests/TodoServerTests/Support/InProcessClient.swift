@@ -35,7 +35,7 @@ struct InProcessClient {
 
     init(
         configure: (inout ServerConfiguration) -> Void = { _ in }, store: any TodoStore = InMemoryTodoStore(),
-        clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(),
+        clock: any TodoClock = SystemClock(), ids: any IDGenerator = UUIDGenerator(), keyRefreshClock: any TodoClock = MonotonicClock(),
         logHandler: (any LogHandler)? = nil, logLevel: Logger.Level = .info
     ) throws {
         var configuration = ServerConfiguration()
@@ -43,7 +43,8 @@ struct InProcessClient {
         configure(&configuration)
         var logger = Logger(label: "test") { _ in logHandler ?? SwiftLogNoOpLogHandler() }
         logger.logLevel = logLevel
-        application = try TodoApplication(configuration: configuration, logger: logger, store: store, clock: clock, ids: ids)
+        application = try TodoApplication(
+            configuration: configuration, logger: logger, store: store, clock: clock, ids: ids, keyRefreshClock: keyRefreshClock)
         loopThread = try ClientLoop()
     }
 
