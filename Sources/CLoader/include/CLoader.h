@@ -1,5 +1,6 @@
 /* Opening a shared library on first use, for the targets that load one (CLibpq's libpq, CLibcurl's
-   libcurl): dlopen, dlsym, and the message that tells why the library cannot be used, in one place. */
+   libcurl, CLibcrypto's libcrypto): dlopen, dlsym, and the message that tells why the library
+   cannot be used, in one place. */
 #ifndef CLOADER_H
 #define CLOADER_H
 
