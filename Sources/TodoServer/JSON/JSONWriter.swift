@@ -338,21 +338,16 @@ public struct JSONWriter {
     /// `THH:MM:SS.mmmZ"` at `out` (15 bytes): the time of day of a timestamp and its closing quote.
     @inline(__always)
     static func writeTimeOfDay(millisecondsInDay inDay: Int, to p: UnsafeMutablePointer<UInt8>) {
-        let zero = UInt8(ascii: "0")
         let hours = inDay / 3_600_000, minutes = inDay / 60_000 % 60, seconds = inDay / 1000 % 60, millis = inDay % 1000
         p[0] = UInt8(ascii: "T")
-        p[1] = zero + UInt8(truncatingIfNeeded: hours / 10)
-        p[2] = zero + UInt8(truncatingIfNeeded: hours % 10)
+        writeTwoDigits(hours, to: p + 1)
         p[3] = UInt8(ascii: ":")
-        p[4] = zero + UInt8(truncatingIfNeeded: minutes / 10)
-        p[5] = zero + UInt8(truncatingIfNeeded: minutes % 10)
+        writeTwoDigits(minutes, to: p + 4)
         p[6] = UInt8(ascii: ":")
-        p[7] = zero + UInt8(truncatingIfNeeded: seconds / 10)
-        p[8] = zero + UInt8(truncatingIfNeeded: seconds % 10)
+        writeTwoDigits(seconds, to: p + 7)
         p[9] = UInt8(ascii: ".")
-        p[10] = zero + UInt8(truncatingIfNeeded: millis / 100)
-        p[11] = zero + UInt8(truncatingIfNeeded: millis / 10 % 10)
-        p[12] = zero + UInt8(truncatingIfNeeded: millis % 10)
+        p[10] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: millis / 100)
+        writeTwoDigits(millis % 100, to: p + 11)
         p[13] = UInt8(ascii: "Z")
         p[14] = UInt8(ascii: "\"")
     }
@@ -360,17 +355,19 @@ public struct JSONWriter {
     /// `YYYY-MM-DD` at `out` (10 bytes), for a year from 0 to 9999.
     @inline(__always)
     static func writeDay(year: Int, month: Int, day: Int, to out: UnsafeMutablePointer<UInt8>) {
-        let zero = UInt8(ascii: "0")
-        out[0] = zero + UInt8(truncatingIfNeeded: year / 1000)
-        out[1] = zero + UInt8(truncatingIfNeeded: year / 100 % 10)
-        out[2] = zero + UInt8(truncatingIfNeeded: year / 10 % 10)
-        out[3] = zero + UInt8(truncatingIfNeeded: year % 10)
+        writeTwoDigits(year / 100, to: out)
+        writeTwoDigits(year % 100, to: out + 2)
         out[4] = UInt8(ascii: "-")
-        out[5] = zero + UInt8(truncatingIfNeeded: month / 10)
-        out[6] = zero + UInt8(truncatingIfNeeded: month % 10)
+        writeTwoDigits(month, to: out + 5)
         out[7] = UInt8(ascii: "-")
-        out[8] = zero + UInt8(truncatingIfNeeded: day / 10)
-        out[9] = zero + UInt8(truncatingIfNeeded: day % 10)
+        writeTwoDigits(day, to: out + 8)
+    }
+
+    /// `value`, from 0 to 99, as two decimal digits at `out`.
+    @inline(__always)
+    private static func writeTwoDigits(_ value: Int, to out: UnsafeMutablePointer<UInt8>) {
+        out[0] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / 10)
+        out[1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
     }
 
     /// Whether `utf8` has no byte to escape.

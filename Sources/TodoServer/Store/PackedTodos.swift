@@ -1,13 +1,14 @@
 /// To-dos as a read-only run of plain values in compact form: what a list crosses the seams as.
 ///
 /// Per to-do one fixed-size entry, the record the in-memory store keeps (`TodoRecord`: the id's 16
-/// bytes, dates, order, due day, revision, flags); the titles, and any id that is not a lower-case UUID, back to back in one byte buffer shared by the
-/// whole run. A page of 20 is two allocations, not two strings per to-do. The store fills it (the
-/// in-memory store from its records, the others from their rows or to-dos), the interactor hands
-/// it on, the presenter wraps it in a view model (`TodoListViewModel`), and the view writes JSON
-/// from its bytes: ids as hex from their 16 bytes, titles known to need no escape copied without a
-/// scan. Nothing outside this file can change a value once filled; `PackedTodos+Todo.swift`
-/// reads it back as `Todo` for the code that wants strings.
+/// bytes, dates, order, due day, revision, flags); the titles, and any id that is not a lower-case
+/// UUID, back to back in one byte buffer shared by the whole run. A page of 20 is two allocations,
+/// not two strings per to-do. The store fills it (the in-memory store from its records, the others
+/// from their rows or to-dos), the interactor hands it on, the presenter wraps it in a view model
+/// (`TodoListViewModel`), and the view writes JSON from its bytes: ids as hex from their 16 bytes,
+/// titles known to need no escape copied without a scan. Nothing outside this file can change a
+/// value once filled; `PackedTodos+Todo.swift` reads it back as `Todo` for the code that wants
+/// strings.
 public struct PackedTodos: Sendable {
     /// Per to-do its record, whose title, and id if not a UUID, are in `bytes`, and whose
     /// `plainTitle` and `plainID` are settled.

@@ -6,11 +6,6 @@ public struct TodoPreconditions: Sendable, Equatable {
     public var ifMatch: EntityTagCondition?
     public var ifNoneMatch: EntityTagCondition?
 
-    public init(ifMatch: EntityTagCondition? = nil, ifNoneMatch: EntityTagCondition? = nil) {
-        self.ifMatch = ifMatch
-        self.ifNoneMatch = ifNoneMatch
-    }
-
     /// `If-Match` compares strongly: only strong tags in our format (`"<revision>"`, the revision
     /// in canonical decimal) can match. `If-None-Match` compares weakly: `W/"7"` names revision 7
     /// as `"7"` does. Tags in another format name no revision.
