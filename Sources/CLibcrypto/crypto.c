@@ -35,21 +35,15 @@ static struct {
     CLIBCRYPTO_FUNCTIONS(CLIBCRYPTO_POINTER)
 } crypto;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;
-static cloader_library libcrypto = {CLIBCRYPTO_LIBRARY, " (OpenSSL 3 is needed)"};
+static cloader_library libcrypto = {CLIBCRYPTO_LIBRARY, " (OpenSSL 3 is needed)", PTHREAD_ONCE_INIT};
 
 static void load(void) {
     if (!cloader_open(&libcrypto)) return;
 #define CLIBCRYPTO_RESOLVE(name) crypto.name = (__typeof__(&name))cloader_function(&libcrypto, #name);
     CLIBCRYPTO_FUNCTIONS(CLIBCRYPTO_RESOLVE)
-    loaded = libcrypto.failure[0] == 0;
 }
 
-static int ready(void) {
-    pthread_once(&once, load);
-    return loaded;
-}
+static int ready(void) { return cloader_ready(&libcrypto, load); }
 
 const char *clibcrypto_load_error(void) {
     return ready() ? NULL : libcrypto.failure;

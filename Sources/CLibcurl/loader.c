@@ -23,9 +23,7 @@ static const char *(*loaded_curl_easy_strerror)(CURLcode code);
 static struct curl_slist *(*loaded_curl_slist_append)(struct curl_slist *list, const char *string);
 static void (*loaded_curl_slist_free_all)(struct curl_slist *list);
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;
-static cloader_library libcurl = {CLIBCURL_LIBRARY, ""};
+static cloader_library libcurl = {CLIBCURL_LIBRARY, "", PTHREAD_ONCE_INIT};
 
 static void load(void) {
     if (!cloader_open(&libcurl)) return;
@@ -43,14 +41,11 @@ static void load(void) {
     CURLcode code = loaded_curl_global_init(CURL_GLOBAL_DEFAULT);
     if (code != CURLE_OK) {
         snprintf(libcurl.failure, sizeof libcurl.failure, "curl_global_init failed: %s", loaded_curl_easy_strerror(code));
-        return;
     }
-    loaded = 1;
 }
 
 const char *clibcurl_load_error(void) {
-    pthread_once(&once, load);
-    return loaded ? NULL : libcurl.failure;
+    return cloader_ready(&libcurl, load) ? NULL : libcurl.failure;
 }
 
 /* What the callbacks fill in while libcurl reads the response. */

@@ -56,9 +56,7 @@ CLIBPQ_PROCEDURES(CLIBPQ_PROCEDURE_POINTER)
 static PQconninfoOption *(*loaded_PQconninfoParse)(const char *conninfo, char **errmsg);
 static void (*loaded_PQfreemem)(void *ptr);
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;
-static cloader_library libpq = {CLIBPQ_LIBRARY, " (libpq 14 or later is needed)"};
+static cloader_library libpq = {CLIBPQ_LIBRARY, " (libpq 14 or later is needed)", PTHREAD_ONCE_INIT};
 
 static void load(void) {
     if (!cloader_open(&libpq)) return;
@@ -68,13 +66,9 @@ static void load(void) {
     CLIBPQ_PROCEDURES(CLIBPQ_PROCEDURE_RESOLVE)
     loaded_PQconninfoParse = (PQconninfoOption * (*)(const char *, char **))cloader_function(&libpq, "PQconninfoParse");
     loaded_PQfreemem = (void (*)(void *))cloader_function(&libpq, "PQfreemem");
-    loaded = libpq.failure[0] == 0;
 }
 
-static int ready(void) {
-    pthread_once(&once, load);
-    return loaded;
-}
+static int ready(void) { return cloader_ready(&libpq, load); }
 
 const char *clibpq_load_error(void) {
     return ready() ? NULL : libpq.failure;

@@ -14,6 +14,11 @@ int cloader_open(cloader_library *library) {
     return 1;
 }
 
+int cloader_ready(cloader_library *library, void (*load)(void)) {
+    pthread_once(&library->once, load);
+    return library->handle != NULL && library->failure[0] == 0;
+}
+
 void *cloader_function(cloader_library *library, const char *name) {
     void *symbol = dlsym(library->handle, name);
     if (symbol == NULL && library->failure[0] == 0) {
