@@ -1,17 +1,12 @@
-/// Time-outs, memory hand-back, accepting's back-off, and the graceful stop.
+/// Memory hand-back, accepting's back-off, and the graceful stop (a connection's time-outs are its
+/// own machine's: `ConnectionMachine+Timeouts`).
 extension ConnectionStateMachine {
-    /// The connections whose time-out has passed at `now`: no request of theirs is with the
-    /// handler, and nothing was read or written for `timeout` (an idle keep-alive connection, a
-    /// body that stalled, a client that does not take its answer), or a head began `timeout` ago
-    /// and is still not whole (a client that sends it a byte at a time). The loop closes them.
-    func expired(now: Instant, timeout: Duration) -> [ConnectionID] {
-        var expired: [ConnectionID] = []
-        for (id, connection) in connections where !connection.handling {
-            if now - connection.lastActivity >= timeout || connection.headStarted.map({ now - $0 >= timeout }) == true {
-                expired.append(id)
-            }
-        }
-        return expired
+    /// From this size on a buffer's memory is handed back to the system a few sweeps after it is seen.
+    static let largeBufferBytes = 256 << 10
+
+    /// A buffer of `bytes` was seen (the loop calls only for large ones, sparing the hot path).
+    mutating func bufferSeen(bytes: Int) {
+        if bytes >= Self.largeBufferBytes { trimCountdown = Self.trimSweeps }
     }
 
     /// The periodic sweep: whether to hand freed memory back to the system now (a few sweeps after
@@ -36,8 +31,9 @@ extension ConnectionStateMachine {
 
     /// A stop was requested at `now`: stop accepting, mark answers `Connection: close`, and exit once
     /// the requests in flight and the requests whose head arrived are answered, or `gracePeriod`
-    /// after `now`. A second request restarts the grace period.
-    mutating func shutdownRequested(now: Instant, gracePeriod: Duration) -> [ShutdownAction] {
+    /// after `now`. A second request restarts the grace period. `awaitingAnswers`: some connection
+    /// has a request whose head arrived and whose answer is not written (`ConnectionMachine.awaitsAnswer`).
+    mutating func shutdownRequested(now: Instant, gracePeriod: Duration, awaitingAnswers: Bool) -> [ShutdownAction] {
         switch phase {
         case .stopped:
             return []
@@ -45,21 +41,22 @@ extension ConnectionStateMachine {
             backoff.stop()
             phase = .draining(deadline: now + gracePeriod)
             var actions: [ShutdownAction] = [.stopAccepting, .markDraining, .armDrainTimer(every: drainInterval)]
-            if let exit = tick(now: now) { actions.append(exit) }
+            if let exit = tick(now: now, awaitingAnswers: awaitingAnswers) { actions.append(exit) }
             return actions
         case .draining:
             phase = .draining(deadline: now + gracePeriod)
-            return tick(now: now).map { [$0] } ?? []
+            return tick(now: now, awaitingAnswers: awaitingAnswers).map { [$0] } ?? []
         }
     }
 
     /// The drain timer fired at `now`: `closeServerAndExit` once nothing awaits an answer or the
-    /// deadline has passed; nil otherwise (and when not draining).
-    mutating func tick(now: Instant) -> ShutdownAction? {
+    /// deadline has passed; nil otherwise (and when not draining). `awaitingAnswers`: as for
+    /// `shutdownRequested`.
+    mutating func tick(now: Instant, awaitingAnswers: Bool) -> ShutdownAction? {
         guard case .draining(let deadline) = phase else { return nil }
         // Requests in the handler, and requests whose head arrived before the stop (their body may
         // still be arriving), are answered first.
-        guard (requests.isEmpty && !hasRequestsAwaitingAnswer) || now >= deadline else { return nil }
+        guard (requestsInFlight == 0 && !awaitingAnswers) || now >= deadline else { return nil }
         phase = .stopped
         return .closeServerAndExit
     }

@@ -34,19 +34,19 @@ extension HTTPConnection {
                     readPending = true
                 } else if peerHalfClosed {
                     // The client ended its side before these bytes were read: they were its last.
-                    server.machine.clientEnded(id)
+                    state.clientEndedStream()
                 }
                 return
             }
             if count == 0 {
-                server.machine.clientEnded(id)
+                state.clientEndedStream()
                 return
             }
             switch errno {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return
             default:
-                server.machine.socketFailed(id)
+                state.socketFailed()
                 close()
                 return
             }
@@ -56,14 +56,14 @@ extension HTTPConnection {
     /// Frames what is buffered and hands each complete request to the handler, one at a time,
     /// while no answer is awaited and the budget allows.
     func frameAndDispatch() {
-        while isOpen, server.framesRequests(id), !framing.isFinished {
+        while isOpen, ask({ $0.framesRequests }), !framing.isFinished {
             let framed = framing.position - inputOffset
             let buffered = evbuffer_get_length(input)
             guard framed < buffered else { return }
             var events = FramingEvents()
             feed(from: framed, count: buffered - framed, into: &events)
             if events.headsCompleted > 0 || events.messagesCompleted > 0 {
-                server.apply(server.machine.framed(id, events), to: self)
+                run(state.framed(events))
             }
             if let refusal = events.refusal {
                 refuse(refusal)
@@ -71,31 +71,31 @@ extension HTTPConnection {
             }
             if events.headsCompleted > 0 {
                 server.wireCounters.requestHeads.add(events.headsCompleted, ordering: .relaxed)
-                server.machine.headCompleted(id)
+                state.headCompleted()
                 guard headArrived(bodyFollows: events.messagesCompleted == 0) else { return }
             }
             if !events.bodySpans.isEmpty {
                 var arrived = 0
-                exchange.appendToBody { body in
+                state.appendToBody { body in
                     for span in events.bodySpans {
                         copyInput(from: span.lowerBound - inputOffset, count: span.count, into: &body)
                         arrived += span.count
                     }
                 }
-                server.machine.bodyBytesArrived(id, count: arrived)
+                state.bodyBytesArrived(count: arrived)
             }
             // What was framed is consumed — the head read, the body copied, chunk lines seen — but
             // not part of a head: it is read once whole.
-            if framing.position > inputOffset, exchange.isReceiving || framing.isIdle {
+            if framing.position > inputOffset, ask({ $0.exchange.isReceiving }) || framing.isIdle {
                 evbuffer_drain(input, framing.position - inputOffset)
                 inputOffset = framing.position
             }
             if events.messagesCompleted > 0 {
                 messageArrived()
-            } else if framing.headBegun, !exchange.isReceiving {
+            } else if framing.headBegun, !ask({ $0.exchange.isReceiving }) {
                 // Part of a head (or empty lines before one): it must be whole within the time-out,
                 // however slowly it comes.
-                server.machine.headStarted(id, now: .now)
+                state.headStarted(now: .now)
             }
         }
     }
@@ -141,13 +141,14 @@ extension HTTPConnection {
         evbuffer_drain(input, length)
         inputOffset = end
         if bodyFollows {
-            server.machine.bodyBegan(id, now: .now)
-            var action = server.bodyAwaited(
-                id, expectsContinue: request.expectsContinue, bodyArrived: evbuffer_get_length(input) > 0)
+            state.bodyBegan(now: .now)
+            let expectsContinue = request.expectsContinue
+            let bodyArrived = evbuffer_get_length(input) > 0
+            var action = ask { $0.bodyAwaited(expectsContinue: expectsContinue, bodyArrived: bodyArrived) }
             var refusal: HTTPResponse?
             if case .askHandler(let overLimit) = action {
                 refusal = server.handler.answer(toHead: request, loopIndex: server.index, connectionOverLimit: overLimit)
-                action = ConnectionStateMachine.headDecided(refuses: refusal != nil)
+                action = ConnectionMachine.headDecided(refuses: refusal != nil)
             }
             switch action {
             case .read, .askHandler:
@@ -159,14 +160,13 @@ extension HTTPConnection {
                 return false
             }
         }
-        exchange = .receiving(head: request, body: [])
+        state.receiving(request)
         return true
     }
 
     /// The framing completed the pending request's message: its body was copied as it arrived.
     private func messageArrived() {
-        guard exchange.isReceiving, case .receiving(var request, let body) = exchange.take() else { return }
-        request.body = body
+        guard let request = state.takeReceived() else { return }
         dispatch(request)
     }
 
@@ -184,10 +184,10 @@ extension HTTPConnection {
     private func dispatch(_ request: HTTPRequest) {
         let requestID = server.nextRequestID()
         let options = request.connectionOptions
-        let start = server.machine.requestStarted(
-            requestID, connection: id, minorVersion: request.version.minor, asksClose: options.close, asksKeepAlive: options.keepAlive)
-        server.publishInFlight()
-        exchange = .handling(requestID, isHead: request.method == .head)
+        let start = state.requestStarted(
+            requestID, isHead: request.method == .head, minorVersion: request.version.minor, asksClose: options.close,
+            asksKeepAlive: options.keepAlive)
+        server.requestStarted()
         server.handler.handle(
             request, responder: HTTPResponder(connection: self, request: requestID, connectionOverLimit: start.refuse))
     }
@@ -196,10 +196,12 @@ extension HTTPConnection {
     /// unless the connection is inside its own callback, which writes at its end).
     func answer(_ response: HTTPResponse, to request: ConnectionStateMachine.RequestID) -> HTTPResponder.Delivery {
         guard isOpen else { return .connectionClosed }
-        guard case .handling(request, let isHead) = exchange else { return .alreadyAnswered }
-        exchange = .idle
-        let decided = server.machine.requestAnswered(id, now: .now, closeAsked: response.asksToClose)
-        let framing = HTTPResponseWriter.Framing(isHead: isHead, closes: decided.closes, http10KeepAlive: decided.http10KeepAlive)
+        let draining = server.isDraining
+        guard let decided = state.requestAnswered(request, now: .now, draining: draining, closeAsked: response.asksToClose) else {
+            return .alreadyAnswered
+        }
+        let framing = HTTPResponseWriter.Framing(
+            isHead: decided.isHead, closes: decided.closes, http10KeepAlive: decided.http10KeepAlive)
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: server.date.current(), to: output)
         unwrittenAnswers.append((request, bytesQueued))
         // Over the output bound, no more pipelined requests are taken until the client reads.
@@ -211,7 +213,7 @@ extension HTTPConnection {
     /// The framing refused the stream: the handler's problem answer, then a lingering close.
     private func refuse(_ refusal: HTTPFraming.Refusal) {
         server.wireCounters.refusedStreams.add(1, ordering: .relaxed)
-        let origin = exchange.head?.headers["Origin"] ?? originOfBufferedHead()
+        let origin = ask({ $0.exchange.head })?.headers["Origin"] ?? originOfBufferedHead()
         let response =
             server.handler.replacementForWireError(status: refusal.status, detail: refusal.detail, origin: origin)
             ?? HTTPResponse(
@@ -225,16 +227,15 @@ extension HTTPConnection {
         guard isOpen, let rate = server.wireSettings.bodyRate else { return }
         refuse(
             HTTPFraming.Refusal(
-                status: ConnectionStateMachine.BodyRate.refusalStatus, detail: rate.refusalDetail, cutOffset: framing.position))
+                status: ConnectionMachine.BodyRate.refusalStatus, detail: rate.refusalDetail, cutOffset: framing.position))
         if !servicing { service() }
     }
 
     /// The stream ends with `response` (a refusal): nothing more is read or framed, and the
     /// connection closes once it is written, lingering.
     private func endStream(answering response: HTTPResponse, isHead: Bool) {
-        let refusal = server.machine.refused(id)
-        server.apply(refusal.reading, to: self)
-        if exchange.isReceiving { exchange = .idle }
+        let refusal = state.streamRefused()
+        run(refusal.reading)
         let framing = HTTPResponseWriter.Framing(
             isHead: isHead, closes: refusal.framing.closes, http10KeepAlive: refusal.framing.http10KeepAlive)
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: server.date.current(), to: output)
@@ -278,7 +279,7 @@ extension HTTPConnection {
             let refilled =
                 stream != nil && streamDrained(pendingBytes: pending) && isOpen
                 && ((!writeBlocked && evbuffer_get_length(output) > pending) || stream == nil)
-            switch server.afterFlushRound(
+            switch ConnectionMachine.afterFlushRound(
                 round: round, refilled: refilled, writeBlocked: writeBlocked, pendingBytes: evbuffer_get_length(output))
             {
             case .again: continue
@@ -303,21 +304,21 @@ extension HTTPConnection {
             }
             if written < 0, errno == EINTR { continue }
             if written < 0, errno != EAGAIN, errno != EWOULDBLOCK {
-                server.machine.socketFailed(id)
+                state.socketFailed()
                 close()
                 return
             }
             writeBlocked = true
         }
-        if wrote { server.machine.activity(id, now: .now) }
+        if wrote { state.activity(now: .now) }
         while let first = unwrittenAnswers.first, first.end <= bytesWritten {
             unwrittenAnswers.removeFirst()
-            server.apply(server.machine.requestCompleted(first.request, connection: id), to: self)
-            server.publishInFlight()
+            run(state.requestCompleted())
+            server.requestCompleted()
         }
         let pending = evbuffer_get_length(output)
         server.noteOutput(on: self, pendingBytes: pending)
-        if pending == 0, server.machine.outputEmptied(id) == .close { close() }
+        if pending == 0, state.outputEmptied() == .close { close() }
     }
 }
 

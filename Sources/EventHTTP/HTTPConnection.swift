@@ -2,10 +2,11 @@ import CLibevent
 import Glibc
 import HTTPValues
 
-/// One accepted socket on a loop: its input and output buffers, its framing, and the request the
-/// handler is answering. The bytes move here (`HTTPConnection+IO`); what the connection may do —
-/// read, frame more, keep the connection after an answer or close it, send `100 Continue`, linger,
-/// time out — is the loop's `ConnectionStateMachine`'s decision.
+/// One accepted socket on a loop: its input and output buffers, its framing, and its machine. The
+/// bytes move here (`HTTPConnection+IO`); where the connection is with its request and what it may
+/// do — read, frame more, keep the connection after an answer or close it, send `100 Continue`,
+/// linger, time out — is its `ConnectionMachine`'s decision (what is the loop's, its
+/// `ConnectionStateMachine`'s).
 ///
 /// Requests are handed to the handler one at a time, in order: the next pipelined request is
 /// framed once the previous one is answered, so answers go out in request order and what a client
@@ -24,9 +25,10 @@ final class HTTPConnection {
     var framing: HTTPFraming
     /// Stream offset of the input's first byte.
     var inputOffset = 0
-    /// Where the connection is with its request: framing, reading a body, with the handler, or
-    /// streaming the answer (one at a time, in order).
-    var exchange = Exchange.idle
+    /// The connection's decisions, with where it is with its request (`ConnectionMachine.Exchange`:
+    /// framing, reading a body, with the handler, or streaming the answer; one at a time, in order).
+    /// Its questions are asked in place (`ask`).
+    var state: ConnectionMachine
     /// The client ended its side (`EV_CLOSED`): a short read then means the end of its stream.
     var peerHalfClosed = false
     /// Continues a connection's work in a later turn of the loop, after others had theirs.
@@ -45,7 +47,9 @@ final class HTTPConnection {
     var bytesWritten = 0
     var unwrittenAnswers: [(request: ConnectionStateMachine.RequestID, end: Int)] = []
 
-    init?(id: ConnectionStateMachine.ConnectionID, socket: Int32, clientAddress: String, server: HTTPLoopServer) {
+    init?(
+        id: ConnectionStateMachine.ConnectionID, socket: Int32, clientAddress: String, server: HTTPLoopServer, state: ConnectionMachine
+    ) {
         guard let input = evbuffer_new() else { return nil }
         guard let output = evbuffer_new() else {
             evbuffer_free(input)
@@ -57,59 +61,31 @@ final class HTTPConnection {
         self.server = server
         self.input = input
         self.output = output
+        self.state = state
         framing = HTTPFraming(limits: server.wireSettings.framing)
         framing.recordsBodySpans = true
         unwrittenAnswers.reserveCapacity(1)
     }
 
-    /// The request a connection is at, from its head to its answer's end. One case at a time:
-    /// a body is never read while the handler has a request, an answer never sent twice, and a
-    /// streamed answer is the only one in progress.
-    enum Exchange {
-        /// No request is held: what is read is framed (a head may be arriving).
-        case idle
-        /// `head` arrived and its body is still arriving: `body` so far, copied out as it is framed,
-        /// so that the input holds no more than one read however the body is framed (a million
-        /// one-byte chunks included).
-        case receiving(head: HTTPRequest, body: [UInt8])
-        /// The handler has `request` and has not answered it (`isHead`: its answer has no body).
-        case handling(ConnectionStateMachine.RequestID, isHead: Bool)
-        /// The request's answer is being streamed and is not finished.
-        case streaming(StreamState)
-
-        /// Whether a head arrived and its body is arriving (read without copying the head out:
-        /// a copy of a request is a dozen retains and as many releases).
-        var isReceiving: Bool {
-            if case .receiving = self { return true }
-            return false
-        }
-
-        /// The head whose body is arriving (a copy: for the rare paths).
-        var head: HTTPRequest? {
-            if case .receiving(let head, _) = self { return head }
-            return nil
-        }
-
-        /// The exchange as it was, left `idle`: moved out, not copied.
-        mutating func take() -> Exchange {
-            var taken = Exchange.idle
-            swap(&self, &taken)
-            return taken
-        }
-
-        /// Appends to the body that is arriving, in place (the case is moved out meanwhile, so
-        /// neither the head nor the array is copied).
-        mutating func appendToBody(_ append: (inout [UInt8]) -> Void) {
-            guard isReceiving, case .receiving(let head, var body) = take() else { return }
-            append(&body)
-            self = .receiving(head: head, body: body)
-        }
+    /// `question` asked of the machine in place: read from the class's property, a non-mutating
+    /// call copies the whole machine first (its layout is known only at run time), its exchange's
+    /// request with it; asked of the property passed `inout`, it reads it in place.
+    @inline(__always) func ask<Answer>(_ question: (inout ConnectionMachine) -> Answer) -> Answer {
+        question(&state)
     }
 
     /// The answer being streamed, if any.
-    var stream: StreamState? {
-        if case .streaming(let stream) = exchange { return stream }
-        return nil
+    var stream: StreamState? { ask { $0.stream } }
+
+    /// Carries out a change of the connection's reading: the loop counts it, and a connection
+    /// allowed to read again reads what waits and frames what is buffered.
+    func run(_ reading: ConnectionMachine.ReadingAction) {
+        guard reading != .unchanged else { return }
+        server.readingChanged(reading)
+        if reading == .resumeReading {
+            readPending = true
+            if !servicing { service() }
+        }
     }
 
     /// Starts watching the socket; false when libevent cannot.
@@ -164,17 +140,20 @@ final class HTTPConnection {
             round += 1
             // Only once what was read is framed: a client that pipelines ahead is read no faster
             // than its requests are answered, so its input stays within one read of the budget.
-            if readPending, unframedBytes == 0, server.takesRequests(id) { readSocket() }
+            if readPending, unframedBytes == 0, ask({ $0.takesRequests }) { readSocket() }
             guard isOpen else { return }
             frameAndDispatch()
             guard isOpen else { return }
             flush()
             guard isOpen else { return }
-            if server.closesAtClientEnd(id, unframedBytes: unframedBytes, pendingBytes: evbuffer_get_length(output)) {
+            let unframed = unframedBytes
+            let pending = evbuffer_get_length(output)
+            if ask({ $0.closesAtClientEnd(unframedBytes: unframed, pendingBytes: pending) }) {
                 close()
                 return
             }
-            switch server.afterServiceRound(id, round: round, moreInput: readPending || unframedBytes > 0) {
+            let moreInput = readPending || unframedBytes > 0
+            switch ask({ $0.afterServiceRound(round: round, moreInput: moreInput) }) {
             case .again: continue
             case .yieldTurn: resumeLater()
             case .done: break
@@ -205,14 +184,15 @@ final class HTTPConnection {
             event_free(resumeEvent)
             self.resumeEvent = nil
         }
-        let closed = server.machine.connectionClosed(id)
-        endStreamAtClose(closed)
-        if closed?.linger == true, server.linger(socket: socket) {
+        let current = stream
+        let closed = state.closed()
+        if closed.streamCut { current?.onEvent(.closed) }
+        if closed.linger, server.linger(socket: socket) {
             // The loop owns the socket now.
         } else {
             Glibc.close(socket)
         }
-        server.connectionClosed(self)
+        server.connectionClosed(self, requestsInFlight: state.requestsInFlight, throttled: !state.reading)
     }
 }
 

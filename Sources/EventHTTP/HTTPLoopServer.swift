@@ -24,8 +24,9 @@ final class HTTPLoopServer: @unchecked Sendable {
     private let messageRelay: LibeventMessageRelay
     /// The loop's position among the server's loops, handed to the handler with each request.
     let index: Int
-    /// Accepted connections, requests in flight, budgets, time-outs, back-off and the drain: this
-    /// server feeds it what happens and carries out what it answers.
+    /// The loop's connection count and limit, requests in flight, throttled connections, back-off,
+    /// the drain and lingering: this server feeds it what happens and carries out what it answers
+    /// (each connection's own decisions are its `ConnectionMachine`'s).
     var machine: ConnectionStateMachine
 
     // The machine's questions (its non-mutating methods) are asked here, through `ask`: read from
@@ -38,39 +39,8 @@ final class HTTPLoopServer: @unchecked Sendable {
         question(&machine)
     }
 
-    /// Whether `connection` may read and frame more requests.
-    func takesRequests(_ connection: ConnectionStateMachine.ConnectionID) -> Bool {
-        ask { $0.takesRequests(connection) }
-    }
-
-    /// Whether the next request on `connection` may be framed and handed to the handler.
-    func framesRequests(_ connection: ConnectionStateMachine.ConnectionID) -> Bool {
-        ask { $0.framesRequests(connection) }
-    }
-
-    /// Whether `connection` closes now that its client ended its stream.
-    func closesAtClientEnd(_ connection: ConnectionStateMachine.ConnectionID, unframedBytes: Int, pendingBytes: Int) -> Bool {
-        ask { $0.closesAtClientEnd(connection, unframedBytes: unframedBytes, pendingBytes: pendingBytes) }
-    }
-
-    /// What `connection` does after `round` rounds of its service (`ConnectionStateMachine+Fairness`).
-    func afterServiceRound(_ connection: ConnectionStateMachine.ConnectionID, round: Int, moreInput: Bool)
-        -> ConnectionStateMachine.RoundStep
-    {
-        ask { $0.afterServiceRound(connection, round: round, moreInput: moreInput) }
-    }
-
-    /// What a flush does after `round` rounds.
-    func afterFlushRound(round: Int, refilled: Bool, writeBlocked: Bool, pendingBytes: Int) -> ConnectionStateMachine.RoundStep {
-        ask { $0.afterFlushRound(round: round, refilled: refilled, writeBlocked: writeBlocked, pendingBytes: pendingBytes) }
-    }
-
-    /// What the loop does for a head of `connection` whose body is still to come.
-    func bodyAwaited(_ connection: ConnectionStateMachine.ConnectionID, expectsContinue: Bool, bodyArrived: Bool)
-        -> ConnectionStateMachine.BodyAction
-    {
-        ask { $0.bodyAwaited(connection, expectsContinue: expectsContinue, bodyArrived: bodyArrived) }
-    }
+    /// Whether answers carry `Connection: close` (a stop was requested).
+    var isDraining: Bool { ask { $0.isDraining } }
 
     /// The machine's open connections, readable from any thread; counted in `limits`.
     let counter: ConnectionLimits.Counter
@@ -194,24 +164,43 @@ final class HTTPLoopServer: @unchecked Sendable {
         setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         lastConnection += 1
         let id = ConnectionStateMachine.ConnectionID(rawValue: lastConnection)
-        let action = machine.accepted(id, openOnServer: limits.total(), now: .now)
-        if case .admitted(_, let failures?) = action { listenerGate.reportResumed(failures: failures, server: self) }
-        guard let connection = HTTPConnection(id: id, socket: socket, clientAddress: peerAddress(address), server: self),
+        let now = ContinuousClock.now
+        let action = machine.accepted(openOnServer: limits.total(), now: now)
+        guard case .admitted(let overLimit, let failures) = action else { return }
+        if let failures { listenerGate.reportResumed(failures: failures, server: self) }
+        let state = ask { $0.connection(overLimit: overLimit, now: now) }
+        guard
+            let connection = HTTPConnection(id: id, socket: socket, clientAddress: peerAddress(address), server: self, state: state),
             connection.start(base: base)
         else {
-            _ = machine.connectionClosed(id)
+            machine.connectionClosed(requestsInFlight: 0, throttled: false)
             close(socket)
+            publishConnections()
             return
         }
         connections[id] = connection
         publishConnections()
     }
 
-    /// A connection closed (`HTTPConnection.close`): forgotten.
-    func connectionClosed(_ connection: HTTPConnection) {
+    /// A connection closed (`HTTPConnection.close`) with `requestsInFlight` answers not written and
+    /// its reading stopped or not (`throttled`): forgotten.
+    func connectionClosed(_ connection: HTTPConnection, requestsInFlight: Int, throttled: Bool) {
         connections.removeValue(forKey: connection.id)
+        machine.connectionClosed(requestsInFlight: requestsInFlight, throttled: throttled)
         publishInFlight()
         publishConnections()
+    }
+
+    /// A connection handed a request to the handler.
+    func requestStarted() {
+        machine.requestStarted()
+        publishInFlight()
+    }
+
+    /// A connection's answer was written.
+    func requestCompleted() {
+        machine.requestCompleted()
+        publishInFlight()
     }
 
     func nextRequestID() -> ConnectionStateMachine.RequestID {
@@ -219,20 +208,15 @@ final class HTTPLoopServer: @unchecked Sendable {
         return ConnectionStateMachine.RequestID(rawValue: lastRequest)
     }
 
-    /// Carries out a change of `connection`'s reading: a connection allowed to read again reads
-    /// what waits and frames what is buffered.
-    func apply(_ reading: ConnectionStateMachine.ReadingAction, to connection: HTTPConnection) {
-        guard reading != .unchanged else { return }
-        wireCounters.throttledConnections.store(machine.throttledCount, ordering: .relaxed)
-        if reading == .resumeReading {
-            connection.readPending = true
-            if !connection.servicing { connection.service() }
-        }
+    /// A connection's reading stopped or resumed (`HTTPConnection.run`): counted and published.
+    func readingChanged(_ reading: ConnectionMachine.ReadingAction) {
+        machine.readingChanged(reading)
+        wireCounters.throttledConnections.store(ask { $0.throttledCount }, ordering: .relaxed)
     }
 
     /// Bytes were read into `connection`'s input, which holds `bufferedBytes` now.
     func noteInput(on connection: HTTPConnection, bufferedBytes: Int) {
-        machine.activity(connection.id, now: .now)
+        connection.state.activity(now: .now)
         if bufferedBytes >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: bufferedBytes) }
         wireCounters.noteInput(bufferedBytes)
     }
@@ -242,7 +226,7 @@ final class HTTPLoopServer: @unchecked Sendable {
     func noteOutput(on connection: HTTPConnection, pendingBytes: Int) {
         wireCounters.noteOutput(pendingBytes)
         if pendingBytes >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: pendingBytes) }
-        apply(machine.outputQueued(connection.id, bytes: pendingBytes), to: connection)
+        connection.run(connection.state.outputQueued(bytes: pendingBytes))
     }
 
     /// Publishes the requests in flight for other threads.
@@ -264,26 +248,52 @@ final class HTTPLoopServer: @unchecked Sendable {
 
     fileprivate func checkTimeouts() {
         let now = ContinuousClock.now
-        let slow = machine.slowBodies(now: now)
-        if !slow.isEmpty {
-            wireCounters.throttledConnections.store(machine.throttledCount, ordering: .relaxed)
-            for id in slow { connections[id]?.refuseSlowBody() }
+        // Each connection's machine decides; the table is not iterated while closes change it.
+        var slow: [(connection: HTTPConnection, reading: ConnectionMachine.ReadingAction)] = []
+        for connection in connections.values {
+            let action = connection.state.timeoutsChecked(now: now)
+            if action.refuseSlowBody { slow.append((connection, action.reading)) }
         }
-        for id in machine.expired(now: now, timeout: wireSettings.timeout) {
-            if let connection = connections[id] { connection.close() } else { _ = machine.connectionClosed(id) }
+        for (connection, reading) in slow {
+            connection.run(reading)
+            connection.refuseSlowBody()
         }
+        let timeout = wireSettings.timeout
+        var expired: [HTTPConnection] = []
+        for connection in connections.values where connection.ask({ $0.isExpired(now: now, timeout: timeout) }) {
+            expired.append(connection)
+        }
+        for connection in expired { connection.close() }
     }
 
     fileprivate func beginShutdown() {
         let grace = Duration.milliseconds(gracePeriodMilliseconds.load(ordering: .sequentiallyConsistent))
-        for action in machine.shutdownRequested(now: .now, gracePeriod: grace) { perform(action) }
+        let awaiting = awaitingAnswers
+        for action in machine.shutdownRequested(now: .now, gracePeriod: grace, awaitingAnswers: awaiting) { run(action) }
     }
 
     fileprivate func checkDrained() {
-        if let action = machine.tick(now: .now) { perform(action) }
+        let awaiting = awaitingAnswers
+        if let action = machine.tick(now: .now, awaitingAnswers: awaiting) { run(action) }
     }
 
-    private func perform(_ action: ConnectionStateMachine.ShutdownAction) {
+    /// Whether some connection has a request whose head arrived and whose answer is not written yet.
+    private var awaitingAnswers: Bool {
+        connections.values.contains { $0.ask { $0.awaitsAnswer } }
+    }
+
+    /// `accept(2)` failed with `error` (`ListenerGate`): the back-off's actions, carried out by the gate.
+    func acceptFailed(error: Int32) {
+        listenerGate.run(machine.acceptFailed(error: error, now: .now), server: self)
+    }
+
+    /// The back-off's retry interval is over.
+    func acceptRetryDue() {
+        listenerGate.run(machine.acceptRetryDue(), server: self)
+    }
+
+    /// Carries out what the loop's machine says at a stop and while draining.
+    private func run(_ action: ConnectionStateMachine.ShutdownAction) {
         switch action {
         case .stopAccepting:
             if let listener = listenerGate.listener {

@@ -64,10 +64,10 @@ extension HTTPRequest {
 
     /// Whether the client asks to keep the connection: HTTP/1.1 unless `Connection` lists
     /// `close`; HTTP/1.0 only when it lists `keep-alive` (RFC 9112 §9.3). The rule is the
-    /// machine's (`ConnectionStateMachine.keepsAlive`).
+    /// machine's (`ConnectionMachine.keepsAlive`).
     var wantsKeepAlive: Bool {
         let options = connectionOptions
-        return ConnectionStateMachine.keepsAlive(minorVersion: version.minor, asksClose: options.close, asksKeepAlive: options.keepAlive)
+        return ConnectionMachine.keepsAlive(minorVersion: version.minor, asksClose: options.close, asksKeepAlive: options.keepAlive)
     }
 
     /// Whether the `Connection` fields name `close` and `keep-alive`.

@@ -53,7 +53,7 @@ public struct HTTPResponseStream: @unchecked Sendable {
     public func notifyWhenDrained(below bytes: Int) {
         assertOnLoop()
         guard isOpen else { return }
-        connection.server.machine.streamDrainRequested(connection.id, below: bytes)
+        connection.state.streamDrainRequested(below: bytes)
     }
 
     /// Closes the connection now, without ending the body (a subscriber cut off): the client sees
@@ -90,9 +90,10 @@ extension HTTPResponder {
 }
 
 /// A streamed answer in progress on a connection: what the connection needs to write it (the
-/// machine keeps its back-pressure and end, `ConnectionStateMachine+Streams`). A class: the
-/// connection's `exchange` holds it while the stream lasts, and its fields are read and its staged
-/// parts set in place, without copying the handler out.
+/// connection's machine makes it when the stream starts and keeps its back-pressure and end beside
+/// it, `ConnectionMachine+Streams`). A class: the machine's exchange holds it while the stream
+/// lasts, and its fields are read and its staged parts set in place, without copying the handler
+/// out.
 final class StreamState {
     let request: ConnectionStateMachine.RequestID
     /// Chunked framing (HTTP/1.1) or close-delimited (HTTP/1.0).
@@ -127,21 +128,25 @@ extension HTTPConnection {
         status: Int, headers: HTTPHeaders, backPressure: HTTPStreamBackPressure, request: ConnectionStateMachine.RequestID,
         onEvent: @escaping (HTTPStreamEvent) -> Void
     ) -> Bool {
-        guard isOpen, case .handling(request, let isHead) = exchange else { return false }
+        guard isOpen else { return false }
         // No time-out runs while the handler works; a stream counts from its writes again.
-        let decided = server.machine.streamStarted(id, now: .now, status: status, isHead: isHead, backPressure: backPressure)
+        let draining = server.isDraining
+        guard
+            let decided = state.streamStarted(
+                request, now: .now, status: status, draining: draining, backPressure: backPressure, onEvent: onEvent)
+        else { return false }
         let framing = HTTPResponseWriter.Framing(
-            isHead: isHead, closes: decided.closes, http10KeepAlive: false, streamed: decided.chunked ? .chunked : .closeDelimited)
+            isHead: decided.isHead, closes: decided.closes, http10KeepAlive: false,
+            streamed: decided.chunked ? .chunked : .closeDelimited)
         bytesQueued += HTTPResponseWriter.write(
             HTTPResponse(status: status, headers: headers), framing: framing, date: server.date.current(), to: output)
-        exchange = .streaming(StreamState(request: request, chunked: decided.chunked, onEvent: onEvent))
         if decided.bodiless {
             streamFinish(request: request)
         } else {
             // A client that ended its side before the stream started (its end read with the
             // request) sends no readiness edge again: a callback of its own tells the stream.
             if !servicing { service() }
-            if isOpen, server.machine.clientHasEnded(id) { resumeLater() }
+            if isOpen, state.clientEnded { resumeLater() }
         }
         return true
     }
@@ -149,7 +154,8 @@ extension HTTPConnection {
     func streamWrite(_ bytes: [UInt8], request: ConnectionStateMachine.RequestID, flushing: Bool) -> HTTPStreamWrite {
         guard isOpen, let current = stream, current.request == request else { return .closed }
         guard !bytes.isEmpty else {
-            return writeResult(server.machine.streamWrote(id, queuedBytes: false, pendingBytes: streamPendingBytes))
+            let pending = streamPendingBytes
+            return writeResult(state.streamWrote(queuedBytes: false, pendingBytes: pending))
         }
         if current.chunked, !flushing, let staged = current.staged ?? StagedChunk() {
             // Queued: framed together with the parts after it, at the next flush.
@@ -162,24 +168,26 @@ extension HTTPConnection {
         server.wireCounters.noteOutput(evbuffer_get_length(output))
         if flushing, !servicing { flush() }
         guard isOpen, stream?.request == request else { return .closed }
-        var action = server.machine.streamWrote(id, queuedBytes: true, pendingBytes: streamPendingBytes, batched: !flushing)
+        let pending = streamPendingBytes
+        var action = state.streamWrote(queuedBytes: true, pendingBytes: pending, batched: !flushing)
         if action == .flushFirst {
             sealStagedChunk()
             if !servicing { flush() }
             guard isOpen, stream?.request == request else { return .closed }
-            action = server.machine.streamFlushedForWrite(id, pendingBytes: streamPendingBytes)
+            let flushed = streamPendingBytes
+            action = state.streamFlushedForWrite(pendingBytes: flushed)
         }
         return writeResult(action)
     }
 
-    private func writeResult(_ action: ConnectionStateMachine.StreamWriteAction) -> HTTPStreamWrite {
+    private func writeResult(_ action: ConnectionMachine.StreamWriteAction) -> HTTPStreamWrite {
         switch action {
         case .accepted, .flushFirst: return .accepted
         case .overBound: return .overBound
         case .cutOff:
             // The writer hears it by this answer: the stream is let go before the close, which
             // would tell it `.closed` as well.
-            exchange = .idle
+            state.streamCutOff()
             close()
             return .cutOff
         }
@@ -197,8 +205,7 @@ extension HTTPConnection {
     func streamFinish(request: ConnectionStateMachine.RequestID) {
         guard isOpen, stream?.request == request else { return }
         sealStagedChunk()
-        exchange = .idle
-        if server.machine.streamEnded(id).lastChunk {
+        if state.streamEnded().lastChunk {
             bytesQueued += HTTPResponseWriter.writeLastChunk(to: output)
         }
         unwrittenAnswers.append((request, bytesQueued))
@@ -207,7 +214,7 @@ extension HTTPConnection {
 
     /// After a flush: tells the stream that the output drained when the machine says so; whether it did.
     func streamDrained(pendingBytes: Int) -> Bool {
-        guard let current = stream, server.machine.streamOutputDrained(id, pendingBytes: pendingBytes) else { return false }
+        guard let current = stream, state.streamOutputDrained(pendingBytes: pendingBytes) else { return false }
         current.onEvent(.drained)
         return true
     }
@@ -216,14 +223,7 @@ extension HTTPConnection {
     /// the end of the loop's callbacks only, never from inside a handler's call into the
     /// connection: the handler that is still starting its stream hears it after it returned.
     func tellStreamIfClientEnded() {
-        guard isOpen, let current = stream, server.machine.streamClientEnded(id) else { return }
+        guard isOpen, let current = stream, state.streamClientEnded() else { return }
         current.onEvent(.clientEnded)
-    }
-
-    /// At close: forgets the stream, and tells it that it is over when the machine says it was cut.
-    func endStreamAtClose(_ closed: ConnectionStateMachine.Closed?) {
-        guard let current = stream else { return }
-        exchange = .idle
-        if closed?.streamCut == true { current.onEvent(.closed) }
     }
 }

@@ -34,7 +34,8 @@ final class ListenerGate {
         retryTimer = nil
     }
 
-    fileprivate func perform(_ actions: [AcceptBackoff.Action], server: HTTPLoopServer) {
+    /// Carries out what the loop's machine says of accepting (`HTTPLoopServer.acceptFailed`, `acceptRetryDue`).
+    func run(_ actions: [AcceptBackoff.Action], server: HTTPLoopServer) {
         for action in actions {
             switch action {
             case .pause(let retryAfter):
@@ -56,14 +57,6 @@ final class ListenerGate {
         }
     }
 
-    fileprivate func acceptFailed(error: Int32, server: HTTPLoopServer) {
-        perform(server.machine.acceptFailed(error: error, now: .now), server: server)
-    }
-
-    fileprivate func retryDue(server: HTTPLoopServer) {
-        perform(server.machine.acceptRetryDue(), server: server)
-    }
-
     /// A connection was accepted after `failures` failed attempts: the episode is over.
     func reportResumed(failures: Int, server: HTTPLoopServer) {
         server.handler.serverEvent(.acceptResumed(loop: server.index, failures: failures))
@@ -75,10 +68,10 @@ private let acceptErrorCallback: @convention(c) (OpaquePointer?, UnsafeMutableRa
     let error = errno
     let server = Unmanaged<HTTPLoopServer>.fromOpaque(context!).takeUnretainedValue()
     guard server.listenerGate.listener == listener else { return }
-    server.listenerGate.acceptFailed(error: error, server: server)
+    server.acceptFailed(error: error)
 }
 
 private let retryCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
     let server = Unmanaged<HTTPLoopServer>.fromOpaque(context!).takeUnretainedValue()
-    server.listenerGate.retryDue(server: server)
+    server.acceptRetryDue()
 }

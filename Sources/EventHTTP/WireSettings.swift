@@ -11,7 +11,7 @@ struct WireSettings {
         timeout = .milliseconds(Int64((configuration.timeoutSeconds * 1000).rounded(.up)))
         bodyRate =
             configuration.minBodyBytesPerSecond > 0
-            ? ConnectionStateMachine.BodyRate(
+            ? ConnectionMachine.BodyRate(
                 bytesPerSecond: configuration.minBodyBytesPerSecond, gracePeriod: configuration.bodyRateGracePeriod)
             : nil
     }
@@ -23,7 +23,7 @@ struct WireSettings {
     /// The connection time-out, which also bounds a lingering close.
     var timeout: Duration
     /// The least a request body must average (nil: no minimum).
-    var bodyRate: ConnectionStateMachine.BodyRate?
+    var bodyRate: ConnectionMachine.BodyRate?
     /// Bytes asked of the kernel per read.
     static let readBytes = 16 << 10
 }

@@ -2,11 +2,12 @@ import Testing
 
 @testable import EventHTTP
 
-/// The prologue the machine's suites share: time is a fake clock (instants from `t0`),
-/// connections and requests are plain numbers, and a machine is a server's of at most
+/// The prologue the machines' suites share: time is a fake clock (instants from `t0`),
+/// connections and requests are plain numbers, and a machine is a loop's machine with its
+/// connections' (`LoopMachines`, composed as the shells compose them), of a server of at most
 /// `maxConnections`, 2 pipelined requests and 1000 unsent bytes per connection.
 protocol ConnectionStateMachineFixture {
-    typealias Machine = ConnectionStateMachine
+    typealias Machine = LoopMachines
     var t0: ContinuousClock.Instant { get }
 }
 
@@ -19,9 +20,10 @@ extension ConnectionStateMachineFixture {
     /// bytes per connection, lingering at most `lingerTimeout`, with `bodyRate` (nil: no minimum).
     func machine(maxConnections: Int = 10, lingerTimeout: Duration = .seconds(60), bodyRate: Machine.BodyRate? = nil) -> Machine {
         Machine(
-            maxConnections: maxConnections, budget: ConnectionBudget(maxPipelinedRequests: 2, maxOutputBytes: 1000),
-            acceptRetryInterval: .milliseconds(100), acceptLogInterval: .seconds(1), drainInterval: .milliseconds(10),
-            lingerTimeout: lingerTimeout, bodyRate: bodyRate)
+            loop: ConnectionStateMachine(
+                maxConnections: maxConnections, budget: ConnectionBudget(maxPipelinedRequests: 2, maxOutputBytes: 1000),
+                acceptRetryInterval: .milliseconds(100), acceptLogInterval: .seconds(1), drainInterval: .milliseconds(10),
+                lingerTimeout: lingerTimeout, bodyRate: bodyRate))
     }
 
     /// `machine(maxConnections:lingerTimeout:bodyRate:)`'s machine with connections `ids` opened.

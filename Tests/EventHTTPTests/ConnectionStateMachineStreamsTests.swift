@@ -36,7 +36,7 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
             var machine = machine()
             streaming(1, in: &machine)
             let framing = machine.streamStarted(connection(1), now: t0, status: status, isHead: isHead)
-            #expect(framing == .init(chunked: true, closes: false, bodiless: expected), "\(status) head: \(isHead)")
+            #expect(framing == .init(chunked: true, closes: false, bodiless: expected, isHead: isHead), "\(status) head: \(isHead)")
             #expect(machine.streamEnded(connection(1)) == .init(lastChunk: !expected), "\(status) head: \(isHead)")
             #expect(machine.takesRequests(connection(1)))
         }
@@ -239,16 +239,19 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
 
     // MARK: output bound
 
-    @Test("queued output changes reading only past the bound, or while a connection is throttled")
+    @Test("queued output changes reading only past the bound, or while the connection is throttled")
     func outputQueued() {
         var machine = machine(opening: 1, 2)
         #expect(machine.outputQueued(connection(1), bytes: 1000) == .unchanged)
         #expect(machine.connections[connection(1)]?.budget.outputBytes == 0, "below the bound: not even recorded")
         #expect(machine.outputQueued(connection(1), bytes: 1001) == .stopReading)
-        // While one is throttled, every connection's output is recorded.
+        // Another connection's throttling is not this one's: below the bound, still not recorded
+        // (before the split, while any connection was throttled every one's output was).
         #expect(machine.outputQueued(connection(2), bytes: 10) == .unchanged)
-        #expect(machine.connections[connection(2)]?.budget.outputBytes == 10)
-        #expect(machine.outputQueued(connection(1), bytes: 0) == .resumeReading)
+        #expect(machine.connections[connection(2)]?.budget.outputBytes == 0)
+        // While throttled, its output is recorded however small.
+        #expect(machine.outputQueued(connection(1), bytes: 900) == .resumeReading)
+        #expect(machine.connections[connection(1)]?.budget.outputBytes == 900)
         #expect(machine.throttledCount == 0)
     }
 }

@@ -2,7 +2,7 @@
 /// keeps refilling a socket that keeps taking it, does not hold the loop. After so many rounds the
 /// rest of its work waits for a later turn (no readiness edge would come for bytes the kernel
 /// already holds, or for a socket that never blocked), after the other connections had theirs.
-extension ConnectionStateMachine {
+extension ConnectionMachine {
     /// Rounds of read, frame, answer and write in one turn of the loop, at most.
     static let serviceRoundsPerTurn = 16
     /// Rounds of write and refill of a streamed answer in one flush, at most.
@@ -18,20 +18,20 @@ extension ConnectionStateMachine {
         case done
     }
 
-    /// After `round` (from 1) rounds of `connection`'s service: `moreInput` when the kernel may
+    /// After `round` (from 1) rounds of the connection's service: `moreInput` when the kernel may
     /// hold bytes not read yet or bytes read are not framed. Another round while it may frame
     /// requests, at most `serviceRoundsPerTurn`; past them, what is left waits for a later turn.
-    func afterServiceRound(_ connection: ConnectionID, round: Int, moreInput: Bool) -> RoundStep {
+    func afterServiceRound(round: Int, moreInput: Bool) -> RoundStep {
         guard moreInput else { return .done }
         if round >= Self.serviceRoundsPerTurn { return .yieldTurn }
-        return framesRequests(connection) ? .again : .done
+        return framesRequests ? .again : .done
     }
 
     /// After `round` (from 1) rounds of a flush: `refilled` when the stream, told its output
     /// drained, queued more that the socket may take now. Another round while it does, at most
     /// `flushRoundsPerTurn`; past them, what is still queued for a socket that did not block goes
     /// out in a later turn.
-    func afterFlushRound(round: Int, refilled: Bool, writeBlocked: Bool, pendingBytes: Int) -> RoundStep {
+    static func afterFlushRound(round: Int, refilled: Bool, writeBlocked: Bool, pendingBytes: Int) -> RoundStep {
         if refilled, round < Self.flushRoundsPerTurn { return .again }
         return refilled && !writeBlocked && pendingBytes > 0 ? .yieldTurn : .done
     }
