@@ -25,10 +25,6 @@ final class HTTPConnection {
     var framing: HTTPFraming
     /// Stream offset of the input's first byte.
     var inputOffset = 0
-    /// The connection's decisions, with where it is with its request (`ConnectionMachine.Exchange`:
-    /// framing, reading a body, with the handler, or streaming the answer; one at a time, in order).
-    /// Its questions are asked in place (`ask`).
-    var state: ConnectionMachine
     /// The client ended its side (`EV_CLOSED`): a short read then means the end of its stream.
     var peerHalfClosed = false
     /// Continues a connection's work in a later turn of the loop, after others had theirs.
@@ -46,6 +42,12 @@ final class HTTPConnection {
     var bytesQueued = 0
     var bytesWritten = 0
     var unwrittenAnswers: [(request: ConnectionStateMachine.RequestID, end: Int)] = []
+    // Last: its layout (`ContinuousClock.Instant`) is known only at run time, and every stored
+    // property after it would be found through the class's metadata on each access.
+    /// The connection's decisions, with where it is with its request (`ConnectionMachine.Exchange`:
+    /// framing, reading a body, with the handler, or streaming the answer; one at a time, in order).
+    /// Its questions are asked in place (`ask`).
+    var state: ConnectionMachine
 
     init?(
         id: ConnectionStateMachine.ConnectionID, socket: Int32, clientAddress: String, server: HTTPLoopServer, state: ConnectionMachine
