@@ -16,7 +16,7 @@ extension ConnectionMachine {
         var isHead = false
     }
 
-    /// What the loop does for a head whose body is still to come.
+    /// What the connection does for a head whose body is still to come.
     enum BodyAction: Sendable, Equatable {
         /// Read the body: the client sends it without waiting (no `Expect: 100-continue`, or some
         /// of it came with the head, RFC 9110 §10.1.1).
@@ -28,16 +28,9 @@ extension ConnectionMachine {
         /// Send `100 Continue`, then read the body.
         case sendContinue
         /// Send the handler's final answer now, no 100, and never read the body: the stream ends
-        /// there (`refused`), the connection closes once the answer is written and lingers,
+        /// there (`streamRefused`), the connection closes once the answer is written and lingers,
         /// discarding the body if the client sends it anyway.
         case answerFromHead
-    }
-
-    /// What the loop does once `connection`'s output is empty.
-    enum WrittenAction: Sendable, Equatable {
-        case keepOpen
-        /// Close it: the answer that closes it is written.
-        case close
     }
 
     /// Whether a client asks to keep the connection after its request (RFC 9112 §9.3): never with
@@ -105,8 +98,8 @@ extension ConnectionMachine {
 
     /// The connection's output is empty (all that was queued is written): close it when the
     /// answer written closes it.
-    mutating func outputEmptied() -> WrittenAction {
-        guard closing == .onceWritten else { return .keepOpen }
+    mutating func outputEmptied() -> Action {
+        guard closing == .onceWritten else { return .nothing }
         answerDelivered = true
         return .close
     }

@@ -2,27 +2,27 @@
 /// bytes, and whether its stream is over.
 extension ConnectionMachine {
     /// The framing accepted request heads or completed requests.
-    mutating func framed(_ events: FramingEvents) -> ReadingAction {
+    mutating func framed(_ events: FramingEvents) -> Action {
         updateReading { $0.budget.record(events) }
     }
 
     /// `bytes` of answers wait to be sent (told after every write and every queued answer): only
     /// past the output bound, or while reading is stopped, can reading change, so the budget is
     /// looked at only then (the hot path stays a comparison).
-    mutating func outputQueued(bytes: Int) -> ReadingAction {
-        guard bytes > budget.maxOutputBytes || !reading else { return .unchanged }
+    mutating func outputQueued(bytes: Int) -> Action {
+        guard bytes > budget.maxOutputBytes || !reading else { return .nothing }
         return outputPending(bytes: bytes)
     }
 
     /// `bytes` of answers wait to be sent.
-    mutating func outputPending(bytes: Int) -> ReadingAction {
+    mutating func outputPending(bytes: Int) -> Action {
         updateReading { $0.budget.outputBytes = bytes }
     }
 
     /// The stream ends here: refused (answered with a refusal — the framing's, or the handler's
     /// from a head whose body was never read — lingering at close) or discarded. Nothing more is
     /// read or framed; the connection closes once what is queued is written.
-    mutating func streamFinished(refused: Bool) -> ReadingAction {
+    mutating func streamFinished(refused: Bool) -> Action {
         updateReading {
             $0.budget.finished = true
             $0.closing = .onceWritten
@@ -33,7 +33,7 @@ extension ConnectionMachine {
 
     /// How a refusal is framed: `Connection: close`, and nothing after it.
     struct Refusal: Sendable, Equatable {
-        var reading: ReadingAction
+        var reading: Action
         var framing: AnswerFraming
     }
 
@@ -49,11 +49,11 @@ extension ConnectionMachine {
     /// Whether a request whose head arrived is not answered and written yet (a drain waits for it).
     var awaitsAnswer: Bool { budget.awaitsAnswer }
 
-    /// Applies `change` and says whether reading flips.
-    mutating func updateReading(_ change: (inout ConnectionMachine) -> Void) -> ReadingAction {
+    /// Applies `change` and says whether reading flips (`stopReading`, `resumeReading`).
+    mutating func updateReading(_ change: (inout ConnectionMachine) -> Void) -> Action {
         change(&self)
         let allow = budget.allowsReading
-        guard allow != reading else { return .unchanged }
+        guard allow != reading else { return .nothing }
         reading = allow
         return allow ? .resumeReading : .stopReading
     }

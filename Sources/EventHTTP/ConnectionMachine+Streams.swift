@@ -147,26 +147,26 @@ extension ConnectionMachine {
         setFlow(flow)
     }
 
-    /// The output was written down to `pendingBytes`: whether the stream's writer hears `.drained`
-    /// now (it waits, and the output is at or below its mark: half the output bound unless it
+    /// The output was written down to `pendingBytes`: the stream's writer hears `.drained` now
+    /// when it waits and the output is at or below its mark (half the output bound unless it
     /// asked for another). Told once per wait.
-    mutating func streamOutputDrained(pendingBytes: Int) -> Bool {
+    mutating func streamOutputDrained(pendingBytes: Int) -> Action {
         guard case .streaming(_, var flow) = exchange, flow.overBound,
             pendingBytes <= flow.drainBelow ?? budget.maxOutputBytes / 2
-        else { return false }
+        else { return .nothing }
         flow.overBound = false
         flow.drainBelow = nil
         setFlow(flow)
-        return true
+        return .tellStream(.drained)
     }
 
-    /// Whether the stream hears `.clientEnded` now: its client ended its side (a read found the
-    /// end of its stream, before the stream started or while it runs). Told once.
-    mutating func streamClientEnded() -> Bool {
-        guard clientEnded, case .streaming(_, var flow) = exchange, !flow.clientEndTold else { return false }
+    /// The stream hears `.clientEnded` now when its client ended its side (a read found the end
+    /// of its stream, before the stream started or while it runs). Told once.
+    mutating func streamClientEnded() -> Action {
+        guard clientEnded, case .streaming(_, var flow) = exchange, !flow.clientEndTold else { return .nothing }
         flow.clientEndTold = true
         setFlow(flow)
-        return true
+        return .tellStream(.clientEnded)
     }
 
     /// The stream finished: the connection goes on with the next request, or closes once the

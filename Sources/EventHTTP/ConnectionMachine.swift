@@ -24,14 +24,24 @@ struct ConnectionMachine {
         case onceWritten
     }
 
-    /// Whether a connection's reading changes (the loop counts the connections not reading).
-    enum ReadingAction: Sendable, Equatable {
-        case unchanged
+    /// What a transition tells the connection to do: `HTTPConnection.run(_:)` carries it out.
+    /// (Answers the shell uses where it asked — how to frame an answer or a stream, what a head's
+    /// body needs, what a stream's write tells its writer, another round or not — are the
+    /// transitions' own values.)
+    enum Action: Sendable, Equatable {
+        case nothing
         /// Stop reading (and framing what is buffered): the client holds too many unanswered
-        /// requests or unsent bytes, or its stream is over.
+        /// requests or unsent bytes, or its stream is over. The loop counts it.
         case stopReading
         /// Read again, and frame what is buffered.
         case resumeReading
+        /// Close the connection: the answer that closes it is written.
+        case close
+        /// Tell the stream's writer `event` (`.drained`, `.clientEnded`).
+        case tellStream(HTTPStreamEvent)
+        /// The body is arriving slower than the minimum rate: refuse the stream with a 408
+        /// (`BodyRate.refusalDetail` says what to tell the client), as any refusal (`streamRefused`).
+        case refuseSlowBody
     }
 
     /// What the shell does for a request the handler is about to get.
@@ -152,7 +162,7 @@ struct ConnectionMachine {
     }
 
     /// The answer to a request was written.
-    mutating func requestCompleted() -> ReadingAction {
+    mutating func requestCompleted() -> Action {
         requestsInFlight -= 1
         return updateReading { $0.budget.recordAnswer() }
     }

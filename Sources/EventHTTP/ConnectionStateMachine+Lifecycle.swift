@@ -18,29 +18,29 @@ extension ConnectionStateMachine {
     }
 
     /// `accept(2)` failed with `error` (EMFILE, ENFILE, ENOBUFS, ENOMEM, …) at `now`.
-    mutating func acceptFailed(error: Int32, now: Instant) -> [AcceptBackoff.Action] {
+    mutating func acceptFailed(error: Int32, now: Instant) -> [Action] {
         guard phase == .serving else { return [] }
-        return backoff.acceptFailed(error: error, now: now)
+        return backoff.acceptFailed(error: error, now: now).map(Action.backoff)
     }
 
     /// The back-off's retry interval is over.
-    mutating func acceptRetryDue() -> [AcceptBackoff.Action] {
+    mutating func acceptRetryDue() -> [Action] {
         guard phase == .serving else { return [] }
-        return backoff.retryDue()
+        return backoff.retryDue().map(Action.backoff)
     }
 
     /// A stop was requested at `now`: stop accepting, mark answers `Connection: close`, and exit once
     /// the requests in flight and the requests whose head arrived are answered, or `gracePeriod`
     /// after `now`. A second request restarts the grace period. `awaitingAnswers`: some connection
     /// has a request whose head arrived and whose answer is not written (`ConnectionMachine.awaitsAnswer`).
-    mutating func shutdownRequested(now: Instant, gracePeriod: Duration, awaitingAnswers: Bool) -> [ShutdownAction] {
+    mutating func shutdownRequested(now: Instant, gracePeriod: Duration, awaitingAnswers: Bool) -> [Action] {
         switch phase {
         case .stopped:
             return []
         case .serving:
             backoff.stop()
             phase = .draining(deadline: now + gracePeriod)
-            var actions: [ShutdownAction] = [.stopAccepting, .markDraining, .armDrainTimer(every: drainInterval)]
+            var actions: [Action] = [.stopAccepting, .markDraining, .armDrainTimer(every: drainInterval)]
             if let exit = tick(now: now, awaitingAnswers: awaitingAnswers) { actions.append(exit) }
             return actions
         case .draining:
@@ -52,7 +52,7 @@ extension ConnectionStateMachine {
     /// The drain timer fired at `now`: `closeServerAndExit` once nothing awaits an answer or the
     /// deadline has passed; nil otherwise (and when not draining). `awaitingAnswers`: as for
     /// `shutdownRequested`.
-    mutating func tick(now: Instant, awaitingAnswers: Bool) -> ShutdownAction? {
+    mutating func tick(now: Instant, awaitingAnswers: Bool) -> Action? {
         guard case .draining(let deadline) = phase else { return nil }
         // Requests in the handler, and requests whose head arrived before the stop (their body may
         // still be arriving), are answered first.

@@ -39,8 +39,8 @@ struct ConnectionStateMachine: Sendable {
         case admitted(overLimit: Bool, resumedAfterFailures: Int?)
     }
 
-    /// What the loop does at a stop and while draining.
-    enum ShutdownAction: Sendable, Equatable {
+    /// What the loop does, told by a transition: `HTTPLoopServer.run(_:)` carries it out.
+    enum Action: Sendable, Equatable {
         /// Close the listener.
         case stopAccepting
         /// Answers carry `Connection: close` from now on (the machine frames them so:
@@ -50,6 +50,9 @@ struct ConnectionStateMachine: Sendable {
         case armDrainTimer(every: Duration)
         /// Stop the drain timer, close every connection and exit the loop.
         case closeServerAndExit
+        /// Accepting's back-off at the descriptor limit: pause or resume the listener, report
+        /// (`ListenerGate` does the listener's part).
+        case backoff(AcceptBackoff.Action)
     }
 
     /// The server-wide connection limit.
@@ -126,11 +129,11 @@ struct ConnectionStateMachine: Sendable {
     }
 
     /// A connection's reading stopped or resumed (its machine said so).
-    mutating func readingChanged(_ reading: ConnectionMachine.ReadingAction) {
+    mutating func readingChanged(_ reading: ConnectionMachine.Action) {
         switch reading {
-        case .unchanged: break
         case .stopReading: throttledCount += 1
         case .resumeReading: throttledCount -= 1
+        default: break
         }
     }
 

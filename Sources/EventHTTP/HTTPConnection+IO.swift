@@ -318,7 +318,7 @@ extension HTTPConnection {
         }
         let pending = evbuffer_get_length(output)
         server.noteOutput(on: self, pendingBytes: pending)
-        if pending == 0, state.outputEmptied() == .close { close() }
+        if pending == 0 { run(state.outputEmptied()) }
     }
 }
 

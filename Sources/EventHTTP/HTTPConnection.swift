@@ -79,14 +79,25 @@ final class HTTPConnection {
     /// The answer being streamed, if any.
     var stream: StreamState? { ask { $0.stream } }
 
-    /// Carries out a change of the connection's reading: the loop counts it, and a connection
-    /// allowed to read again reads what waits and frames what is buffered.
-    func run(_ reading: ConnectionMachine.ReadingAction) {
-        guard reading != .unchanged else { return }
-        server.readingChanged(reading)
-        if reading == .resumeReading {
+    /// Carries out what the machine said: a change of reading (the loop counts it; a connection
+    /// allowed to read again reads what waits and frames what is buffered), the close, an event
+    /// for the stream's writer, a slow body's refusal.
+    func run(_ action: ConnectionMachine.Action) {
+        switch action {
+        case .nothing:
+            return
+        case .stopReading:
+            server.readingChanged(action)
+        case .resumeReading:
+            server.readingChanged(action)
             readPending = true
             if !servicing { service() }
+        case .close:
+            close()
+        case .tellStream(let event):
+            stream?.onEvent(event)
+        case .refuseSlowBody:
+            refuseSlowBody()
         }
     }
 

@@ -167,7 +167,7 @@ final class HTTPLoopServer: @unchecked Sendable {
         let now = ContinuousClock.now
         let action = machine.accepted(openOnServer: limits.total(), now: now)
         guard case .admitted(let overLimit, let failures) = action else { return }
-        if let failures { listenerGate.reportResumed(failures: failures, server: self) }
+        if let failures { run(.backoff(.reportResumed(failures: failures))) }
         let state = ask { $0.connection(overLimit: overLimit, now: now) }
         guard
             let connection = HTTPConnection(id: id, socket: socket, clientAddress: peerAddress(address), server: self, state: state),
@@ -209,7 +209,7 @@ final class HTTPLoopServer: @unchecked Sendable {
     }
 
     /// A connection's reading stopped or resumed (`HTTPConnection.run`): counted and published.
-    func readingChanged(_ reading: ConnectionMachine.ReadingAction) {
+    func readingChanged(_ reading: ConnectionMachine.Action) {
         machine.readingChanged(reading)
         wireCounters.throttledConnections.store(ask { $0.throttledCount }, ordering: .relaxed)
     }
@@ -249,15 +249,11 @@ final class HTTPLoopServer: @unchecked Sendable {
     fileprivate func checkTimeouts() {
         let now = ContinuousClock.now
         // Each connection's machine decides; the table is not iterated while closes change it.
-        var slow: [(connection: HTTPConnection, reading: ConnectionMachine.ReadingAction)] = []
-        for connection in connections.values {
-            let action = connection.state.timeoutsChecked(now: now)
-            if action.refuseSlowBody { slow.append((connection, action.reading)) }
+        var slow: [HTTPConnection] = []
+        for connection in connections.values where connection.state.timeoutsChecked(now: now) == .refuseSlowBody {
+            slow.append(connection)
         }
-        for (connection, reading) in slow {
-            connection.run(reading)
-            connection.refuseSlowBody()
-        }
+        for connection in slow { connection.run(.refuseSlowBody) }
         let timeout = wireSettings.timeout
         var expired: [HTTPConnection] = []
         for connection in connections.values where connection.ask({ $0.isExpired(now: now, timeout: timeout) }) {
@@ -282,19 +278,21 @@ final class HTTPLoopServer: @unchecked Sendable {
         connections.values.contains { $0.ask { $0.awaitsAnswer } }
     }
 
-    /// `accept(2)` failed with `error` (`ListenerGate`): the back-off's actions, carried out by the gate.
+    /// `accept(2)` failed with `error` (`ListenerGate`).
     func acceptFailed(error: Int32) {
-        listenerGate.run(machine.acceptFailed(error: error, now: .now), server: self)
+        for action in machine.acceptFailed(error: error, now: .now) { run(action) }
     }
 
-    /// The back-off's retry interval is over.
+    /// The back-off's retry interval is over (`ListenerGate`).
     func acceptRetryDue() {
-        listenerGate.run(machine.acceptRetryDue(), server: self)
+        for action in machine.acceptRetryDue() { run(action) }
     }
 
-    /// Carries out what the loop's machine says at a stop and while draining.
-    private func run(_ action: ConnectionStateMachine.ShutdownAction) {
+    /// Carries out what the loop's machine said.
+    private func run(_ action: ConnectionStateMachine.Action) {
         switch action {
+        case .backoff(let action):
+            listenerGate.perform(action, server: self)
         case .stopAccepting:
             if let listener = listenerGate.listener {
                 listenerGate.detach()

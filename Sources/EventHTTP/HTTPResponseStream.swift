@@ -214,8 +214,9 @@ extension HTTPConnection {
 
     /// After a flush: tells the stream that the output drained when the machine says so; whether it did.
     func streamDrained(pendingBytes: Int) -> Bool {
-        guard let current = stream, state.streamOutputDrained(pendingBytes: pendingBytes) else { return false }
-        current.onEvent(.drained)
+        let action = state.streamOutputDrained(pendingBytes: pendingBytes)
+        guard action != .nothing else { return false }
+        run(action)
         return true
     }
 
@@ -223,7 +224,7 @@ extension HTTPConnection {
     /// the end of the loop's callbacks only, never from inside a handler's call into the
     /// connection: the handler that is still starting its stream hears it after it returned.
     func tellStreamIfClientEnded() {
-        guard isOpen, let current = stream, state.streamClientEnded() else { return }
-        current.onEvent(.clientEnded)
+        guard isOpen else { return }
+        run(state.streamClientEnded())
     }
 }

@@ -34,32 +34,26 @@ final class ListenerGate {
         retryTimer = nil
     }
 
-    /// Carries out what the loop's machine says of accepting (`HTTPLoopServer.acceptFailed`, `acceptRetryDue`).
-    func run(_ actions: [AcceptBackoff.Action], server: HTTPLoopServer) {
-        for action in actions {
-            switch action {
-            case .pause(let retryAfter):
-                guard let listener, let retryTimer else { continue }
-                evconnlistener_disable(listener)
-                var interval = timeval(seconds: Double(retryAfter.components.seconds) + Double(retryAfter.components.attoseconds) / 1e18)
-                event_add(retryTimer, &interval)
-            case .resume:
-                if let listener { evconnlistener_enable(listener) }
-            case .reportPaused(let reason, let failures):
-                let retry = retryInterval.components
-                server.handler.serverEvent(
-                    .acceptPaused(
-                        loop: server.index, reason: reason, failures: failures,
-                        retryMilliseconds: Int(retry.seconds * 1000 + retry.attoseconds / 1_000_000_000_000_000)))
-            case .reportResumed(let failures):
-                reportResumed(failures: failures, server: server)
-            }
+    /// The listener's part of what the loop's machine says of accepting (`HTTPLoopServer.run`).
+    func perform(_ action: AcceptBackoff.Action, server: HTTPLoopServer) {
+        switch action {
+        case .pause(let retryAfter):
+            guard let listener, let retryTimer else { return }
+            evconnlistener_disable(listener)
+            var interval = timeval(seconds: Double(retryAfter.components.seconds) + Double(retryAfter.components.attoseconds) / 1e18)
+            event_add(retryTimer, &interval)
+        case .resume:
+            if let listener { evconnlistener_enable(listener) }
+        case .reportPaused(let reason, let failures):
+            let retry = retryInterval.components
+            server.handler.serverEvent(
+                .acceptPaused(
+                    loop: server.index, reason: reason, failures: failures,
+                    retryMilliseconds: Int(retry.seconds * 1000 + retry.attoseconds / 1_000_000_000_000_000)))
+        case .reportResumed(let failures):
+            // A connection was accepted after `failures` failed attempts: the episode is over.
+            server.handler.serverEvent(.acceptResumed(loop: server.index, failures: failures))
         }
-    }
-
-    /// A connection was accepted after `failures` failed attempts: the episode is over.
-    func reportResumed(failures: Int, server: HTTPLoopServer) {
-        server.handler.serverEvent(.acceptResumed(loop: server.index, failures: failures))
     }
 }
 

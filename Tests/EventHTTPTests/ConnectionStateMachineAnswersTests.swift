@@ -26,7 +26,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
         var machine = machine(opening: 1)
         #expect(answer(1, on: 1, in: &machine) == .init(closes: false, http10KeepAlive: false))
         #expect(machine.takesRequests(connection(1)))
-        #expect(machine.outputEmptied(connection(1)) == .keepOpen)
+        #expect(machine.outputEmptied(connection(1)) == .nothing)
         _ = machine.requestCompleted(request(1), connection: connection(1))
         #expect(answer(2, on: 1, in: &machine, keepAlive: false) == .init(closes: true, http10KeepAlive: false))
         #expect(!machine.takesRequests(connection(1)), "the answer that closes is queued: no more requests")
@@ -39,7 +39,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
     func http10() {
         var machine = machine(opening: 1)
         #expect(answer(1, on: 1, in: &machine, keepAlive: true, http10: true) == .init(closes: false, http10KeepAlive: true))
-        #expect(machine.outputEmptied(connection(1)) == .keepOpen)
+        #expect(machine.outputEmptied(connection(1)) == .nothing)
         #expect(answer(2, on: 1, in: &machine, keepAlive: false, http10: true) == .init(closes: true, http10KeepAlive: false))
         #expect(machine.outputEmptied(connection(1)) == .close)
     }
@@ -63,7 +63,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
     func answerAfterClose() {
         var machine = machine()
         #expect(machine.requestAnswered(connection(9), now: t0) == .init(closes: true, http10KeepAlive: false))
-        #expect(machine.outputEmptied(connection(9)) == .keepOpen, "unknown: nothing to close")
+        #expect(machine.outputEmptied(connection(9)) == .nothing, "unknown: nothing to close")
         #expect(!machine.takesRequests(connection(9)))
     }
 
@@ -84,7 +84,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
         #expect(machine.streamStarted(connection(1), now: at(100)) == .init(chunked: true, closes: false))
         #expect(!machine.closesAtClientEnd(connection(1), unframedBytes: 0, pendingBytes: 0))
         machine.streamEnded(connection(1))
-        #expect(machine.outputEmptied(connection(1)) == .keepOpen)
+        #expect(machine.outputEmptied(connection(1)) == .nothing)
         #expect(machine.takesRequests(connection(1)))
     }
 
@@ -94,7 +94,7 @@ struct ConnectionStateMachineAnswersTests: ConnectionStateMachineFixture {
         _ = machine.requestStarted(request(1), connection: connection(1), keepAlive: true, http10: true)
         #expect(machine.streamStarted(connection(1), now: t0) == .init(chunked: false, closes: true))
         #expect(machine.takesRequests(connection(1)), "still read: the end of the client's stream is seen")
-        #expect(machine.outputEmptied(connection(1)) == .keepOpen, "written so far, not finished")
+        #expect(machine.outputEmptied(connection(1)) == .nothing, "written so far, not finished")
         machine.streamEnded(connection(1))
         #expect(!machine.takesRequests(connection(1)))
         #expect(machine.outputEmptied(connection(1)) == .close)

@@ -242,12 +242,12 @@ struct ConnectionStateMachineStreamsTests: ConnectionStateMachineFixture {
     @Test("queued output changes reading only past the bound, or while the connection is throttled")
     func outputQueued() {
         var machine = machine(opening: 1, 2)
-        #expect(machine.outputQueued(connection(1), bytes: 1000) == .unchanged)
+        #expect(machine.outputQueued(connection(1), bytes: 1000) == .nothing)
         #expect(machine.connections[connection(1)]?.budget.outputBytes == 0, "below the bound: not even recorded")
         #expect(machine.outputQueued(connection(1), bytes: 1001) == .stopReading)
         // Another connection's throttling is not this one's: below the bound, still not recorded
         // (before the split, while any connection was throttled every one's output was).
-        #expect(machine.outputQueued(connection(2), bytes: 10) == .unchanged)
+        #expect(machine.outputQueued(connection(2), bytes: 10) == .nothing)
         #expect(machine.connections[connection(2)]?.budget.outputBytes == 0)
         // While throttled, its output is recorded however small.
         #expect(machine.outputQueued(connection(1), bytes: 900) == .resumeReading)

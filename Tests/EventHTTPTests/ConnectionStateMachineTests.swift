@@ -72,7 +72,7 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
         #expect(machine.requestsInFlight == 1)
         #expect(machine.openConnections == 1)
         // Completing a request already gone with its connection changes nothing.
-        #expect(machine.requestCompleted(request(10), connection: connection(1)) == .unchanged)
+        #expect(machine.requestCompleted(request(10), connection: connection(1)) == .nothing)
         #expect(machine.requestsInFlight == 1)
         _ = machine.requestCompleted(request(30), connection: connection(2))
         #expect(machine.requestsInFlight == 0)
@@ -98,25 +98,25 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
     @Test("reading stops at the pipelined limit and resumes when an answer is written")
     func pipelinedBudget() {
         var machine = machine(opening: 1)
-        #expect(machine.framed(connection(1), events(heads: 1, messages: 1)) == .unchanged)
+        #expect(machine.framed(connection(1), events(heads: 1, messages: 1)) == .nothing)
         #expect(machine.framed(connection(1), events(heads: 1, messages: 1)) == .stopReading)
         #expect(machine.throttledCount == 1)
-        #expect(machine.framed(connection(1), events(heads: 1, messages: 1)) == .unchanged, "already stopped")
+        #expect(machine.framed(connection(1), events(heads: 1, messages: 1)) == .nothing, "already stopped")
         _ = machine.requestStarted(request(1), connection: connection(1))
-        #expect(machine.requestCompleted(request(1), connection: connection(1)) == .unchanged, "still 2 pipelined")
+        #expect(machine.requestCompleted(request(1), connection: connection(1)) == .nothing, "still 2 pipelined")
         _ = machine.requestStarted(request(2), connection: connection(1))
         #expect(machine.requestCompleted(request(2), connection: connection(1)) == .resumeReading)
         #expect(machine.throttledCount == 0)
         // Events for a connection the machine does not know change nothing.
-        #expect(machine.framed(connection(99), events(heads: 5, messages: 5)) == .unchanged)
+        #expect(machine.framed(connection(99), events(heads: 5, messages: 5)) == .nothing)
     }
 
     @Test("reading stops while more than the output budget waits to be sent, and resumes when the client takes it")
     func outputBudget() {
         var machine = machine(opening: 1)
-        #expect(machine.outputPending(connection(1), bytes: 1000) == .unchanged)
+        #expect(machine.outputPending(connection(1), bytes: 1000) == .nothing)
         #expect(machine.outputPending(connection(1), bytes: 1001) == .stopReading)
-        #expect(machine.outputPending(connection(1), bytes: 4000) == .unchanged)
+        #expect(machine.outputPending(connection(1), bytes: 4000) == .nothing)
         #expect(machine.throttledCount == 1)
         #expect(machine.outputPending(connection(1), bytes: 0) == .resumeReading)
         #expect(machine.throttledCount == 0)
@@ -215,14 +215,14 @@ struct ConnectionStateMachineTests: ConnectionStateMachineFixture {
         var machine = machine()
         #expect(
             machine.acceptFailed(error: EMFILE, now: at(0)) == [
-                .pause(retryAfter: .milliseconds(100)), .reportPaused(reason: EMFILE, failures: 1),
+                .backoff(.pause(retryAfter: .milliseconds(100))), .backoff(.reportPaused(reason: EMFILE, failures: 1)),
             ])
         #expect(machine.acceptFailed(error: EMFILE, now: at(5)) == [])
-        #expect(machine.acceptRetryDue() == [.resume])
+        #expect(machine.acceptRetryDue() == [.backoff(.resume)])
         #expect(
-            machine.acceptFailed(error: EMFILE, now: at(110)) == [.pause(retryAfter: .milliseconds(100))],
+            machine.acceptFailed(error: EMFILE, now: at(110)) == [.backoff(.pause(retryAfter: .milliseconds(100)))],
             "reported within the log interval")
-        #expect(machine.acceptRetryDue() == [.resume])
+        #expect(machine.acceptRetryDue() == [.backoff(.resume)])
         #expect(machine.accepted(connection(1), openOnServer: 0, now: at(300)) == .admitted(overLimit: false, resumedAfterFailures: 3))
         #expect(machine.accepted(connection(2), openOnServer: 1, now: at(300)) == .admitted(overLimit: false, resumedAfterFailures: nil))
     }

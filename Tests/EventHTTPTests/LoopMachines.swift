@@ -14,7 +14,7 @@ struct LoopMachines {
     typealias LingerID = ConnectionStateMachine.LingerID
     typealias BodyRate = ConnectionMachine.BodyRate
     typealias AnswerFraming = ConnectionMachine.AnswerFraming
-    typealias ReadingAction = ConnectionMachine.ReadingAction
+    typealias Action = ConnectionMachine.Action
 
     static let serviceRoundsPerTurn = ConnectionMachine.serviceRoundsPerTurn
     static let flushRoundsPerTurn = ConnectionMachine.flushRoundsPerTurn
@@ -45,7 +45,7 @@ struct LoopMachines {
     // MARK: the shells' composition
 
     /// A reading change, carried out as `HTTPConnection.run` does: the loop counts it.
-    private mutating func told(_ reading: ReadingAction) -> ReadingAction {
+    private mutating func told(_ reading: Action) -> Action {
         loop.readingChanged(reading)
         return reading
     }
@@ -93,8 +93,8 @@ struct LoopMachines {
             request, isHead: false, minorVersion: minorVersion, asksClose: asksClose, asksKeepAlive: asksKeepAlive)
     }
 
-    mutating func requestCompleted(_ request: RequestID, connection id: ConnectionID) -> ReadingAction {
-        guard connections[id] != nil else { return .unchanged }
+    mutating func requestCompleted(_ request: RequestID, connection id: ConnectionID) -> Action {
+        guard connections[id] != nil else { return .nothing }
         loop.requestCompleted()
         return told(connections[id]!.requestCompleted())
     }
@@ -119,32 +119,32 @@ struct LoopMachines {
 
     func clientHasEnded(_ id: ConnectionID) -> Bool { asked(id, unknown: false) { $0.clientEnded } }
 
-    mutating func framed(_ id: ConnectionID, _ events: FramingEvents) -> ReadingAction {
-        told(on(id, unknown: .unchanged) { $0.framed(events) })
+    mutating func framed(_ id: ConnectionID, _ events: FramingEvents) -> Action {
+        told(on(id, unknown: .nothing) { $0.framed(events) })
     }
 
-    mutating func outputQueued(_ id: ConnectionID, bytes: Int) -> ReadingAction {
-        told(on(id, unknown: .unchanged) { $0.outputQueued(bytes: bytes) })
+    mutating func outputQueued(_ id: ConnectionID, bytes: Int) -> Action {
+        told(on(id, unknown: .nothing) { $0.outputQueued(bytes: bytes) })
     }
 
-    mutating func outputPending(_ id: ConnectionID, bytes: Int) -> ReadingAction {
-        told(on(id, unknown: .unchanged) { $0.outputPending(bytes: bytes) })
+    mutating func outputPending(_ id: ConnectionID, bytes: Int) -> Action {
+        told(on(id, unknown: .nothing) { $0.outputPending(bytes: bytes) })
     }
 
-    mutating func streamFinished(_ id: ConnectionID, refused: Bool) -> ReadingAction {
-        told(on(id, unknown: .unchanged) { $0.streamFinished(refused: refused) })
+    mutating func streamFinished(_ id: ConnectionID, refused: Bool) -> Action {
+        told(on(id, unknown: .nothing) { $0.streamFinished(refused: refused) })
     }
 
     mutating func refused(_ id: ConnectionID) -> ConnectionMachine.Refusal {
-        let refusal = on(id, unknown: .init(reading: .unchanged, framing: .init(closes: true, http10KeepAlive: false))) {
+        let refusal = on(id, unknown: .init(reading: .nothing, framing: .init(closes: true, http10KeepAlive: false))) {
             $0.streamRefused()
         }
         _ = told(refusal.reading)
         return refusal
     }
 
-    mutating func outputEmptied(_ id: ConnectionID) -> ConnectionMachine.WrittenAction {
-        on(id, unknown: .keepOpen) { $0.outputEmptied() }
+    mutating func outputEmptied(_ id: ConnectionID) -> Action {
+        on(id, unknown: .nothing) { $0.outputEmptied() }
     }
 
     func takesRequests(_ id: ConnectionID) -> Bool { asked(id, unknown: false) { $0.takesRequests } }
@@ -176,13 +176,13 @@ struct LoopMachines {
         connections.filter { $0.value.isExpired(now: now, timeout: timeout) }.keys.sorted { $0.rawValue < $1.rawValue }
     }
 
-    /// The connections whose body is too slow at `now` (each refused by its machine), in the order of their numbers.
+    /// The connections whose body is too slow at `now`, in the order of their numbers: each
+    /// refused, as `HTTPConnection.run(.refuseSlowBody)` refuses it (`streamRefused`).
     mutating func slowBodies(now: ContinuousClock.Instant) -> [ConnectionID] {
         var slow: [ConnectionID] = []
         for id in connections.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-            let action = connections[id]!.timeoutsChecked(now: now)
-            guard action.refuseSlowBody else { continue }
-            _ = told(action.reading)
+            guard connections[id]!.timeoutsChecked(now: now) == .refuseSlowBody else { continue }
+            _ = told(connections[id]!.streamRefused().reading)
             slow.append(id)
         }
         return slow
@@ -221,11 +221,15 @@ struct LoopMachines {
         on(id, unknown: ()) { $0.streamDrainRequested(below: bytes) }
     }
 
+    /// Whether the stream is told `.drained`.
     mutating func streamOutputDrained(_ id: ConnectionID, pendingBytes: Int) -> Bool {
-        on(id, unknown: false) { $0.streamOutputDrained(pendingBytes: pendingBytes) }
+        on(id, unknown: false) { $0.streamOutputDrained(pendingBytes: pendingBytes) == .tellStream(.drained) }
     }
 
-    mutating func streamClientEnded(_ id: ConnectionID) -> Bool { on(id, unknown: false) { $0.streamClientEnded() } }
+    /// Whether the stream is told `.clientEnded`.
+    mutating func streamClientEnded(_ id: ConnectionID) -> Bool {
+        on(id, unknown: false) { $0.streamClientEnded() == .tellStream(.clientEnded) }
+    }
 
     @discardableResult
     mutating func streamEnded(_ id: ConnectionID) -> ConnectionMachine.StreamEnd {
@@ -236,16 +240,16 @@ struct LoopMachines {
 
     mutating func sweep() -> Bool { loop.sweep() }
     mutating func bufferSeen(bytes: Int) { loop.bufferSeen(bytes: bytes) }
-    mutating func acceptFailed(error: Int32, now: ContinuousClock.Instant) -> [AcceptBackoff.Action] {
+    mutating func acceptFailed(error: Int32, now: ContinuousClock.Instant) -> [ConnectionStateMachine.Action] {
         loop.acceptFailed(error: error, now: now)
     }
-    mutating func acceptRetryDue() -> [AcceptBackoff.Action] { loop.acceptRetryDue() }
+    mutating func acceptRetryDue() -> [ConnectionStateMachine.Action] { loop.acceptRetryDue() }
 
-    mutating func shutdownRequested(now: ContinuousClock.Instant, gracePeriod: Duration) -> [ConnectionStateMachine.ShutdownAction] {
+    mutating func shutdownRequested(now: ContinuousClock.Instant, gracePeriod: Duration) -> [ConnectionStateMachine.Action] {
         loop.shutdownRequested(now: now, gracePeriod: gracePeriod, awaitingAnswers: hasRequestsAwaitingAnswer)
     }
 
-    mutating func tick(now: ContinuousClock.Instant) -> ConnectionStateMachine.ShutdownAction? {
+    mutating func tick(now: ContinuousClock.Instant) -> ConnectionStateMachine.Action? {
         loop.tick(now: now, awaitingAnswers: hasRequestsAwaitingAnswer)
     }
 
