@@ -29,7 +29,8 @@ extension HTTPConnection {
             if count > 0 {
                 vector.iov_len = count
                 evbuffer_commit_space(input, &vector, 1)
-                server.noteInput(on: self, bufferedBytes: buffered + count)
+                state.activity(now: .now)
+                server.noteInput(bufferedBytes: buffered + count)
                 if count == wanted {
                     readPending = true
                 } else if peerHalfClosed {
@@ -205,7 +206,7 @@ extension HTTPConnection {
         bytesQueued += HTTPResponseWriter.write(response, framing: framing, date: server.date.current(), to: output)
         unwrittenAnswers.append((request, bytesQueued))
         // Over the output bound, no more pipelined requests are taken until the client reads.
-        server.noteOutput(on: self, pendingBytes: evbuffer_get_length(output))
+        outputNoted(pendingBytes: evbuffer_get_length(output))
         if !servicing { service() }
         return .sent
     }
@@ -317,7 +318,7 @@ extension HTTPConnection {
             server.requestCompleted()
         }
         let pending = evbuffer_get_length(output)
-        server.noteOutput(on: self, pendingBytes: pending)
+        outputNoted(pendingBytes: pending)
         if pending == 0 { run(state.outputEmptied()) }
     }
 }

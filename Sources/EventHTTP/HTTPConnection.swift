@@ -101,6 +101,24 @@ final class HTTPConnection {
         }
     }
 
+    /// The loop's timer at `now`: what the machine says of the body's rate (`refuseSlowBody`), for
+    /// the loop to run once it has asked every connection.
+    func bodyRateChecked(now: ContinuousClock.Instant) -> ConnectionMachine.Action {
+        state.timeoutsChecked(now: now)
+    }
+
+    /// The loop's timer at `now`: whether the time-out has passed (the loop closes the connection).
+    func isExpired(now: ContinuousClock.Instant, timeout: Duration) -> Bool {
+        ask { $0.isExpired(now: now, timeout: timeout) }
+    }
+
+    /// The output holds `pendingBytes` not written yet: counted by the loop; reading stops while
+    /// more than `maxOutputBytes` wait (the machine says so).
+    func outputNoted(pendingBytes: Int) {
+        server.noteOutput(pendingBytes: pendingBytes)
+        run(state.outputQueued(bytes: pendingBytes))
+    }
+
     /// Starts watching the socket; false when libevent cannot.
     func start(base: OpaquePointer) -> Bool {
         let flags = Int16(EV_READ | EV_WRITE | EV_CLOSED | EV_PERSIST | EV_ET)

@@ -214,19 +214,16 @@ final class HTTPLoopServer: @unchecked Sendable {
         wireCounters.throttledConnections.store(ask { $0.throttledCount }, ordering: .relaxed)
     }
 
-    /// Bytes were read into `connection`'s input, which holds `bufferedBytes` now.
-    func noteInput(on connection: HTTPConnection, bufferedBytes: Int) {
-        connection.state.activity(now: .now)
+    /// Bytes were read into a connection's input, which holds `bufferedBytes` now.
+    func noteInput(bufferedBytes: Int) {
         if bufferedBytes >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: bufferedBytes) }
         wireCounters.noteInput(bufferedBytes)
     }
 
-    /// `connection`'s output holds `pendingBytes` not written yet: reading stops while more than
-    /// `maxOutputBytes` wait.
-    func noteOutput(on connection: HTTPConnection, pendingBytes: Int) {
+    /// A connection's output holds `pendingBytes` not written yet.
+    func noteOutput(pendingBytes: Int) {
         wireCounters.noteOutput(pendingBytes)
         if pendingBytes >= ConnectionStateMachine.largeBufferBytes { machine.bufferSeen(bytes: pendingBytes) }
-        connection.run(connection.state.outputQueued(bytes: pendingBytes))
     }
 
     /// Publishes the requests in flight for other threads.
@@ -248,17 +245,17 @@ final class HTTPLoopServer: @unchecked Sendable {
 
     fileprivate func checkTimeouts() {
         let now = ContinuousClock.now
-        // Each connection's machine decides; the table is not iterated while closes change it.
-        var slow: [HTTPConnection] = []
-        for connection in connections.values where connection.state.timeoutsChecked(now: now) == .refuseSlowBody {
-            slow.append(connection)
+        // Each connection's machine decides, bodies first (a refusal's writes are activity); the
+        // table is not iterated while what a connection does changes it.
+        var due: [(connection: HTTPConnection, action: ConnectionMachine.Action)] = []
+        for connection in connections.values {
+            let action = connection.bodyRateChecked(now: now)
+            if action != .nothing { due.append((connection, action)) }
         }
-        for connection in slow { connection.run(.refuseSlowBody) }
+        for (connection, action) in due { connection.run(action) }
         let timeout = wireSettings.timeout
         var expired: [HTTPConnection] = []
-        for connection in connections.values where connection.ask({ $0.isExpired(now: now, timeout: timeout) }) {
-            expired.append(connection)
-        }
+        for connection in connections.values where connection.isExpired(now: now, timeout: timeout) { expired.append(connection) }
         for connection in expired { connection.close() }
     }
 

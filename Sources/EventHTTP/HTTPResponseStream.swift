@@ -53,7 +53,7 @@ public struct HTTPResponseStream: @unchecked Sendable {
     public func notifyWhenDrained(below bytes: Int) {
         assertOnLoop()
         guard isOpen else { return }
-        connection.state.streamDrainRequested(below: bytes)
+        connection.streamDrainRequested(below: bytes)
     }
 
     /// Closes the connection now, without ending the body (a subscriber cut off): the client sees
@@ -191,6 +191,11 @@ extension HTTPConnection {
             close()
             return .cutOff
         }
+    }
+
+    /// The stream's writer asks for `.drained` once at most `bytes` are pending.
+    func streamDrainRequested(below bytes: Int) {
+        state.streamDrainRequested(below: bytes)
     }
 
     /// Output not yet written, the stream's queued parts included.
