@@ -3,7 +3,7 @@ import HTTPValues
 /// Streamed answers (`HTTPResponseStream`): how one is framed, whether it has a body at all, its
 /// back-pressure (a write that leaves the output over its bound or at the stream's own marks,
 /// `HTTPStreamBackPressure`: paused, flushed first, cut off; the output drained again below the
-/// mark), its end (with or without a last chunk) and a client gone while it runs. The loop
+/// mark), its end (with or without a last chunk) and a client gone while it runs. The connection
 /// writes the bytes and tells the stream's handler what the machine decided
 /// (`HTTPResponseStream.swift`): the one owner of a stream's back-pressure.
 extension ConnectionMachine {
@@ -51,7 +51,7 @@ extension ConnectionMachine {
         case cutOff
     }
 
-    /// How the loop ends a stream.
+    /// How the connection ends a stream.
     struct StreamEnd: Sendable, Equatable {
         /// Write the last chunk (`0\r\n\r\n`): a chunked stream that has a body.
         var lastChunk: Bool

@@ -75,7 +75,7 @@ struct FeedPresenterTests {
         #expect(!writer.hasUnsentOutput)
     }
 
-    /// The stream's back-pressure is the connection's (`ConnectionStateMachine+Streams`, with the
+    /// The stream's back-pressure is the connection's (`ConnectionMachine+Streams`, with the
     /// marks below): the writer says what each write answered.
     @Test func theWriterSaysWhatTheStreamsBackPressureAnswered() {
         let stream = CapturingStream()
