@@ -43,8 +43,8 @@ struct ConnectionStateMachine: Sendable {
     enum Action: Sendable, Equatable {
         /// Close the listener.
         case stopAccepting
-        /// Answers carry `Connection: close` from now on (the machine frames them so:
-        /// `requestAnswered`, `streamStarted`).
+        /// Answers carry `Connection: close` from now on (each connection's machine frames them
+        /// so, told `draining` by its shell from `isDraining`: `requestAnswered`, `streamStarted`).
         case markDraining
         /// Call `tick` every `interval` until the machine says `closeServerAndExit`.
         case armDrainTimer(every: Duration)

@@ -296,7 +296,8 @@ final class HTTPLoopServer: @unchecked Sendable {
                 evconnlistener_free(listener)
             }
         case .markDraining:
-            // The machine frames every answer from now on with `Connection: close` itself.
+            // Each connection's machine frames every answer from now on with `Connection: close`
+            // itself: its shell tells it `isDraining`.
             break
         case .armDrainTimer(let interval):
             var tick = timeval(interval)
