@@ -1,3 +1,5 @@
+import TodoData
+
 /// Writing a page's JSON from its packed to-dos through `TodoJSON`, as `TodoViewModel` writes one
 /// to-do, without a string per to-do. When the base URL, every id and every title need no escape
 /// (known when the to-dos were stored or the page filled: no scan here) and every date has a

@@ -1,3 +1,5 @@
+import TodoData
+
 /// A to-do as the JSON body shows it: the to-do and the base of its url. `TodoJSON` writes it.
 public struct TodoViewModel: JSONWritable, Sendable, Equatable {
     public var todo: Todo
