@@ -17,7 +17,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// The day in UTC this instant falls on, as days since 1970-01-01, and the milliseconds from
     /// that day's start (0 to 86,399,999, also before 1970).
-    @inline(__always)
+    @inlinable @inline(__always)
     package var daysAndMillisecondsInDay: (days: Int, milliseconds: Int) {
         let days = CivilCalendar.floorDivide(Int(millisecondsSinceEpoch), by: 86_400_000)
         return (days, Int(millisecondsSinceEpoch) - days * 86_400_000)

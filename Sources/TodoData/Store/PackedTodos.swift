@@ -43,9 +43,9 @@ public struct PackedTodos: Sendable {
         _ record: TodoRecord, title: UnsafeBufferPointer<UInt8>, otherID: UnsafeBufferPointer<UInt8>, titleChecked: Bool
     ) {
         var record = record
-        if !titleChecked && JSONWriter.isClean(title) { record.flags.insert(.plainTitle) }
+        if !titleChecked && JSONEscape.isClean(title) { record.flags.insert(.plainTitle) }
         if record.flags.contains(.otherID) {
-            if JSONWriter.isClean(otherID) { record.flags.insert(.plainID) }
+            if JSONEscape.isClean(otherID) { record.flags.insert(.plainID) }
             record.id = TodoID16(high: UInt64(bytes.count), low: UInt64(otherID.count))
             bytes.append(contentsOf: otherID)
         }
@@ -91,16 +91,19 @@ public struct PackedTodos: Sendable {
     }
 
     /// The title's bytes of `entry`, in `bytes` (the buffer `withEntries` gave).
+    @inlinable
     package static func title(_ entry: TodoRecord, in bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         entry.title(in: bytes)
     }
 
     /// The bytes of an id that is not a UUID (`entry.uuid == nil`), in `bytes`.
+    @inlinable
     package static func otherID(_ entry: TodoRecord, in bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(rebasing: bytes[Int(entry.id.high)..<(Int(entry.id.high) + Int(entry.id.low))])
     }
 
     /// Runs `body` on the id's text (36 bytes written on the stack for a UUID).
+    @inlinable
     package static func withIDText<R>(
         _ entry: TodoRecord, in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R
     ) -> R {

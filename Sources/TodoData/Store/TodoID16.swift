@@ -2,9 +2,9 @@
 /// 16 bytes: `high` is bytes 0-7 and `low` bytes 8-15, big-endian, so that comparing
 /// `(high, low)` orders as comparing the id strings does (`0`-`9` sort before `a`-`f`, and the
 /// dashes stand at the same places). Any other id string is not one of these (nil).
-package struct TodoID16: Hashable {
-    var high: UInt64
-    package var low: UInt64
+@usableFromInline package struct TodoID16: Hashable, Sendable {
+    @usableFromInline package var high: UInt64
+    @usableFromInline package var low: UInt64
 
     init(high: UInt64, low: UInt64) {
         self.high = high
@@ -75,8 +75,8 @@ package struct TodoID16: Hashable {
 
     /// Writes the id's 36 characters at `out`: two hex digits per byte, dashes after bytes 4, 6,
     /// 8 and 10, without a branch per digit.
-    @inline(__always)
-    func writeText(to out: UnsafeMutablePointer<UInt8>) {
+    @inlinable @inline(__always)
+    package func writeText(to out: UnsafeMutablePointer<UInt8>) {
         let digits: StaticString = "0123456789abcdef"
         let hex = digits.utf8Start
         var position = 0

@@ -3,34 +3,34 @@
 /// (`PackedTodos`) is a run of them, whichever store filled it. The id is 16 bytes when it is a
 /// lower-case UUID; the title, and any other id, are bytes in a buffer of the record's holder,
 /// found by offset and length (`id`, `titleOffset`).
-package struct TodoRecord: Sendable {
+@usableFromInline package struct TodoRecord: Sendable {
     /// A lower-case UUID id's bytes. For any other id (`otherID`): in `TodoSlots` unused (the id is
     /// in `TodoSlots.otherIDs`); in `PackedTodos`, `high` is its offset in `bytes` and `low` its
     /// length.
-    package var id: TodoID16
+    @usableFromInline package var id: TodoID16
     package var createdAt: Int64
     package var updatedAt: Int64
     package var revision: UInt64
     /// 0 when unset (`hasOrder`).
-    var order: Int
+    @usableFromInline var order: Int
     /// Where the title's bytes are: in `TodoSlots.titleBytes` for a compact title (any other title
     /// is in `TodoSlots.sideTitles`); in `PackedTodos.bytes` for every title.
-    var titleOffset: UInt32
-    package var titleLength: UInt32
+    @usableFromInline var titleOffset: UInt32
+    @usableFromInline package var titleLength: UInt32
     /// Days since 1970-01-01 (`hasDueDate`).
-    var dueDays: Int32
+    @usableFromInline var dueDays: Int32
     /// Two bytes: the fields take 62 of the 64 (the stride is 64 with one byte as with two).
-    package var flags: Flags
+    @usableFromInline package var flags: Flags
 
-    package struct Flags: OptionSet, Sendable {
-        package let rawValue: UInt16
-        package init(rawValue: UInt16) { self.rawValue = rawValue }
+    @usableFromInline package struct Flags: OptionSet, Sendable {
+        @usableFromInline package let rawValue: UInt16
+        @inlinable package init(rawValue: UInt16) { self.rawValue = rawValue }
         package static let live = Flags(rawValue: 1)
-        package static let completed = Flags(rawValue: 2)
-        package static let hasOrder = Flags(rawValue: 4)
-        package static let hasDueDate = Flags(rawValue: 8)
+        @usableFromInline package static let completed = Flags(rawValue: 2)
+        @usableFromInline package static let hasOrder = Flags(rawValue: 4)
+        @usableFromInline package static let hasDueDate = Flags(rawValue: 8)
         /// The id is not a lower-case UUID (where its bytes are: `id`).
-        package static let otherID = Flags(rawValue: 16)
+        @usableFromInline package static let otherID = Flags(rawValue: 16)
         /// The title is printable ASCII, in `TodoSlots.titleBytes` (else in `sideTitles`).
         package static let compactTitle = Flags(rawValue: 32)
         /// A compact title with an upper-case letter (its folded form is another string).
@@ -52,19 +52,23 @@ extension TodoRecord {
         dueDays: 0, flags: [])
 
     var isLive: Bool { flags.contains(.live) }
+    @inlinable
     package var completed: Bool { flags.contains(.completed) }
-    var hasOrder: Bool { flags.contains(.hasOrder) }
-    var hasDueDate: Bool { flags.contains(.hasDueDate) }
+    @inlinable var hasOrder: Bool { flags.contains(.hasOrder) }
+    @inlinable var hasDueDate: Bool { flags.contains(.hasDueDate) }
     var isCompactTitle: Bool { flags.contains(.compactTitle) }
     /// Whether the upcoming index holds it: open, with a due date.
     var isUpcoming: Bool { hasDueDate && !completed }
 
     /// The order as `Todo` has it.
+    @inlinable
     package var orderValue: Int? { hasOrder ? order : nil }
     /// The due date as `Todo` has it.
+    @inlinable
     package var dueDate: CalendarDay? { hasDueDate ? CalendarDay(daysSinceEpoch: Int(dueDays)) : nil }
     /// The 16 bytes of a lower-case UUID id, nil for any other id.
-    package var uuid: TodoID16? { flags.contains(.otherID) ? nil : id }
+    @inlinable
+    @usableFromInline package var uuid: TodoID16? { flags.contains(.otherID) ? nil : id }
 
     /// A live to-do with these values; no id, no title yet (their holder files them).
     init(completed: Bool, order: Int?, dueDate: CalendarDay?, createdAt: Timestamp, updatedAt: Timestamp, revision: UInt64) {
@@ -105,6 +109,7 @@ extension TodoRecord {
 
     /// The title's bytes in `buffer`, its holder's buffer of titles (`titleOffset`).
     @inline(__always)
+    @inlinable
     package func title(in buffer: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(rebasing: buffer[Int(titleOffset)..<(Int(titleOffset) + Int(titleLength))])
     }

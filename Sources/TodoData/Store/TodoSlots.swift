@@ -69,7 +69,7 @@ struct TodoSlots {
     }
 
     /// The to-do's id string.
-    package func id(_ slot: Int32) -> String {
+    @usableFromInline package func id(_ slot: Int32) -> String {
         let record = self[slot]
         return record.flags.contains(.otherID) ? otherIDs[slot]! : record.id.string
     }

@@ -10,6 +10,7 @@ package enum Hex {
 
     /// Writes the low `count` digits of `value`, most significant first, at `out[0..<count]`.
     @inline(__always)
+    @inlinable
     package static func write(_ value: UInt64, digits count: Int, uppercase: Bool = false, to out: UnsafeMutablePointer<UInt8>) {
         var value = value
         var index = count

@@ -33,13 +33,6 @@ struct HexTests {
                 == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 10, 11, 12, 13, 14, 15])
         #expect(Array("/:@G`g x".utf8).allSatisfy { Hex.value(of: $0) == nil })
     }
-
-    @Test("JSON escapes a control character as \\u00XX in lower case")
-    func jsonEscape() {
-        var writer = JSONWriter(capacity: 16)
-        writer.string("a\u{1F}\u{01}b")
-        #expect(String(decoding: writer.finish(), as: UTF8.self) == #""a\u001f\u0001b""#)
-    }
 }
 
 @Suite("Durations: whole units and the logs' millisecond text")

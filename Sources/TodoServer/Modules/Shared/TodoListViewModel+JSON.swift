@@ -32,7 +32,7 @@ extension TodoListViewModel: JSONWritable {
         to writer: inout JSONWriter, _ entries: UnsafeBufferPointer<TodoRecord>, _ bytes: UnsafeBufferPointer<UInt8>,
         base: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        guard JSONWriter.isClean(base) else { return false }
+        guard JSONEscape.isClean(base) else { return false }
         var maximum = 2
         for entry in entries {
             guard entry.flags.contains(.plainID), entry.flags.contains(.plainTitle),

@@ -4,11 +4,11 @@
 /// Foundation accepts trailing commas and keeps the last of duplicate keys (`JSONSerialization`, as
 /// `JSONDifferentialTests` asserts), so a strict check is needed anyway; this single pass builds the
 /// values too, sparing a second reading of the body by Foundation's decoder.
-package struct StrictJSONParser {
+struct StrictJSONParser {
     /// Why the bytes are not acceptable JSON, with the byte offset.
-    package struct Failure: Error, Equatable {
-        package let message: String
-        package let offset: Int
+    struct Failure: Error, Equatable {
+        let message: String
+        let offset: Int
     }
 
     private let bytes: [UInt8]
@@ -22,7 +22,7 @@ package struct StrictJSONParser {
     /// or lies outside `Int`, so a reader that wants an integer refuses any `.number` instead of
     /// looking at a `Double` that may have rounded the fraction away (`9007199254740990.9`).
     /// Without it (the default), only a plain integer literal that fits in `Int` is `.integer`.
-    package static func parse(_ bytes: [UInt8], maxDepth: Int = 64, integersByValue: Bool = false) -> Result<JSONValue, Failure> {
+    static func parse(_ bytes: [UInt8], maxDepth: Int = 64, integersByValue: Bool = false) -> Result<JSONValue, Failure> {
         var parser = StrictJSONParser(bytes: bytes, maxDepth: maxDepth, integersByValue: integersByValue)
         do throws(Failure) {
             parser.skipWhitespace()

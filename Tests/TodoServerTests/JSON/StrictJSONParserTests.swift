@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TodoData
+@testable import TodoServer
 
 @Suite("StrictJSONParser")
 struct StrictJSONParserTests {

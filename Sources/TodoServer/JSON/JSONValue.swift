@@ -1,5 +1,5 @@
 /// A parsed JSON value, so that request fields can be checked one by one with precise errors.
-package enum JSONValue: Equatable, Sendable {
+enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
     case integer(Int)
@@ -9,7 +9,7 @@ package enum JSONValue: Equatable, Sendable {
     case object([String: JSONValue])
 
     /// A short name of the value's JSON type, for error messages.
-    package var typeName: String {
+    var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"

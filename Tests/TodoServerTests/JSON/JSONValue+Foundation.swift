@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import TodoData
+@testable import TodoServer
 
 extension JSONValue {
     /// What `JSONSerialization` gave, as a value: booleans are the numbers of type `c`; numbers that

@@ -1,6 +1,6 @@
 import TestSupport
 
-@testable import TodoData
+@testable import TodoServer
 
 /// Seeded random JSON values, their texts with spacing and escapes varied, and damaged copies of
 /// those texts, for the differential tests against Foundation.

@@ -2,8 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import TodoData
-@testable import TodoDataTestSupport
+@testable import TodoServer
 
 /// The hand-written JSON parser against Foundation's `JSONSerialization`, on seeded
 /// generated documents (the seed is printed; `TODO_TEST_SEED` repeats it).

@@ -1,4 +1,5 @@
 import Glibc
+import TodoData
 
 /// Writes into room that `JSONWriter.withCursor` reserved, through a bare pointer: for a view
 /// model that knows its shape and has checked that its strings need no escape, so that a whole
@@ -44,7 +45,7 @@ public struct JSONCursor {
     /// A to-do id given as its 16 bytes, in quotes: 36 lower-case hex digits and dashes, never
     /// escaped. Answers where the 36 characters were written (to copy them again, into a url).
     @inline(__always)
-    package mutating func quoted(uuid: TodoID16) -> UnsafeBufferPointer<UInt8> {
+    mutating func quoted(uuid: TodoID16) -> UnsafeBufferPointer<UInt8> {
         pointer[0] = UInt8(ascii: "\"")
         uuid.writeText(to: pointer + 1)
         pointer[37] = UInt8(ascii: "\"")
