@@ -15,7 +15,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "todo-server", targets: ["TodoServerApp"]),
-        .library(name: "TodoServer", targets: ["TodoServer"]),
+        .library(name: "TodoServer", targets: ["TodoServer", "TodoData"]),
         .library(name: "PostgresLoop", targets: ["PostgresLoop", "EventLoops"]),
     ],
     dependencies: [
@@ -96,9 +96,29 @@ let package = Package(
             ],
             swiftSettings: releaseSettings + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
         ),
+        // The entity and store layer (issue 37, item 6): the to-do entities, their stores (in memory,
+        // journaled, PostgreSQL) and change records, and what they stand on (JSON reading and writing,
+        // ids, clocks, time zones, `Pending`). No HTTP: the server's modules use it through `package`
+        // API. Cross-module optimisation lets the server inline and specialise the store's and the
+        // JSON writer's hot paths as it did when they were one module.
+        .target(
+            name: "TodoData",
+            dependencies: [
+                "ChangeFeed",
+                "EventLoops",
+                "HTTPValues",
+                "PostgresLoop",
+                "LockTracing",
+                "CSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: releaseSettings + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+        ),
         .target(
             name: "TodoServer",
             dependencies: [
+                "TodoData",
                 "ChangeFeed",
                 "EventHTTP",
                 "EventLoops",
@@ -119,6 +139,7 @@ let package = Package(
             name: "TodoServerApp",
             dependencies: [
                 "TodoServer",
+                "TodoData",
                 "EventLoops",
                 "LockTracing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -145,6 +166,17 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["EventLoops", "HTTPValues", "LockTracing", "PostgresLoop"],
             path: "Tests/TestSupport"
+        ),
+        // The data layer's test fixtures, which its own tests and the server's share: fake clocks, ids
+        // and stores, a journal's data directory (and the gate that stalls its writer), to-dos for the
+        // PostgreSQL statements. Fixtures of the data layer's internals, so built with `@testable`
+        // (tests are built in debug, where every target is testable).
+        .target(
+            name: "TodoDataTestSupport",
+            dependencies: [
+                "TodoData", "TestSupport", "LockTracing", "PostgresLoop", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TodoDataTestSupport"
         ),
         // One test target per source target that has tests: a test lives in the target of the
         // module it tests (README, "Testing").
@@ -173,8 +205,18 @@ let package = Package(
             dependencies: ["ChangeFeed", "EventLoops", "LockTracing", "TestSupport"]
         ),
         .testTarget(
+            name: "TodoDataTests",
+            dependencies: [
+                "TodoData", "TodoDataTestSupport", "ChangeFeed", "EventLoops", "HTTPValues", "PostgresLoop", "LockTracing",
+                "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "TodoServerTests",
             dependencies: [
+                "TodoData",
+                "TodoDataTestSupport",
                 "ChangeFeed",
                 "TestSupport",
                 "TodoServer",
@@ -189,7 +231,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TodoServerAppTests",
-            dependencies: ["TodoServerApp", "TodoServer", "PostgresLoop", "LockTracing", "TestSupport"]
+            dependencies: ["TodoServerApp", "TodoServer", "TodoData", "PostgresLoop", "LockTracing", "TestSupport"]
         ),
     ]
 )

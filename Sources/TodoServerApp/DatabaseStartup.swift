@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import PostgresLoop
+import TodoData
 import TodoServer
 
 /// Start-up with `databaseUrl`: the schema migrated before the server accepts a request, or a clear

@@ -12,8 +12,6 @@ struct HTTPService: Service, CustomStringConvertible {
     /// Started here, at the graceful shutdown: the steps after the drain wait only for what is left.
     let deadline: ShutdownDeadline
 
-    var description: String { "HTTPService" }
-
     func run() async throws {
         try application.start()
         await withGracefulShutdownHandler {

@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import TodoData
 import TodoServer
 
 /// The PostgreSQL store as a service: its connections closed at graceful shutdown, after the HTTP

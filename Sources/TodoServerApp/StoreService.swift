@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import TodoData
 import TodoServer
 
 /// The journaled store as a service: open while the server runs, closed (journal flushed and
@@ -10,8 +11,6 @@ struct StoreService: Service, CustomStringConvertible {
     /// The shutdown's grace period: closing waits for the journal's writer (a stalled disk) only
     /// for what the drain left of it, then gives up on it.
     let deadline: ShutdownDeadline
-
-    var description: String { "StoreService" }
 
     func run() async throws {
         // Returns at graceful shutdown; throws when the group is cancelled instead (a service

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import ServiceLifecycle
+import TodoData
 import TodoServer
 
 /// The `todo-server` command: reads the layered configuration, serves until SIGTERM or SIGINT.

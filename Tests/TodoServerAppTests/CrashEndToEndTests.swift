@@ -4,6 +4,7 @@ import Glibc
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 @Suite("End to end: kill -9 under load, fsync=always", .tags(.endToEnd))

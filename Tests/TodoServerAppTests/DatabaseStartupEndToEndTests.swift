@@ -4,6 +4,8 @@ import TestSupport
 import Testing
 import TodoServer
 
+@testable import TodoData
+
 /// Start-up with `databaseUrl`, as an operator runs the server: the schema is migrated before the
 /// server listens, and a database that cannot be reached is a clear error and exit status 4.
 @Suite(.serialized, .tags(.endToEnd, .postgres))

@@ -3,6 +3,8 @@ import TestSupport
 import Testing
 import TodoServer
 
+@testable import TodoData
+
 /// What the drain tests keep in flight: many to-dos due today, so that `/todos/upcoming` (not
 /// paged) answers megabytes, more than the kernel's socket buffers hold.
 enum DrainLoad {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPValues
+import TodoData
 import TodoServer
 
 /// Raw bytes → a request (method, target, headers, body) → the whole request pipeline (request id,

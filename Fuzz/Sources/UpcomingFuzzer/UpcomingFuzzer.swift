@@ -1,4 +1,5 @@
 import Foundation
+import TodoData
 import TodoServer
 
 /// Random instants, time zones, week starts and due dates → the upcoming use case, checked against

@@ -1,5 +1,6 @@
 import HTTPValues
 import Logging
+import TodoData
 
 extension AccessLog {
     /// The line for an answer that never left: its connection had closed (a time-out, a client

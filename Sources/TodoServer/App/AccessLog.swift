@@ -1,5 +1,6 @@
 import HTTPValues
 import Logging
+import TodoData
 
 /// Writes one line per request: method, target with its query, status, body bytes, duration and,
 /// for 4xx and 5xx, the problem's detail; the request id, client address and, for an owner's

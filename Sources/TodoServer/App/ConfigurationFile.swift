@@ -1,4 +1,5 @@
 import Glibc
+import TodoData
 
 /// The JSON config file: found (or not), read, and parsed with `StrictJSONParser` into its members.
 struct ConfigurationFile {

@@ -1,6 +1,7 @@
 import EventLoops
 import Glibc
 import Synchronization
+import TodoData
 
 /// Log lines on their way to a descriptor (standard output) without ever blocking the caller: a
 /// buffer bounded in bytes, drained in batches by one writer thread. When the reader of the

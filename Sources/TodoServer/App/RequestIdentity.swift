@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// The request id and base URL of a request, from its headers or made up.
 struct RequestIdentity: Sendable {

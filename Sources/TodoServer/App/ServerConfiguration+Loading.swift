@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import TodoData
 
 extension ServerConfiguration {
     /// The file read when neither `--config` nor `TODO_CONFIG` names one.

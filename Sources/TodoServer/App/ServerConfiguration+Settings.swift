@@ -1,4 +1,5 @@
 import Logging
+import TodoData
 
 /// One setting, declared once: its key (the file key; the flag and `TODO_*` variable are derived
 /// from it), help, type, what a valid value is, and how it lands in `ServerConfiguration`.

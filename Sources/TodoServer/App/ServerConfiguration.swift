@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import TodoData
 
 /// Every setting of the server, with the defaults that `Config/todo-server.json` also lists.
 public struct ServerConfiguration: Sendable, Equatable {
@@ -44,7 +45,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var databaseReadPipelineDepth = 32
     /// The most to-dos one insert statement makes when POSTs wait for a loop's connections (1: each
     /// alone).
-    public var databaseInsertBatch = 32
+    public var databaseInsertBatch = StoreDefaults.databaseInsertBatch
     /// How long a loop's first database connection, full of reads, may go without an answer before
     /// reads go to its next connection (`PostgresTiming.readSpillAfter`; 0: to any with room).
     public var databaseReadSpillMilliseconds = 20
@@ -109,7 +110,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Seconds from a request's head during which its body may be slower than `minBodyBytesPerSecond`.
     public var bodyRateGraceSeconds = 5
     /// Changes kept for the live feed's replay (`Last-Event-ID`); older positions get a resync.
-    public var eventsRetained = 10_000
+    public var eventsRetained = StoreDefaults.eventsRetained
     /// Longest silence on a live feed stream before a `: keep-alive` comment.
     public var eventsHeartbeatSeconds = 15
     /// Live feed streams the server holds at once (each also counts as a connection); more get 503.
@@ -126,11 +127,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var eventsLoopSharePercent = 5
     /// How often, in milliseconds, an instance reads the changes other instances made (with
     /// `databaseUrl`).
-    public var eventsPollMilliseconds = 100
+    public var eventsPollMilliseconds = StoreDefaults.eventsPollMilliseconds
     /// The least time, in milliseconds, between two reads of the change table (with
     /// `databaseUrl`): under a stream of writes a read takes the changes of that time together;
     /// a change after a quiet spell is read at once. 0 reads after every write.
-    public var eventsReadGapMilliseconds = 5
+    public var eventsReadGapMilliseconds = StoreDefaults.eventsReadGapMilliseconds
 
     public init() {}
 

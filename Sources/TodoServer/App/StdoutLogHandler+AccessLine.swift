@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import TodoData
 
 extension StdoutLogHandler {
     /// The parts of an access-log line, as `AccessLog` has them.

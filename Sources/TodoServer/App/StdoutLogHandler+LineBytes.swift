@@ -1,4 +1,5 @@
 import Glibc
+import TodoData
 
 /// Stores the bytes of a log line through one pointer into room reserved once for the whole line,
 /// rather than appending piece by piece (`Array.append(contentsOf:)` on each string's `utf8`, a

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import TodoData
 
 /// A swift-log handler that writes each event as one line: as text (time in RFC 3339 UTC, level,
 /// label, metadata, message) or as one JSON object per line (`logFormat: json`).

@@ -6,6 +6,7 @@ import HTTPValues
 import LockTracing
 import Logging
 import Synchronization
+import TodoData
 
 /// The whole server: configuration, the router with its modules, and the HTTP loops.
 public final class TodoApplication: HTTPHandler {

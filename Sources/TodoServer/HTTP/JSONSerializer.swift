@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// Turns a view model into response bytes with `JSONWriter`: the one display every module's view
 /// writes its presenter's answers with.

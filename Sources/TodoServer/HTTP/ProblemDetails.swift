@@ -1,3 +1,5 @@
+import TodoData
+
 /// An RFC 9457 problem: the body of every error response (`application/problem+json`).
 public struct ProblemDetails: Error, Sendable, Equatable, JSONWritable {
     public var type: String

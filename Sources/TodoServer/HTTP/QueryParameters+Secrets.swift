@@ -1,3 +1,5 @@
+import TodoData
+
 extension QueryParameters {
     /// What the logs write in place of a secret parameter's value.
     public static let mask = "(redacted)"

@@ -1,3 +1,5 @@
+import TodoData
+
 /// The decoded `name=value` pairs of a query string (`+` is a space, `%XX` is decoded).
 public struct QueryParameters: Sendable, Equatable {
     public private(set) var pairs: [(name: String, value: String)]

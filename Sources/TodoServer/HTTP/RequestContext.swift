@@ -1,4 +1,5 @@
 import Logging
+import TodoData
 
 /// What a module needs to know of a request besides its use-case input.
 public struct RequestContext: Sendable {

@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// What a presenter hands its view: status, headers, media type and the body's fields.
 public struct ResponseViewModel<Body: JSONWritable & Sendable>: Sendable {

@@ -1,4 +1,5 @@
 import CLibcurl
+import TodoData
 
 /// One GET of a JWK Set document over HTTPS, by libcurl (`CLibcurl`: certificate and host name
 /// checks against the system's certificate authorities or `caFile`, redirects to `https` only,

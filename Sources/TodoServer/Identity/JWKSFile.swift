@@ -1,4 +1,5 @@
 import Glibc
+import TodoData
 
 /// A JWK Set read from a file (`jwtJwksFile`) and read again when the file changes, so that keys
 /// rotate without a restart. `refresh(now:)` looks at the file at most once per `checkInterval`

@@ -2,6 +2,7 @@ import Dispatch
 import LockTracing
 import Logging
 import Synchronization
+import TodoData
 
 /// The JWK Set at `jwtJwksUrl`: fetched at start and again when `JWKSRefreshStateMachine` says
 /// (the provider's `Cache-Control`, every 10 minutes, after a failure, on a `kid` the set does not

@@ -1,3 +1,5 @@
+import TodoData
+
 extension JWKSet {
     /// The JWK Set in `document`, or why it is none (see `JWKSet`).
     public static func parse(_ document: [UInt8], limits: Limits = Limits()) -> Result<JWKSet, Failure> {

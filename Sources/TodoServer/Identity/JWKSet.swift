@@ -1,3 +1,5 @@
+import TodoData
+
 /// The verification keys of a JWK Set document (RFC 7517 §5, with RFC 7518's RSA and EC keys and
 /// RFC 8037's OKP keys), each made into an OpenSSL key once, when the document is loaded; the
 /// verifier only looks them up (`JWTVerifier.verify`).

@@ -1,3 +1,5 @@
+import TodoData
+
 /// A JWS algorithm this server accepts (RFC 7518 §3.3 and §3.4, RFC 8037 §3.1), each only with a key
 /// of its own type. `none`, the HMAC algorithms (`HS256`…) and every other name are refused: with
 /// an HMAC algorithm the verifier would take a public key's bytes as the shared secret, which anyone

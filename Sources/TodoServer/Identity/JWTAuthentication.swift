@@ -2,6 +2,7 @@ import Dispatch
 import LockTracing
 import Logging
 import Synchronization
+import TodoData
 
 /// JSON Web Tokens on the request path: the verifier, the JWK Set in effect and the tokens
 /// verified so far. The set comes from `jwtJwksFile` (looked at again every second by

@@ -1,3 +1,5 @@
+import TodoData
+
 extension JWTVerifier {
     /// The latest NumericDate accepted, 9999-12-31T23:59:59Z: later ones are not dates but garbage.
     static let latestDate: Double = 253_402_300_799

@@ -1,3 +1,5 @@
+import TodoData
+
 /// Verifies the JSON Web Tokens (RFC 7519) that an OpenID Connect provider issues, as access
 /// tokens for this server: a JWS compact serialization (RFC 7515) signed with RS256, ES256 or
 /// EdDSA by a key of a `JWKSet`, whose claims name this server's issuer and audience, are within

@@ -1,4 +1,5 @@
 import CLibcrypto
+import TodoData
 
 /// A public key held by OpenSSL's libcrypto, made once when a JWK Set is loaded and used for every
 /// signature checked with it; freed with the last reference. The one file that imports

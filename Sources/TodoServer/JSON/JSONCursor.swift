@@ -1,4 +1,5 @@
 import Glibc
+import TodoData
 
 /// Writes into room that `JSONWriter.withCursor` reserved, through a bare pointer: for a view
 /// model that knows its shape and has checked that its strings need no escape, so that a whole

@@ -1,3 +1,5 @@
+import TodoData
+
 /// Reads a request body that must be one JSON object, with `StrictJSONParser`; a number whose
 /// exact value is an integer that fits in `Int` (`1.0`, `3e2` too) is `.integer`, and every other
 /// number `.number` (`StrictJSONParser.parse`'s `integersByValue`).

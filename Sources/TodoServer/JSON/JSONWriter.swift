@@ -1,4 +1,5 @@
 import Glibc
+import TodoData
 
 /// Writes JSON text (RFC 8259) straight into a byte buffer: what the views serialize with.
 ///
@@ -76,7 +77,7 @@ public struct JSONWriter {
     /// A string given as UTF-8 bytes, escaped. Most strings need no escape: those are checked
     /// eight bytes at a time and copied with their quotes and comma in one step.
     public mutating func string(utf8 value: UnsafeBufferPointer<UInt8>) {
-        guard Self.firstToEscape(in: value, from: 0) == value.count else {
+        guard JSONEscape.firstToEscape(in: value, from: 0) == value.count else {
             separate()
             quote()
             appendEscaped(value)
@@ -114,7 +115,7 @@ public struct JSONWriter {
     private mutating func joinedIfClean(
         _ head: UnsafeBufferPointer<UInt8>, _ middle: StaticString, _ tail: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        guard Self.firstToEscape(in: head, from: 0) == head.count, Self.firstToEscape(in: tail, from: 0) == tail.count else {
+        guard JSONEscape.firstToEscape(in: head, from: 0) == head.count, JSONEscape.firstToEscape(in: tail, from: 0) == tail.count else {
             return false
         }
         let middleCount = middle.utf8CodeUnitCount
@@ -370,12 +371,6 @@ public struct JSONWriter {
         out[1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
     }
 
-    /// Whether `utf8` has no byte to escape.
-    @inline(__always)
-    static func isClean(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        firstToEscape(in: utf8, from: 0) == utf8.count
-    }
-
     /// Writes `value` in decimal at `out`; returns the digit count (at most 20).
     static func writeDigits(_ value: UInt, to out: UnsafeMutablePointer<UInt8>) -> Int {
         var length = 1
@@ -410,42 +405,14 @@ public struct JSONWriter {
     private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         guard let base = utf8.baseAddress, !utf8.isEmpty else { return }
         var start = 0
-        var index = Self.firstToEscape(in: utf8, from: 0)
+        var index = JSONEscape.firstToEscape(in: utf8, from: 0)
         while index < utf8.count {
             copy(UnsafeBufferPointer(start: base + start, count: index - start))
             escape(base[index])
             start = index + 1
-            index = Self.firstToEscape(in: utf8, from: start)
+            index = JSONEscape.firstToEscape(in: utf8, from: start)
         }
         copy(UnsafeBufferPointer(start: base + start, count: utf8.count - start))
-    }
-
-    /// The index of the first byte from `start` that needs escaping (`"`, `\\`, below 0x20), or
-    /// the count: eight bytes per step with the classic "has a zero byte" word tricks.
-    @inline(__always)
-    private static func firstToEscape(in utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = utf8.baseAddress else { return 0 }
-        var index = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        while index + 8 <= utf8.count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            // A byte below 0x20, or one equal to `"` or `\`, sets its high bit in `found`
-            // (bytes ≥ 0x80 are masked out by `~word`).
-            let below = (word &- ones &* 0x20) & ~word
-            let isQuote = (quote &- ones) & ~quote
-            let isBackslash = (backslash &- ones) & ~backslash
-            if (below | isQuote | isBackslash) & highs != 0 { break }
-            index += 8
-        }
-        while index < utf8.count {
-            let byte = base[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
-            index += 1
-        }
-        return index
     }
 
     private mutating func escape(_ byte: UInt8) {

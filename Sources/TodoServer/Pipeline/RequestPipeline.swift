@@ -1,6 +1,7 @@
 import EventLoops
 import HTTPValues
 import Logging
+import TodoData
 
 /// The whole answer to one request, without a socket: request id and per-request logger (its
 /// `RequestContext.logger`, `request_id` in its metadata), route

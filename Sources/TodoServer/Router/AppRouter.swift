@@ -2,6 +2,7 @@ import ChangeFeed
 import HTTPValues
 import Logging
 import Prometheus
+import TodoData
 
 /// What the modules are built from: the store and the services around it.
 public struct ModuleDependencies: Sendable {

@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// Bearer-token access (RFC 6750): with tokens configured, every request needs
 /// `Authorization: Bearer <token>` except CORS preflights, `GET`/`HEAD /healthz` and, when

@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// Cross-origin rules: the headers every response carries and the answer to a preflight.
 public struct CORSPolicy: Sendable {

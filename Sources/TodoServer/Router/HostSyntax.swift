@@ -1,4 +1,5 @@
 import Glibc
+import TodoData
 
 extension RequestScreening {
     /// Whether `host` is a `Host` value this server accepts (RFC 9112 §3.2: `uri-host [ ":" port ]`,

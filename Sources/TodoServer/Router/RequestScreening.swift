@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// Wire-level checks made before routing: framing that could smuggle a request, and size limits;
 /// and the refusal of a request over the connection limit (which the transport decides).

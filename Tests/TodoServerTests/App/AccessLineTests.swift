@@ -3,6 +3,7 @@ import Logging
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 @Suite("Access lines written without swift-log's message and metadata")

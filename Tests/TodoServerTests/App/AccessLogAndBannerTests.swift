@@ -5,6 +5,7 @@ import Logging
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 @Suite("Access log, trace and debug lines, and the banner")

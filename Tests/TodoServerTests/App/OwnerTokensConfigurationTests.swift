@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// `ownerTokens` / `TODO_OWNER_TOKENS` / `ownerTokensFile`: as strict as the other token settings,

@@ -35,16 +35,23 @@ import Testing
     }
 
     /// The tests mirror the sources (docs/testing.md, "Layout"): every folder under `Tests` but the
-    /// shared helpers' `TestSupport` is the test target of one source target, `<module>Tests`, and
-    /// is declared in Package.swift (a folder that is not would have its tests never built).
+    /// shared helpers (`TestSupport`, and `<module>TestSupport`: one source target's fixtures that
+    /// several test targets use) is the test target of one source target, `<module>Tests`, and is
+    /// declared in Package.swift (a folder that is not would have its tests never built).
     @Test func theTestTargetsMirrorTheSourceTargets() throws {
         let folders = { (folder: String) in
             try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path).filter { !$0.hasPrefix(".") }
         }
         let modules = Set(try folders("Sources"))
-        let targets = try folders("Tests").filter { $0 != "TestSupport" }
+        let all = try folders("Tests")
+        let targets = all.filter { !$0.hasSuffix("TestSupport") }
         let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
         #expect(targets.count > 1, "the test folders were found: \(root.path)")
+        for support in all where support.hasSuffix("TestSupport") && support != "TestSupport" {
+            let module = String(support.dropLast("TestSupport".count))
+            #expect(modules.contains(module), "\(support) is named for no source target")
+            #expect(manifest.contains(#"name: "\#(support)""#), "\(support) is no target in Package.swift")
+        }
         for target in targets {
             #expect(target.hasSuffix("Tests") && modules.contains(String(target.dropLast(5))), "\(target) is named for no source target")
             #expect(manifest.contains(#"name: "\#(target)""#), "\(target) is no target in Package.swift")

@@ -1,6 +1,7 @@
 import Logging
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 @Suite("StdoutLogHandler")

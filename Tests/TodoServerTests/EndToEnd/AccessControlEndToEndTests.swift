@@ -3,6 +3,8 @@ import LockTracing
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 @Suite("End to end: bearer tokens and the CORS allow-list")

@@ -3,6 +3,8 @@ import Glibc
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// The minimum request-body rate over real sockets: a body trickling in below it gets a 408

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 @Suite("End to end: conditional writes (RFC 9110 If-None-Match, If-Match: *, changes that change nothing)")

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// One request for every operation and status the OpenAPI document lists, so that

@@ -3,6 +3,8 @@ import Glibc
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// Issue 9, items 1, 2 and the first half of 7: strict framing, bounded buffers and a graceful

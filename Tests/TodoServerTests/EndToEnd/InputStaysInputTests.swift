@@ -3,6 +3,7 @@ import HTTPValues
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// Client input is decided before it reaches SQL, with the in-memory store's answer, on every store

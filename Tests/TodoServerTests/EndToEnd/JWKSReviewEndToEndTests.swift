@@ -3,6 +3,7 @@ import Glibc
 import TestSupport
 import Testing
 
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// Second reading of `jwtJwksUrl` end to end: a provider that takes the connection and never

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// A live server whose JWT keys come from a URL (`jwtJwksUrl`, a real HTTPS provider): a request

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// JSON Web Tokens through the whole pipeline (API.md, "Owners"): tokens signed by Python's

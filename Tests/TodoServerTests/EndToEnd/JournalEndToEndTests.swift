@@ -5,12 +5,13 @@ import Logging
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// The journaled server over real sockets while its disk stalls or fails (the journal's fault seam).
 @Suite("End to end: the journal under a stalled or failing disk", .tags(.endToEnd))
 struct JournalEndToEndTests {
-    typealias DataDirectory = DurableTodoStoreTests.DataDirectory
 
     private func server(
         _ directory: DataDirectory, fsync: FsyncPolicy, faults: JournalFaults, threads: Int = 1
@@ -90,7 +91,7 @@ struct JournalEndToEndTests {
         "while the store refuses writes /healthz answers 503 with the reason, 200 again after; a refused change's revision is never reused")
     func refusalAndRevisions() throws {
         let directory = DataDirectory()
-        let fault = JournalFaultTests.Switch()
+        let fault = JournalFaultSwitch()
         let (live, store) = try server(directory, fsync: .always, faults: fault.faults, threads: 2)
         defer {
             live.application.stop()
@@ -141,7 +142,7 @@ struct JournalEndToEndTests {
         let directory = DataDirectory()
         let store = try directory.open(fsync: .interval)
         for index in 0..<20 {
-            _ = try DurableTodoStoreTests().wait { store.insert(makeTodo("t\(index)", title: "Title \(index)"), completion: $0) }
+            _ = try #require(storeAnswer { store.insert(makeTodo("t\(index)", title: "Title \(index)"), completion: $0) }).get()
         }
         store.close()
         var bytes = try FileIO.readAll(directory.journal)

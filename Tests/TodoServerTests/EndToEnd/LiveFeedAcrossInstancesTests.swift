@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 extension LiveFeedOnPostgres {
@@ -81,7 +82,7 @@ extension LiveFeedOnPostgres {
         }
 
         @Test func aClientResumesAcrossARestartOfTheServerOnItsDataDirectory() throws {
-            let directory = DurableTodoStoreTests.DataDirectory()
+            let directory = DataDirectory()
             var lastSeen: String
             var survivorID: String
             do {

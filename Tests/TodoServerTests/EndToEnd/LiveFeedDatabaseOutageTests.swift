@@ -5,6 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 extension LiveFeedOnPostgres {

@@ -4,6 +4,8 @@ import Logging
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// What a front end holds: the to-dos by id with their revisions, kept current from the feed.

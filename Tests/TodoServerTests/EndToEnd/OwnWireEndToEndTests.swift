@@ -3,6 +3,8 @@ import Glibc
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// What the server's own HTTP/1.1 wire does that no parser of a library did for it: `Expect:

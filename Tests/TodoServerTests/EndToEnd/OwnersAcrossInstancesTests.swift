@@ -3,6 +3,7 @@ import PostgresLoop
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 extension LiveFeedOnPostgres {

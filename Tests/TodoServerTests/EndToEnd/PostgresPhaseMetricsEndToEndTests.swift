@@ -2,6 +2,7 @@ import PostgresLoop
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// Issue 22: `/metrics` says where the PostgreSQL store's requests spent their time, per phase and

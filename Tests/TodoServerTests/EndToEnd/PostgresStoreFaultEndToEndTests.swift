@@ -4,6 +4,7 @@ import PostgresLoop
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// The PostgreSQL store while its database goes away, comes back, or freezes: a 503 problem with

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 @Suite("End to end: bounded titles, prepared sort and search keys")

@@ -4,6 +4,8 @@ import Logging
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 @Suite("End to end: routes")

@@ -4,6 +4,7 @@ import Logging
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// Issue 35, defect 4: the live feed takes its token from `access_token=` (RFC 6750 §2.3), and the

@@ -4,6 +4,8 @@ import Logging
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 @testable import TodoServerApp
 
@@ -19,7 +21,7 @@ import Testing
 struct StalledDiskShutdownTests {
     @Test("the drain and the journal's close share shutdownGraceSeconds; the stalled write is never answered as done")
     func sharedGracePeriod() throws {
-        let directory = DurableTodoStoreTests.DataDirectory()
+        let directory = DataDirectory()
         let gate = WriterGate(operation: .sync)
         defer { gate.release() }
         let store = try directory.open(fsync: .always, faults: gate.faults)

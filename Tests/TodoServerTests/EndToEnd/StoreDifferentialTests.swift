@@ -6,6 +6,8 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// Ids as the server makes them (lower-case UUIDs, which the PostgreSQL store requires), in order,

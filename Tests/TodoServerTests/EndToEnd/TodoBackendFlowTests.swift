@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// The Todo-Backend client's flow: a preflight before every request, JSON content type on every one.

@@ -3,6 +3,8 @@ import PostgresLoop
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// Two servers on one PostgreSQL database, each with its own store and connections, as two

@@ -4,6 +4,8 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 @Suite("End to end: the wire", .tags(.endToEnd))

@@ -3,6 +3,7 @@ import Glibc
 import TestSupport
 import Testing
 
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// Issue 35 over real sockets: chunk sizes that used to wrap, leading zeros, request targets that

@@ -6,6 +6,7 @@ import class ChangeFeed.FeedHub
 
 @testable import struct ChangeFeed.FanoutPacing
 @testable import class ChangeFeed.FeedLoopFanouts
+@testable import TodoData
 @testable import TodoServer
 
 @Suite("Feed interactor: where a subscription starts, what it hears, heartbeats, limits")

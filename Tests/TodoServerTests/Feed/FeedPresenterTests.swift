@@ -6,6 +6,7 @@ import struct ChangeFeed.ChangePosition
 import enum ChangeFeed.FeedDelivery
 import class ChangeFeed.FeedHub
 
+@testable import TodoData
 @testable import TodoServer
 
 @Suite("Feed presenter and view: events as text/event-stream, bounded output")

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 @Suite("EntityTag and EntityTagCondition: parsing and RFC 9110 comparison")

@@ -1,6 +1,7 @@
 import HTTPValues
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// The store's failure has one answer, whichever module read the store (`TodosPresenter`,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// Keys and tokens made by an implementation independent of the server's: Python's `cryptography`

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// A JWK Set file read again when it changes: rotation without a restart, and a broken or missing

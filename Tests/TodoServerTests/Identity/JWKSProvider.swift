@@ -1,6 +1,8 @@
 import Foundation
 import TestSupport
 
+@testable import TodoData
+
 /// An OpenID Connect provider's `jwks_uri`, played by `scripts/dev-tokens.py serve` (Python's
 /// `http.server` and `ssl`): a JWK Set over HTTPS whose certificate a certificate authority made
 /// for it signs (`caFile`). The test rotates keys, takes the provider down or changes its

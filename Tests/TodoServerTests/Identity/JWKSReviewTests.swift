@@ -4,6 +4,7 @@ import Logging
 import TestSupport
 import Testing
 
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// Second reading of `jwtJwksUrl`: what the pacing does when the wall clock the machine reads does

@@ -4,6 +4,7 @@ import Logging
 import TestSupport
 import Testing
 
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// JWT keys from a URL (`jwtJwksUrl`) against a real HTTPS provider (`JWKSProvider`: Python's

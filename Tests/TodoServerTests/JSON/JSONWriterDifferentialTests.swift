@@ -3,6 +3,8 @@ import Glibc
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// Every document the hand-written `JSONWriter` produces, against Foundation, on seeded generated

@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 @Suite("JSONWriter")
@@ -84,5 +86,22 @@ struct JSONWriterTests {
             written { TodoViewModel(data, baseURL: "http://h:1").write(to: &$0) }
                 == #"{"completed":true,"createdAt":"2026-11-22T10:00:00.000Z","dueDate":null,"id":"abc","order":null,"title":"T","updatedAt":"2026-11-22T10:00:00.000Z","url":"http://h:1/todos/abc"}"#
         )
+    }
+
+    @Test("JSON escapes a control character as \\u00XX in lower case")
+    func jsonEscape() {
+        var writer = JSONWriter(capacity: 16)
+        writer.string("a\u{1F}\u{01}b")
+        #expect(String(decoding: writer.finish(), as: UTF8.self) == #""a\u001f\u0001b""#)
+    }
+
+    @Test("a time and a day before year 0 are written in ISO 8601's expanded form")
+    func yearsBeforeZero() {
+        var writer = JSONWriter(capacity: 64)
+        writer.beginArray()
+        writer.timestamp(Timestamp(millisecondsSinceEpoch: -62_167_219_200_001))
+        writer.day(CalendarDay(daysSinceEpoch: -719_529))
+        writer.endArray()
+        #expect(String(decoding: writer.finish(), as: UTF8.self) == #"["-0001-12-31T23:59:59.999Z","-0001-12-31"]"#)
     }
 }

@@ -2,6 +2,8 @@ import HTTPValues
 import Prometheus
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// The metrics module: the interactor sets the scrape-time gauges and counts dropped log lines

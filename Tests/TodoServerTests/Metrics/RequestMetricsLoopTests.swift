@@ -6,6 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// Issue 35, item 3: a loop's request metrics are touched by that loop only, and that is checked

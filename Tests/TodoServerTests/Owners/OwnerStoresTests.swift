@@ -3,6 +3,7 @@ import Testing
 import struct ChangeFeed.ChangeCursor
 import struct ChangeFeed.ChangePosition
 
+@testable import TodoData
 @testable import TodoServer
 
 /// The in-memory store's owners: a store of their own each (records, indexes, change log), reached

@@ -1,6 +1,8 @@
 import HTTPValues
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// What the pipeline tells a caller without the right token: `/healthz` only up or down, an RFC

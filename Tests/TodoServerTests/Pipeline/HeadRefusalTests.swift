@@ -4,6 +4,8 @@ import Logging
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// `RequestPipeline.answer(toHead:)`, what the wire asks before sending `100 Continue`: a request

@@ -1,6 +1,8 @@
 import HTTPValues
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// A `Host` value that is not `uri-host [":" port]` (RFC 9112 §3.2) is answered 400 before any

@@ -3,6 +3,8 @@ import LockTracing
 import Logging
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// The whole request pipeline in process, no socket: conditional requests, tokens, CORS, request

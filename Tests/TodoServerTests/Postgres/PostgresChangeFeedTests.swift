@@ -7,6 +7,8 @@ import Testing
 
 import struct ChangeFeed.ChangeCursor
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// The suites that wait for the PostgreSQL change feed, one test at a time, on their own cluster
@@ -53,7 +55,7 @@ extension LiveFeedOnPostgres {
             let start = store.changes.head
             var ids: [String] = []
             for number in 0..<12 {
-                let todo = TodoSQLTests.todo(number, title: "n\(number)")
+                let todo = SQLFixtures.todo(number, title: "n\(number)")
                 _ = try await withCheckedThrowingContinuation { continuation in
                     store.insert(todo) { continuation.resume(with: $0) }
                 }
@@ -80,7 +82,7 @@ extension LiveFeedOnPostgres {
             let configuration = try await ContractStore.freshDatabase("feed_listing", feeds: true)
             let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .milliseconds(20))
             defer { store.close() }
-            func insert(_ number: Int) async throws { try await Self.insert(TodoSQLTests.todo(number), into: store) }
+            func insert(_ number: Int) async throws { try await Self.insert(SQLFixtures.todo(number), into: store) }
             try await insert(1)
             let page = try await withCheckedThrowingContinuation { continuation in
                 store.list(TodoQuery()) { continuation.resume(with: $0) }
@@ -91,7 +93,7 @@ extension LiveFeedOnPostgres {
             try await insert(3)
             let after = changes(in: store.changes, after: cursor, count: 2)
             #expect(after.count == 2)
-            #expect(after.map { if case .created(let todo) = $0.kind { todo.id } else { "" } } == [TodoSQLTests.id(2), TodoSQLTests.id(3)])
+            #expect(after.map { if case .created(let todo) = $0.kind { todo.id } else { "" } } == [SQLFixtures.id(2), SQLFixtures.id(3)])
             // The token carries the cursor to any instance: the same one, read back.
             #expect(store.changes.cursor(fromToken: cursor.token(tag: store.changes.tag)) == cursor)
         }
@@ -103,7 +105,7 @@ extension LiveFeedOnPostgres {
             let start = store.changes.head
             for number in 0..<8 {
                 _ = try await withCheckedThrowingContinuation { continuation in
-                    store.insert(TodoSQLTests.todo(number)) { continuation.resume(with: $0) }
+                    store.insert(SQLFixtures.todo(number)) { continuation.resume(with: $0) }
                 }
             }
             // Pruned every 10 s of polls: here every 1,000 polls of 10 ms... wait for the table instead.
@@ -145,7 +147,7 @@ extension LiveFeedOnPostgres {
                 configuration: configuration, changesPollInterval: .seconds(600), changesReadGap: hour,
                 now: { ContinuousClock.now + .seconds(skipped.load(ordering: .relaxed)) })
             defer { store.close() }
-            func insert(_ number: Int) async throws { try await Self.insert(TodoSQLTests.todo(number), into: store) }
+            func insert(_ number: Int) async throws { try await Self.insert(SQLFixtures.todo(number), into: store) }
             func reads() -> Int { store.feed.reads.load(ordering: .relaxed) }
             let session = try await PostgresTestSession.open(configuration)
             defer { session.close() }
@@ -209,7 +211,7 @@ extension LiveFeedOnPostgres {
             let configuration = try await ContractStore.freshDatabase("feed_row_order", feeds: true)
             let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .milliseconds(20))
             defer { store.close() }
-            func insert(_ number: Int) async throws { try await Self.insert(TodoSQLTests.todo(number, title: "t\(number)"), into: store) }
+            func insert(_ number: Int) async throws { try await Self.insert(SQLFixtures.todo(number, title: "t\(number)"), into: store) }
             let start = store.changes.head
             try await insert(1)
             #expect(changes(in: store.changes, after: start, count: 1).count == 1)
@@ -222,7 +224,7 @@ extension LiveFeedOnPostgres {
                 let rows = try session.blockingQuery(
                     TodoSQL.updateChanging.sql,
                     TodoSQL.updateParameters(
-                        id: TodoSQLTests.id(1), title: title, completed: nil, order: nil, dueDate: nil, condition: .init(),
+                        id: SQLFixtures.id(1), title: title, completed: nil, order: nil, dueDate: nil, condition: .init(),
                         at: Timestamp(millisecondsSinceEpoch: time)))?.get()
                 #expect(rows?.count == 1)
             }
@@ -265,14 +267,14 @@ extension LiveFeedOnPostgres {
             let store = try PostgresTodoStore(configuration: configuration, changesPollInterval: .milliseconds(20))
             defer { store.close() }
             let start = store.changes.head
-            try await Self.insert(TodoSQLTests.todo(1), into: store)
+            try await Self.insert(SQLFixtures.todo(1), into: store)
             let holder = try await PostgresTestSession.open(configuration)
             defer { holder.close() }
             _ = try holder.blockingQuery("BEGIN")?.get()
-            _ = try holder.blockingQuery(TodoSQL.insert.sql, TodoSQL.insertParameters(TodoSQLTests.todo(2)))?.get()
+            _ = try holder.blockingQuery(TodoSQL.insert.sql, TodoSQL.insertParameters(SQLFixtures.todo(2)))?.get()
             let cleared = Mutex<Result<Void, StoreError>?>(nil)
             store.removeAll { result in cleared.withTracedLock { $0 = result } }
-            #expect(eventually { TodoSQLTests.tableLocksWaiting(holder) == 1 }, "the clear waits for the insert")
+            #expect(eventually { SQLFixtures.tableLocksWaiting(holder) == 1 }, "the clear waits for the insert")
             _ = try holder.blockingQuery("COMMIT")?.get()
             let result = try #require(eventually { cleared.withTracedLock { $0 } })
             _ = try result.get()
@@ -313,7 +315,7 @@ extension LiveFeedOnPostgres {
             _ = try blocker.blockingQuery("SELECT pg_current_xact_id()")?.get()
             let reads = store.feed.reads.load(ordering: .relaxed)
             _ = try await withCheckedThrowingContinuation { continuation in
-                store.insert(TodoSQLTests.todo(1)) { continuation.resume(with: $0) }
+                store.insert(SQLFixtures.todo(1)) { continuation.resume(with: $0) }
             }
             #expect(eventually { store.feed.reads.load(ordering: .relaxed) > reads })
             _ = try blocker.blockingQuery("COMMIT")?.get()

@@ -4,6 +4,8 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// Inserts in batches (`PostgresInsertBatcher`, `TodoSQL.insertMany`) on a real cluster: what each
@@ -31,7 +33,7 @@ struct PostgresInsertBatchTests {
     }
 
     static func todo(_ number: Int, title: String) -> Todo {
-        TodoSQLTests.todo(
+        SQLFixtures.todo(
             number, title: title, completed: number % 3 == 0, order: number % 2 == 0 ? number : nil,
             due: number % 4 == 0 ? CalendarDay(daysSinceEpoch: 20_000 + number) : nil, created: 1_763_812_800_000 + Int64(number))
     }

@@ -3,6 +3,8 @@ import PostgresLoop
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// Owners in PostgreSQL (migration 10, `TodoOwnersSchema`): every statement scoped by owner on
@@ -11,7 +13,6 @@ import Testing
 @Suite(.enabled(if: PostgresTestCluster.isAvailable), .tags(.postgres))
 struct PostgresOwnersTests {
     let cluster = PostgresTestCluster.shared!
-    let sql = TodoSQLTests()
     let alice = Owner(name: "alice")!
     let bob = Owner(name: "bob")!
 
@@ -68,7 +69,7 @@ struct PostgresOwnersTests {
     @Test(arguments: distributions.map(\.0))
     func everyOwnerScopedStatementReadsAnIndexThatLeadsWithTheOwnerOrOneRowByItsKey(distribution: String) async throws {
         let owners = try #require(Self.distributions.first { $0.0 == distribution }?.1)
-        let session = try await sql.session("owners_explain")
+        let session = try await cluster.migratedSession(database: try cluster.freshDatabase("owners_explain"))
         defer { session.close() }
         _ = try await session.connection.query(
             """
@@ -91,7 +92,7 @@ struct PostgresOwnersTests {
         #expect(ownerLeading == ["todo_rows_default_order", "todo_rows_title_key", "todo_rows_upcoming"])
 
         let owner = Owner(name: "owner7")!
-        let id = TodoSQLTests.id(7)
+        let id = SQLFixtures.id(7)
         var statements: [(String, String, [String?])] = []
         // The shared list keeps the generic plans it had before owners; with many owners they
         // read its range too. (With a few owners, one holding nearly every row, a generic plan of
@@ -197,10 +198,10 @@ struct PostgresOwnersTests {
         #expect(MemoryLayout<PostgresOwnedTodoStore>.size <= 3 * MemoryLayout<Int>.size)
         #expect(store.owned(by: .shared) as? PostgresTodoStore === store)
         let alices = store.owned(by: alice), bobs = store.owned(by: bob)
-        _ = try await wait(alices.insert(TodoSQLTests.todo(1, title: "alice one", due: CalendarDay("2026-11-24"))))
-        _ = try await wait(alices.insert(TodoSQLTests.todo(2, title: "alice two", completed: true)))
-        _ = try await wait(bobs.insert(TodoSQLTests.todo(3, title: "bob one", due: CalendarDay("2026-11-24"))))
-        _ = try await wait(store.insert(TodoSQLTests.todo(4, title: "shared one")))
+        _ = try await wait(alices.insert(SQLFixtures.todo(1, title: "alice one", due: CalendarDay("2026-11-24"))))
+        _ = try await wait(alices.insert(SQLFixtures.todo(2, title: "alice two", completed: true)))
+        _ = try await wait(bobs.insert(SQLFixtures.todo(3, title: "bob one", due: CalendarDay("2026-11-24"))))
+        _ = try await wait(store.insert(SQLFixtures.todo(4, title: "shared one")))
 
         func titles(_ of: any TodoStore, _ query: TodoQuery = TodoQuery()) async throws -> ([String], Int) {
             let page = try await wait(of.list(query))
@@ -220,7 +221,7 @@ struct PostgresOwnersTests {
         #expect(try await wait(store.upcoming(from: week.0, through: week.1)).isEmpty)
 
         // Alice's to-do by id, from anyone else: nothing, and nothing changes.
-        let alicesID = TodoSQLTests.id(1)
+        let alicesID = SQLFixtures.id(1)
         for other in [bobs, store as any TodoStore] {
             #expect(try await wait(other.todo(id: alicesID)) == nil)
             #expect(
@@ -327,8 +328,8 @@ struct PostgresOwnersTests {
         #expect(try await TodoSchema.migrate(asRole).applied == [])
         let store = try PostgresTodoStore(configuration: asRole)
         defer { store.close() }
-        _ = try await wait(store.owned(by: alice).insert(TodoSQLTests.todo(1, title: "alice's")))
-        _ = try await wait(store.insert(TodoSQLTests.todo(2, title: "shared")))
+        _ = try await wait(store.owned(by: alice).insert(SQLFixtures.todo(1, title: "alice's")))
+        _ = try await wait(store.insert(SQLFixtures.todo(2, title: "shared")))
         #expect(try await wait(store.owned(by: alice).list(TodoQuery())).items.map(\.title) == ["alice's"])
         #expect(try await wait(store.statistics()).count == 2)
         try await wait(store.owned(by: alice).removeAll())
@@ -337,7 +338,7 @@ struct PostgresOwnersTests {
         let user = try await PostgresTestSession.open(asRole)
         defer { user.close() }
         _ = try await user.connection.query(
-            Previous.insert, Array(TodoSQL.insertParameters(TodoSQLTests.todo(3, title: "old build's")).dropLast()))
+            Previous.insert, Array(TodoSQL.insertParameters(SQLFixtures.todo(3, title: "old build's")).dropLast()))
         let page = try await user.connection.query(Previous.list, Array(TodoSQL.listParameters(TodoQuery()).dropLast()))
         #expect(try #require(TodoRowDecoder.todos(page, first: 2)).map(\.title) == ["shared", "old build's"])
         #expect(try await user.connection.query(Previous.count).values == ["2"])
@@ -352,7 +353,7 @@ struct PostgresOwnersTests {
         func previousInsert(_ todo: Todo) async throws {
             _ = try await run(Previous.insert, Array(TodoSQL.insertParameters(todo).dropLast()))
         }
-        for number in 1...3 { try await previousInsert(TodoSQLTests.todo(number, title: "old \(number)", completed: number == 2)) }
+        for number in 1...3 { try await previousInsert(SQLFixtures.todo(number, title: "old \(number)", completed: number == 2)) }
 
         // This build's start-up migrates it, once.
         let configuration = PostgresConfiguration(connectionString: cluster.connectionString(database: database))
@@ -371,26 +372,26 @@ struct PostgresOwnersTests {
         #expect(shared.items.map(\.title) == ["old 1", "old 2", "old 3"])
         #expect(shared.total == 3)
         #expect(try await wait(store.owned(by: alice).list(TodoQuery())).total == 0)
-        _ = try await wait(store.owned(by: alice).insert(TodoSQLTests.todo(4, title: "alice's")))
+        _ = try await wait(store.owned(by: alice).insert(SQLFixtures.todo(4, title: "alice's")))
 
         // Rolled back: the previous build's statements see the shared list only.
-        #expect(try await run(Previous.get, [TodoSQLTests.id(4)]).count == 0)
-        #expect(try await run(Previous.get, [TodoSQLTests.id(1)]).count == 1)
+        #expect(try await run(Previous.get, [SQLFixtures.id(4)]).count == 0)
+        #expect(try await run(Previous.get, [SQLFixtures.id(1)]).count == 1)
         let page = try await run(Previous.list, Array(TodoSQL.listParameters(TodoQuery()).dropLast()))
         #expect(try #require(TodoRowDecoder.todos(page, first: 2)).map(\.title) == ["old 1", "old 2", "old 3"])
         #expect(page[0, 0] == "3")
         #expect(try await run(Previous.count).values == ["3"])
-        try await previousInsert(TodoSQLTests.todo(5, title: "old build's"))
-        #expect(try await run("SELECT owner FROM todo_rows WHERE id = $1::uuid", [TodoSQLTests.id(5)]).values == [""])
+        try await previousInsert(SQLFixtures.todo(5, title: "old build's"))
+        #expect(try await run("SELECT owner FROM todo_rows WHERE id = $1::uuid", [SQLFixtures.id(5)]).values == [""])
         func previousUpdate(_ number: Int) async throws -> PostgresRows {
             let parameters = TodoSQL.updateParameters(
-                id: TodoSQLTests.id(number), title: "renamed", completed: nil, order: nil, dueDate: nil, condition: TodoSQL.Condition(),
+                id: SQLFixtures.id(number), title: "renamed", completed: nil, order: nil, dueDate: nil, condition: TodoSQL.Condition(),
                 at: Timestamp(millisecondsSinceEpoch: 1_800_000_000_000))
             return try await run(Previous.updateOrRead, Array(parameters.dropLast()))
         }
         #expect(try await previousUpdate(1)[0, 0] == "updated")
         #expect(try await previousUpdate(4).count == 0)
-        let removal = TodoSQL.removeParameters(id: TodoSQLTests.id(4), condition: TodoSQL.Condition())
+        let removal = TodoSQL.removeParameters(id: SQLFixtures.id(4), condition: TodoSQL.Condition())
         #expect(try await run(Previous.remove, Array(removal.dropLast())).count == 0)
         // Its clear (migration 9's function, now on the view) clears the shared list, not alice's.
         _ = try await run("SELECT todo_remove_all(1000)")
@@ -400,8 +401,8 @@ struct PostgresOwnersTests {
         let events = try await run(Previous.events)
         #expect(
             events.values == [
-                "c", TodoSQLTests.id(1), "c", TodoSQLTests.id(2), "c", TodoSQLTests.id(3), "c", TodoSQLTests.id(5), "u",
-                TodoSQLTests.id(1), "x", nil,
+                "c", SQLFixtures.id(1), "c", SQLFixtures.id(2), "c", SQLFixtures.id(3), "c", SQLFixtures.id(5), "u",
+                SQLFixtures.id(1), "x", nil,
             ])
         // And this build goes on: the shared list is empty, alice's to-do is hers.
         #expect(try await wait(store.list(TodoQuery())).total == 0)

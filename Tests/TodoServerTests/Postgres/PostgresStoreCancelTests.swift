@@ -4,6 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// The PostgreSQL store under its deadlines, against a real PostgreSQL: abandoned statements are

@@ -4,6 +4,8 @@ import TestSupport
 import Testing
 
 @testable import PostgresLoop
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// The store's update: a plain `UPDATE` and, when that changed nothing, the to-do read and decided
@@ -32,7 +34,7 @@ struct PostgresStoreUpdateTests {
         let store = try PostgresTodoStore(configuration: configuration, clearLockWait: .zero)
         defer { store.close() }
         _ = try await withCheckedThrowingContinuation { continuation in
-            store.insert(TodoSQLTests.todo(1)) { continuation.resume(with: $0) }
+            store.insert(SQLFixtures.todo(1)) { continuation.resume(with: $0) }
         }
         let holder = try await PostgresTestSession.open(configuration)
         defer { holder.close() }
@@ -40,12 +42,12 @@ struct PostgresStoreUpdateTests {
         _ = try holder.blockingQuery("LOCK TABLE todos IN ROW EXCLUSIVE MODE")?.get()
         let cleared = Mutex<Result<Void, StoreError>?>(nil)
         store.removeAll { result in cleared.withTracedLock { $0 = result } }
-        #expect(eventually { TodoSQLTests.tableLocksWaiting(holder) == 1 }, "the clear waits for the table")
+        #expect(eventually { SQLFixtures.tableLocksWaiting(holder) == 1 }, "the clear waits for the table")
         let read = Mutex<Result<Todo?, StoreError>?>(nil)
-        store.todo(id: TodoSQLTests.id(1)) { result in read.withTracedLock { $0 = result } }
+        store.todo(id: SQLFixtures.id(1)) { result in read.withTracedLock { $0 = result } }
         let answered = eventually { read.withTracedLock { $0 } }
         #expect(cleared.withTracedLock { $0 } == nil, "the clear still waits")
-        #expect(answered.flatMap { try? $0.get() }??.id == TodoSQLTests.id(1))
+        #expect(answered.flatMap { try? $0.get() }??.id == SQLFixtures.id(1))
         _ = try holder.blockingQuery("COMMIT")?.get()
         let result = try #require(eventually { cleared.withTracedLock { $0 } })
         _ = try result.get()
@@ -59,7 +61,7 @@ struct PostgresStoreUpdateTests {
         let configuration = try await ContractStore.freshDatabase("update_race")
         let stores = try [PostgresTodoStore(configuration: configuration), PostgresTodoStore(configuration: configuration)]
         defer { for store in stores { store.close() } }
-        let todo = TodoSQLTests.todo(1)
+        let todo = SQLFixtures.todo(1)
         _ = try await withCheckedThrowingContinuation { continuation in stores[0].insert(todo) { continuation.resume(with: $0) } }
         let seen = LatestRevision()
         let answers = try await withThrowingTaskGroup(of: (Bool, UInt64?, StoreUpdate).self) { group in

@@ -3,6 +3,8 @@ import HTTPValues
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 @Suite("AppRouter (in process)")

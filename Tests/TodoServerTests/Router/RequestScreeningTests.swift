@@ -1,6 +1,7 @@
 import HTTPValues
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 @Suite("RequestScreening: what is refused before routing")

@@ -8,6 +8,8 @@ import Testing
 import struct ChangeFeed.ChangeCursor
 import struct ChangeFeed.ChangePosition
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// The journal keeps owners (issue 36, item 4): named owners' records carry the owner, the shared
@@ -16,7 +18,6 @@ import struct ChangeFeed.ChangePosition
 /// keep every owner's to-dos and change log.
 @Suite("Journal: owners")
 struct JournalOwnersTests {
-    typealias DataDirectory = DurableTodoStoreTests.DataDirectory
 
     let alice = Owner(name: "alice@example.com")!
     let bob = Owner(name: "bob")!

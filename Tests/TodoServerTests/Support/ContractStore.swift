@@ -4,6 +4,8 @@ import PostgresLoop
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// The stores the contract suite runs against: one suite, every store.
@@ -21,7 +23,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// A fresh, empty store of one kind for one test, and what it holds open.
 final class ContractStore {
     let store: any TodoStore
-    private let directory: DurableTodoStoreTests.DataDirectory?
+    private let directory: DataDirectory?
     private let postgres: PostgresTodoStore?
 
     /// `feeds`: on the live feed's cluster (`PostgresTestCluster.feeds`); `cluster`: on that one.
@@ -32,7 +34,7 @@ final class ContractStore {
             directory = nil
             postgres = nil
         case .journal:
-            let directory = DurableTodoStoreTests.DataDirectory()
+            let directory = DataDirectory()
             store = try directory.open(fsync: .never)
             self.directory = directory
             postgres = nil

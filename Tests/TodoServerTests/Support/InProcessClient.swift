@@ -5,6 +5,7 @@ import Logging
 import Synchronization
 import TestSupport
 
+@testable import TodoData
 @testable import TodoServer
 
 /// Sends requests through a `TodoApplication`'s whole pipeline in process, without a socket (the

@@ -1,6 +1,7 @@
 import Logging
 import TestSupport
 
+@testable import TodoData
 @testable import TodoServer
 
 /// A real `TodoApplication` on an ephemeral port with two loops, for end-to-end tests.

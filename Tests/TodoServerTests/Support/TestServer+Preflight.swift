@@ -1,5 +1,7 @@
 import TestSupport
 
+@testable import TodoData
+
 extension TestServer {
     /// A CORS preflight: `OPTIONS target` from `origin` for `method`, asking for `requestHeaders`
     /// (`Access-Control-Request-Headers`) when given.

@@ -3,6 +3,7 @@ import HTTPValues
 import Logging
 import TestSupport
 
+@testable import TodoData
 @testable import TodoServer
 
 /// A `TodoApplication` under test, reached in process or over a socket, so that a suite's requests

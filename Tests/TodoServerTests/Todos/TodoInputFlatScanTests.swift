@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 @Suite("TodoInputDecoder: bodies of the usual shape read without the generic parser")

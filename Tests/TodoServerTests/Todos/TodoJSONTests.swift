@@ -1,5 +1,7 @@
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// One writer of a to-do's JSON (`TodoJSON`): the item, an element of the list, an element of

@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// `PackedTodos` (the compact page value) and `TodoListViewModel`'s JSON: byte for byte what an

@@ -1,5 +1,7 @@
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// The prologue the interactor's suites share: an interactor on the suite's clock with sequential

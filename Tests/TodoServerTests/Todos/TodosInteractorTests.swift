@@ -1,6 +1,8 @@
 import LockTracing
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 @Suite("TodosInteractor")

@@ -2,6 +2,8 @@ import LockTracing
 import Synchronization
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// Keeps the answers a presenter returns, by kind: to-dos, lists, bodiless (204, 304), problems.

@@ -3,6 +3,7 @@ import LockTracing
 import Synchronization
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// A presenter that keeps every typed request the view hands it, with the context's `If-None-Match`,

@@ -1,5 +1,7 @@
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 @Suite("TodosView: the display")

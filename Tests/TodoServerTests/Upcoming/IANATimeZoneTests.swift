@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// `IANATimeZone` (the zoneinfo reader that replaced Foundation's ICU `TimeZone`) against

@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 
+@testable import TodoData
 @testable import TodoServer
 
 /// Zones named by requests are read from zoneinfo once and kept, up to a capacity; names that are

@@ -2,6 +2,8 @@ import Foundation
 import LockTracing
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 @Suite("UpcomingInteractor")

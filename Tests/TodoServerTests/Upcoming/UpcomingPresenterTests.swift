@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import TodoData
+@testable import TodoDataTestSupport
 @testable import TodoServer
 
 /// Use cases that answer with canned data and remember the requests.

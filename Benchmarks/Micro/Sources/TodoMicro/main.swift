@@ -1,5 +1,6 @@
 import Foundation
 import HTTPValues
+import TodoData
 import TodoServer
 
 /// Runs `body` `iterations` times in each of 5 rounds; prints the median time per iteration.

@@ -1,4 +1,5 @@
 import ChangeFeed
+import TodoData
 
 // The live change feed module (`GET /todos/events`): Server-Sent Events of every change to the
 // store, resumable from any position the store still retains. The router hands the request to the

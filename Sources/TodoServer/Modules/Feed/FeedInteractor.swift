@@ -1,4 +1,5 @@
 import ChangeFeed
+import TodoData
 
 /// The feed's business rules: a subscription starts after the position asked for (every retained
 /// change after it, in order), with a resync when that position is not retained or not one of this
@@ -7,7 +8,7 @@ import ChangeFeed
 /// `maxSubscribers` at once. Hands out to-dos as values. The engine is `ChangeFeed`'s
 /// (`LiveFeed.subscribe(after:)`).
 public struct FeedInteractor: Sendable {
-    private let log: ChangeLog
+    private let log: TodoData.ChangeLog
     /// The store whose owners' logs `owned(by:)` subscribes to (nil: `log` is every change).
     private let store: (any TodoStore)?
     private let scheduler: any FeedScheduler
@@ -22,7 +23,8 @@ public struct FeedInteractor: Sendable {
     /// a pass over its subscribers takes in a write storm: `FanoutPacing`).
     /// `store`: the store `log` is the change log of, whose owners' own logs `owned(by:)` reads.
     public init(
-        log: ChangeLog, store: (any TodoStore)? = nil, scheduler: any FeedScheduler, hub: FeedHub, settings: FeedSettings = .defaults,
+        log: TodoData.ChangeLog, store: (any TodoStore)? = nil, scheduler: any FeedScheduler, hub: FeedHub,
+        settings: FeedSettings = .defaults,
         clock: any TodoClock = SystemClock()
     ) {
         self.clock = clock

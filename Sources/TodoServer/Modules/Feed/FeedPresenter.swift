@@ -1,5 +1,6 @@
 import ChangeFeed
 import HTTPValues
+import TodoData
 
 /// Turns the interactor's changes into events: `created`/`updated` carry the to-do as
 /// `GET /todos/{id}` shows it and its entity tag, `deleted` its id, `cleared` nothing, `resync`

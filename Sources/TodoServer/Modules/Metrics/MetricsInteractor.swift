@@ -2,6 +2,7 @@ import CoreMetrics
 import LockTracing
 import Prometheus
 import Synchronization
+import TodoData
 
 // The metrics module: the Prometheus text exposition (`GET /metrics`). `MetricsView` is the
 // router's entry (nothing to decode); it writes what `MetricsInteractor` renders, as it is.

@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// The metrics module's HTTP adapter: asks the interactor for the exposition and writes its bytes
 /// as the body, with the Prometheus text format's media type; it decides nothing.

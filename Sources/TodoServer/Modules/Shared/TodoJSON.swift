@@ -1,3 +1,5 @@
+import TodoData
+
 /// The one writer of a to-do's JSON object: every member present (null when unset), RFC 3339 times,
 /// the absolute url, members in name order as the contract lists them. The item, the list, upcoming
 /// and the feed's events all write through it, so their bytes cannot drift apart. Two forms, the

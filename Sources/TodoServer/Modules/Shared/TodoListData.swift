@@ -1,3 +1,5 @@
+import TodoData
+
 /// One page of the list as interactors hand it out: the page's to-dos as read-only compact values
 /// (`PackedTodos`, which reads back as `Todo`), so that no string is made per to-do.
 public struct TodoListData: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import TodoData
+
 /// Writing a page's JSON from its packed to-dos through `TodoJSON`, as `TodoViewModel` writes one
 /// to-do, without a string per to-do. When the base URL, every id and every title need no escape
 /// (known when the to-dos were stored or the page filled: no scan here) and every date has a
@@ -30,7 +32,7 @@ extension TodoListViewModel: JSONWritable {
         to writer: inout JSONWriter, _ entries: UnsafeBufferPointer<TodoRecord>, _ bytes: UnsafeBufferPointer<UInt8>,
         base: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        guard JSONWriter.isClean(base) else { return false }
+        guard JSONEscape.isClean(base) else { return false }
         var maximum = 2
         for entry in entries {
             guard entry.flags.contains(.plainID), entry.flags.contains(.plainTitle),

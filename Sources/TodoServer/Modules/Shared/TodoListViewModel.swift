@@ -1,3 +1,5 @@
+import TodoData
+
 /// A page of to-dos as the JSON body shows it (an array of `TodoViewModel`'s shape: every field
 /// present, null when unset, RFC 3339 times, the absolute url), made by the presenter from the
 /// page's packed to-dos (read-only) and the request's base URL. The view writes it from their

@@ -1,3 +1,5 @@
+import TodoData
+
 /// A to-do as the JSON body shows it: the to-do and the base of its url. `TodoJSON` writes it.
 public struct TodoViewModel: JSONWritable, Sendable, Equatable {
     public var todo: Todo
@@ -44,7 +46,7 @@ public struct TodoViewModel: JSONWritable, Sendable, Equatable {
     private func write(
         to writer: inout JSONWriter, id: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, base: UnsafeBufferPointer<UInt8>
     ) {
-        guard JSONWriter.isClean(id), JSONWriter.isClean(title), JSONWriter.isClean(base),
+        guard JSONEscape.isClean(id), JSONEscape.isClean(title), JSONEscape.isClean(base),
             TodoJSON.fits(createdAt: todo.createdAt, updatedAt: todo.updatedAt, dueDate: todo.dueDate)
         else {
             return TodoJSON.members(

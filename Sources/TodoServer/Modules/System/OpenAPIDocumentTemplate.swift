@@ -1,3 +1,5 @@
+import TodoData
+
 /// The shipped OpenAPI document with its first `servers` URL cut out, so that each request gets
 /// the document with the URL clients should call: the configured public URL, else the request's
 /// `Host` (what `RequestContext.baseURL` holds). A document without `servers` is served as it is.

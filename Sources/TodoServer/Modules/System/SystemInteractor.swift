@@ -1,3 +1,5 @@
+import TodoData
+
 // The system module: the service index (`GET /`), the health check (`GET /healthz`) and the
 // OpenAPI document (`GET /openapi.json`). `SystemView` is the router's entry (nothing to decode)
 // and writes what `SystemInteractor` says of the service and of the store.

@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// The system module's HTTP adapter: shapes what the interactor says into the index (absolute
 /// links), the health status and the document, and writes them as JSON responses.

@@ -1,3 +1,5 @@
+import TodoData
+
 extension TodoInputDecoder {
     /// The writable members a body gave (absent ones nil), whichever way it was read.
     struct WritableMembers: Equatable {

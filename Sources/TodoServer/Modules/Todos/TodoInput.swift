@@ -1,3 +1,5 @@
+import TodoData
+
 /// Turns a request body into a `TodoDraft` or a merge patch's `TodoChange`, or says precisely what is wrong.
 struct TodoInputDecoder: Sendable {
     /// The longest title in Unicode scalars (not grapheme clusters: `a` and a million combining

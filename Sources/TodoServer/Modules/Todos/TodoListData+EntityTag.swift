@@ -1,3 +1,5 @@
+import TodoData
+
 extension TodoListData {
     /// The list's strong entity tag, `"list-<16 hex digits>"`: the FNV-1a 64 hash of what the
     /// answer shows (each item's id and revision, then the total, offset and limit), so that it

@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// Turns `GET /todos` query parameters into a `TodoQuery`, or names the bad parameter.
 /// Parameters it does not know (a front end's cache buster, say) are left alone.

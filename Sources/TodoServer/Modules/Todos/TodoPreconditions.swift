@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// The preconditions of a change to one to-do as the request states them (`If-Match`,
 /// `If-None-Match`, entity tags), and the `RevisionCondition` they mean for the store.

@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 // The to-dos module: list, create, read, change and delete to-dos (`/todos`, `/todos/{id}`).
 // The router hands the HTTP request to the view; the view decodes it into typed request models

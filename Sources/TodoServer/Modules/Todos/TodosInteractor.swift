@@ -1,3 +1,5 @@
+import TodoData
+
 /// The to-dos use cases: ids and timestamps, list queries, revision conditions; talks to the store.
 /// Its requests arrive decoded and validated (by the view).
 public struct TodosInteractor: TodosUseCases {

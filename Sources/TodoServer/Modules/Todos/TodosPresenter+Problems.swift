@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 extension TodosPresenter {
     /// A domain error as a problem: 404, 412 with the current `ETag` when the to-do exists, the

@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// Passes the view's typed requests to the use cases and turns their answers into view models
 /// for the view: status, `Location`, `ETag`, 304, `X-Total-Count` and `Link`, absolute urls,

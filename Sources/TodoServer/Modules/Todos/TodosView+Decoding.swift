@@ -1,3 +1,5 @@
+import TodoData
+
 extension TodosView {
     /// `completed`, `q`, `sort`, `limit` and `offset` from the query; other parameters are ignored.
     public func query(from parameters: QueryParameters) -> Result<TodoQuery, ProblemDetails> {

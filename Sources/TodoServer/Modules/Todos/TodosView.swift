@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// The to-dos module's HTTP adapter: the router hands it the request; it decodes bodies, queries and
 /// conditional headers into the module's request models (`TodosView+Decoding.swift`), answers what

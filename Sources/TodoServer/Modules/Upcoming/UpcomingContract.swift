@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 // The upcoming module (the VIPER seeds' use case): not-completed to-dos due from today to the end of
 // next week, grouped as today, tomorrow, later this week and next week (`GET /todos/upcoming`).

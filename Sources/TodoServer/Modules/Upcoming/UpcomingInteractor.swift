@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// The upcoming use case: finds today in the asked time zone and groups the open to-dos due soon.
 public struct UpcomingInteractor: UpcomingUseCases {

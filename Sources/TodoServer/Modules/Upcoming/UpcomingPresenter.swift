@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// Shapes upcoming groups into sections with titles, or the seeds' "nothing due" message; the
 /// store's failure into its problem. Generic over its use cases, as `TodosPresenter`.

@@ -1,4 +1,5 @@
 import HTTPValues
+import TodoData
 
 /// The upcoming module's HTTP adapter: decodes the query into an `UpcomingRequest`, hands it to
 /// the presenter, and writes the answer it returns as a JSON response; it decides nothing else.

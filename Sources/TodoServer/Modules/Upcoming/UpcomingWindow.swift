@@ -1,3 +1,5 @@
+import TodoData
+
 /// The days that count as upcoming from a given today: tomorrow, the rest of this week, next week.
 struct UpcomingWindow: Sendable, Equatable {
     let today: CalendarDay
