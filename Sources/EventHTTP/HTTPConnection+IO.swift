@@ -312,11 +312,14 @@ extension HTTPConnection {
             writeBlocked = true
         }
         if wrote { state.activity(now: .now) }
-        while let first = unwrittenAnswers.first, first.end <= bytesWritten {
+        // A completion can close the connection (its reading resumes, a read finds the peer
+        // gone); the close reported the answers still unwritten, so none is counted again.
+        while isOpen, let first = unwrittenAnswers.first, first.end <= bytesWritten {
             unwrittenAnswers.removeFirst()
             run(state.requestCompleted())
             server.requestCompleted()
         }
+        guard isOpen else { return }
         let pending = evbuffer_get_length(output)
         outputNoted(pendingBytes: pending)
         if pending == 0 { run(state.outputEmptied()) }

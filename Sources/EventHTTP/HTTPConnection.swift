@@ -81,8 +81,11 @@ final class HTTPConnection {
 
     /// Carries out what the machine said: a change of reading (the loop counts it; a connection
     /// allowed to read again reads what waits and frames what is buffered), the close, an event
-    /// for the stream's writer, a slow body's refusal.
+    /// for the stream's writer, a slow body's refusal. Nothing, once the connection is closed: its
+    /// close reported its reading and requests to the loop already (as the loop's machine, which
+    /// kept connections by id, ignored what came for one it had forgotten).
     func run(_ action: ConnectionMachine.Action) {
+        guard isOpen else { return }
         switch action {
         case .nothing:
             return
