@@ -68,7 +68,7 @@ extension TodoRecord {
     package var dueDate: CalendarDay? { hasDueDate ? CalendarDay(daysSinceEpoch: Int(dueDays)) : nil }
     /// The 16 bytes of a lower-case UUID id, nil for any other id.
     @inlinable
-    @usableFromInline package var uuid: TodoID16? { flags.contains(.otherID) ? nil : id }
+    package var uuid: TodoID16? { flags.contains(.otherID) ? nil : id }
 
     /// A live to-do with these values; no id, no title yet (their holder files them).
     init(completed: Bool, order: Int?, dueDate: CalendarDay?, createdAt: Timestamp, updatedAt: Timestamp, revision: UInt64) {
