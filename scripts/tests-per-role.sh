@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Counts the `@Test` functions per role at a commit (default HEAD): a file is classed by its name
 # first (…ViewTests, …ViewDecodingTests, …DecoderTests, …PreconditionsTests: view, …PresenterTests: presenter, …InteractorTests:
-# interactor, …EndToEndTests: end-to-end), then by its folder under Tests/TodoServerTests (Store,
+# interactor, …EndToEndTests: end-to-end), then by its folder under Tests/TodoServerTests or Tests/TodoDataTests (Store,
 # Postgres: store; Router; Pipeline; EventHTTP; EndToEnd: end-to-end; the others by their folder's
 # name) or, in the other test targets (Tests/<module>Tests, since the tests mirror the sources), by
 # its module (PostgresLoop: store; the others by the module's name). Tests/TestSupport holds no tests.
@@ -16,7 +16,7 @@ for line in sys.stdin:
     _, path, n = line.rstrip("\n").rsplit(":", 2) if line.count(":") >= 2 else (None, *line.rsplit(":", 1))
     name = path.rsplit("/", 1)[-1]
     target = path.split("/")[1]
-    if target == "TodoServerTests":
+    if target in ("TodoServerTests", "TodoDataTests"):
         folder = path.split("/")[2] if path.count("/") >= 3 else "(top)"
     else:
         folder = target[:-len("Tests")] if target.endswith("Tests") else target
