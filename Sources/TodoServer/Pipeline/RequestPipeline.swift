@@ -99,40 +99,12 @@ public struct RequestPipeline: Sendable {
         _ request: HTTPRequest, route: Route?, access: BearerAuthentication.Decision, context: RequestContext, requestID: String,
         loop: Int, started: ContinuousClock.Instant, sink: Sink, overLimit: Bool = false
     ) {
-        let owner = access.actingOwner?.name
-        let origin = request.headers["Origin"]
-        let openStream: StreamOpener = { [cors, metrics, accessLog] status, headers, backPressure, onEvent in
-            var headers = headers
-            cors.apply(to: &headers, requestOrigin: origin)
-            headers.add("X-Request-ID", requestID)
-            guard let stream = sink.openStream(status: status, headers: headers, backPressure: backPressure, onEvent: onEvent) else {
-                return nil
-            }
-            let duration = ContinuousClock.now - started
-            let response = HTTPResponse(status: status, headers: headers)
-            metrics.record(loop: loop, route: route?.template ?? "unmatched", method: request.method, status: status, duration: duration)
-            accessLog.record(request: request, response: response, duration: duration, requestID: requestID, owner: owner)
-            return stream
-        }
-        let finish: Respond = { [cors, metrics, accessLog] response in
-            var response = response
-            cors.apply(to: &response.headers, requestOrigin: origin)
-            response.headers.add("X-Request-ID", requestID)
-            let delivery = sink.send(response)
-            let duration = ContinuousClock.now - started
-            guard delivery == .sent else {
-                accessLog.recordUndelivered(
-                    delivery, method: request.method, path: request.path, status: response.status, duration: duration,
-                    requestID: requestID)
-                return
-            }
-            metrics.record(
-                loop: loop, route: route?.template ?? "unmatched", method: request.method,
-                status: response.status, duration: duration)
-            accessLog.record(request: request, response: response, duration: duration, requestID: requestID, owner: owner)
-        }
+        let pending = PendingAnswer(
+            request: request, route: route, requestID: requestID, owner: access.actingOwner?.name, loop: loop, started: started,
+            sink: sink, cors: cors, metrics: metrics, accessLog: accessLog)
+        let finish: Respond = pending.finish
         if overLimit { return finish(router.connectionLimitRefusal(context: context)) }
-        router.routeRequest(request, to: route, access: access, context: context, openStream: openStream, respond: finish)
+        router.routeRequest(request, to: route, access: access, context: context, openStream: pending.openStream, respond: finish)
     }
 
     /// The final answer to a request whose client holds its body back until `100 Continue`
