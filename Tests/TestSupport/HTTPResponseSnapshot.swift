@@ -14,7 +14,7 @@ package struct HTTPResponseSnapshot: Sendable {
     }
 
     package init(_ response: HTTPResponse) {
-        self.init(status: response.status, headers: response.headers.fields, body: response.body)
+        self.init(status: response.status, headers: response.headers.fields.map { (name: $0.name, value: $0.value) }, body: response.body)
     }
 
     package func header(_ name: String) -> String? {

@@ -23,7 +23,7 @@ public struct TitleKey: Sendable, Equatable {
 
     init(_ title: String) {
         if Self.everyByte(of: title, { $0 < 0x80 }) {
-            folded = Self.sharing(title.lowercased(), with: title)
+            folded = Self.sharing(CaseFold.asciiLowercased(title), with: title)
             exact = title
             isPlainASCII = Self.everyByte(of: folded) { (0x20...0x7E).contains($0) }
         } else {

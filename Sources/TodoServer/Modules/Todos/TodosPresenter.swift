@@ -81,10 +81,11 @@ public struct TodosPresenter<UseCases: TodosUseCases>: TodosModuleInput {
         switch consume result {
         case .success(let todo):
             let model = TodoViewModel(todo, baseURL: baseURL)
-            var headers: HTTPHeaders = ["ETag": todo.entityTag.description]
-            if status == 201 { headers.set("Location", model.url) }
-            // Handed over (`consume`): a `var` lives to the end of its scope, so the list would be
-            // shared while the view adds to it, and copied.
+            // Both fields in one literal: it keeps room for the view's and the pipeline's six
+            // (`JSONSerializer.display`), where a `set` after it took that room, and the list was
+            // copied into a larger one for each 201.
+            let headers: HTTPHeaders =
+                status == 201 ? ["ETag": todo.entityTag.description, "Location": model.url] : ["ETag": todo.entityTag.description]
             return .model(ResponseViewModel(status: status, headers: consume headers, body: model))
         case .failure(let error):
             return .problem(problem(error))
