@@ -39,9 +39,9 @@ extension HTTPRequest {
             while valueEnd > valueStart, [space, tab, carriageReturn].contains(bytes[valueEnd - 1]) { valueEnd -= 1 }
             headers.add(name, String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self))
         }
-        self.init(method: method, uri: target, headers: headers, version: (1, minor))
-        targetAuthority = authority
-        self.clientAddress = clientAddress
+        // Every part given to the initializer: set after it, they cost a copy of the whole request.
+        self.init(
+            method: method, uri: target, headers: headers, version: (1, minor), targetAuthority: authority, clientAddress: clientAddress)
     }
 
     /// The origin form of `target`: itself when it starts with "/" (or is "*", or a CONNECT's

@@ -27,9 +27,13 @@ public struct HTTPRequest: Sendable {
         uri: String,
         headers: HTTPHeaders = [:],
         body: [UInt8] = [],
-        version: (major: Int, minor: Int) = (1, 1)
+        version: (major: Int, minor: Int) = (1, 1),
+        targetAuthority: String? = nil,
+        clientAddress: String = ""
     ) {
         self.method = method
+        self.targetAuthority = targetAuthority
+        self.clientAddress = clientAddress
         self.uri = uri
         // The mark's offset on the contiguous bytes first, a plain loop; the UTF8View's generic
         // `firstIndex(of:)` steps through string indices.
