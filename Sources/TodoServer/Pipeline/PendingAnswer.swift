@@ -44,7 +44,8 @@ final class PendingAnswer<Sink: ResponseSink> {
                 delivery, method: request.method, path: request.path, status: response.status, duration: duration, requestID: requestID)
             return
         }
-        metrics.record(loop: loop, route: route?.template ?? "unmatched", method: request.method, status: response.status, duration: duration)
+        metrics.record(
+            loop: loop, route: route?.template ?? "unmatched", method: request.method, status: response.status, duration: duration)
         accessLog.record(request: request, response: response, duration: duration, requestID: requestID, owner: owner)
     }
 

@@ -27,7 +27,8 @@ struct CaseFoldTests {
         let seed = ProcessInfo.processInfo.environment["CASEFOLD_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         print("CaseFoldTests.asciiLoweringMatchesTheStandardLibrary seed \(seed)")
         var random = SplitMix64(seed: seed)
-        var texts = (0..<128).map { String(UnicodeScalar(UInt8($0))) } + ["", "@AZ[`az{", "A thirty character title here!", "already lower"]
+        var texts =
+            (0..<128).map { String(UnicodeScalar(UInt8($0))) } + ["", "@AZ[`az{", "A thirty character title here!", "already lower"]
         for _ in 0..<2_000 {
             let length = Int.random(in: 0...80, using: &random)
             texts.append(String(decoding: (0..<length).map { _ in UInt8.random(in: 0...127, using: &random) }, as: UTF8.self))
