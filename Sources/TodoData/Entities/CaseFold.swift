@@ -30,6 +30,7 @@ public enum CaseFold {
     /// request) where this costs ~100 and nothing for a lower-case title; `CaseFoldTests` checks it
     /// against `lowercased()` on random ASCII texts.
     public static func asciiLowercased(_ text: String) -> String {
+        assert(text.utf8.allSatisfy { $0 < 0x80 }, "asciiLowercased of a text that is not all ASCII")
         let lowered = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
             guard bytes.contains(where: isUpperASCII) else { return nil }
             return String(unsafeUninitializedCapacity: bytes.count) { buffer in
