@@ -7,7 +7,8 @@ import sys
 from collections import defaultdict
 
 NAMES = {"todo": "TodoServer", "c": "raw C evhttp", "hummingbird": "Hummingbird 2",
-         "todomem": "TodoServer (in memory)", "hbpg": "Hummingbird 2 + PostgresNIO"}
+         "todomem": "TodoServer (in memory)", "hbpg": "Hummingbird 2 + PostgresNIO",
+         "todo-at-once": "TodoServer, writeAtTurnEnd false"}
 runs = defaultdict(list)   # (workload, server) → [dict]
 memory = {}
 for line in open(sys.argv[1]):
@@ -21,6 +22,7 @@ for line in open(sys.argv[1]):
     server, workload = parts[0], parts[2]
     requests = int(fields["requests"])
     runs[(workload, server)].append({
+        "round": parts[1],
         "rps": requests / float(fields["seconds"]),
         "p50": int(fields["p50_us"]) / 1000, "p99": int(fields["p99_us"]) / 1000,
         "cpu_us": int(fields["cpu_ticks"]) / int(fields["hz"]) * 1e6 / max(requests, 1),
@@ -65,6 +67,24 @@ if "todo" in servers and peers:
         rps = [median(base, "rps") / median(runs[(workload, p)], "rps") for p in peers]
         cpu = [median(base, "cpu_us") / median(runs[(workload, p)], "cpu_us") for p in peers]
         print(f"| {workload} | " + " | ".join(f"{r:.2f}×" for r in rps + cpu) + " |")
+# Each round runs every server once, one after another: a ratio taken within a round compares
+# servers under the same conditions, and the median of those ratios is steadier on a noisy machine
+# than the ratio of the medians above.
+if "todo" in servers and peers and max(len(rs) for rs in runs.values()) > 1:
+    print()
+    print("| workload | " + " | ".join(f"per-round req/s ÷ {NAMES[p]}" for p in peers) + " | "
+          + " | ".join(f"per-round CPU/req ÷ {NAMES[p]}" for p in peers) + " |")
+    print("|---|" + "---|" * (2 * len(peers)))
+    for workload in workloads:
+        base = {r["round"]: r for r in runs.get((workload, "todo"), [])}
+        cells = []
+        for key in ("rps", "cpu_us"):
+            for p in peers:
+                pairs = [(base[r["round"]][key], r[key]) for r in runs.get((workload, p), []) if r["round"] in base]
+                ratios = [a / b for a, b in pairs if b > 0]
+                cells.append(f"{statistics.median(ratios):.2f}× ({len(ratios)})" if ratios else "–")
+        if any(c != "–" for c in cells):
+            print(f"| {workload} | " + " | ".join(cells) + " |")
 if memory:
     print()
     print("| server | idle RSS MiB | RSS with to-dos MiB | bytes per to-do |")

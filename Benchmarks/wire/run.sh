@@ -8,7 +8,8 @@
 # TodoServer from the same rounds. Raw results go to Benchmarks/results/.
 #
 # Environment: ROUNDS (3), DURATION seconds per workload (10), THREADS per server (2),
-# CONNECTIONS (64), MILLION (1000000; 0 skips that phase), SERVERS ("todo c hummingbird"),
+# CONNECTIONS (64), MILLION (1000000; 0 skips that phase), SERVERS ("todo c hummingbird"; also
+# "todo-at-once": the same TodoServer binary with TODO_WRITE_AT_TURN_END=false),
 # ORIGIN sent on every request as a browser front end does ("http://localhost:3000"; empty: none),
 # so that CORS middleware that acts only on requests with an Origin does its work.
 # WORKLOADS: only these (e.g. "list20 get-one post"; default all). BUILD=0 uses the binaries built.
@@ -42,6 +43,8 @@ port=19080
 start_server() { # NAME → sets pid
   case "$1" in
     todo) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS exec "${server_pin[@]}" ./todo-server) >/dev/null 2>&1 & ;;
+    # The same binary writing each answer as soon as it is made (docs/wire.md, writes at the end of the turn).
+    todo-at-once) (cd .build/staging && TODO_HOST=127.0.0.1 TODO_PORT=$port TODO_THREADS=$THREADS TODO_WRITE_AT_TURN_END=false exec "${server_pin[@]}" ./todo-server) >/dev/null 2>&1 & ;;
     c) "${server_pin[@]}" Benchmarks/Peers/C/todo_c_server $port "$THREADS" >/dev/null 2>&1 & ;;
     hummingbird) "${server_pin[@]}" Benchmarks/Peers/TodoHummingbird/.build/release/TodoHummingbird $port "$THREADS" >/dev/null 2>&1 & ;;
   esac

@@ -86,6 +86,8 @@ struct ConnectionMachine {
     var broken = false
     /// Requests handed to the handler whose answer is not written yet.
     var requestsInFlight = 0
+    /// Answers queued in this turn of the loop wait for its end to be written (`roundQueued`).
+    var awaitsTurnEnd = false
     /// Bytes of the body being read that arrived since `bodyStarted`.
     var bodyBytes = 0
     /// The least a request body must average (nil: no minimum).

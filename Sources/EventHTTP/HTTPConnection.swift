@@ -150,6 +150,13 @@ final class HTTPConnection {
         tellStreamIfClientEnded()
     }
 
+    /// The loop's turn ended, and this connection's answers wait for it (`writeAtTurnEnd`): another
+    /// round of service writes them (and does what their writing opens: a close, more reading).
+    func turnEnded() {
+        state.turnEnded()
+        service()
+    }
+
     /// Asks for `service` in a later turn of the loop: a zero time-out runs after the loop has
     /// polled, so the other connections' ready events run first (an `event_active` from inside
     /// the callback would run again before any of them).
@@ -162,8 +169,9 @@ final class HTTPConnection {
         event_add(resumeEvent, &now)
     }
 
-    /// Reads, frames and answers as far as the budget allows, then writes what is queued; repeats
-    /// while that opened the budget again. Re-entered calls (an answer sent from inside the
+    /// Reads, frames and answers as far as the budget allows, then writes what is queued (or has the
+    /// loop write it at the end of its turn, `ConnectionMachine.roundQueued`); repeats while that
+    /// opened the budget again. Re-entered calls (an answer sent from inside the
     /// handler) only mark the work: the outer call does it.
     func service() {
         guard isOpen, !servicing else { return }
@@ -178,7 +186,13 @@ final class HTTPConnection {
             guard isOpen else { return }
             frameAndDispatch()
             guard isOpen else { return }
-            flush()
+            switch state.roundQueued(
+                pendingBytes: evbuffer_get_length(output), writeBlocked: writeBlocked, timing: server.writeTiming)
+            {
+            case .now: flush()
+            case .atTurnEnd: server.writeAtTurnEnd(self)
+            case .waiting: break
+            }
             guard isOpen else { return }
             let unframed = unframedBytes
             let pending = evbuffer_get_length(output)

@@ -62,6 +62,11 @@ final class HTTPLoopServer: @unchecked Sendable {
     private var lastRequest: UInt = 0
     /// The `Date` of this loop's answers.
     let date = HTTPDateCache()
+    /// When this loop writes its connections' answers (`WireSettings.writesAtTurnEnd`);
+    /// `turnEnding` while `endTurn` writes them.
+    var writeTiming: ConnectionMachine.WriteTiming
+    /// The connections whose answers wait for the end of this turn of the loop, each once.
+    var awaitingTurnEnd: [HTTPConnection] = []
 
     init(
         index: Int, configuration: HTTPServerConfiguration, limits: ConnectionLimits, handler: any HTTPHandler
@@ -76,6 +81,7 @@ final class HTTPLoopServer: @unchecked Sendable {
         counter = limits.makeCounter()
         listenerGate = ListenerGate(retryInterval: configuration.acceptRetryInterval)
         wireSettings = WireSettings(configuration)
+        writeTiming = wireSettings.writesAtTurnEnd ? .atTurnEnd : .atOnce
         machine = ConnectionStateMachine(
             maxConnections: limits.maxConnections, budget: wireSettings.budget,
             acceptRetryInterval: configuration.acceptRetryInterval, acceptLogInterval: configuration.acceptLogInterval,
@@ -137,8 +143,9 @@ final class HTTPLoopServer: @unchecked Sendable {
 
     /// Runs the loop until shutdown has drained it, then frees it. Called on the loop's thread.
     func run() {
-        loop.run()
+        loop.run(afterEachTurn: writeTiming == .atOnce ? nil : { [self] in endTurn() })
         loop.close {
+            awaitingTurnEnd.removeAll()
             closeAllConnections()
             endAllLingering()
             for event in [shutdownEvent, drainTimer, sweepTimer, timeoutTimer] { if let event { event_free(event) } }

@@ -34,6 +34,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var minBodyBytesPerSecond = 240
     /// How long from a request's head its body may be slower than `minBodyBytesPerSecond`.
     public var bodyRateGracePeriod: Duration = .seconds(5)
+    /// Whether each loop writes the answers its connections queue in one turn (one poll's events)
+    /// together at the end of that turn, so that a client with many connections wakes once for
+    /// many answers; false writes each connection's as soon as its callback queued them. An
+    /// answer waits at most for the rest of its turn. Streamed answers are written as their
+    /// writer flushes either way.
+    public var writesAtTurnEnd = true
 
     public init(
         host: String = "0.0.0.0",

@@ -14,6 +14,7 @@ struct WireSettings {
             ? ConnectionMachine.BodyRate(
                 bytesPerSecond: configuration.minBodyBytesPerSecond, gracePeriod: configuration.bodyRateGracePeriod)
             : nil
+        writesAtTurnEnd = configuration.writesAtTurnEnd
     }
 
     var framing: HTTPFraming.Limits
@@ -24,6 +25,8 @@ struct WireSettings {
     var timeout: Duration
     /// The least a request body must average (nil: no minimum).
     var bodyRate: ConnectionMachine.BodyRate?
+    /// Whether a loop writes the answers queued in a turn at its end (`ConnectionMachine.WriteTiming`).
+    var writesAtTurnEnd: Bool
     /// Bytes asked of the kernel per read.
     static let readBytes = 16 << 10
 }

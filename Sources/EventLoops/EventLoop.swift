@@ -87,10 +87,27 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Makes the calling thread the loop's (`current`) and runs the loop until `event_base_loopexit`
-    /// or `event_base_loopbreak`.
-    package func run() {
+    /// or `event_base_loopbreak`. With `afterEachTurn`, the loop runs a turn at a time — a poll,
+    /// then every callback it made ready — and calls it after each turn, before the next poll: where
+    /// what the turn's callbacks queued is carried out together (the HTTP server's writes). The
+    /// loop's exit or break is asked for from its own thread (a callback, or `execute`), so it is
+    /// seen at the end of the turn that asked.
+    package func run(afterEachTurn: (() -> Void)? = nil) {
         bindCurrentThread()
-        event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
+        guard let afterEachTurn else {
+            event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
+            return
+        }
+        while event_base_loop(base, EVLOOP_ONCE | EVLOOP_NO_EXIT_ON_EMPTY) == 0 {
+            afterEachTurn()
+            if event_base_got_exit(base) != 0 || event_base_got_break(base) != 0 { return }
+        }
+    }
+
+    /// Stops `run` at the end of the turn in which it is called, on the loop's thread (from a
+    /// callback, or work queued with `execute`).
+    package func stopRunning() {
+        event_base_loopbreak(base)
     }
 
     /// Runs the work queued so far, on the loop's thread.

@@ -1,4 +1,3 @@
-import CLibevent
 import Glibc
 import LockTracing
 import Synchronization
@@ -24,7 +23,7 @@ public final class LoopThread: Sendable {
     /// Stops the loop after the work queued so far and waits for the thread to end. Watches and
     /// timers still registered are left to their owners (cancel them on the loop first). Idempotent.
     public func shutdown() {
-        loop.execute { [loop] in event_base_loopbreak(loop.base) }
+        loop.execute { [loop] in loop.stopRunning() }
         guard
             let thread = thread.withTracedLock({ value -> pthread_t? in
                 defer { value = nil }; return value

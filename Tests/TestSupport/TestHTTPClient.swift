@@ -184,6 +184,17 @@ package final class TestHTTPClient {
         return poll(&descriptor, 1, 0) > 0
     }
 
+    /// The socket, for a test that looks at its kernel queues from another thread
+    /// (`TestHTTPClient.queuedBytes`).
+    package var descriptor: Int32 { socket }
+
+    /// Bytes in the kernel's queue of `descriptor` (`FIONREAD`: received and not read; `TIOCOUTQ`:
+    /// sent and not acknowledged by the peer's kernel yet), from any thread.
+    package static func queuedBytes(_ descriptor: Int32, _ request: Int32) -> Int {
+        var count: Int32 = 0
+        return ioctl(descriptor, UInt(request), &count) == 0 ? Int(count) : -1
+    }
+
     /// True when the server closed the connection (a read returns end of file).
     package func serverClosed() -> Bool {
         var byte: UInt8 = 0

@@ -12,7 +12,7 @@ import TodoServer
     func everyRowHasAFlag() throws {
         let flags = ServerConfiguration.flags
         #expect(flags.map(\.key) == ServerConfiguration.settingKeys)
-        #expect(flags.count == 59)
+        #expect(flags.count == 60)
         for flag in flags {
             let parsed = try TodoServerCommand.parse(["--\(flag.name)", "value of \(flag.key)"])
             #expect(parsed.settings.values == [flag.key: "value of \(flag.key)"], "\(flag.key)")

@@ -60,6 +60,9 @@ extension ServerConfiguration {
             .integer(
                 "bodyRateGraceSeconds", \.bodyRateGraceSeconds, 1...86_400,
                 "Seconds from a request's head before its body must average minBodyBytesPerSecond."),
+            .boolean(
+                "writeAtTurnEnd", \.writeAtTurnEnd,
+                "Write the answers of one event-loop turn together at its end; false writes each at once."),
             .text(
                 "corsOrigin", \.corsOrigin, "* or a comma-separated list of origins allowed to call from a browser.",
                 expected: "* or a comma-separated list of origins such as https://app.example.com or null"

@@ -109,6 +109,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var minBodyBytesPerSecond = 240
     /// Seconds from a request's head during which its body may be slower than `minBodyBytesPerSecond`.
     public var bodyRateGraceSeconds = 5
+    /// Whether each event loop writes the answers of one turn (one poll's ready connections)
+    /// together at the turn's end, so that a client with many connections is woken once for many
+    /// answers; false writes each connection's answers as soon as it has them.
+    public var writeAtTurnEnd = true
     /// Changes kept for the live feed's replay (`Last-Event-ID`); older positions get a resync.
     public var eventsRetained = StoreDefaults.eventsRetained
     /// Longest silence on a live feed stream before a `: keep-alive` comment.

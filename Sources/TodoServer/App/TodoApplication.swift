@@ -80,10 +80,8 @@ public final class TodoApplication: HTTPHandler {
             fallbackBaseURL: { "http://localhost:\(boundPort.value.load(ordering: .relaxed))" })
     }
 
-    /// Binds the port and starts the loops; returns the bound port (useful with port 0).
-    @discardableResult
-    public func start() throws -> Int {
-        todo_configure_allocator()
+    /// What the loops apply to every connection's wire, from the server's settings.
+    static func wireConfiguration(_ configuration: ServerConfiguration) -> HTTPServerConfiguration {
         var wire = HTTPServerConfiguration(
             host: configuration.host, port: configuration.port, loopCount: configuration.effectiveThreads,
             maxHeaderBytes: configuration.hardHeaderLimit,
@@ -92,7 +90,15 @@ public final class TodoApplication: HTTPHandler {
             maxPipelinedRequests: configuration.maxPipelinedRequests, maxOutputBytes: configuration.maxOutputBytes)
         wire.minBodyBytesPerSecond = configuration.minBodyBytesPerSecond
         wire.bodyRateGracePeriod = .seconds(configuration.bodyRateGraceSeconds)
-        let http = HTTPServer(configuration: wire, handler: self)
+        wire.writesAtTurnEnd = configuration.writeAtTurnEnd
+        return wire
+    }
+
+    /// Binds the port and starts the loops; returns the bound port (useful with port 0).
+    @discardableResult
+    public func start() throws -> Int {
+        todo_configure_allocator()
+        let http = HTTPServer(configuration: Self.wireConfiguration(configuration), handler: self)
         let stopRequested = state.withTracedLock { state in
             state.server = http
             return state.stopRequested

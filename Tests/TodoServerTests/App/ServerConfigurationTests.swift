@@ -44,6 +44,23 @@ struct ServerConfigurationTests: ConfigurationFixtures {
         #expect(configuration.logLevel == .info)
     }
 
+    @Test("the wire's settings reach the loops: limits, body rate, writes at the end of the turn (on unless set false)")
+    func wireSettings() throws {
+        let defaults = TodoApplication.wireConfiguration(try ServerConfiguration.load(flags: [:], environment: [:], filePath: nil))
+        #expect(defaults.writesAtTurnEnd)
+        #expect(defaults.maxPipelinedRequests == 32)
+        #expect(defaults.minBodyBytesPerSecond == 240)
+        let set = TodoApplication.wireConfiguration(
+            try ServerConfiguration.load(
+                flags: [:],
+                environment: [
+                    "TODO_WRITE_AT_TURN_END": "false", "TODO_MAX_PIPELINED_REQUESTS": "8", "TODO_BODY_RATE_GRACE_SECONDS": "2",
+                ], filePath: nil))
+        #expect(!set.writesAtTurnEnd)
+        #expect(set.maxPipelinedRequests == 8)
+        #expect(set.bodyRateGracePeriod == .seconds(2))
+    }
+
     @Test("the journal settings: TODO_DATA_DIR turns it on, fsync and compaction have defaults")
     func journalSettings() async throws {
         let defaults = try ServerConfiguration.load(flags: [:], environment: [:], filePath: nil)

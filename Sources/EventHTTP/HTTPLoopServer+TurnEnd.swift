@@ -1,0 +1,23 @@
+/// The writes at the end of the loop's turn (`ConnectionMachine.WriteTiming`): the connections
+/// whose answers wait for it, and the turn's end that writes them.
+extension HTTPLoopServer {
+    /// Has `connection`'s answers written at the end of this turn (its machine asked, once a turn).
+    func writeAtTurnEnd(_ connection: HTTPConnection) {
+        awaitingTurnEnd.append(connection)
+    }
+
+    /// The loop's turn ended: each connection that waits for it writes what it queued, in the order
+    /// they queued. What is queued meanwhile (a write that lets a connection read and answer more)
+    /// is written at once.
+    func endTurn() {
+        guard !awaitingTurnEnd.isEmpty else { return }
+        writeTiming = .turnEnding
+        var index = 0
+        while index < awaitingTurnEnd.count {
+            awaitingTurnEnd[index].turnEnded()
+            index += 1
+        }
+        awaitingTurnEnd.removeAll(keepingCapacity: true)
+        writeTiming = .atTurnEnd
+    }
+}
