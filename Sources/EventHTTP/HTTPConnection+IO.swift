@@ -3,8 +3,8 @@ import Glibc
 import HTTPValues
 
 /// The bytes of a connection: reading into reserved input space with `read(2)`, framing what was
-/// read and handing each complete request to the handler, writing answers as soon as they are
-/// queued (one `writev`), and the framing's refusals.
+/// read and handing each complete request to the handler, writing answers (one `writev`, at the
+/// end of the loop's turn unless `writeAtTurnEnd` is off), and the framing's refusals.
 extension HTTPConnection {
     /// Reads once what the kernel holds, up to the input's bound. A read that returns less than it
     /// asked for emptied the socket: the next readiness edge says when more arrives, so no read is
@@ -193,8 +193,9 @@ extension HTTPConnection {
             request, responder: HTTPResponder(connection: self, request: requestID, connectionOverLimit: start.refuse))
     }
 
-    /// The handler's answer to `request`: written into the output (and to the socket at once,
-    /// unless the connection is inside its own callback, which writes at its end).
+    /// The handler's answer to `request`: written into the output, then to the socket by the round
+    /// of service that follows (or ends the callback the connection is in): at the end of the
+    /// loop's turn (`ConnectionMachine.roundQueued`).
     func answer(_ response: HTTPResponse, to request: ConnectionStateMachine.RequestID) -> HTTPResponder.Delivery {
         guard isOpen else { return .connectionClosed }
         let draining = server.isDraining

@@ -33,7 +33,8 @@ final class HTTPConnection {
     var writeBlocked = false
     /// The kernel may hold bytes not read yet (a read filled its space, or reading was stopped).
     var readPending = false
-    /// Inside one of the connection's own callbacks: answers queued now are flushed at its end.
+    /// Inside one of the connection's own callbacks: answers queued now are written (or left for
+    /// the turn's end) when it ends.
     var servicing = false
     /// Inside `flush`: what a stream writes from its `.drained` event is written by that flush.
     var flushing = false
@@ -140,8 +141,8 @@ final class HTTPConnection {
         evbuffer_free(output)
     }
 
-    /// Readiness reported by the loop: read what arrived and answer what it completes, flush what
-    /// waits to be written.
+    /// Readiness reported by the loop: read what arrived and answer what it completes, write what
+    /// waits (now, or at the turn's end).
     fileprivate func ready(readable: Bool, writable: Bool, closed: Bool) {
         if writable { writeBlocked = false }
         if readable || closed { readPending = true }

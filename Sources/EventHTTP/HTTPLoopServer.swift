@@ -311,6 +311,8 @@ final class HTTPLoopServer: @unchecked Sendable {
             event_add(drainTimer, &tick)
         case .closeServerAndExit:
             event_del(drainTimer)
+            // Answers queued earlier in this turn go out before their connections close.
+            endTurn()
             closeAllConnections()
             event_base_loopexit(base, nil)
         }

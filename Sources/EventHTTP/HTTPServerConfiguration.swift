@@ -38,7 +38,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// together at the end of that turn, so that a client with many connections wakes once for
     /// many answers; false writes each connection's as soon as its callback queued them. An
     /// answer waits at most for the rest of its turn. Streamed answers are written as their
-    /// writer flushes either way.
+    /// writer flushes either way, but for their last chunk.
     public var writesAtTurnEnd = true
 
     public init(

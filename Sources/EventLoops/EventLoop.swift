@@ -105,8 +105,10 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Stops `run` at the end of the turn in which it is called, on the loop's thread (from a
-    /// callback, or work queued with `execute`).
+    /// callback, or work queued with `execute`): from another thread, between two turns, libevent
+    /// would forget it when the next turn begins.
     package func stopRunning() {
+        assert(isCurrent, "stopRunning is called on the loop's thread")
         event_base_loopbreak(base)
     }
 

@@ -42,6 +42,17 @@ private final class PeekHandler: HTTPHandler, Sendable {
     }
 }
 
+/// `/stop` stops the server without a grace period, then answers: the stop runs later in the same
+/// turn of the loop, before the turn's end.
+private final class StopHandler: HTTPHandler, Sendable {
+    let server = Mutex<HTTPServer?>(nil)
+
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        if request.path == "/stop" { server.withLock { $0 }?.shutdown(gracePeriodSeconds: 0) }
+        responder.send(HTTPResponse(status: 200, body: Array("stopping".utf8)))
+    }
+}
+
 @Suite("EventHTTP: the answers of one turn of the loop are written at its end")
 struct TurnEndWriteTests {
     /// Two requests on two connections that the loop finds ready in the same turn (they arrive
@@ -85,6 +96,20 @@ struct TurnEndWriteTests {
     @Test("written at the turn's end: neither request of the turn sees the other's answer arrive")
     func atTurnEnd() throws {
         #expect(try Self.peeks(writesAtTurnEnd: true) == [0, 0])
+    }
+
+    @Test("a stop that closes every connection in the turn that answered a request still sends that answer first")
+    func answerBeforeStop() throws {
+        let handler = StopHandler()
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1), handler: handler)
+        handler.server.withLock { $0 = server }
+        let port = try server.start()
+        defer { server.waitUntilStopped() }
+        let client = try TestHTTPClient(port: port, recordsResponses: false)
+        let response = try client.request("GET", "/stop")
+        #expect(response.status == 200)
+        #expect(response.text == "stopping")
+        #expect(client.serverClosed())
     }
 
     @Test("written at once (writesAtTurnEnd false): the second request of the turn sees the first's answer arrive")
