@@ -155,7 +155,7 @@ final class HTTPConnection {
     /// round of service writes them (and does what their writing opens: a close, more reading).
     func turnEnded() {
         state.turnEnded()
-        service()
+        service(writingFirst: true)
     }
 
     /// Asks for `service` in a later turn of the loop: a zero time-out runs after the loop has
@@ -172,21 +172,26 @@ final class HTTPConnection {
 
     /// Reads, frames and answers as far as the budget allows, then writes what is queued (or has the
     /// loop write it at the end of its turn, `ConnectionMachine.roundQueued`); repeats while that
-    /// opened the budget again. Re-entered calls (an answer sent from inside the
-    /// handler) only mark the work: the outer call does it.
-    func service() {
+    /// opened the budget again. Re-entered calls (an answer sent from inside the handler) only mark
+    /// the work: the outer call does it. `writingFirst`: the first round only writes (at the turn's
+    /// end: what was read then is framed already).
+    func service(writingFirst: Bool = false) {
         guard isOpen, !servicing else { return }
         servicing = true
         defer { servicing = false }
         var round = 0
+        var reads = !writingFirst
         while true {
             round += 1
-            // Only once what was read is framed: a client that pipelines ahead is read no faster
-            // than its requests are answered, so its input stays within one read of the budget.
-            if readPending, unframedBytes == 0, ask({ $0.takesRequests }) { readSocket() }
-            guard isOpen else { return }
-            frameAndDispatch()
-            guard isOpen else { return }
+            if reads {
+                // Only once what was read is framed: a client that pipelines ahead is read no faster
+                // than its requests are answered, so its input stays within one read of the budget.
+                if readPending, unframedBytes == 0, ask({ $0.takesRequests }) { readSocket() }
+                guard isOpen else { return }
+                frameAndDispatch()
+                guard isOpen else { return }
+            }
+            reads = true
             switch state.roundQueued(
                 pendingBytes: evbuffer_get_length(output), writeBlocked: writeBlocked, timing: server.writeTiming)
             {

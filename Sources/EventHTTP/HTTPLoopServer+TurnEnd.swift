@@ -17,7 +17,9 @@ extension HTTPLoopServer {
             awaitingTurnEnd[index].turnEnded()
             index += 1
         }
-        awaitingTurnEnd.removeAll(keepingCapacity: true)
+        // Keeps the capacity; cheaper than `removeAll(keepingCapacity:)` (~160 instructions a turn,
+        // callgrind).
+        while awaitingTurnEnd.popLast() != nil {}
         writeTiming = .atTurnEnd
     }
 }

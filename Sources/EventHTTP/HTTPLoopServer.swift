@@ -314,7 +314,7 @@ final class HTTPLoopServer: @unchecked Sendable {
             // Answers queued earlier in this turn go out before their connections close.
             endTurn()
             closeAllConnections()
-            event_base_loopexit(base, nil)
+            loop.stopRunning()
         }
     }
 

@@ -1,5 +1,6 @@
 import Glibc
 import HTTPValues
+import LockTracing
 import Synchronization
 import TestSupport
 import Testing
@@ -48,7 +49,7 @@ private final class StopHandler: HTTPHandler, Sendable {
     let server = Mutex<HTTPServer?>(nil)
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
-        if request.path == "/stop" { server.withLock { $0 }?.shutdown(gracePeriodSeconds: 0) }
+        if request.path == "/stop" { server.withTracedLock { $0 }?.shutdown(gracePeriodSeconds: 0) }
         responder.send(HTTPResponse(status: 200, body: Array("stopping".utf8)))
     }
 }
@@ -102,7 +103,7 @@ struct TurnEndWriteTests {
     func answerBeforeStop() throws {
         let handler = StopHandler()
         let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, loopCount: 1), handler: handler)
-        handler.server.withLock { $0 = server }
+        handler.server.withTracedLock { $0 = server }
         let port = try server.start()
         defer { server.waitUntilStopped() }
         let client = try TestHTTPClient(port: port, recordsResponses: false)
