@@ -192,11 +192,12 @@ final class HTTPConnection {
                 guard isOpen else { return }
             }
             reads = true
+            let queued = evbuffer_get_length(output)
             switch state.roundQueued(
-                pendingBytes: evbuffer_get_length(output), writeBlocked: writeBlocked, timing: server.writeTiming)
+                pendingBytes: queued, writeBlocked: writeBlocked, timing: server.writeTiming, turnBytes: server.turnBytes)
             {
             case .now: flush()
-            case .atTurnEnd: server.writeAtTurnEnd(self)
+            case .atTurnEnd: server.writeAtTurnEnd(self, bytes: queued)
             case .waiting: break
             }
             guard isOpen else { return }

@@ -1,9 +1,11 @@
 /// The writes at the end of the loop's turn (`ConnectionMachine.WriteTiming`): the connections
 /// whose answers wait for it, and the turn's end that writes them.
 extension HTTPLoopServer {
-    /// Has `connection`'s answers written at the end of this turn (its machine asked, once a turn).
-    func writeAtTurnEnd(_ connection: HTTPConnection) {
+    /// Has `connection`'s answers (`bytes` so far) written at the end of this turn (its machine
+    /// asked, once a turn).
+    func writeAtTurnEnd(_ connection: HTTPConnection, bytes: Int) {
         awaitingTurnEnd.append(connection)
+        turnBytes += bytes
     }
 
     /// The loop's turn ended: each connection that waits for it writes what it queued, in the order
@@ -12,6 +14,7 @@ extension HTTPLoopServer {
     func endTurn() {
         guard !awaitingTurnEnd.isEmpty else { return }
         writeTiming = .turnEnding
+        turnBytes = 0
         var index = 0
         while index < awaitingTurnEnd.count {
             awaitingTurnEnd[index].turnEnded()

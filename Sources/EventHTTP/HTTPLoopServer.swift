@@ -67,6 +67,8 @@ final class HTTPLoopServer: @unchecked Sendable {
     var writeTiming: ConnectionMachine.WriteTiming
     /// The connections whose answers wait for the end of this turn of the loop, each once.
     var awaitingTurnEnd: [HTTPConnection] = []
+    /// The bytes they had queued when they began to wait (`ConnectionMachine.turnWriteBytes`).
+    var turnBytes = 0
 
     init(
         index: Int, configuration: HTTPServerConfiguration, limits: ConnectionLimits, handler: any HTTPHandler
