@@ -10,8 +10,9 @@
 /// written, and those workloads cost more CPU per request than written at once (unpinned run of
 /// 2026-12-07: 35.6 against 32.9 µs for a list of 20 on 256 connections; with a 64 KiB bound 33.2).
 extension ConnectionMachine {
-    /// Most bytes a loop's connections hold for the end of one turn (the bytes each had queued when
-    /// it began to wait); 64 answers of a few hundred bytes fit.
+    /// Most bytes a loop's connections hold for the end of one turn, counted as the bytes each had
+    /// queued when it began to wait (a connection already waiting may add answers up to the bound
+    /// again, and at most its own `maxOutputBytes`); 64 answers of a few hundred bytes fit.
     static let turnWriteBytes = 64 << 10
 
     /// When the loop writes what its connections queue (`HTTPServerConfiguration.writesAtTurnEnd`).

@@ -151,11 +151,12 @@ final class HTTPConnection {
         tellStreamIfClientEnded()
     }
 
-    /// The loop's turn ended, and this connection's answers wait for it (`writeAtTurnEnd`): another
-    /// round of service writes them (and does what their writing opens: a close, more reading).
+    /// The loop's turn ended, and this connection's answers wait for it (`writeAtTurnEnd`): a last
+    /// round of service writes them (and does what their writing opens: a close; more reading in a
+    /// later turn).
     func turnEnded() {
         state.turnEnded()
-        service(writingFirst: true)
+        service(atTurnEnd: true)
     }
 
     /// Asks for `service` in a later turn of the loop: a zero time-out runs after the loop has
@@ -173,14 +174,16 @@ final class HTTPConnection {
     /// Reads, frames and answers as far as the budget allows, then writes what is queued (or has the
     /// loop write it at the end of its turn, `ConnectionMachine.roundQueued`); repeats while that
     /// opened the budget again. Re-entered calls (an answer sent from inside the handler) only mark
-    /// the work: the outer call does it. `writingFirst`: the first round only writes (at the turn's
-    /// end: what was read then is framed already).
-    func service(writingFirst: Bool = false) {
+    /// the work: the outer call does it. `atTurnEnd`: one round that only writes (what was read is
+    /// framed already), counted as the connection's last of the turn: more input waits for a later
+    /// turn, as after `serviceRoundsPerTurn` rounds, so that a pipelining client does not get a
+    /// second turn's worth of rounds before the others are polled again.
+    func service(atTurnEnd: Bool = false) {
         guard isOpen, !servicing else { return }
         servicing = true
         defer { servicing = false }
-        var round = 0
-        var reads = !writingFirst
+        var round = atTurnEnd ? ConnectionMachine.serviceRoundsPerTurn - 1 : 0
+        var reads = !atTurnEnd
         while true {
             round += 1
             if reads {

@@ -88,9 +88,10 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Makes the calling thread the loop's (`current`) and runs the loop until `stopRunning`. With `afterEachTurn`, the loop runs a turn at a time — a poll,
-    /// then every callback it made ready — and calls it after each turn, before the next poll: where
-    /// what the turn's callbacks queued is carried out together (the HTTP server's writes).
+    /// Makes the calling thread the loop's (`current`) and runs the loop until `stopRunning`. With
+    /// `afterEachTurn`, the loop runs a turn at a time — a poll, then every callback it made ready —
+    /// and calls it after each turn, before the next poll: where what the turn's callbacks queued is
+    /// carried out together (the HTTP server's writes).
     package func run(afterEachTurn: (() -> Void)? = nil) {
         bindCurrentThread()
         guard let afterEachTurn else {
@@ -104,14 +105,13 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Stops `run` at the end of the turn in which it is called, on the loop's thread (from a
-    /// callback, or work queued with `execute`): from another thread, between two turns, libevent
-    /// would forget it when the next turn begins. The callbacks of the turn that come after the
-    /// caller's do not run.
+    /// Stops `run` at the end of the turn in which it is called, once the callbacks ready in that
+    /// turn have run (queued work whose wake-up is among them included), on the loop's thread (from
+    /// a callback, or work queued with `execute`).
     package func stopRunning() {
         assert(isCurrent, "stopRunning is called on the loop's thread")
         stopRequested = true
-        event_base_loopbreak(base)
+        event_base_loopexit(base, nil)
     }
 
     /// Runs the work queued so far, on the loop's thread.
