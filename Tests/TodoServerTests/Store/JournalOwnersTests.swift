@@ -153,7 +153,12 @@ struct JournalOwnersTests {
             guard case .put(let todo) = record.record else { return nil }
             return String(todo.id.prefix(2))
         }
-        #expect(Set(held.map(\.owner)) == [.shared, alice, bob])
+        // Which owners the last snapshot holds depends on when it was taken: a compaction starts
+        // only while none runs, so on a loaded machine the last one may be the one right after
+        // Bob's list was cleared, his later to-dos then only in the journal (the whole suite under
+        // load, 2026-12-07). The restart below finds every owner's to-dos either way.
+        #expect(Set(held.map(\.owner)).isSubset(of: [.shared, alice, bob]))
+        #expect(held.contains { $0.owner == alice } && held.contains { $0.owner == .shared })
         #expect(held.filter { $0.owner == alice }.allSatisfy { prefix($0) == "a-" })
         #expect(held.filter { $0.owner == bob }.allSatisfy { prefix($0) == "b-" || prefix($0) == "c-" })
         #expect(held.filter { $0.owner == .shared }.allSatisfy { prefix($0) == "s-" })
