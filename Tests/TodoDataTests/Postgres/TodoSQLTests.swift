@@ -286,10 +286,11 @@ struct TodoSQLTests {
         _ = try holder.blockingQuery("BEGIN")?.get()
         _ = try holder.blockingQuery(TodoSQL.updateChanging.sql, Self.updateParameters(1, title: "b", at: 1_900_000_000_000))?.get()
         let holderPid = try #require(try holder.blockingQuery("SELECT pg_backend_pid()::text")?.get()[0, 0])
-        // The same title: once the holder commits, it changes nothing.
-        let waiting = Task {
-            try await run(session, TodoSQL.updateOrRead, Self.updateParameters(1, title: "b", at: 1_900_000_000_001))
-        }
+        // The same title: once the holder commits, it changes nothing. Sent on the session's loop,
+        // not from a `Task`: the wait below blocks its thread, and with every cooperative thread
+        // blocked so (tests in parallel under AddressSanitizer, CI 2026-12-07) a task never started
+        // and the statement never came to wait.
+        let waiting = session.send(.prepared(TodoSQL.updateOrRead), Self.updateParameters(1, title: "b", at: 1_900_000_000_001))
         #expect(
             eventually {
                 guard
@@ -299,7 +300,7 @@ struct TodoSQLTests {
                 return rows[0, 0] == "1"
             })
         _ = try holder.blockingQuery("COMMIT")?.get()
-        let rows = try await waiting.value
+        let rows = try #require(waiting.answer()).get()
         #expect(rows.count == 1 && rows[0, 0] == "current")
         let current = try #require(TodoRowDecoder.todo(rows, row: 0, first: 1))
         #expect(current.title == "b" && current.revision == 2)
