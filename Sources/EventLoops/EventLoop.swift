@@ -14,8 +14,9 @@ public final class EventLoop: @unchecked Sendable {
     package let base: OpaquePointer
     /// Wakes the loop to run the queued work; freed by `close`.
     private let wakeEvent: OpaquePointer
-    /// Work queued by `execute`; nil once the loop has closed.
-    private let queued = Mutex<[@Sendable () -> Void]?>([])
+    /// Work queued by `execute`, and whether queueing it wakes the loop; nil once the loop has
+    /// closed.
+    private let queued = Mutex<WorkQueue?>(WorkQueue())
     /// Work for the loop's thread when the loop stops (`whenStopping`); nil once it ran.
     private let stopping = Mutex<[@Sendable () -> Void]?>([])
     /// False once the base is freed (under this lock).
@@ -54,8 +55,8 @@ public final class EventLoop: @unchecked Sendable {
         // event. Lock order: queue, then libevent's.
         queued.withTracedLock { queued in
             guard queued != nil else { return }
-            queued!.append(work)
-            if queued!.count == 1 { event_active(wakeEvent, 0, 0) }
+            queued!.work.append(work)
+            if queued!.work.count == 1 && queued!.wakes { event_active(wakeEvent, 0, 0) }
         }
     }
 
@@ -108,17 +109,26 @@ public final class EventLoop: @unchecked Sendable {
     /// Stops `run` at the end of the turn in which it is called, once the callbacks ready in that
     /// turn have run (queued work whose wake-up is among them included), on the loop's thread (from
     /// a callback, or work queued with `execute`).
+    ///
+    /// From then on, work queued with `execute` no longer wakes the loop: it runs if a wake-up is
+    /// already among the turn's ready callbacks, or when whoever ran the loop calls `runQueued`
+    /// after `run` returned (`LoopThread` does), and is dropped by `close` otherwise. libevent runs
+    /// a callback made ready during the turn in that same turn, and `event_base_loopexit` ends the
+    /// loop only once no callback is ready: work queued without pause (or work that queues more)
+    /// would otherwise wake the loop again and again within one turn and the loop would never stop.
     package func stopRunning() {
         assert(isCurrent, "stopRunning is called on the loop's thread")
         stopRequested = true
+        queued.withTracedLock { $0?.wakes = false }
         event_base_loopexit(base, nil)
     }
 
     /// Runs the work queued so far, on the loop's thread.
     package func runQueued() {
         let work = queued.withTracedLock { queued -> [@Sendable () -> Void] in
-            defer { if queued != nil { queued = [] } }
-            return queued ?? []
+            guard queued != nil else { return [] }
+            defer { queued!.work = [] }
+            return queued!.work
         }
         for item in work { item() }
     }
@@ -140,6 +150,13 @@ public final class EventLoop: @unchecked Sendable {
             event_base_free(base)
         }
     }
+}
+
+/// What `execute` queues: the work, and whether queueing the first item wakes the loop (until
+/// `stopRunning`).
+private struct WorkQueue {
+    var work: [@Sendable () -> Void] = []
+    var wakes = true
 }
 
 private let runQueuedCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in

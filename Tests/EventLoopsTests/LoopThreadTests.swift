@@ -103,6 +103,38 @@ import Testing
         }
     }
 
+    /// Work that queues more work each time it runs keeps the loop's wake-up ready in every turn,
+    /// and libevent runs what becomes ready during a turn in that same turn: a stop still ends the
+    /// loop (before, the turn never ended and a CI run's test process grew until the kernel killed
+    /// it). If the loop does not stop, the test ends the chain so that the failure does not hang.
+    @Test func aLoopWhoseQueuedWorkQueuesMoreWorkStillStops() throws {
+        let loopThread = try LoopThread()
+        let loop = loopThread.loop
+        let runs = Mutex(0)
+        let keepGoing = Mutex(true)
+        @Sendable func requeue() {
+            runs.withTracedLock { $0 += 1 }
+            if keepGoing.withTracedLock({ $0 }) { loop.execute(requeue) }
+        }
+        loop.execute(requeue)
+        #expect(eventually { runs.withTracedLock { $0 } > 100 })
+        let stopped = Mutex(false)
+        let started = DetachedThread.start {
+            loopThread.shutdown()
+            stopped.withTracedLock { $0 = true }
+        }
+        try #require(started)
+        let stoppedWhileRequeueing = eventually(timeout: .seconds(10)) { stopped.withTracedLock { $0 } }
+        keepGoing.withTracedLock { $0 = false }
+        #expect(stoppedWhileRequeueing, "the loop stops although its queued work queues more")
+        #expect(eventually { stopped.withTracedLock { $0 } })
+        #expect(loop.whenStopping {} == false)
+        // The chain's last item, queued after the stop, ran in the thread's last drain or was dropped:
+        // nothing runs any more.
+        let last = runs.withTracedLock { $0 }
+        #expect(runs.withTracedLock { $0 } == last)
+    }
+
     @Test func aWatchReportsReadableDataAndStopsWhenCancelled() throws {
         let loopThread = try LoopThread()
         defer { loopThread.shutdown() }
