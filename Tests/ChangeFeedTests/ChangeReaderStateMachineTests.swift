@@ -149,6 +149,33 @@ struct ChangeReaderStateMachineTests {
         #expect(machine.readFailed(now: at(20_000)) == [.prune])
     }
 
+    /// Another instance pruned changes this one had not read: the read's rows are not taken, the
+    /// window is read again (one statement at a time, asks meanwhile wait for it), and reads go on
+    /// from the new window's head, not from where the pruned read started.
+    @Test func aReadThatFoundItsChangesPrunedReadsTheWindowAgainThenReadsFromItsHead() {
+        var machine = loaded()
+        #expect(machine.wrote(now: at(10)) == [.readNow(after: nil, heldBack: false)])
+        let last = Self.position(101, 2)
+        #expect(machine.readDone(rows: 1, decoded: 1, last: last, head: last, now: at(11)) == [.announce])
+        #expect(machine.notified(now: at(20)) == [.readNow(after: last, heldBack: false)])
+        #expect(machine.readPruned() == [.loadWindow])
+        #expect(!machine.loaded)
+        #expect(machine.notified(now: at(21)) == [], "the window's statement is in flight")
+        // Reads still start the gap apart: the pruned read started at 20.
+        #expect(machine.windowLoaded(start: Self.position(140, 7), now: at(22)) == [.armGap(after: .milliseconds(3))])
+        #expect(machine.gapEnded(now: at(25)) == [.readNow(after: nil, heldBack: true)])
+        #expect(machine.readUpTo == nil)
+        #expect(machine.announcedUpTo == Self.position(140, 7))
+    }
+
+    @Test func aReadFoundPrunedAfterTheReaderClosedDoesNothing() {
+        var machine = loaded()
+        #expect(machine.wrote(now: at(10)) == [.readNow(after: nil, heldBack: false)])
+        machine.close()
+        #expect(machine.readPruned() == [])
+        #expect(machine.loaded)
+    }
+
     @Test func aClosedReaderDoesNothingMore() {
         var machine = loaded()
         #expect(machine.wrote(now: at(10)) == [.readNow(after: nil, heldBack: false)])

@@ -18,6 +18,8 @@
 ///   other instances are told (`announce`, one at a time; changes made meanwhile are told by the
 ///   next).
 /// - At most every `pruneInterval`, after a read, the table is pruned (`prune`).
+/// - A read that finds changes after its position pruned (`readPruned`: another instance pruned
+///   what this one had not read yet) reads the window again, as at start.
 struct ChangeReaderStateMachine: Sendable, Equatable {
     typealias Instant = ContinuousClock.Instant
 
@@ -160,6 +162,17 @@ struct ChangeReaderStateMachine: Sendable, Equatable {
         // would come back first every time.
         let full = rows >= settings.pageSize && decoded == rows
         return actions + afterRead(full: full, found: found, now: now)
+    }
+
+    /// A read found that changes after its position were pruned before they were read (another
+    /// instance pruned while this one was behind by more than the table retains): its rows are not
+    /// taken, and the window is read again, as at start. The reader's logs start over there, so a
+    /// reader of an older position gets a resync, never a gap.
+    mutating func readPruned() -> [Action] {
+        inFlight = false
+        guard !closed else { return [] }
+        loaded = false
+        return start()
     }
 
     /// A read failed.

@@ -18,6 +18,10 @@ public protocol ChangeTable: Sendable {
     static var prune: PostgresStatement { get }
     /// The channel instances listen on.
     static var channel: String { get }
+    /// Whether changes after the position `changesAfter` read from were dropped (pruned) before
+    /// they were read, so that its rows do not follow on from that position: the reader then starts
+    /// its window again, and readers of older positions get a resync instead of a gap.
+    static func pruned(_ rows: PostgresRows) -> Bool
     /// The changes of rows `changesAfter` read, each with its owner's name ('' for the shared
     /// list), in order; a row this server cannot read ends them.
     static func changes(_ rows: PostgresRows) -> [(owner: String, change: LoggedChange<Kind>)]

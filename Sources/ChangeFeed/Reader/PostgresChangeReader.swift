@@ -47,6 +47,8 @@ public final class PostgresChangeReader<Table: ChangeTable>: @unchecked Sendable
     /// Reads started, those of them held back by `gap` first, the rows they read, and the reads that
     /// ended (for tests: none in flight when `readsEnded == reads`).
     package let reads = Atomic<Int>(0), readsHeldBack = Atomic<Int>(0), rowsRead = Atomic<Int>(0), readsEnded = Atomic<Int>(0)
+    /// Reads that found the changes after their position pruned, so that the window started again.
+    package let windowsRestarted = Atomic<Int>(0)
     /// A read was asked for (`pollSoon`: a change was made through this instance) and has not
     /// started yet: later asks need not wake the loop. Taken as a read starts (a change made after
     /// that asks again), and then counts as a write (`ChangeReaderStateMachine.askTaken`).
@@ -188,6 +190,10 @@ public final class PostgresChangeReader<Table: ChangeTable>: @unchecked Sendable
         pool.execute(.prepared(Table.changesAfter), parameters) { [self] result in
             readsEnded.add(1, ordering: .relaxed)
             guard !machine.closed, case .success(let rows) = result else { return run(machine.readFailed(now: now())) }
+            if Table.pruned(rows) {
+                windowsRestarted.add(1, ordering: .relaxed)
+                return run(machine.readPruned())
+            }
             let read = Table.changes(rows)
             rowsRead.add(rows.count, ordering: .relaxed)
             deliver(read)

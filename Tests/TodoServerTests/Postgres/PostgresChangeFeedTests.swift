@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 import struct ChangeFeed.ChangeCursor
+import struct ChangeFeed.ChangePosition
 
 @testable import TodoData
 @testable import TodoDataTestSupport
@@ -139,6 +140,43 @@ extension LiveFeedOnPostgres {
         /// spell longer than the gap is read at once (issue 22: a read after every write cost the
         /// database and the feed's loop a fifth of the writes' own work). The feed's clock is moved
         /// on by the test, and the gap is an hour, so nothing here depends on how fast it runs.
+        /// Another instance pruned changes this one had not read yet (it was behind by more than
+        /// the table retains): the reader starts its window again at the floor, so a position
+        /// before it gets a resync, never the changes after the gap as if nothing were missing.
+        /// The test's session writes eight changes and prunes to three in one transaction, so that
+        /// the store, which polls once an hour, cannot read them before the prune, then tells it.
+        @Test func aReaderBehindAPruneStartsItsWindowAgainAndOlderPositionsGetAResync() async throws {
+            let configuration = try await ContractStore.freshDatabase("feed_behind", feeds: true)
+            let store = try PostgresTodoStore(configuration: configuration, changesRetained: 3, changesPollInterval: .seconds(3600))
+            defer { store.close() }
+            #expect(eventually { store.feed.readsEnded.load(ordering: .relaxed) >= 1 }, "the window and the first read")
+            let start = store.changes.head
+            let session = try await PostgresTestSession.open(configuration)
+            defer { session.close() }
+            _ = try session.blockingQuery(
+                """
+                DO $$ BEGIN
+                    FOR i IN 1..8 LOOP
+                        INSERT INTO todo_event_rows (owner, kind) VALUES ('', '\(TodoEventsSchema.cleared)');
+                    END LOOP;
+                    PERFORM todo_events_prune(3);
+                END $$
+                """)?.get()
+            let newest = try #require(
+                try session.blockingQuery("SELECT xid::text, seq FROM todo_event_rows ORDER BY xid DESC, seq DESC LIMIT 1")?.get())
+            let xid = try #require(newest[0, 0].flatMap { UInt64($0) })
+            let seq = try #require(newest[0, 1].flatMap { UInt64($0) })
+            // Told until it read them (a word sent before its listener listens is lost).
+            #expect(
+                try eventually {
+                    _ = try session.blockingQuery("SELECT pg_notify('\(PostgresChangeFeed.channel)', '')")?.get()
+                    return store.changes.head.after == ChangePosition(major: xid, minor: seq)
+                })
+            #expect(store.feed.windowsRestarted.load(ordering: .relaxed) == 1)
+            #expect(store.changes.retainedCount == 3)
+            #expect(store.changes.replay(after: start) == .resync(head: store.changes.head))
+        }
+
         @Test func writesWithinTheGapAreReadTogetherAndAChangeAfterAQuietSpellAtOnce() async throws {
             let configuration = try await ContractStore.freshDatabase("feed_gap", feeds: true)
             let skipped = Atomic<Int64>(0)

@@ -14,6 +14,11 @@ struct TodoChangeTable: ChangeTable {
     static var prune: PostgresStatement { TodoSQL.eventsPrune }
     static let channel = "todo_events"
 
+    /// `TodoSQL.eventsAfter`'s rows say so in their last column (all alike; none: nothing to go on).
+    static func pruned(_ rows: PostgresRows) -> Bool {
+        rows.count > 0 && rows[0, TodoSQL.eventPrunedColumn] == "t"
+    }
+
     /// The changes of `TodoSQL.eventColumns` rows, each with its owner's name ('' for the shared
     /// list); a row this server cannot read ends them (read again next time, never skipped).
     static func changes(_ rows: PostgresRows) -> [(owner: String, change: StoreChange)] {

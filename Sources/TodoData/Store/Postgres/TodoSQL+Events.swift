@@ -6,16 +6,21 @@ extension TodoSQL {
     /// text is named apart from `xid`: an `ORDER BY xid` would sort by an output column of that
     /// name, as text ("1000" before "963").
     static let eventOwnerColumn = 11
+    /// `eventsAfter`'s last column: true when changes after the position it read from were pruned.
+    static let eventPrunedColumn = 12
     static let eventColumns = "xid::text AS xid_text, seq, kind, \(columns), owner"
 
     /// Changes after ($1 xid, $2 seq) of finished transactions only (`TodoEventsSchema`), in
-    /// order, at most $3; each row also carries the horizon read (`horizon`: the smallest xid still
-    /// running), so the reader knows how far it may trust an empty answer. Every owner's: the
-    /// reader sends each to its owner's log.
+    /// order, at most $3. Every owner's: the reader sends each to its owner's log. Each row ends
+    /// with whether the floor is past ($1, $2) (`eventPrunedColumn`): a prune (another instance's)
+    /// removed changes after that position before they were read, so the rows do not follow on
+    /// from it. One statement, one snapshot: a prune deletes and moves the floor together.
     static let eventsAfter = PostgresStatement(
         name: "todo_events_after",
         sql: """
-            SELECT \(eventColumns) FROM todo_event_rows e
+            SELECT \(eventColumns),
+                (SELECT (f.xid, f.seq) > ($1::xid8, $2::bigint) FROM todo_event_floor f LIMIT 1) AS pruned
+            FROM todo_event_rows e
             WHERE (e.xid, e.seq) > ($1::xid8, $2::bigint) AND e.xid < pg_snapshot_xmin(pg_current_snapshot())
             ORDER BY e.xid, e.seq LIMIT $3::bigint
             """)
