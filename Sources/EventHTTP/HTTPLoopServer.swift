@@ -146,6 +146,8 @@ final class HTTPLoopServer: @unchecked Sendable {
     /// Runs the loop until shutdown has drained it, then frees it. Called on the loop's thread.
     func run() {
         loop.run(afterEachTurn: writeTiming == .atOnce ? nil : { [self] in endTurn() })
+        // Work queued after the stop (which no longer wakes the loop) runs once, before the close.
+        loop.runQueued()
         loop.close {
             awaitingTurnEnd.removeAll()
             closeAllConnections()

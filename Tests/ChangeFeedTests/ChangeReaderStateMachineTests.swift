@@ -147,6 +147,16 @@ struct ChangeReaderStateMachineTests {
         #expect(machine.readFailed(now: at(19_999)) == [])
         #expect(machine.intervalEnded(now: at(20_000)) == [.readNow(after: nil, heldBack: false)])
         #expect(machine.readFailed(now: at(20_000)) == [.prune])
+        // Not while catching up: a full page is followed at once, and the prune waits for the
+        // read that comes back short (it would drop changes this reader has not read).
+        let page = machine.settings.pageSize
+        #expect(machine.intervalEnded(now: at(30_000)) == [.readNow(after: nil, heldBack: false)])
+        let last = Self.position(300, 1)
+        #expect(
+            machine.readDone(rows: page, decoded: page, last: last, head: last, now: at(30_001))
+                == [.readNow(after: last, heldBack: false)])
+        let caughtUp = Self.position(300, 3)
+        #expect(machine.readDone(rows: 2, decoded: 2, last: caughtUp, head: caughtUp, now: at(30_002)) == [.prune])
     }
 
     /// Another instance pruned changes this one had not read: the read's rows are not taken, the

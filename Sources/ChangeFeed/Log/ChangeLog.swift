@@ -201,15 +201,27 @@ public final class ChangeLog<Kind: RecordedChange>: Sendable {
     package var heldCount: Int { state.withTracedLock { $0.changes.slotCapacity } }
 
     /// Moves `head` to `position` without a change (PostgreSQL: the window starts where the table's
-    /// retained changes end); the window then starts there too.
-    public func reset(to position: ChangePosition) {
-        state.withTracedLock { state in
+    /// retained changes end); the window then starts there too. Answers the announcement to make
+    /// once the caller let go of its own locks: a listener's readers at older positions are then
+    /// told to resync, with no change needed to wake them. A log with siblings is reset with all of
+    /// them, then `resetRetention` once.
+    @discardableResult
+    public func reset(to position: ChangePosition) -> ChangeAnnouncement {
+        let listeners = state.withTracedLock { state in
             state.changes.removeAll()
             state.newest = nil
             state.floor = position
             state.head = ChangeCursor(after: position)
+            return state.listeners
         }
         sequence.reached(major: position.major)
+        return ChangeAnnouncement(listeners: listeners)
+    }
+
+    /// After this log and every sibling were `reset`: the budget they share counts none of the
+    /// changes it counted (they are gone), so that the next ones do not push out changes just read.
+    public func resetRetention() {
+        budget?.reset()
     }
 
     private static func add(position: ChangePosition, kind: Kind, to state: inout State, capacity: Int) {
@@ -393,6 +405,14 @@ final class ChangeRetention<Kind: RecordedChange>: Sendable {
         }
         // Outside the budget's lock: a log's lock is never taken while it is held.
         for entry in leaving { entry.log?.dropOldest() }
+    }
+
+    /// Its logs were all reset: it counts nothing.
+    func reset() {
+        order.withTracedLock { order in
+            order.logs.removeAll()
+            order.start = 0
+        }
     }
 
     /// Changes the budget counts now.

@@ -17,9 +17,10 @@
 /// - Once a read has moved the log's head past what was last told after a change made here, the
 ///   other instances are told (`announce`, one at a time; changes made meanwhile are told by the
 ///   next).
-/// - At most every `pruneInterval`, after a read, the table is pruned (`prune`).
-/// - A read that finds changes after its position pruned (`readPruned`: another instance pruned
-///   what this one had not read yet) reads the window again, as at start.
+/// - At most every `pruneInterval`, after a read that did not come back full, the table is pruned
+///   (`prune`).
+/// - A read that finds changes after its position pruned (`readPruned`: an instance pruned what
+///   this one had not read yet) reads the window again, as at start.
 struct ChangeReaderStateMachine: Sendable, Equatable {
     typealias Instant = ContinuousClock.Instant
 
@@ -164,8 +165,8 @@ struct ChangeReaderStateMachine: Sendable, Equatable {
         return actions + afterRead(full: full, found: found, now: now)
     }
 
-    /// A read found that changes after its position were pruned before they were read (another
-    /// instance pruned while this one was behind by more than the table retains): its rows are not
+    /// A read found that changes after its position were pruned before they were read (an instance
+    /// pruned while this one was behind by more than the table retains): its rows are not
     /// taken, and the window is read again, as at start. The reader's logs start over there, so a
     /// reader of an older position gets a resync, never a gap.
     mutating func readPruned() -> [Action] {
@@ -195,7 +196,8 @@ struct ChangeReaderStateMachine: Sendable, Equatable {
 
     private mutating func afterRead(full: Bool, found: Bool, now: Instant) -> [Action] {
         var actions: [Action] = []
-        if now - lastPrune >= settings.pruneInterval {
+        // Not while catching up (a full page): the prune would drop changes this reader has not read.
+        if !full, now - lastPrune >= settings.pruneInterval {
             lastPrune = now
             actions.append(.prune)
         }

@@ -170,11 +170,17 @@ public final class PostgresChangeReader<Table: ChangeTable>: @unchecked Sendable
                 return run(machine.windowFailed())
             }
             let start = ChangePosition(major: xid, minor: seq)
-            log.reset(to: start)
-            owners.withTracedLock { owners in
+            // Every log at once (under the owners' lock, so that a log made meanwhile starts there
+            // too), then their shared budget; listeners are told after (a window read again after a
+            // prune: their readers at older positions resync now, not at their log's next change).
+            let announcements = owners.withTracedLock { owners in
                 owners.start = start
-                for made in owners.logs.values { made.reset(to: start) }
+                var announcements = [log.reset(to: start)]
+                for made in owners.logs.values { announcements.append(made.reset(to: start)) }
+                log.resetRetention()
+                return announcements
             }
+            for announcement in announcements { announcement.announce() }
             filter = Table.Filter()
             run(machine.windowLoaded(start: start, now: now()))
         }

@@ -277,4 +277,37 @@ extension ChangeLogTests {
         alone.append([StoreChange(position: ChangePosition(major: 10, minor: 1), kind: .cleared)])
         #expect(alone.replay(after: recent) == .resync(head: alone.head))
     }
+
+    /// The PostgreSQL reader reads its window again after a prune: every log and their shared
+    /// budget start over, so the changes read next are all retained (before, the budget still
+    /// counted the changes gone and pushed the new ones out), and each log's listeners hear of it.
+    @Test func logsResetWithTheirBudgetRetainWhatComesNextAndTellTheirListeners() {
+        let shared = ChangeLog(tag: "p", capacity: 3, start: ChangePosition(major: 0, minor: 0), handsOutSnapshots: true)
+        let owner = shared.sibling()
+        let listener = CountingListener()
+        owner.listen(listener)
+        shared.append([StoreChange(position: ChangePosition(major: 10, minor: 1), kind: .cleared)])
+        owner.append([StoreChange(position: ChangePosition(major: 10, minor: 2), kind: .cleared)])
+        shared.append([StoreChange(position: ChangePosition(major: 10, minor: 3), kind: .cleared)])
+        #expect(listener.heard.load(ordering: .relaxed) == 1)
+        let start = ChangePosition(major: 20, minor: 5)
+        let announcements = [shared.reset(to: start), owner.reset(to: start)]
+        shared.resetRetention()
+        #expect(listener.heard.load(ordering: .relaxed) == 1, "told when the announcement is made")
+        for announcement in announcements { announcement.announce() }
+        #expect(listener.heard.load(ordering: .relaxed) == 2)
+        let old = ChangeCursor(after: ChangePosition(major: 10, minor: 2))
+        #expect(owner.replay(after: old) == .resync(head: owner.head))
+        owner.append([StoreChange(position: ChangePosition(major: 21, minor: 6), kind: .cleared)])
+        shared.append([StoreChange(position: ChangePosition(major: 21, minor: 7), kind: .cleared)])
+        owner.append([StoreChange(position: ChangePosition(major: 21, minor: 8), kind: .cleared)])
+        #expect(owner.retainedCount == 2)
+        #expect(shared.retainedCount == 1)
+        #expect(positions(owner.replay(after: ChangeCursor(after: start))) == [6, 8])
+        #expect(positions(shared.replay(after: ChangeCursor(after: start))) == [7])
+        // A fourth pushes out the oldest of the three, whichever log holds it.
+        shared.append([StoreChange(position: ChangePosition(major: 21, minor: 9), kind: .cleared)])
+        #expect(positions(owner.replay(after: ChangeCursor(after: start))) == [])
+        #expect(owner.replay(after: ChangeCursor(after: start)) == .resync(head: owner.head))
+    }
 }

@@ -14,7 +14,10 @@ extension TodoSQL {
     /// order, at most $3. Every owner's: the reader sends each to its owner's log. Each row ends
     /// with whether the floor is past ($1, $2) (`eventPrunedColumn`): a prune (another instance's)
     /// removed changes after that position before they were read, so the rows do not follow on
-    /// from it. One statement, one snapshot: a prune deletes and moves the floor together.
+    /// from it. One statement, one snapshot, and a prune deletes and moves the floor in one
+    /// transaction: the flag and the rows agree. It comes with rows only: when every row after the
+    /// floor is of a transaction not yet older than all running ones, the read finds nothing and
+    /// the next read that finds rows tells (a prune keeps at least one change, so one comes).
     static let eventsAfter = PostgresStatement(
         name: "todo_events_after",
         sql: """
