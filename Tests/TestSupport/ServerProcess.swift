@@ -139,7 +139,7 @@ package final class ServerProcess {
     /// Standard error so far (all of it once the process has exited); drained as it comes, so a
     /// server that writes a lot there never blocks on the pipe.
     package var standardError: String {
-        if !process.isRunning { eventually(timeout: .seconds(5)) { capturedErrors.isEnded } }
+        if !process.isRunning { eventually { capturedErrors.isEnded } }
         return capturedErrors.value
     }
 
@@ -158,7 +158,9 @@ package final class ServerProcess {
 
     /// Standard output so far (all of it once the process has exited).
     package var remainingOutput: String {
-        if !process.isRunning { eventually(timeout: .seconds(5)) { captured.isEnded } }
+        // The reading thread reaches the pipe's end soon after the exit; on a machine loaded enough
+        // to make a 1 s test take 55 s (a whole suite, 2026-12-07), 5 s was once not enough.
+        if !process.isRunning { eventually { captured.isEnded } }
         return captured.value
     }
 }
