@@ -12,7 +12,11 @@ public final class EventLoop: @unchecked Sendable {
     /// The loop's `event_base`; immutable for the loop's life. `event_active` on it is thread-safe
     /// (`evthread_use_pthreads`), nothing else is.
     package let base: OpaquePointer
-    /// Wakes the loop to run the queued work; freed by `close`.
+    /// Wakes the loop to run the queued work: a timer of no time, so that the work runs in the
+    /// loop's next turn, after a poll. (`event_active` would make it ready in the turn under way,
+    /// and libevent runs what becomes ready during a turn in that same turn: work that kept coming,
+    /// or that queued more, kept the loop from its sockets, its timers, the end of its turn and
+    /// its stop for as long as it came.) Freed by `close`.
     private let wakeEvent: OpaquePointer
     /// Work queued by `execute`, and whether queueing it wakes the loop; nil once the loop has
     /// closed.
@@ -56,7 +60,10 @@ public final class EventLoop: @unchecked Sendable {
         queued.withTracedLock { queued in
             guard queued != nil else { return }
             queued!.work.append(work)
-            if queued!.work.count == 1 && queued!.wakes { event_active(wakeEvent, 0, 0) }
+            if queued!.work.count == 1 && queued!.wakes {
+                var now = timeval()
+                event_add(wakeEvent, &now)
+            }
         }
     }
 
@@ -112,10 +119,8 @@ public final class EventLoop: @unchecked Sendable {
     ///
     /// From then on, work queued with `execute` no longer wakes the loop: it runs if a wake-up is
     /// already among the turn's ready callbacks, or when whoever ran the loop calls `runQueued`
-    /// after `run` returned (`LoopThread` does), and is dropped by `close` otherwise. libevent runs
-    /// a callback made ready during the turn in that same turn, and `event_base_loopexit` ends the
-    /// loop only once no callback is ready: work queued without pause (or work that queues more)
-    /// would otherwise wake the loop again and again within one turn and the loop would never stop.
+    /// after `run` returned (`LoopThread` and `HTTPLoopServer` do), and is dropped by `close`
+    /// otherwise.
     package func stopRunning() {
         assert(isCurrent, "stopRunning is called on the loop's thread")
         stopRequested = true

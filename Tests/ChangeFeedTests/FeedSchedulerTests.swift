@@ -7,8 +7,8 @@ import Testing
 
 @testable import ChangeFeed
 
-/// The server's feed loop (`EventLoopFeedScheduler`) on a real libevent loop: why a pass's next
-/// slice goes through a turn timer and not through `execute`.
+/// The server's feed loop (`EventLoopFeedScheduler`) on a real libevent loop: a pass's next slice
+/// (through a turn timer) and work queued with `execute` both run after the loop polled its sockets.
 @Suite struct FeedSchedulerTests {
     /// A chain of steps on one loop, each queuing the next, and a socket that turns readable at the
     /// first step (as a request does while a slice runs). Loop-confined but for `done`.
@@ -81,11 +81,12 @@ import Testing
         return result
     }
 
-    @Test func workQueuedWithExecuteFromTheLoopRunsBeforeTheLoopPollsItsSockets() throws {
-        // libevent runs what is made active during a turn in that turn: the whole chain runs
-        // before the readable socket is seen. A pass whose slices followed each other this way
-        // held every request that came during it until the pass ended.
-        #expect(try readAtStep(steps: 50, throughTurnTimer: false) == -1)
+    @Test func workQueuedWithExecuteFromTheLoopRunsAfterTheLoopPolledItsSockets() throws {
+        // libevent runs what is made active during a turn in that turn. `execute` made its wake-up
+        // active, and the whole chain ran before the readable socket was seen (-1 here until
+        // 2026-12-07: a pass whose slices followed each other so held every request that came
+        // during it). Its wake-up is a timer of no delay now: the socket's callback runs before step 2.
+        #expect(try readAtStep(steps: 50, throughTurnTimer: false) == 1)
     }
 
     @Test func aTurnTimersWorkRunsAfterTheLoopPolledItsSockets() throws {

@@ -37,4 +37,33 @@ import Testing
         let tail = log.withTracedLock { Array($0.drop { $0 != "stop" }) }
         #expect(tail == ["stop", "turn", "returned"], "the stopping turn's call, then the run returns")
     }
+
+    /// Work that queues more work each time it runs still lets each turn end (where the HTTP server
+    /// writes its answers): what it queues runs in the next turn. The test ends the chain itself,
+    /// so a failure does not hang.
+    @Test func workThatKeepsQueueingMoreLetsEachTurnEnd() throws {
+        let loop = try EventLoop()
+        let turns = Mutex(0)
+        let finished = Mutex(false)
+        let started = DetachedThread.start {
+            loop.run(afterEachTurn: { turns.withTracedLock { $0 += 1 } })
+            loop.close()
+            finished.withTracedLock { $0 = true }
+        }
+        try #require(started)
+        let runs = Mutex(0)
+        let keepGoing = Mutex(true)
+        @Sendable func requeue() {
+            runs.withTracedLock { $0 += 1 }
+            if keepGoing.withTracedLock({ $0 }) { loop.execute(requeue) }
+        }
+        loop.execute(requeue)
+        #expect(eventually { runs.withTracedLock { $0 } > 10 })
+        let turnsBefore = turns.withTracedLock { $0 }
+        let turnsWent = eventually(timeout: .seconds(10)) { turns.withTracedLock { $0 } > turnsBefore + 10 }
+        keepGoing.withTracedLock { $0 = false }
+        #expect(turnsWent, "turns end while the chain goes on")
+        loop.execute { loop.stopRunning() }
+        #expect(eventually { finished.withTracedLock { $0 } })
+    }
 }

@@ -131,6 +131,52 @@ import Testing
         #expect(loop.whenStopping {} == false)
     }
 
+    /// Work that queues more work each time it runs does not keep the loop from its sockets: what
+    /// is queued runs in a later turn, after a poll, so a pipe's byte is read while the chain goes
+    /// on. (Made ready in the turn under way, as it was, the chain's wake-up ran again and again in
+    /// one turn and the loop never polled.) The test ends the chain itself, so a failure does not hang.
+    @Test func workThatKeepsQueueingMoreDoesNotKeepTheLoopFromItsSockets() throws {
+        let loopThread = try LoopThread()
+        defer { loopThread.shutdown() }
+        let loop = loopThread.loop
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let (reader, writer) = (ends[0], ends[1])
+        let holder = Holder()
+        let read = Mutex(false)
+        let watching = Mutex(false)
+        loop.execute {
+            holder.watch = FileWatch(loop: loop, descriptor: reader) { readable, _ in
+                guard readable else { return }
+                var byte: UInt8 = 0
+                if Glibc.read(reader, &byte, 1) == 1 { read.withTracedLock { $0 = true } }
+            }
+            holder.watch?.watch(readable: true, writable: false)
+            watching.withTracedLock { $0 = true }
+        }
+        #expect(eventually { watching.withTracedLock { $0 } })
+        let runs = Mutex(0)
+        let keepGoing = Mutex(true)
+        @Sendable func requeue() {
+            runs.withTracedLock { $0 += 1 }
+            if keepGoing.withTracedLock({ $0 }) { loop.execute(requeue) }
+        }
+        loop.execute(requeue)
+        #expect(eventually { runs.withTracedLock { $0 } > 100 })
+        #expect(write(writer, "x", 1) == 1)
+        let readWhileRequeueing = eventually(timeout: .seconds(10)) { read.withTracedLock { $0 } }
+        let runsThen = runs.withTracedLock { $0 }
+        keepGoing.withTracedLock { $0 = false }
+        #expect(readWhileRequeueing, "the byte is read while the chain goes on (\(runsThen) runs)")
+        let cancelled = Mutex(false)
+        loop.execute {
+            holder.watch?.cancel()
+            cancelled.withTracedLock { $0 = true }
+        }
+        #expect(eventually { cancelled.withTracedLock { $0 } })
+    }
+
     @Test func aWatchReportsReadableDataAndStopsWhenCancelled() throws {
         let loopThread = try LoopThread()
         defer { loopThread.shutdown() }

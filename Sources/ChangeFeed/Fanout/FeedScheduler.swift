@@ -18,8 +18,8 @@ public protocol FeedLoop: Sendable {
     /// (create and cancel it on the loop's thread).
     func repeating(every interval: Duration, _ fire: @escaping () -> Void) -> any FeedTimer
     /// A turn timer: each `arm()` calls `fire` once, in a later turn of the loop, after the loop
-    /// has polled its sockets, so that the requests that came meanwhile run first (work queued with
-    /// `execute` from the loop's own thread runs in the same turn, before any socket is polled).
+    /// has polled its sockets, so that the requests that came meanwhile run first (as work queued
+    /// with `execute` does since 2026-12-07; a turn timer makes no closure and queues nothing).
     /// Create, arm and cancel it on the loop's thread. Nil when the loop cannot make one.
     func turnTimer(_ fire: @escaping () -> Void) -> (any FeedTurnTimer)?
     /// The object of `Value`'s type kept for this loop, made by `make` on first use: what the
@@ -101,8 +101,8 @@ public struct EventLoopFeedScheduler: FeedScheduler {
         }
 
         /// A libevent timer of no delay: libevent runs the callbacks made active in a turn until
-        /// none is left, so work that queues more work with `execute` on its own loop runs again
-        /// before the loop polls its sockets; an expired timer is made active only after the poll.
+        /// none is left, and an expired timer is made active only after the poll (`execute`'s
+        /// wake-up is such a timer too).
         func turnTimer(_ fire: @escaping () -> Void) -> (any FeedTurnTimer)? {
             LoopTimer(loop: loop, onFire: fire).map { Timer(timer: $0) }
         }
