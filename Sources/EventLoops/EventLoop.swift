@@ -9,8 +9,8 @@ import Synchronization
 /// A `LoopThread` runs one on a thread of its own; the HTTP server runs one per listener thread
 /// (`HTTPLoopServer`). Whoever runs it calls `run`, then `close` on the same thread.
 public final class EventLoop: @unchecked Sendable {
-    /// The loop's `event_base`; immutable for the loop's life. `event_active` on it is thread-safe
-    /// (`evthread_use_pthreads`), nothing else is.
+    /// The loop's `event_base`; immutable for the loop's life. `event_add` and `event_active` of
+    /// its events are thread-safe (`evthread_use_pthreads`: the base's lock); nothing else here is.
     package let base: OpaquePointer
     /// Wakes the loop to run the queued work: a timer of no time, so that the work runs in the
     /// loop's next turn, after a poll. (`event_active` would make it ready in the turn under way,
@@ -62,7 +62,9 @@ public final class EventLoop: @unchecked Sendable {
             queued!.work.append(work)
             if queued!.work.count == 1 && queued!.wakes {
                 var now = timeval()
-                event_add(wakeEvent, &now)
+                // Fails only when libevent cannot grow its timer heap: wake the loop in this turn
+                // then, rather than leave the queue waiting for good.
+                if event_add(wakeEvent, &now) != 0 { event_active(wakeEvent, Int32(EV_TIMEOUT), 0) }
             }
         }
     }

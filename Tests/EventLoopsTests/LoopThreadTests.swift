@@ -103,10 +103,11 @@ import Testing
         }
     }
 
-    /// Work that queues more work each time it runs keeps the loop's wake-up ready in every turn,
-    /// and libevent runs what becomes ready during a turn in that same turn: a stop still ends the
-    /// loop (before, the turn never ended and a CI run's test process grew until the kernel killed
-    /// it). If the loop does not stop, the test ends the chain so that the failure does not hang.
+    /// Work that queues more work each time it runs keeps the loop's wake-up armed in every turn: a
+    /// stop still ends the loop. (When the wake-up was made ready with `event_active`, libevent ran
+    /// it again in the same turn, the turn never ended, and a CI run's test process grew until the
+    /// kernel killed it.) If the loop does not stop, the test ends the chain so that the failure
+    /// does not hang.
     @Test func aLoopWhoseQueuedWorkQueuesMoreWorkStillStops() throws {
         let loopThread = try LoopThread()
         let loop = loopThread.loop
@@ -155,7 +156,7 @@ import Testing
             holder.watch?.watch(readable: true, writable: false)
             watching.withTracedLock { $0 = true }
         }
-        #expect(eventually { watching.withTracedLock { $0 } })
+        try #require(eventually { watching.withTracedLock { $0 } })
         let runs = Mutex(0)
         let keepGoing = Mutex(true)
         @Sendable func requeue() {

@@ -186,7 +186,7 @@ final class FeedLoopFanout<Kind: RecordedChange>: ChangeListener, @unchecked Sen
 
     /// Tells the machine that the loop's next turn came, after the loop polled its sockets (a
     /// libevent timer of no delay: `FeedLoop.turnTimer`). Without one (libevent could not make the
-    /// timer), in this turn.
+    /// timer), through `execute`, which also runs its work in the next turn.
     private func nextTurn() {
         if turn == nil {
             turn = loop.turnTimer { [weak self] in

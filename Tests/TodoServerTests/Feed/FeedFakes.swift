@@ -13,9 +13,10 @@ import protocol ChangeFeed.FeedTurnTimer
 @testable import TodoServer
 
 /// A loop run by the test: work queued from any thread runs when the test says (`run()`), timers
-/// fire when the test advances the fake clock. A turn (`runOnce`) runs as libevent's does: the
-/// work queued with `execute` during the turn runs in that turn; what turned ready at the turn's
-/// poll (`arrive`, an armed turn timer) waits for the next.
+/// fire when the test advances the fake clock. A turn (`runOnce`) runs as `EventLoop`'s does: what
+/// the turn's poll found ready (`arrive`, an armed turn timer), then the work queued with `execute`
+/// before it (its wake-up is a timer of no delay); what is queued, arrives or is armed during the
+/// turn waits for the next.
 final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     private let queued = Mutex<[@Sendable () -> Void]>([])
     private(set) var elapsed: Duration = .zero
@@ -111,28 +112,21 @@ final class ManualFeedLoop: FeedLoop, FeedScheduler, @unchecked Sendable {
     /// Turns `run` went through.
     private(set) var turns = 0
 
-    /// One turn of a real loop: what was queued and what the poll found ready, then whatever these
-    /// queue with `execute` (libevent runs what is made active during a turn in that turn); what
-    /// turns ready meanwhile (`arrive`, a turn timer armed) waits for the next turn. False when
-    /// there was nothing to run.
+    /// One turn of a real loop: what the poll found ready (sockets first, then the timers that
+    /// expired, `execute`'s wake-up among them). What turns ready or is queued meanwhile waits for
+    /// the next turn. False when there was nothing to run.
     @discardableResult
     func runOnce() -> Bool {
         let ready = polled
         polled = []
-        let take = {
-            self.queued.withTracedLock { queued in
-                defer { queued = [] }
-                return queued.map { item -> () -> Void in item }
-            }
+        let queuedWork = queued.withTracedLock { queued in
+            defer { queued = [] }
+            return queued.map { item -> () -> Void in item }
         }
-        // Work queued before the turn was made active before the poll, so it runs first.
-        var work = take() + ready
+        let work = ready + queuedWork
         guard !work.isEmpty else { return false }
         turns += 1
-        while !work.isEmpty {
-            for item in work { item() }
-            work = take()
-        }
+        for item in work { item() }
         return true
     }
 

@@ -119,8 +119,8 @@ final class FeedInteractorTests {
         let subscriptions = try subscribers.map { try #require(interactor.subscribe(FeedRequest(), subscriber: $0)) }
         for subscription in subscriptions { subscription.start() }
         log.appendNext(.created(Self.todo("a")))
-        // A request that came while the first slice ran runs before the second slice (a slice
-        // queued with `execute` would run in the same turn, before the loop polls its sockets).
+        // A request that came while the first slice ran runs before the second slice (the slice
+        // waits for the loop's next turn, after its poll).
         subscribers[0].onReceive = {
             order.append("subscriber 0")
             self.loop.arrive { order.append("request") }
