@@ -51,17 +51,11 @@ import Testing
             finished.withTracedLock { $0 = true }
         }
         try #require(started)
-        let runs = Mutex(0)
-        let keepGoing = Mutex(true)
-        @Sendable func requeue() {
-            runs.withTracedLock { $0 += 1 }
-            if keepGoing.withTracedLock({ $0 }) { loop.execute(requeue) }
-        }
-        loop.execute(requeue)
-        #expect(eventually { runs.withTracedLock { $0 } > 10 })
+        let work = RequeueingWork(on: loop)
+        #expect(eventually { work.runs > 10 })
         let turnsBefore = turns.withTracedLock { $0 }
         let turnsWent = eventually(timeout: .seconds(10)) { turns.withTracedLock { $0 } > turnsBefore + 10 }
-        keepGoing.withTracedLock { $0 = false }
+        work.end()
         #expect(turnsWent, "turns end while the chain goes on")
         loop.execute { loop.stopRunning() }
         #expect(eventually { finished.withTracedLock { $0 } })

@@ -111,14 +111,8 @@ import Testing
     @Test func aLoopWhoseQueuedWorkQueuesMoreWorkStillStops() throws {
         let loopThread = try LoopThread()
         let loop = loopThread.loop
-        let runs = Mutex(0)
-        let keepGoing = Mutex(true)
-        @Sendable func requeue() {
-            runs.withTracedLock { $0 += 1 }
-            if keepGoing.withTracedLock({ $0 }) { loop.execute(requeue) }
-        }
-        loop.execute(requeue)
-        #expect(eventually { runs.withTracedLock { $0 } > 100 })
+        let work = RequeueingWork(on: loop)
+        #expect(eventually { work.runs > 100 })
         let stopped = Mutex(false)
         let started = DetachedThread.start {
             loopThread.shutdown()
@@ -126,7 +120,7 @@ import Testing
         }
         try #require(started)
         let stoppedWhileRequeueing = eventually(timeout: .seconds(10)) { stopped.withTracedLock { $0 } }
-        keepGoing.withTracedLock { $0 = false }
+        work.end()
         #expect(stoppedWhileRequeueing, "the loop stops although its queued work queues more")
         #expect(eventually { stopped.withTracedLock { $0 } })
         #expect(loop.whenStopping {} == false)
@@ -157,18 +151,12 @@ import Testing
             watching.withTracedLock { $0 = true }
         }
         try #require(eventually { watching.withTracedLock { $0 } })
-        let runs = Mutex(0)
-        let keepGoing = Mutex(true)
-        @Sendable func requeue() {
-            runs.withTracedLock { $0 += 1 }
-            if keepGoing.withTracedLock({ $0 }) { loop.execute(requeue) }
-        }
-        loop.execute(requeue)
-        #expect(eventually { runs.withTracedLock { $0 } > 100 })
+        let work = RequeueingWork(on: loop)
+        #expect(eventually { work.runs > 100 })
         #expect(write(writer, "x", 1) == 1)
         let readWhileRequeueing = eventually(timeout: .seconds(10)) { read.withTracedLock { $0 } }
-        let runsThen = runs.withTracedLock { $0 }
-        keepGoing.withTracedLock { $0 = false }
+        let runsThen = work.runs
+        work.end()
         #expect(readWhileRequeueing, "the byte is read while the chain goes on (\(runsThen) runs)")
         let cancelled = Mutex(false)
         loop.execute {
