@@ -18,9 +18,8 @@ public final class EventLoop: @unchecked Sendable {
     /// or that queued more, kept the loop from its sockets, its timers, the end of its turn and
     /// its stop for as long as it came.) Freed by `close`.
     private let wakeEvent: OpaquePointer
-    /// Work queued by `execute`, and whether queueing it wakes the loop; nil once the loop has
-    /// closed.
-    private let queued = Mutex<WorkQueue?>(WorkQueue())
+    /// Work queued by `execute`; nil once the loop has closed.
+    private let queued = Mutex<[@Sendable () -> Void]?>([])
     /// Work for the loop's thread when the loop stops (`whenStopping`); nil once it ran.
     private let stopping = Mutex<[@Sendable () -> Void]?>([])
     /// False once the base is freed (under this lock).
@@ -59,8 +58,8 @@ public final class EventLoop: @unchecked Sendable {
         // event. Lock order: queue, then libevent's.
         queued.withTracedLock { queued in
             guard queued != nil else { return }
-            queued!.work.append(work)
-            if queued!.work.count == 1 && queued!.wakes {
+            queued!.append(work)
+            if queued!.count == 1 {
                 var now = timeval()
                 // Fails only when libevent cannot grow its timer heap: wake the loop in this turn
                 // then, rather than leave the queue waiting for good.
@@ -119,23 +118,20 @@ public final class EventLoop: @unchecked Sendable {
     /// turn have run (queued work whose wake-up is among them included), on the loop's thread (from
     /// a callback, or work queued with `execute`).
     ///
-    /// From then on, work queued with `execute` no longer wakes the loop: it runs if a wake-up is
-    /// already among the turn's ready callbacks, or when whoever ran the loop calls `runQueued`
-    /// after `run` returned (`LoopThread` and `HTTPLoopServer` do), and is dropped by `close`
-    /// otherwise.
+    /// Work queued with `execute` from then on waits for a turn that does not come: it runs when
+    /// whoever ran the loop calls `runQueued` after `run` returned (`LoopThread` and
+    /// `HTTPLoopServer` do), and is dropped by `close` otherwise.
     package func stopRunning() {
         assert(isCurrent, "stopRunning is called on the loop's thread")
         stopRequested = true
-        queued.withTracedLock { $0?.wakes = false }
         event_base_loopexit(base, nil)
     }
 
     /// Runs the work queued so far, on the loop's thread.
     package func runQueued() {
         let work = queued.withTracedLock { queued -> [@Sendable () -> Void] in
-            guard queued != nil else { return [] }
-            defer { queued!.work = [] }
-            return queued!.work
+            defer { if queued != nil { queued = [] } }
+            return queued ?? []
         }
         for item in work { item() }
     }
@@ -157,13 +153,6 @@ public final class EventLoop: @unchecked Sendable {
             event_base_free(base)
         }
     }
-}
-
-/// What `execute` queues: the work, and whether queueing the first item wakes the loop (until
-/// `stopRunning`).
-private struct WorkQueue {
-    var work: [@Sendable () -> Void] = []
-    var wakes = true
 }
 
 private let runQueuedCallback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
